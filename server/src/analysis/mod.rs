@@ -1,0 +1,381 @@
+//! Turn segmentation, run split, final-answer classification, usage dedup, throughput, gates
+//! (DESIGN.md §4). Input: a [`Transcript`] and its source text. Output: an [`Analysis`] of plain
+//! data in entry indices, lines and byte spans. Nothing here knows about editors.
+//!
+//! Indices: `entry` fields are indices into `Transcript::entries`; `(entry, block)` pairs
+//! address one block of one entry; lines are 0-based physical lines.
+
+use crate::model::{Span, Transcript, Usage};
+
+/// Options that change analysis results (from settings: `finalMarker`, `timeZone`,
+/// `gatePhases`).
+#[derive(Debug, Clone)]
+pub struct Options {
+    /// Honour the explicit final-answer markers `[[OMNISCIO_FINAL]]` / `[[AMC_FINAL]]`
+    /// (seed 000). Default true.
+    pub final_marker: bool,
+    /// IANA time zone name for finish times (`Europe/Paris`), `UTC`, or `None` for the
+    /// system zone (case 16).
+    pub time_zone: Option<String>,
+    /// The gate phase table (seed 000); default [`default_phases`].
+    pub gate_phases: Vec<Phase>,
+    /// True when the file is known to be complete (not growing): a torn tail is then an
+    /// invalid line, and a last turn with no completion evidence is not in flight.
+    pub file_complete: bool,
+}
+
+impl Default for Options {
+    fn default() -> Self {
+        Options {
+            final_marker: true,
+            time_zone: None,
+            gate_phases: default_phases(),
+            file_complete: false,
+        }
+    }
+}
+
+/// One phase of the dev pipeline (seed 000).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Phase {
+    /// `Plan`, `Red Team`, `Standards Check`, `Build`, `Elegance`, `Docs`, `Standards Audit`,
+    /// `Merge`.
+    pub name: String,
+    /// The phase's emoji disc.
+    pub emoji: String,
+    /// The number a numbered gate (`GATE 3`) maps to, when the phase has one (1 Plan, 2 Red
+    /// Team, 3 Build, 4 Elegance, 5 Docs, 6 Merge).
+    pub number: Option<u32>,
+}
+
+/// The eight default phases of seed 000, in order.
+pub fn default_phases() -> Vec<Phase> {
+    let p = |name: &str, emoji: &str, number: Option<u32>| Phase {
+        name: name.to_string(),
+        emoji: emoji.to_string(),
+        number,
+    };
+    vec![
+        p("Plan", "📋", Some(1)),
+        p("Red Team", "🔴", Some(2)),
+        p("Standards Check", "📏", None),
+        p("Build", "🔨", Some(3)),
+        p("Elegance", "✨", Some(4)),
+        p("Docs", "📚", Some(5)),
+        p("Standards Audit", "🔍", None),
+        p("Merge", "🔀", Some(6)),
+    ]
+}
+
+/// Everything analysis derives from one transcript.
+#[derive(Debug, Clone, Default)]
+pub struct Analysis {
+    /// Turns in file order; `turns[0]` is the preamble (n = 0) when the file has anything
+    /// before the first prompt.
+    pub turns: Vec<Turn>,
+    /// Model responses (steps) in file order, main thread and sidechains.
+    pub steps: Vec<Step>,
+    pub gates: Vec<Gate>,
+    pub compactions: Vec<Compaction>,
+    pub subagent_calls: Vec<SubagentCall>,
+    /// tool_use <-> tool_result pairs, by `(sessionId, id)`, nearest preceding unmatched call
+    /// first (case 23).
+    pub tool_pairs: Vec<ToolPair>,
+    /// Steering prompts (entry indices), each shown once (cases 07, 08).
+    pub steering: Vec<usize>,
+    /// Usage of the whole file, each step counted once (cases 10, 13).
+    pub usage: Usage,
+    /// Number of turns of kind `Prompt` or `Wake` (the preamble is not counted).
+    pub turn_count: usize,
+}
+
+/// A step: one model response (entries sharing `StepInfo::key`).
+#[derive(Debug, Clone, PartialEq)]
+pub struct Step {
+    /// Entry indices of the response's records, in file order.
+    pub entries: Vec<usize>,
+    /// Usage of the response: component-wise max over its records.
+    pub usage: Usage,
+    /// True when the output count is final (not a streaming placeholder).
+    pub output_final: bool,
+    /// True when the step ended with `end_turn` / `stop`.
+    pub end_turn: bool,
+    /// Timestamp of the first and last record (epoch ms).
+    pub start_ms: Option<i64>,
+    pub end_ms: Option<i64>,
+    /// Timestamp of the latest non-model record before the step's first record (prompt,
+    /// tool result): the request time, for the estimated decode time (FORMATS.md §1.9).
+    pub request_ms: Option<i64>,
+    pub tool_calls: u32,
+    pub sidechain: bool,
+}
+
+/// What opened a turn.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum TurnKind {
+    /// Records before the first prompt (n = 0).
+    Preamble,
+    /// A human prompt.
+    Prompt,
+    /// A machine wake-up (task notification, recovery re-run).
+    Wake,
+}
+
+impl TurnKind {
+    /// `preamble` | `prompt` | `wake`, as in `stats --json`.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            TurnKind::Preamble => "preamble",
+            TurnKind::Prompt => "prompt",
+            TurnKind::Wake => "wake",
+        }
+    }
+}
+
+/// Where a turn stands (seed 004 completion evidence; seed 000 replyless turns).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum TurnState {
+    /// The final answer is complete (its step ended with end_turn / stop, or the conversation
+    /// moved on after it: a later prompt, a turn_duration / task_complete record).
+    Complete,
+    /// Last turn of a file still being written, with no completion evidence.
+    InFlight,
+    /// The turn has no final answer (it ended on a tool call, was interrupted or cut off).
+    Replyless,
+}
+
+/// One turn.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Turn {
+    /// 1-based turn number; 0 for the preamble. Compaction never renumbers.
+    pub n: usize,
+    pub kind: TurnKind,
+    /// The entry that opened it (prompt or wake); `None` for the preamble.
+    pub opener: Option<usize>,
+    /// Entry index range `[start, end)` covered by the turn, in file order (includes
+    /// sidechain and meta records that fall inside).
+    pub entries: std::ops::Range<usize>,
+    /// First and last line (0-based, inclusive).
+    pub start_line: usize,
+    pub end_line: usize,
+    /// Prompt text's first non-empty line, at most 80 chars (`…` when cut); for a wake the
+    /// label (`background task finished`); empty for the preamble.
+    pub title: String,
+    /// The turn's body cut into maximal runs of work and prose (seed 003), main thread only.
+    pub runs: Vec<Run>,
+    /// Entries between the opener and the final answer (seed 000 activity), as an entry index
+    /// range; `None` when there is no activity.
+    pub activity: Option<std::ops::Range<usize>>,
+    pub final_answer: Option<FinalAnswer>,
+    pub state: TurnState,
+    /// Step indices (into `Analysis::steps`) of the main thread in this turn.
+    pub steps: Vec<usize>,
+    /// Agent prose blocks outside the final answer (seed 000 comments).
+    pub comments: u32,
+    /// Tool calls of the main thread.
+    pub tool_calls: u32,
+    pub duration: Option<Duration>,
+    pub throughput: Throughput,
+    /// Finish time: the last step's timestamp (epoch ms) and its local 12-hour clock label
+    /// (`07:28 am`) in the configured zone.
+    pub finished_at_ms: Option<i64>,
+    pub finished_at: Option<String>,
+    pub usage: Usage,
+    /// Steering entries absorbed by this turn.
+    pub steering: Vec<usize>,
+    /// Indices into `Analysis::gates`.
+    pub gates: Vec<usize>,
+    /// Indices into `Analysis::subagent_calls`.
+    pub subagent_calls: Vec<usize>,
+    /// Indices into `Analysis::compactions` that fall inside this turn.
+    pub compactions: Vec<usize>,
+    /// True when every record of the turn already appeared in another file of the session
+    /// (resumed-session copy, case 12). Set by workspace-level code, false from `analyze`.
+    pub replayed: bool,
+}
+
+/// A turn's duration and where it came from.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Duration {
+    pub ms: u64,
+    pub source: DurationSource,
+}
+
+/// How a duration was obtained.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum DurationSource {
+    /// `system/turn_duration.durationMs` or Codex `task_complete.duration_ms`.
+    Recorded,
+    /// Last record's timestamp minus the opener's.
+    Timestamps,
+}
+
+/// Tokens per second of a turn (seed 002): total output tokens of its output-bearing steps
+/// divided by total decode time; never an average of per-step rates.
+#[derive(Debug, Clone, PartialEq)]
+pub enum Throughput {
+    /// Decode time measured by the format (Codex duration minus time to first token).
+    Measured { tok_per_s: f64, tokens: u64, decode_ms: u64 },
+    /// Only row timestamps exist (Claude Code): decode time estimated per step as
+    /// (last record − request time); shown as `≈ N tok/s`.
+    Estimate { tok_per_s: f64, tokens: u64, decode_ms: u64 },
+    /// No figure, and why (e.g. `output counts are streaming placeholders`,
+    /// `no output-bearing steps`, `missing timestamps`).
+    None { reason: String },
+}
+
+/// A work or prose run of a turn body (seed 003).
+#[derive(Debug, Clone, PartialEq)]
+pub struct Run {
+    pub kind: RunKind,
+    /// Blocks of the run in order, as `(entry, block)` pairs (tool results included in work
+    /// runs).
+    pub blocks: Vec<(usize, usize)>,
+    /// First and last line (0-based, inclusive).
+    pub start_line: usize,
+    pub end_line: usize,
+    /// Steps touched by the run and tool calls in it (for the `Worked · 3 steps` label).
+    pub steps: u32,
+    pub tool_calls: u32,
+}
+
+/// Kind of a run.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum RunKind {
+    /// Tool calls, tool results and thinking; labelled `Worked · N steps`.
+    Work,
+    /// Thinking only; labelled `Thought`.
+    Thought,
+    /// Agent prose.
+    Prose,
+}
+
+/// The final answer of a turn (seed 000).
+#[derive(Debug, Clone, PartialEq)]
+pub struct FinalAnswer {
+    /// Its text blocks, as `(entry, block)` pairs.
+    pub blocks: Vec<(usize, usize)>,
+    /// When an explicit marker decided it: where the marker is, and the byte offset in the
+    /// source where the answer starts after it.
+    pub marker: Option<Marker>,
+    /// True when the step that ends it has completion evidence of its own (end_turn / stop).
+    pub end_turn: bool,
+}
+
+/// An explicit final-answer marker (`[[OMNISCIO_FINAL]]`, `[[AMC_FINAL]]`).
+#[derive(Debug, Clone, PartialEq)]
+pub struct Marker {
+    /// The block holding the marker.
+    pub entry: usize,
+    pub block: usize,
+    /// Byte span of the marker line in the source (never shown in the view).
+    pub span: Span,
+    /// Byte offset in the source where the answer text starts.
+    pub answer_start: usize,
+}
+
+/// Verdict of a gate (seed 000).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Verdict {
+    /// OK, PASS, APPROVED.
+    Done,
+    /// Anything else, with the reason that follows.
+    NeedsYou { reason: String },
+    /// READY-TO-MERGE.
+    Tagged,
+    /// NOT-READY, with its reason. Also a diagnostic.
+    Blocked { reason: String },
+}
+
+impl Verdict {
+    /// `done` | `needs-you` | `tagged` | `blocked`, as in `stats --json`.
+    pub fn as_str(&self) -> &'static str {
+        match self {
+            Verdict::Done => "done",
+            Verdict::NeedsYou { .. } => "needs-you",
+            Verdict::Tagged => "tagged",
+            Verdict::Blocked { .. } => "blocked",
+        }
+    }
+}
+
+/// A gate line `[DEV-PIPELINE | GATE <id> | <MODE>: <VERDICT>]` in agent prose.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Gate {
+    pub entry: usize,
+    pub block: usize,
+    pub line: usize,
+    /// Byte span of the bracketed gate text in the source.
+    pub span: Span,
+    /// The id as written (`3`, `CUSTOM_STANDARDS_CHECK`).
+    pub id: String,
+    /// `<MODE>` as written.
+    pub mode: String,
+    /// The raw verdict word(s) as written (`PASS`, `NOT-READY`).
+    pub verdict_text: String,
+    pub verdict: Verdict,
+    /// Index into the phase table when the gate maps onto a phase; `None` for a badge (a
+    /// custom gate that is not a standards check/audit).
+    pub phase: Option<usize>,
+    /// Phase name or, for a badge, the custom id.
+    pub phase_name: String,
+    /// Turn number it belongs to.
+    pub turn: usize,
+}
+
+/// A compaction divider.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Compaction {
+    /// The boundary record.
+    pub boundary: usize,
+    /// The summary record that follows, if any.
+    pub summary: Option<usize>,
+    /// Lines of the compaction window: from the boundary to the summary (inclusive).
+    pub start_line: usize,
+    pub end_line: usize,
+    pub trigger: Option<String>,
+    pub pre_tokens: Option<u64>,
+    /// 1-based ordinal (`Compaction 2`).
+    pub n: usize,
+}
+
+/// A tool call that spawned a sub-agent (`Task` / `Agent`).
+#[derive(Debug, Clone, PartialEq)]
+pub struct SubagentCall {
+    /// The tool_use record and block.
+    pub entry: usize,
+    pub block: usize,
+    pub tool_use_id: String,
+    /// Agent id from the result (`toolUseResult.agentId`) or, for inline sidechains, the
+    /// `agentId` of the sidechain records linked to it.
+    pub agent_id: Option<String>,
+    pub description: Option<String>,
+    /// The result record, when it arrived.
+    pub result_entry: Option<usize>,
+    /// Inline sidechain records attributed to this call (by `agentId`, never by order).
+    pub sidechain_entries: Vec<usize>,
+    /// Lines spanned by the call, its inline records and its result (inclusive).
+    pub start_line: usize,
+    pub end_line: usize,
+    pub duration_ms: Option<u64>,
+    pub total_tokens: Option<u64>,
+    pub tool_uses: Option<u64>,
+    /// Turn number it belongs to.
+    pub turn: usize,
+}
+
+/// A tool_use and the tool_result that answers it.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct ToolPair {
+    pub use_entry: usize,
+    pub use_block: usize,
+    pub result_entry: Option<usize>,
+    pub result_block: Option<usize>,
+}
+
+/// Analyses a transcript. `source` is the text the transcript was read from. Never panics on
+/// any model a reader can produce.
+pub fn analyze(transcript: &Transcript, source: &str, options: &Options) -> Analysis {
+    let _ = (transcript, source, options);
+    Analysis::default()
+}

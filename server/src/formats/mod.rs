@@ -1,0 +1,294 @@
+//! One module per transcript format, each producing the common model (`crate::model`), plus
+//! format detection from content (never from the file name).
+//!
+//! [`Reader`] is the entry point: it splits the source into lines (`\n` only; U+2028, U+2029
+//! and U+0085 are ordinary characters), detects the format from the first records, and hands
+//! each complete line to the format's line reader. It is incremental: [`Reader::feed`] on a
+//! grown source reads only from the first line it has not consumed, so an append costs time in
+//! proportion to the appended bytes (DESIGN.md §6).
+
+pub mod claude_code;
+pub mod codex;
+
+use crate::model::{Entry, Format, PendingTail, Problem, Role, Severity, Span, Transcript};
+
+/// Reads a whole source at once as a snapshot of a file that may still be growing: a last line
+/// without `\n` is read if it is valid JSON, else it stays the pending tail. Lines of a file
+/// whose format is not detected are read as `Unknown`.
+pub fn read(source: &str) -> Transcript {
+    let mut reader = Reader::new();
+    reader.feed(source);
+    reader.settle_tail(source);
+    reader.flush_undetected(source, true);
+    reader.into_transcript()
+}
+
+/// Detects the format of one parsed record, if it tells.
+///
+/// Claude Code records have a `type` and either the conversation envelope (`uuid`,
+/// `sessionId`, `message`) or one of the envelope-less Claude types (`summary`,
+/// `file-history-snapshot`, `queue-operation`, …). Codex records are
+/// `{"timestamp","type","payload"}` with `type` in `session_meta`, `turn_context`,
+/// `response_item`, `event_msg`, `compacted`; legacy Codex starts with a bare meta object
+/// `{"id","timestamp","instructions"}`.
+pub fn detect_line(line: &str) -> Option<Format> {
+    #[derive(serde::Deserialize)]
+    struct Probe<'a> {
+        #[serde(rename = "type", borrow, default)]
+        ty: Option<std::borrow::Cow<'a, str>>,
+        #[serde(default)]
+        payload: Option<serde::de::IgnoredAny>,
+        #[serde(default)]
+        message: Option<serde::de::IgnoredAny>,
+        #[serde(rename = "sessionId", default)]
+        session_id: Option<serde::de::IgnoredAny>,
+        #[serde(default)]
+        uuid: Option<serde::de::IgnoredAny>,
+        #[serde(default)]
+        instructions: Option<serde::de::IgnoredAny>,
+        #[serde(default)]
+        record_type: Option<serde::de::IgnoredAny>,
+    }
+    let probe: Probe = serde_json::from_str(line).ok()?;
+    let ty = probe.ty.as_deref();
+    if probe.payload.is_some()
+        && matches!(
+            ty,
+            Some("session_meta" | "turn_context" | "response_item" | "event_msg" | "compacted")
+        )
+    {
+        return Some(Format::Codex);
+    }
+    if probe.instructions.is_some() || probe.record_type.is_some() {
+        return Some(Format::Codex);
+    }
+    if probe.uuid.is_some() || probe.session_id.is_some() || probe.message.is_some() {
+        if ty.is_some() {
+            return Some(Format::ClaudeCode);
+        }
+    }
+    match ty {
+        Some(
+            "summary" | "file-history-snapshot" | "queue-operation" | "permission-mode"
+            | "last-prompt" | "custom-title" | "ai-title" | "agent-name" | "pr-link"
+            | "agent-setting" | "bridge-session" | "worktree-state" | "user" | "assistant"
+            | "system" | "progress" | "attachment",
+        ) => Some(Format::ClaudeCode),
+        _ => None,
+    }
+}
+
+/// Incremental reader of one source. Holds the transcript read so far and each format's
+/// line-reader state.
+#[derive(Debug, Default)]
+pub struct Reader {
+    transcript: Transcript,
+    claude: claude_code::State,
+    codex: codex::State,
+    /// Byte offset of the first line not consumed yet (start of the pending tail, if any).
+    consumed: usize,
+    /// Number of lines consumed (index of the next line).
+    next_line: usize,
+    /// Lines seen before the format was known, waiting for detection: `(line, span)`.
+    undetected: Vec<(usize, Span)>,
+    /// True when the last feed ended inside a line that was settled (read without its `\n`).
+    mid_line: bool,
+}
+
+/// How many leading records may be looked at before a file is declared `Unknown`.
+const DETECT_WINDOW: usize = 64;
+
+impl Reader {
+    pub fn new() -> Reader {
+        Reader::default()
+    }
+
+    /// The transcript read so far.
+    pub fn transcript(&self) -> &Transcript {
+        &self.transcript
+    }
+
+    pub fn into_transcript(self) -> Transcript {
+        self.transcript
+    }
+
+    /// Byte offset of the first line not consumed yet. A new source that keeps
+    /// `source[..consumed_bytes()]` unchanged may be fed incrementally; otherwise start a new
+    /// reader.
+    pub fn consumed_bytes(&self) -> usize {
+        self.consumed
+    }
+
+    /// Reads every complete line of `source` from the first unconsumed one. `source` must
+    /// start with the bytes already consumed (append-only growth). A last line without `\n`
+    /// is never read here: it becomes the pending tail (it may still be being written).
+    pub fn feed(&mut self, source: &str) {
+        let bytes = source.as_bytes();
+        self.transcript.pending_tail = None;
+        let mut start = self.consumed;
+        if self.mid_line {
+            // The previous source ended with a settled, unterminated line. Its continuation up
+            // to the next `\n` must be empty; anything else cannot be re-read.
+            let Some(n) = memchr::memchr(b'\n', &bytes[start..]) else {
+                return;
+            };
+            if !source[start..start + n].trim().is_empty() {
+                let line = self.next_line;
+                self.transcript.problems.push(Problem {
+                    line,
+                    span: start..start + n,
+                    severity: Severity::Warning,
+                    message: "the last line was extended after it was read as a complete record; \
+                              reopen the file to re-read it"
+                        .to_string(),
+                });
+            }
+            self.mid_line = false;
+            self.next_line += 1;
+            start += n + 1;
+            self.consumed = start;
+        }
+        while start < bytes.len() {
+            let line = self.next_line;
+            let Some(n) = memchr::memchr(b'\n', &bytes[start..]) else {
+                let mut end = bytes.len();
+                if bytes[end - 1] == b'\r' {
+                    end -= 1;
+                }
+                self.transcript.pending_tail = Some(PendingTail { line, span: start..end });
+                self.transcript.line_count = line + 1;
+                break;
+            };
+            let mut end = start + n;
+            if end > start && bytes[end - 1] == b'\r' {
+                end -= 1;
+            }
+            self.read_line(source, line, start..end);
+            self.next_line += 1;
+            start += n + 1;
+            self.consumed = start;
+            self.transcript.line_count = self.next_line;
+        }
+        self.flush_undetected(source, false);
+    }
+
+    /// Reads the pending tail now if it is valid JSON (a complete record that only lacks its
+    /// final `\n`). For files known to be complete, or opened as a snapshot.
+    pub fn settle_tail(&mut self, source: &str) {
+        let Some(tail) = self.transcript.pending_tail.clone() else {
+            return;
+        };
+        let text = &source[tail.span.clone()];
+        if text.trim().is_empty() {
+            self.transcript.pending_tail = None;
+            return;
+        }
+        if serde_json::from_str::<serde::de::IgnoredAny>(text).is_ok() {
+            self.transcript.pending_tail = None;
+            self.read_line(source, tail.line, tail.span);
+            self.flush_undetected(source, false);
+            self.consumed = source.len();
+            self.mid_line = true;
+        }
+    }
+
+    /// Declares the source complete (not growing any more): a valid tail is read, an invalid
+    /// one becomes an `Unparsed` entry with a warning, and undetected lines are read as
+    /// `Unknown`.
+    pub fn finish(&mut self, source: &str) {
+        self.settle_tail(source);
+        if let Some(tail) = self.transcript.pending_tail.take() {
+            let text = &source[tail.span.clone()];
+            let err = serde_json::from_str::<serde::de::IgnoredAny>(text).err();
+            self.flush_undetected(source, true);
+            push_unparsed(&mut self.transcript, tail.line, tail.span, err);
+            self.consumed = source.len();
+            self.mid_line = true;
+        }
+        self.flush_undetected(source, true);
+    }
+
+    fn read_line(&mut self, source: &str, line: usize, span: Span) {
+        let text = &source[span.clone()];
+        if text.trim().is_empty() {
+            return; // blank line: ignored, no diagnostic (case 03)
+        }
+        if self.transcript.format.is_none() {
+            match detect_line(text) {
+                Some(format) => {
+                    self.transcript.format = Some(format);
+                    self.flush_undetected(source, false);
+                }
+                None => {
+                    self.undetected.push((line, span));
+                    if self.undetected.len() >= DETECT_WINDOW {
+                        self.transcript.format = Some(Format::Unknown);
+                        self.flush_undetected(source, false);
+                    }
+                    return;
+                }
+            }
+        }
+        self.dispatch(source, line, span);
+    }
+
+    /// Reads the lines held back while the format was unknown; with `force`, as `Unknown`.
+    pub fn flush_undetected(&mut self, source: &str, force: bool) {
+        if self.undetected.is_empty() {
+            return;
+        }
+        if self.transcript.format.is_none() {
+            if !force {
+                return;
+            }
+            self.transcript.format = Some(Format::Unknown);
+        }
+        for (line, span) in std::mem::take(&mut self.undetected) {
+            self.dispatch(source, line, span);
+        }
+    }
+
+    fn dispatch(&mut self, source: &str, line: usize, span: Span) {
+        match self.transcript.format() {
+            Format::ClaudeCode => self.claude.line(source, line, span, &mut self.transcript),
+            Format::Codex => self.codex.line(source, line, span, &mut self.transcript),
+            Format::Unknown => read_unknown_line(source, line, span, &mut self.transcript),
+        }
+    }
+
+}
+
+/// Records a line that is not valid JSON: an `Unparsed` entry and a warning problem with the
+/// serde_json message and 1-based column, e.g. `invalid JSON: control character
+/// (\u0000-\u001F) found while parsing a string at column 42`.
+pub fn push_unparsed(t: &mut Transcript, line: usize, span: Span, err: Option<serde_json::Error>) {
+    let (message, at) = match err {
+        Some(e) => {
+            let col = e.column().max(1);
+            let msg = e.to_string();
+            let msg = msg.split(" at line ").next().unwrap_or(&msg).to_string();
+            (format!("invalid JSON: {msg} at column {col}"), col - 1)
+        }
+        None => ("invalid JSON record".to_string(), 0),
+    };
+    let at = (span.start + at).min(span.end);
+    t.problems.push(Problem {
+        line,
+        span: at..(at + 1).min(span.end.max(at)),
+        severity: Severity::Warning,
+        message,
+    });
+    t.entries.push(Entry::new(line, span, Role::Unparsed, "unparsed"));
+}
+
+/// A line of a file in no known format: kept as `Other` (valid JSON) or `Unparsed`.
+pub(crate) fn read_unknown_line_pub(source: &str, line: usize, span: Span, t: &mut Transcript) {
+    read_unknown_line(source, line, span, t)
+}
+
+fn read_unknown_line(source: &str, line: usize, span: Span, t: &mut Transcript) {
+    match serde_json::from_str::<serde::de::IgnoredAny>(&source[span.clone()]) {
+        Ok(_) => t.entries.push(Entry::new(line, span, Role::Other, "unknown")),
+        Err(e) => push_unparsed(t, line, span, Some(e)),
+    }
+}

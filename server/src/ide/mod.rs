@@ -1,0 +1,1 @@
+//! One module per editor feature, returning plain structs in byte / line terms (no LSP types).

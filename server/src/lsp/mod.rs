@@ -1,0 +1,2 @@
+//! The only code that knows LSP: tower-lsp-server glue, capabilities, conversions, documents,
+//! file watcher, custom methods, refresh orchestration.

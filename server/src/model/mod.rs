@@ -1,0 +1,457 @@
+//! The format-neutral transcript (DESIGN.md §3).
+//!
+//! A [`Transcript`] is what a format reader (`crate::formats`) produces from the bytes of one
+//! file: its [`Entry`]s in file order, one per physical line that holds a record, each with its
+//! byte span in the source and its content [`Block`]s. Nothing here knows about editors or LSP.
+//!
+//! Conventions used throughout the crate:
+//! * **Lines** are 0-based physical line indices of the source, split on `\n` only.
+//! * **Byte spans** ([`Span`]) are half-open byte ranges into the source text (the whole file
+//!   or editor buffer), never into a line.
+//! * **Times** are Unix epoch milliseconds (UTC) in `i64`; durations are milliseconds in `u64`.
+//! * **Tokens** are counts in `u64`.
+//! * Text inside JSON is kept as a [`Str`]: the span of the string literal's raw contents
+//!   (escapes undecoded), decoded on demand with [`Str::decode`].
+
+use std::borrow::Cow;
+
+use crate::source::json_string;
+
+/// A half-open byte range `[start, end)` into the source text.
+pub type Span = std::ops::Range<usize>;
+
+/// The transcript formats this crate reads. Detected from content, never from the file name.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub enum Format {
+    /// Claude Code session files (`~/.claude/projects/**.jsonl`), versions 1.0.24 – 2.1.x.
+    ClaudeCode,
+    /// OpenAI Codex CLI rollouts (`~/.codex/sessions/**/rollout-*.jsonl`).
+    Codex,
+    /// Valid or invalid JSONL that is neither of the above (or an empty file).
+    Unknown,
+}
+
+impl Format {
+    /// The stable name used in `stats --json` and in the protocol: `claude-code`, `codex`,
+    /// `unknown`.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Format::ClaudeCode => "claude-code",
+            Format::Codex => "codex",
+            Format::Unknown => "unknown",
+        }
+    }
+}
+
+/// A JSON string value inside the source. `raw` spans the literal's contents between its
+/// quotes, escapes undecoded (so `raw.len()` is in source bytes, not characters).
+#[derive(Debug, Clone, PartialEq, Eq, Default)]
+pub struct Str {
+    pub raw: Span,
+}
+
+impl Str {
+    /// Decodes the string (JSON escapes resolved; a lone surrogate escape such as `\udcb2`
+    /// becomes U+FFFD). Borrows from `source` when the literal has no escapes.
+    pub fn decode<'s>(&self, source: &'s str) -> Cow<'s, str> {
+        json_string::decode(&source[self.raw.clone()])
+    }
+
+    /// True when the literal is empty (`""`).
+    pub fn is_empty(&self) -> bool {
+        self.raw.is_empty()
+    }
+}
+
+/// One transcript file read into the model.
+#[derive(Debug, Clone, Default)]
+pub struct Transcript {
+    pub format: Option<Format>,
+    /// One entry per physical line that holds a record (valid or not), in file order.
+    /// Blank lines have no entry; a pending tail (see below) has no entry.
+    pub entries: Vec<Entry>,
+    /// Problems found while reading: invalid JSON lines, unknown shapes worth a hint.
+    pub problems: Vec<Problem>,
+    /// Number of physical lines in the source (a last line without `\n` counts).
+    pub line_count: usize,
+    /// The last line when it has no final `\n` and is not valid JSON yet: the file may still
+    /// be growing (FORMATS.md §4 item 2, case 03). It is reported as a problem only once it
+    /// is no longer the tail or the file is known to be complete.
+    pub pending_tail: Option<PendingTail>,
+    /// Session-level metadata gathered while reading (first values seen).
+    pub meta: SessionMeta,
+}
+
+impl Transcript {
+    /// The format, `Unknown` when none was detected.
+    pub fn format(&self) -> Format {
+        self.format.unwrap_or(Format::Unknown)
+    }
+}
+
+/// The torn last line of a file that may still be written.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct PendingTail {
+    /// 0-based line index.
+    pub line: usize,
+    /// Byte span of the partial line.
+    pub span: Span,
+}
+
+/// Metadata about the session a file records.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct SessionMeta {
+    /// Claude `sessionId` of the first record / Codex `session_meta.id`.
+    pub session_id: Option<String>,
+    /// Agent CLI version of the first record that carries one (`version` / `cli_version`).
+    pub version: Option<String>,
+    /// Working directory.
+    pub cwd: Option<String>,
+    /// Model of the first model response (`message.model` / `turn_context.model`).
+    pub model: Option<String>,
+    /// A title if the file has one (`ai-title`, `custom-title`, `summary`).
+    pub title: Option<String>,
+    /// True when every record is a sidechain record (a sub-agent file).
+    pub is_subagent_file: bool,
+    /// The sub-agent id when this is a sub-agent file (`agentId`).
+    pub agent_id: Option<String>,
+}
+
+/// Severity of a [`Problem`], mapped to LSP diagnostic severity by `crate::lsp`.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord)]
+pub enum Severity {
+    Error,
+    Warning,
+    Information,
+    Hint,
+}
+
+/// Something in the input a reader could not take as a normal record.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Problem {
+    /// 0-based line index.
+    pub line: usize,
+    /// Byte span the problem covers (usually the whole line, or one byte for a JSON error).
+    pub span: Span,
+    pub severity: Severity,
+    /// Human-readable, e.g. `invalid JSON: control character (\u0000-\u001F) found while
+    /// parsing a string at column 42`.
+    pub message: String,
+}
+
+/// One record (one JSONL line) of the transcript.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Entry {
+    /// 0-based physical line index.
+    pub line: usize,
+    /// Byte span of the line, without its `\n` (and without a trailing `\r`).
+    pub span: Span,
+    /// What the record is for a reader.
+    pub role: Role,
+    /// The record's own `type` (and `subtype` / payload type) as written, e.g. `assistant`,
+    /// `system/turn_duration`, `response_item/function_call`. For hover and verbose views.
+    pub record_type: Box<str>,
+    /// `timestamp` in epoch ms, when present and parseable.
+    pub timestamp_ms: Option<i64>,
+    pub uuid: Option<Box<str>>,
+    pub parent_uuid: Option<Box<str>>,
+    pub session_id: Option<Box<str>>,
+    /// `isSidechain: true` (inline sub-agent records, and every record of a sub-agent file).
+    pub sidechain: bool,
+    /// `agentId` of a sidechain record.
+    pub agent_id: Option<Box<str>>,
+    /// Set on records that are part of one model response (a *step*).
+    pub step: Option<StepInfo>,
+    /// Content blocks, in order. Claude assistant lines hold exactly one.
+    pub blocks: Vec<Block>,
+}
+
+impl Entry {
+    /// A bare entry with the given role; the other fields empty. For readers and tests.
+    pub fn new(line: usize, span: Span, role: Role, record_type: &str) -> Entry {
+        Entry {
+            line,
+            span,
+            role,
+            record_type: record_type.into(),
+            timestamp_ms: None,
+            uuid: None,
+            parent_uuid: None,
+            session_id: None,
+            sidechain: false,
+            agent_id: None,
+            step: None,
+            blocks: Vec::new(),
+        }
+    }
+}
+
+/// What a record is, for a reader of the conversation. Readers decide this from the format's
+/// own fields (FORMATS.md); analysis only looks at roles and blocks.
+#[derive(Debug, Clone, PartialEq)]
+pub enum Role {
+    /// A real human prompt: opens a turn. Claude: a `user` line with string / text / image
+    /// content that is not `isMeta`, not `isCompactSummary`, not a tool-result carrier, not a
+    /// local-command or bash-mode wrapper. Codex: `response_item` user message (or its
+    /// `event_msg/user_message` copy when the former is absent) after the context preamble.
+    Prompt(PromptKind),
+    /// A machine-authored wake-up that opens a turn without a human message (seed 000 turn
+    /// boundary; seed 004 background task cards): never counted as a human prompt.
+    Wake(WakeKind),
+    /// A prompt typed while the agent worked (queued / steering input), absorbed by the
+    /// running turn (case 07, 08). Its text is in `blocks`.
+    Steering,
+    /// Output of the model: text, thinking and tool_use blocks (Claude `assistant`, Codex
+    /// `response_item` assistant message / reasoning / function_call / custom_tool_call /
+    /// web_search_call).
+    Model,
+    /// A record carrying tool results (Claude `user` line with `tool_result` blocks, Codex
+    /// `function_call_output` / `custom_tool_call_output`).
+    ToolResults,
+    /// `[Request interrupted by user]` / `[Request interrupted by user for tool use]`, Codex
+    /// `turn_aborted`.
+    Interruption,
+    /// A local slash command, its output, or bash-mode input/output (`<command-name>`,
+    /// `<local-command-stdout>`, `<bash-input>`, `system/local_command`). Not a turn start.
+    LocalCommand,
+    /// Injected context that is not a prompt: Codex developer / `<environment_context>` /
+    /// AGENTS.md messages, `session_meta`, `turn_context`.
+    Context,
+    /// `system/compact_boundary` (Claude) or `compacted` / `context_compacted` (Codex).
+    CompactBoundary {
+        /// `auto` | `manual` when given.
+        trigger: Option<Box<str>>,
+        /// Tokens in context before compaction, when given.
+        pre_tokens: Option<u64>,
+    },
+    /// The summary that follows a compact boundary (`isCompactSummary: true`). Its text is in
+    /// `blocks`.
+    CompactSummary,
+    /// `system/turn_duration`: closes a turn (completion evidence) with its measured duration.
+    TurnDuration { duration_ms: u64 },
+    /// Codex `event_msg/task_started`.
+    TurnStarted { turn_id: Option<Box<str>> },
+    /// Codex `event_msg/task_complete`: completion evidence, with measured timings when given.
+    TurnCompleted {
+        turn_id: Option<Box<str>>,
+        duration_ms: Option<u64>,
+        time_to_first_token_ms: Option<u64>,
+    },
+    /// Anything else the format defines that is not conversation: `isMeta` user rows,
+    /// hook/system chatter, `progress`, `attachment`, `file-history-snapshot`,
+    /// `permission-mode`, `last-prompt`, titles, `summary`, Codex `token_count`, duplicate
+    /// `event_msg` copies. Shown in verbose views only.
+    Meta,
+    /// A record of a type this crate does not know (kept, shown in verbose views, never
+    /// breaks its neighbours).
+    Other,
+    /// A line that is not valid JSON (or not a JSON object). A [`Problem`] on the same line
+    /// says why.
+    Unparsed,
+}
+
+impl Role {
+    /// True for roles that open a turn.
+    pub fn opens_turn(&self) -> bool {
+        matches!(self, Role::Prompt(_) | Role::Wake(_))
+    }
+}
+
+/// How a prompt was written.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum PromptKind {
+    /// Typed by the human.
+    Typed,
+    /// A prompt-type slash command (`/init`, custom commands): the command line; its expanded
+    /// prompt follows as a `Meta` record.
+    Command,
+}
+
+/// Why a turn opened without a human message.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum WakeKind {
+    /// `<task-notification>` from a background task finishing.
+    TaskNotification,
+    /// A recovery re-run (auth refresh, rate-limit move, stuck-turn sweep) or other
+    /// machine-authored resume.
+    Recovery,
+}
+
+/// Facts about the model response a record belongs to.
+#[derive(Debug, Clone, PartialEq, Default)]
+pub struct StepInfo {
+    /// Groups the records of one model response. Claude: `message.id` + `requestId` when both
+    /// exist, else `message.id`, else the record's `uuid` (case 10). Codex: one key per API
+    /// call (records between two `token_count` events with new totals).
+    pub key: Box<str>,
+    /// `message.model` / `turn_context.model`.
+    pub model: Option<Box<str>>,
+    /// Usage as this record states it. Claude repeats a snapshot on every line of a response:
+    /// analysis takes the component-wise maximum over the group, never the sum. Codex: the
+    /// delta of cumulative totals, set on one record of the call.
+    pub usage: Option<Usage>,
+    /// `stop_reason` / `finish_reason` / Codex `phase` where it means completion.
+    pub stop: Option<StopReason>,
+    /// True when the output count in `usage` is known to be a streaming placeholder (Claude
+    /// versions listed in FORMATS.md §1.6 with `stop_reason: null`), so no throughput may be
+    /// computed from it.
+    pub output_is_placeholder: bool,
+    /// The API-level error text of a synthetic error response (`isApiErrorMessage`).
+    pub api_error: Option<Box<str>>,
+}
+
+/// Why a model response ended.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum StopReason {
+    /// `end_turn` / `stop` / Codex `phase: final_answer`: the answer is complete.
+    EndTurn,
+    /// `tool_use` / `tool_calls`.
+    ToolUse,
+    /// `max_tokens` / `length`.
+    MaxTokens,
+    /// Any other value, as written.
+    Other(Box<str>),
+}
+
+/// Token counts (FORMATS.md §1.9, §2). All fields are token counts.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub struct Usage {
+    /// Uncached input tokens (Claude `input_tokens`; Codex `input_tokens - cached_input_tokens`).
+    pub input: u64,
+    /// Output tokens including reasoning.
+    pub output: u64,
+    /// Claude `cache_creation_input_tokens` (Codex: 0).
+    pub cache_creation: u64,
+    /// Claude `cache_read_input_tokens`; Codex `cached_input_tokens`.
+    pub cache_read: u64,
+    /// Reasoning output tokens when the format reports them separately (included in `output`).
+    pub reasoning: u64,
+}
+
+impl Usage {
+    /// Component-wise maximum: the rule for the repeated snapshots of one Claude response.
+    pub fn max(self, o: Usage) -> Usage {
+        Usage {
+            input: self.input.max(o.input),
+            output: self.output.max(o.output),
+            cache_creation: self.cache_creation.max(o.cache_creation),
+            cache_read: self.cache_read.max(o.cache_read),
+            reasoning: self.reasoning.max(o.reasoning),
+        }
+    }
+
+    /// Component-wise sum: for adding different steps together.
+    pub fn add(self, o: Usage) -> Usage {
+        Usage {
+            input: self.input + o.input,
+            output: self.output + o.output,
+            cache_creation: self.cache_creation + o.cache_creation,
+            cache_read: self.cache_read + o.cache_read,
+            reasoning: self.reasoning + o.reasoning,
+        }
+    }
+}
+
+/// One content block of a record.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Block {
+    /// Byte span of the block's JSON value in the source (for hover, definition, tokens).
+    pub span: Span,
+    pub kind: BlockKind,
+}
+
+/// The kinds of content block, across formats.
+#[derive(Debug, Clone, PartialEq)]
+pub enum BlockKind {
+    /// Prose (agent text, prompt text, steering text, compaction summary text).
+    Text { text: Str },
+    /// Reasoning. May be empty (Opus 4.7 stores only a signature; Codex reasoning is often
+    /// encrypted: then `text` is empty and `encrypted` is true).
+    Thinking { text: Str, encrypted: bool },
+    /// A tool call.
+    ToolUse(ToolUse),
+    /// A tool result.
+    ToolResult(ToolResult),
+    /// An image; never decoded or shown as base64.
+    Image {
+        /// e.g. `image/png`; `image/unknown` when not given.
+        media_type: Box<str>,
+        /// Length of the base64 payload in source bytes (0 when not inline).
+        data_len: usize,
+    },
+    /// A block of a type this crate does not know (kept, never breaks its siblings).
+    Other { block_type: Box<str> },
+}
+
+/// A tool call (`tool_use`, Codex `function_call` / `custom_tool_call` / `web_search_call`).
+#[derive(Debug, Clone, PartialEq)]
+pub struct ToolUse {
+    /// `toolu_…` / Codex `call_id`.
+    pub id: Box<str>,
+    /// Tool name as written (`Bash`, `Read`, `Task`, `Agent`, `exec_command`, `apply_patch`…).
+    pub name: Box<str>,
+    /// Byte span of the raw input JSON (object, or for Codex the `arguments`/`input` string).
+    pub input: Span,
+    /// The key argument, one line, at most 160 chars (command, file path, pattern, url,
+    /// description…), e.g. `cargo test` or `src/main.rs`.
+    pub summary: String,
+    /// Set when this call spawns a sub-agent (`Task` / `Agent`): its description.
+    pub subagent: Option<SubagentSpawn>,
+}
+
+/// What a sub-agent-spawning call says about the sub-agent.
+#[derive(Debug, Clone, PartialEq, Default)]
+pub struct SubagentSpawn {
+    /// `input.description`.
+    pub description: Option<String>,
+    /// `input.subagent_type`.
+    pub agent_type: Option<String>,
+}
+
+/// A tool result.
+#[derive(Debug, Clone, PartialEq)]
+pub struct ToolResult {
+    /// The call it answers (`tool_use_id` / `call_id`).
+    pub tool_use_id: Box<str>,
+    /// `is_error: true`, a rejection, or a non-zero exit code.
+    pub is_error: bool,
+    /// Byte span of the result content (string literal contents, or the array) in the source.
+    pub content: Span,
+    /// Total size of the result content in source bytes.
+    pub content_len: usize,
+    /// First meaningful line of the result, at most 160 chars, images as placeholders.
+    pub summary: String,
+    /// Images inside the result content, as `(media_type, base64 length)`.
+    pub images: Vec<(Box<str>, usize)>,
+    /// Set when the result reports on a sub-agent (`toolUseResult.agentId` …).
+    pub subagent: Option<SubagentResult>,
+}
+
+/// Totals the parent file records for a finished sub-agent (`toolUseResult` of Task/Agent).
+#[derive(Debug, Clone, PartialEq, Default)]
+pub struct SubagentResult {
+    pub agent_id: Option<String>,
+    /// `totalDurationMs`.
+    pub duration_ms: Option<u64>,
+    /// `totalTokens`.
+    pub total_tokens: Option<u64>,
+    /// `totalToolUseCount`.
+    pub tool_uses: Option<u64>,
+}
+
+/// A sub-agent transcript file found beside a session (FORMATS.md §1.1).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct SubagentFile {
+    /// `a4ca7529859c158c2`, `ea02459f`, `acompact-fffbd0` (from the file name).
+    pub agent_id: String,
+    pub path: std::path::PathBuf,
+    /// `meta.json` `toolUseId` when present: the call that spawned it.
+    pub tool_use_id: Option<String>,
+    /// `meta.json` `description` / `agentType`.
+    pub description: Option<String>,
+    pub agent_type: Option<String>,
+    /// True for the compaction summariser run (`agent-acompact-*`).
+    pub is_compaction: bool,
+    /// True for a 2.0.x "Warmup" noise file.
+    pub is_warmup: bool,
+}

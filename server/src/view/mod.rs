@@ -1,0 +1,1 @@
+//! The rendered virtual document (`transcript:` URIs) and its source map (DESIGN.md §2).
