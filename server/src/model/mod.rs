@@ -455,3 +455,24 @@ pub struct SubagentFile {
     /// True for a 2.0.x "Warmup" noise file.
     pub is_warmup: bool,
 }
+
+/// Parses an ISO-8601 / RFC 3339 timestamp (`2026-04-18T13:19:11.336Z`, with or without
+/// fractional seconds, `Z` or an explicit `+hh:mm` offset) into epoch milliseconds (UTC).
+/// Returns `None` for anything else (e.g. `"[trimmed for fixture]"`) — never panics.
+pub fn parse_timestamp(s: &str) -> Option<i64> {
+    let ts: jiff::Timestamp = s.trim().parse().ok()?;
+    Some(ts.as_millisecond())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn timestamps_with_and_without_fraction_and_offsets() {
+        assert_eq!(parse_timestamp("1970-01-01T00:00:01.500Z"), Some(1500));
+        assert_eq!(parse_timestamp("2026-03-02T00:20:00Z"), Some(1_772_410_800_000));
+        assert_eq!(parse_timestamp("2026-03-01T16:20:00-08:00"), Some(1_772_410_800_000));
+        assert_eq!(parse_timestamp("[trimmed for fixture]"), None);
+    }
+}
