@@ -1,2 +1,14 @@
-//! One module per editor feature, returning plain structs in byte / line terms (no LSP types).
+//! One module per editor feature, returning plain structs in byte / line terms (no LSP types;
+//! `crate::lsp` converts them to positions in the negotiated encoding).
+pub mod code_lens;
+pub mod diagnostics;
+pub mod folding;
+pub mod hover;
+pub mod inlay_hints;
+pub mod lookup;
+pub mod navigation;
+pub mod semantic_tokens;
+pub mod session_files;
 pub mod symbols;
+pub mod view_index;
+pub mod workspace_symbols;

@@ -1,0 +1,308 @@
+//! Folding ranges (DESIGN.md §5): turns, activity (seed 000), work runs (seed 003), compaction
+//! windows and sub-agent spans on the raw `.jsonl`; the view's own regions (which add long
+//! prompts, long tool output and one-line thoughts) on the rendered view. Lines are 0-based and
+//! inclusive; `crate::lsp` maps kinds to LSP folding range kinds.
+
+use crate::analysis::{Analysis, RunKind, Turn, TurnKind};
+use crate::model::Transcript;
+use crate::view::{RegionKind, View};
+
+/// What a fold covers.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, serde::Serialize)]
+#[serde(rename_all = "camelCase")]
+pub enum FoldKind {
+    Turn,
+    /// Everything between the prompt and the final answer (seed 000).
+    Activity,
+    /// A run of tool calls / results / thinking (seed 003).
+    WorkRun,
+    /// A thinking-only run or one thought (seed 003).
+    Thought,
+    Compaction,
+    Subagent,
+    LongPrompt,
+    LongToolOutput,
+}
+
+impl FoldKind {
+    /// Nesting rank used when a client's fold limit forces a choice: lower ranks are kept
+    /// first (the editor keeps outermost folds; LSP-NOTES §5.2).
+    pub fn rank(self) -> u8 {
+        match self {
+            FoldKind::Turn | FoldKind::Compaction => 0,
+            FoldKind::Activity => 1,
+            FoldKind::Subagent => 2,
+            FoldKind::WorkRun => 3,
+            FoldKind::Thought | FoldKind::LongPrompt | FoldKind::LongToolOutput => 4,
+        }
+    }
+}
+
+/// One foldable range. `start_line < end_line`, both 0-based and inclusive.
+#[derive(Debug, Clone, PartialEq, Eq, serde::Serialize)]
+pub struct Fold {
+    pub start_line: usize,
+    pub end_line: usize,
+    pub kind: FoldKind,
+    /// Collapsed text, e.g. `Turn 3: Fix the test · 4 comments · 6 tool calls`,
+    /// `Worked · 3 steps`, `Thought`, `Compaction 1 · auto · 155k tokens`.
+    pub label: String,
+}
+
+/// `C comments · A tool calls` (seed 000's activity label), with singulars.
+pub fn activity_label(comments: u32, tool_calls: u32) -> String {
+    format!(
+        "{} · {}",
+        plural(comments as u64, "comment", "comments"),
+        plural(tool_calls as u64, "tool call", "tool calls")
+    )
+}
+
+/// `1 step` / `3 steps`.
+pub fn plural(n: u64, one: &str, many: &str) -> String {
+    if n == 1 {
+        format!("1 {one}")
+    } else {
+        format!("{n} {many}")
+    }
+}
+
+/// Label of a turn fold: `Turn 3: <title> · <activity>`; the preamble is `Preamble`.
+pub fn turn_label(turn: &Turn) -> String {
+    let head = match turn.kind {
+        TurnKind::Preamble => "Preamble".to_string(),
+        TurnKind::Wake if turn.title.is_empty() => format!("Turn {} (wake-up)", turn.n),
+        _ if turn.title.is_empty() => format!("Turn {}", turn.n),
+        _ => format!("Turn {}: {}", turn.n, turn.title),
+    };
+    format!(
+        "{head} · {}",
+        activity_label(turn.comments, turn.tool_calls)
+    )
+}
+
+/// Label of a work run: `Worked · 3 steps` (tool calls) or `Thought` (thinking only).
+pub fn run_label(kind: RunKind, steps: u32) -> String {
+    match kind {
+        RunKind::Thought => "Thought".to_string(),
+        _ => format!("Worked · {}", plural(steps as u64, "step", "steps")),
+    }
+}
+
+/// Folds of the raw `.jsonl` document, sorted by start line (outer before inner on the same
+/// line), without duplicates or single-line ranges.
+pub fn raw_folds(transcript: &Transcript, analysis: &Analysis) -> Vec<Fold> {
+    let entries = &transcript.entries;
+    let line_of = |e: usize| entries.get(e).map(|x| x.line);
+    let mut out = Vec::new();
+    for turn in &analysis.turns {
+        out.push(Fold {
+            start_line: turn.start_line,
+            end_line: turn.end_line,
+            kind: FoldKind::Turn,
+            label: turn_label(turn),
+        });
+        if let Some(act) = &turn.activity {
+            if act.end > act.start {
+                if let (Some(s), Some(e)) = (line_of(act.start), line_of(act.end - 1)) {
+                    out.push(Fold {
+                        start_line: s,
+                        end_line: e,
+                        kind: FoldKind::Activity,
+                        label: activity_label(turn.comments, turn.tool_calls),
+                    });
+                }
+            }
+        }
+        for run in &turn.runs {
+            let kind = match run.kind {
+                RunKind::Prose => continue,
+                RunKind::Work => FoldKind::WorkRun,
+                RunKind::Thought => FoldKind::Thought,
+            };
+            out.push(Fold {
+                start_line: run.start_line,
+                end_line: run.end_line,
+                kind,
+                label: run_label(run.kind, run.steps),
+            });
+        }
+    }
+    for c in &analysis.compactions {
+        out.push(Fold {
+            start_line: c.start_line,
+            end_line: c.end_line,
+            kind: FoldKind::Compaction,
+            label: compaction_label(c),
+        });
+    }
+    for call in &analysis.subagent_calls {
+        out.push(Fold {
+            start_line: call.start_line,
+            end_line: call.end_line,
+            kind: FoldKind::Subagent,
+            label: subagent_label(call),
+        });
+    }
+    normalize(out)
+}
+
+/// `Compaction 1 · auto · 155k tokens before`.
+pub fn compaction_label(c: &crate::analysis::Compaction) -> String {
+    let mut s = format!("Compaction {}", c.n);
+    if let Some(t) = &c.trigger {
+        s.push_str(" · ");
+        s.push_str(t);
+    }
+    if let Some(p) = c.pre_tokens {
+        s.push_str(&format!(" · {} tokens before", compact_number(p)));
+    }
+    s
+}
+
+/// `Sub-agent: Audit auth (a111)`.
+pub fn subagent_label(call: &crate::analysis::SubagentCall) -> String {
+    let mut s = String::from("Sub-agent");
+    if let Some(d) = &call.description {
+        s.push_str(": ");
+        s.push_str(d);
+    }
+    if let Some(id) = &call.agent_id {
+        s.push_str(&format!(" ({id})"));
+    }
+    s
+}
+
+/// `950`, `1.2k`, `17.2k`, `155k`, `1.5M`.
+pub fn compact_number(n: u64) -> String {
+    if n < 1000 {
+        n.to_string()
+    } else if n < 100_000 {
+        trim_zero(format!("{:.1}k", n as f64 / 1000.0))
+    } else if n < 1_000_000 {
+        format!("{}k", (n as f64 / 1000.0).round() as u64)
+    } else {
+        trim_zero(format!("{:.1}M", n as f64 / 1_000_000.0))
+    }
+}
+
+fn trim_zero(s: String) -> String {
+    s.replace(".0k", "k").replace(".0M", "M")
+}
+
+/// Folds of the rendered view: its regions, as they are.
+pub fn view_folds(view: &View) -> Vec<Fold> {
+    let out = view
+        .regions
+        .iter()
+        .map(|r| Fold {
+            start_line: r.start_line,
+            end_line: r.end_line,
+            kind: match r.kind {
+                RegionKind::Turn => FoldKind::Turn,
+                RegionKind::Activity => FoldKind::Activity,
+                RegionKind::WorkRun => FoldKind::WorkRun,
+                RegionKind::Thought => FoldKind::Thought,
+                RegionKind::LongPrompt => FoldKind::LongPrompt,
+                RegionKind::LongToolOutput => FoldKind::LongToolOutput,
+                RegionKind::Compaction => FoldKind::Compaction,
+                RegionKind::Subagent => FoldKind::Subagent,
+            },
+            label: r.label.clone(),
+        })
+        .collect();
+    normalize(out)
+}
+
+/// Sorts by `(start asc, end desc, rank)`, drops single-line ranges and exact duplicates
+/// (keeping the outer kind).
+fn normalize(mut folds: Vec<Fold>) -> Vec<Fold> {
+    folds.retain(|f| f.start_line < f.end_line);
+    folds.sort_by(|a, b| {
+        a.start_line
+            .cmp(&b.start_line)
+            .then(b.end_line.cmp(&a.end_line))
+            .then(a.kind.rank().cmp(&b.kind.rank()))
+    });
+    folds.dedup_by(|b, a| a.start_line == b.start_line && a.end_line == b.end_line);
+    folds
+}
+
+/// Keeps at most `limit` folds, preferring outer kinds (turns and compactions, then activity,
+/// sub-agents, work runs, thoughts), and returns them in start order. Editors cap folding
+/// ranges (VS Code sends `rangeLimit: 5000`).
+pub fn limit_folds(folds: Vec<Fold>, limit: usize) -> Vec<Fold> {
+    if folds.len() <= limit {
+        return folds;
+    }
+    let mut indexed: Vec<(usize, Fold)> = folds.into_iter().enumerate().collect();
+    indexed.sort_by_key(|(i, f)| (f.kind.rank(), *i));
+    indexed.truncate(limit);
+    indexed.sort_by_key(|(i, _)| *i);
+    indexed.into_iter().map(|(_, f)| f).collect()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn fold(s: usize, e: usize, kind: FoldKind) -> Fold {
+        Fold {
+            start_line: s,
+            end_line: e,
+            kind,
+            label: String::new(),
+        }
+    }
+
+    #[test]
+    fn normalize_orders_outer_first_and_drops_duplicates() {
+        let got = normalize(vec![
+            fold(3, 5, FoldKind::WorkRun),
+            fold(1, 9, FoldKind::Activity),
+            fold(0, 9, FoldKind::Turn),
+            fold(1, 9, FoldKind::WorkRun),
+            fold(7, 7, FoldKind::Thought),
+        ]);
+        let kinds: Vec<(usize, usize, FoldKind)> = got
+            .iter()
+            .map(|f| (f.start_line, f.end_line, f.kind))
+            .collect();
+        assert_eq!(
+            kinds,
+            vec![
+                (0, 9, FoldKind::Turn),
+                (1, 9, FoldKind::Activity),
+                (3, 5, FoldKind::WorkRun)
+            ]
+        );
+    }
+
+    #[test]
+    fn limit_keeps_outer_kinds() {
+        let got = limit_folds(
+            vec![
+                fold(0, 9, FoldKind::Turn),
+                fold(1, 4, FoldKind::WorkRun),
+                fold(5, 8, FoldKind::Activity),
+                fold(10, 20, FoldKind::Turn),
+            ],
+            3,
+        );
+        let starts: Vec<usize> = got.iter().map(|f| f.start_line).collect();
+        assert_eq!(starts, vec![0, 5, 10]);
+    }
+
+    #[test]
+    fn numbers_and_labels() {
+        assert_eq!(compact_number(950), "950");
+        assert_eq!(compact_number(1200), "1.2k");
+        assert_eq!(compact_number(1000), "1k");
+        assert_eq!(compact_number(17_200), "17.2k");
+        assert_eq!(compact_number(155_000), "155k");
+        assert_eq!(compact_number(1_500_000), "1.5M");
+        assert_eq!(activity_label(1, 6), "1 comment · 6 tool calls");
+        assert_eq!(run_label(RunKind::Work, 3), "Worked · 3 steps");
+        assert_eq!(run_label(RunKind::Thought, 1), "Thought");
+    }
+}

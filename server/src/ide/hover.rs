@@ -1,0 +1,368 @@
+//! Hover (DESIGN.md §2, §5): the record under the cursor rendered as Markdown; a tool call
+//! with its input and its result (and a result with its call); the full payload of anything
+//! the view shortened, capped to [`HOVER_CAP`] bytes with an explicit `… N KB more` marker;
+//! on a turn's opener line, how the turn's figures were computed. Base64 is never shown.
+
+use crate::analysis::Analysis;
+use crate::ide::inlay_hints::{turn_tooltip, usage_label};
+use crate::ide::lookup::{self, Lookup};
+use crate::model::{Block, BlockKind, Role, Span, Transcript};
+
+/// Hover text is capped to this many bytes of payload (each shortened part says how much was
+/// left out).
+pub const HOVER_CAP: usize = 64 * 1024;
+
+/// `512 B`, `3.4 KB`, `141 KB`, `1.0 MB`.
+pub fn format_bytes(n: usize) -> String {
+    if n < 1024 {
+        format!("{n} B")
+    } else if n < 10 * 1024 {
+        format!("{:.1} KB", n as f64 / 1024.0)
+    } else if n < 1024 * 1024 {
+        format!("{} KB", n / 1024)
+    } else {
+        format!("{:.1} MB", n as f64 / (1024.0 * 1024.0))
+    }
+}
+
+/// Cuts `s` to at most `cap` bytes on a character boundary, adding `… N KB more`.
+pub fn cap_text(s: &str, cap: usize) -> String {
+    if s.len() <= cap {
+        return s.to_string();
+    }
+    let mut cut = cap;
+    while !s.is_char_boundary(cut) {
+        cut -= 1;
+    }
+    format!("{}\n… {} more", &s[..cut], format_bytes(s.len() - cut))
+}
+
+/// A fenced code block whose fence is longer than any backtick run inside `body`.
+pub fn fenced(lang: &str, body: &str) -> String {
+    let mut longest = 0;
+    let mut run = 0;
+    for c in body.chars() {
+        if c == '`' {
+            run += 1;
+            longest = longest.max(run);
+        } else {
+            run = 0;
+        }
+    }
+    let fence = "`".repeat((longest + 1).max(3));
+    format!("{fence}{lang}\n{}\n{fence}\n", body.trim_end_matches('\n'))
+}
+
+/// Hover Markdown for the entry `entry`, focused on `block` when given. `None` when the entry
+/// does not exist.
+pub fn entry_hover(
+    transcript: &Transcript,
+    analysis: &Analysis,
+    lookup: &Lookup,
+    source: &str,
+    entry: usize,
+    block: Option<usize>,
+    time_zone: Option<&str>,
+) -> Option<String> {
+    let e = transcript.entries.get(entry)?;
+    let mut out = String::new();
+    let mut head = vec![format!("**{}**", role_name(&e.role))];
+    head.push(format!("`{}`", e.record_type));
+    if let Some(ts) = e
+        .timestamp_ms
+        .and_then(|ms| jiff::Timestamp::from_millisecond(ms).ok())
+    {
+        head.push(format!("{ts}"));
+    }
+    if let Some(t) = lookup.turn_of(entry).and_then(|t| analysis.turns.get(t)) {
+        head.push(if t.n == 0 {
+            "preamble".to_string()
+        } else {
+            format!("turn {}", t.n)
+        });
+    }
+    if e.sidechain {
+        head.push(match &e.agent_id {
+            Some(a) => format!("sidechain {a}"),
+            None => "sidechain".to_string(),
+        });
+    }
+    head.push(format!("line {}", e.line + 1));
+    out.push_str(&head.join(" · "));
+    out.push_str("\n\n");
+    if let Some(step) = &e.step {
+        let mut s = format!("step `{}`", step.key);
+        if let Some(m) = &step.model {
+            s.push_str(&format!(" · {m}"));
+        }
+        if let Some(u) = &step.usage {
+            s.push_str(&format!(
+                " · {}",
+                usage_label(u, !step.output_is_placeholder)
+            ));
+        }
+        if let Some(err) = &step.api_error {
+            s.push_str(&format!(" · API error: {err}"));
+        }
+        out.push_str(&s);
+        out.push_str("\n\n");
+    }
+    let mut budget = HOVER_CAP;
+    let blocks: Vec<(usize, &Block)> = match block {
+        Some(b) => e.blocks.get(b).map(|x| vec![(b, x)]).unwrap_or_default(),
+        None => e.blocks.iter().enumerate().collect(),
+    };
+    for (bi, b) in blocks {
+        let part = render_block(transcript, analysis, lookup, source, entry, bi, b, budget);
+        budget = budget.saturating_sub(part.len());
+        out.push_str(&part);
+        out.push('\n');
+    }
+    for p in transcript.problems.iter().filter(|p| p.line == e.line) {
+        out.push_str(&format!("⚠ {}\n\n", p.message));
+    }
+    if let Some(t) = lookup.turn_of(entry).and_then(|t| analysis.turns.get(t)) {
+        if t.opener == Some(entry) {
+            out.push_str("---\n\n");
+            out.push_str(&turn_tooltip(t, analysis.turn_count, time_zone));
+        }
+    }
+    Some(out)
+}
+
+fn role_name(role: &Role) -> &'static str {
+    match role {
+        Role::Prompt(_) => "Prompt",
+        Role::Wake(_) => "Wake-up",
+        Role::Steering => "Steering prompt",
+        Role::Model => "Model",
+        Role::ToolResults => "Tool results",
+        Role::Interruption => "Interruption",
+        Role::LocalCommand => "Local command",
+        Role::Context => "Context",
+        Role::CompactBoundary { .. } => "Compaction boundary",
+        Role::CompactSummary => "Compaction summary",
+        Role::TurnDuration { .. } => "Turn duration",
+        Role::TurnStarted { .. } => "Turn started",
+        Role::TurnCompleted { .. } => "Turn completed",
+        Role::Meta => "Meta",
+        Role::Other => "Other record",
+        Role::Unparsed => "Invalid line",
+    }
+}
+
+#[allow(clippy::too_many_arguments)]
+fn render_block(
+    transcript: &Transcript,
+    analysis: &Analysis,
+    lookup: &Lookup,
+    source: &str,
+    entry: usize,
+    bi: usize,
+    b: &Block,
+    budget: usize,
+) -> String {
+    match &b.kind {
+        BlockKind::Text { text } => {
+            let label = if lookup.final_answer_turn(entry, bi).is_some() {
+                "**Final answer**\n\n"
+            } else {
+                ""
+            };
+            format!("{label}{}\n", cap_text(&text.decode(source), budget))
+        }
+        BlockKind::Thinking { text, encrypted } => {
+            if text.is_empty() {
+                if *encrypted {
+                    "*💭 thinking (encrypted)*\n".to_string()
+                } else {
+                    "*💭 thinking (not stored)*\n".to_string()
+                }
+            } else {
+                let body = cap_text(&text.decode(source), budget);
+                format!("*💭 thinking*\n\n{}", quote(&body))
+            }
+        }
+        BlockKind::ToolUse(tu) => {
+            let mut s = format!("**🔧 {}**", tu.name);
+            if !tu.summary.is_empty() {
+                s.push_str(&format!(" `{}`", tu.summary.replace('`', "'")));
+            }
+            s.push_str(&format!(" · id `{}`\n\n", tu.id));
+            let half = budget / 2;
+            s.push_str("Input:\n\n");
+            s.push_str(&fenced("json", &pretty_json(source, &tu.input, half)));
+            if let Some(p) = lookup
+                .pair_of_use(entry, bi)
+                .and_then(|p| analysis.tool_pairs.get(p))
+            {
+                if let (Some(re), Some(rb)) = (p.result_entry, p.result_block) {
+                    if let Some(BlockKind::ToolResult(tr)) = transcript
+                        .entries
+                        .get(re)
+                        .and_then(|e| e.blocks.get(rb))
+                        .map(|b| &b.kind)
+                    {
+                        let line = transcript.entries[re].line + 1;
+                        s.push_str(&format!(
+                            "\nResult (line {line}{}):\n\n",
+                            if tr.is_error { ", error" } else { "" }
+                        ));
+                        s.push_str(&fenced("", &result_text(source, tr, half)));
+                    }
+                } else {
+                    s.push_str("\n*no result yet*\n");
+                }
+            }
+            s
+        }
+        BlockKind::ToolResult(tr) => {
+            let mut s = String::new();
+            let call = lookup
+                .pair_of_result(entry, bi)
+                .and_then(|p| analysis.tool_pairs.get(p))
+                .and_then(|p| {
+                    let e = transcript.entries.get(p.use_entry)?;
+                    match &e.blocks.get(p.use_block)?.kind {
+                        BlockKind::ToolUse(tu) => Some((e.line, tu)),
+                        _ => None,
+                    }
+                });
+            match call {
+                Some((line, tu)) => {
+                    s.push_str(&format!(
+                        "**Result of 🔧 {}**{} · call on line {} · id `{}`\n\n",
+                        tu.name,
+                        if tr.is_error { " (error)" } else { "" },
+                        line + 1,
+                        tr.tool_use_id
+                    ));
+                    if !tu.summary.is_empty() {
+                        s.push_str(&format!("Call: `{}`\n\n", tu.summary.replace('`', "'")));
+                    }
+                }
+                None => s.push_str(&format!(
+                    "**Tool result**{} · id `{}` (call not found)\n\n",
+                    if tr.is_error { " (error)" } else { "" },
+                    tr.tool_use_id
+                )),
+            }
+            if let Some(sa) = &tr.subagent {
+                let mut f = Vec::new();
+                if let Some(a) = &sa.agent_id {
+                    f.push(format!("agent {a}"));
+                }
+                if let Some(ms) = sa.duration_ms {
+                    f.push(crate::ide::inlay_hints::format_duration(ms));
+                }
+                if let Some(t) = sa.total_tokens {
+                    f.push(format!("{t} tokens"));
+                }
+                if let Some(n) = sa.tool_uses {
+                    f.push(format!("{n} tool uses"));
+                }
+                s.push_str(&format!("Sub-agent: {}\n\n", f.join(" · ")));
+            }
+            s.push_str(&fenced("", &result_text(source, tr, budget)));
+            s
+        }
+        BlockKind::Image {
+            media_type,
+            data_len,
+        } => format!("[{media_type} · {}]\n", format_bytes(data_len * 3 / 4)),
+        BlockKind::Other { block_type } => format!("*block of type `{block_type}`*\n"),
+    }
+}
+
+fn quote(s: &str) -> String {
+    s.lines().map(|l| format!("> {l}\n")).collect()
+}
+
+/// The tool input as pretty JSON (a Codex `arguments` string holding JSON is decoded first),
+/// capped.
+fn pretty_json(source: &str, span: &Span, cap: usize) -> String {
+    let Some(raw) = source.get(span.clone()) else {
+        return String::new();
+    };
+    if raw.len() > 4 * cap.max(1024) {
+        return cap_text(raw, cap);
+    }
+    let is_string = span.start > 0 && source.as_bytes().get(span.start - 1) == Some(&b'"');
+    let text = if is_string {
+        crate::source::json_string::decode(raw).into_owned()
+    } else {
+        raw.to_string()
+    };
+    let pretty = serde_json::from_str::<serde_json::Value>(&text)
+        .ok()
+        .and_then(|v| serde_json::to_string_pretty(&v).ok())
+        .unwrap_or(text);
+    cap_text(&pretty, cap)
+}
+
+/// A tool result's content as text: a string literal decoded; an array's text strings decoded
+/// and joined, images as placeholders; capped.
+fn result_text(source: &str, tr: &crate::model::ToolResult, cap: usize) -> String {
+    let c = &tr.content;
+    let is_string = c.start > 0 && source.as_bytes().get(c.start - 1) == Some(&b'"');
+    let limit = 4 * cap.max(1024);
+    let mut omitted = 0;
+    let mut s = if is_string {
+        match source.get(c.clone()) {
+            Some(raw) if raw.len() <= limit => crate::source::json_string::decode(raw).into_owned(),
+            Some(raw) => {
+                let mut cut = limit;
+                while !raw.is_char_boundary(cut) {
+                    cut -= 1;
+                }
+                omitted = raw.len() - cut;
+                crate::source::json_string::decode(&raw[..cut]).into_owned()
+            }
+            None => String::new(),
+        }
+    } else {
+        let parts: Vec<String> = lookup::text_strings_in(source, c, 256)
+            .iter()
+            .filter_map(|sp| source.get(sp.clone()))
+            .map(|raw| crate::source::json_string::decode(raw).into_owned())
+            .collect();
+        parts.join("\n")
+    };
+    for (mt, len) in &tr.images {
+        s.push_str(&format!("\n[{mt} · {}]", format_bytes(len * 3 / 4)));
+    }
+    cap_text_more(&s, cap, omitted)
+}
+
+/// [`cap_text`], counting `extra` bytes already left out before `s`.
+fn cap_text_more(s: &str, cap: usize, extra: usize) -> String {
+    if s.len() <= cap {
+        if extra == 0 {
+            return s.to_string();
+        }
+        return format!("{s}\n… {} more", format_bytes(extra));
+    }
+    let mut cut = cap;
+    while !s.is_char_boundary(cut) {
+        cut -= 1;
+    }
+    format!(
+        "{}\n… {} more",
+        &s[..cut],
+        format_bytes(s.len() - cut + extra)
+    )
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn caps_and_fences() {
+        assert_eq!(format_bytes(512), "512 B");
+        assert_eq!(format_bytes(141 * 1024 + 10), "141 KB");
+        assert_eq!(format_bytes(1024 * 1024), "1.0 MB");
+        assert_eq!(cap_text("héllo", 2), "h\n… 5 B more");
+        assert_eq!(fenced("", "a ```b``` c"), "````\na ```b``` c\n````\n");
+    }
+}

@@ -1,0 +1,305 @@
+//! Inlay hints (DESIGN.md §5): per turn, at the end of the prompt line of the raw `.jsonl` (on
+//! the turn heading in the view), `turn 3/12 · 4 comments · 6 tool calls · 2m 25s · ≈41 tok/s ·
+//! 07:28 am`, with a tooltip saying how each figure was computed (seed 002 for tok/s and the
+//! finish time); per model response, on the last row of its `message.id` group, its usage
+//! (case 10: never on every row, never summed). Plain data; positions are line ends.
+
+use crate::analysis::{Analysis, DurationSource, Throughput, Turn, TurnKind, TurnState};
+use crate::ide::folding::{compact_number, plural};
+use crate::model::{Transcript, Usage};
+use crate::view::View;
+
+/// What a hint describes.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, serde::Serialize)]
+#[serde(rename_all = "camelCase")]
+pub enum HintKind {
+    /// Per-turn figures.
+    Turn,
+    /// Usage of one model response.
+    Usage,
+}
+
+/// One hint, shown at the end of `line` (0-based).
+#[derive(Debug, Clone, PartialEq, serde::Serialize)]
+pub struct Hint {
+    pub line: usize,
+    pub kind: HintKind,
+    pub label: String,
+    /// Markdown: how each figure was computed.
+    pub tooltip: String,
+}
+
+/// `2m 25s`, `45s`, `1h 03m`, `0.8s`.
+pub fn format_duration(ms: u64) -> String {
+    if ms < 1000 {
+        return format!("{:.1}s", ms as f64 / 1000.0);
+    }
+    let s = ms / 1000;
+    if s < 60 {
+        format!("{s}s")
+    } else if s < 3600 {
+        format!("{}m {}s", s / 60, s % 60)
+    } else {
+        format!("{}h {:02}m", s / 3600, (s % 3600) / 60)
+    }
+}
+
+/// The turn hint label, e.g. `turn 3/12 · 4 comments · 6 tool calls · 2m 25s · ≈41 tok/s ·
+/// 07:28 am`. Figures that are unknown are left out (never a wrong one: seed 002).
+pub fn turn_label(turn: &Turn, total: usize) -> String {
+    let mut parts = Vec::new();
+    match turn.kind {
+        TurnKind::Preamble => parts.push("preamble".to_string()),
+        TurnKind::Wake => parts.push(format!("turn {}/{} (wake-up)", turn.n, total)),
+        TurnKind::Prompt => parts.push(format!("turn {}/{}", turn.n, total)),
+    }
+    parts.push(plural(turn.comments as u64, "comment", "comments"));
+    parts.push(plural(turn.tool_calls as u64, "tool call", "tool calls"));
+    if let Some(d) = &turn.duration {
+        parts.push(format_duration(d.ms));
+    }
+    match &turn.throughput {
+        Throughput::Measured { tok_per_s, .. } => parts.push(format!("{:.0} tok/s", tok_per_s)),
+        Throughput::Estimate { tok_per_s, .. } => parts.push(format!("≈{:.0} tok/s", tok_per_s)),
+        Throughput::None { .. } => {}
+    }
+    if let Some(t) = &turn.finished_at {
+        parts.push(t.clone());
+    }
+    match turn.state {
+        TurnState::InFlight => parts.push("in flight".to_string()),
+        TurnState::Replyless => parts.push("no reply".to_string()),
+        TurnState::Complete => {}
+    }
+    parts.join(" · ")
+}
+
+/// Markdown tooltip explaining each figure of [`turn_label`].
+pub fn turn_tooltip(turn: &Turn, total: usize, time_zone: Option<&str>) -> String {
+    let mut s = String::new();
+    match turn.kind {
+        TurnKind::Preamble => s.push_str("**Preamble**: records before the first prompt.\n\n"),
+        TurnKind::Wake => s.push_str(&format!(
+            "**Turn {} of {}**, opened by a machine wake-up (background task or recovery), \
+             not a human prompt (seed 000, seed 004).\n\n",
+            turn.n, total
+        )),
+        TurnKind::Prompt => s.push_str(&format!(
+            "**Turn {} of {}** (turns open at real human prompts or machine wake-ups; \
+             compaction never renumbers).\n\n",
+            turn.n, total
+        )),
+    }
+    s.push_str(&format!(
+        "- **{}**: agent prose outside the final answer (seed 000).\n",
+        plural(turn.comments as u64, "comment", "comments")
+    ));
+    s.push_str(&format!(
+        "- **{}**: tool calls of the main thread (sub-agent calls count once).\n",
+        plural(turn.tool_calls as u64, "tool call", "tool calls")
+    ));
+    match &turn.duration {
+        Some(d) => {
+            let how = match d.source {
+                DurationSource::Recorded => {
+                    "recorded by the agent (`system/turn_duration` / `task_complete.duration_ms`)"
+                }
+                DurationSource::Timestamps => "last record's timestamp minus the prompt's",
+            };
+            s.push_str(&format!(
+                "- **{}** ({} ms): {how}.\n",
+                format_duration(d.ms),
+                d.ms
+            ));
+        }
+        None => s.push_str("- duration: unknown (no timestamps).\n"),
+    }
+    match &turn.throughput {
+        Throughput::Measured {
+            tok_per_s,
+            tokens,
+            decode_ms,
+        } => s.push_str(&format!(
+            "- **{:.0} tok/s**: {} output tokens / {:.1} s measured decode time (duration \
+             minus time to first token, tool execution excluded), summed over the turn's \
+             output-bearing steps; never an average of per-step rates (seed 002).\n",
+            tok_per_s,
+            tokens,
+            *decode_ms as f64 / 1000.0
+        )),
+        Throughput::Estimate {
+            tok_per_s,
+            tokens,
+            decode_ms,
+        } => s.push_str(&format!(
+            "- **≈{:.0} tok/s** (estimate): {} output tokens / {:.1} s decode time, summed \
+             over the turn's output-bearing steps. Only row timestamps exist, so each step's \
+             decode time is its last record minus its request time (the prompt or the last \
+             tool result); it includes time to first token, so the true rate is higher \
+             (FORMATS.md §1.9, seed 002).\n",
+            tok_per_s,
+            tokens,
+            *decode_ms as f64 / 1000.0
+        )),
+        Throughput::None { reason } => s.push_str(&format!(
+            "- no tok/s figure: {reason} (seed 002: none rather than a wrong one).\n"
+        )),
+    }
+    if let Some(t) = &turn.finished_at {
+        let zone = time_zone.unwrap_or("the system time zone");
+        let at = turn
+            .finished_at_ms
+            .and_then(|ms| jiff::Timestamp::from_millisecond(ms).ok())
+            .map(|ts| format!(" (`{ts}`)"))
+            .unwrap_or_default();
+        s.push_str(&format!(
+            "- **{t}**: the last step's timestamp{at}, as a 12-hour clock in {zone}.\n"
+        ));
+    }
+    match turn.state {
+        TurnState::InFlight => s.push_str(
+            "- **in flight**: the last turn of a file still being written, with no completion \
+             evidence yet (seed 004).\n",
+        ),
+        TurnState::Replyless => s.push_str(
+            "- **no reply**: the turn ended on a tool call or was cut off; it has no final \
+             answer (seed 000).\n",
+        ),
+        TurnState::Complete => {}
+    }
+    if turn.usage != Usage::default() {
+        s.push_str(&format!(
+            "- tokens: {} (each response counted once: the maximum of its repeated usage \
+             rows, never their sum; case 10).\n",
+            usage_label(&turn.usage, true)
+        ));
+    }
+    s
+}
+
+/// `in 3 · cache write 1.2k · cache read 8k · out 540` (output as `out ?` when it is a
+/// streaming placeholder).
+pub fn usage_label(u: &Usage, output_final: bool) -> String {
+    let mut parts = vec![format!("in {}", compact_number(u.input))];
+    if u.cache_creation > 0 {
+        parts.push(format!("cache write {}", compact_number(u.cache_creation)));
+    }
+    if u.cache_read > 0 {
+        parts.push(format!("cache read {}", compact_number(u.cache_read)));
+    }
+    if output_final {
+        parts.push(format!("out {}", compact_number(u.output)));
+    } else {
+        parts.push("out ?".to_string());
+    }
+    parts.join(" · ")
+}
+
+/// Hints of the raw `.jsonl`: a turn hint at the end of each opener line, a usage hint at the
+/// end of the last row of each model response.
+pub fn raw_hints(
+    transcript: &Transcript,
+    analysis: &Analysis,
+    time_zone: Option<&str>,
+) -> Vec<Hint> {
+    let mut out = Vec::new();
+    let total = analysis.turn_count;
+    for turn in &analysis.turns {
+        let Some(opener) = turn.opener.and_then(|e| transcript.entries.get(e)) else {
+            continue;
+        };
+        out.push(Hint {
+            line: opener.line,
+            kind: HintKind::Turn,
+            label: turn_label(turn, total),
+            tooltip: turn_tooltip(turn, total, time_zone),
+        });
+    }
+    for step in &analysis.steps {
+        if step.usage == Usage::default() {
+            continue;
+        }
+        let Some(last) = step.entries.last().and_then(|&e| transcript.entries.get(e)) else {
+            continue;
+        };
+        let rows = step.entries.len();
+        let mut tooltip = format!(
+            "Usage of this model response ({}), taken once: the component-wise maximum of \
+             the usage its rows repeat, never their sum (case 10).\n\n- input: {}\n- cache \
+             write: {}\n- cache read: {}\n- output: {}",
+            plural(rows as u64, "row", "rows"),
+            step.usage.input,
+            step.usage.cache_creation,
+            step.usage.cache_read,
+            step.usage.output
+        );
+        if !step.output_final {
+            tooltip.push_str(
+                " (a streaming placeholder written by this Claude Code version, not the final \
+                 count; FORMATS.md §1.6)",
+            );
+        }
+        out.push(Hint {
+            line: last.line,
+            kind: HintKind::Usage,
+            label: usage_label(&step.usage, step.output_final),
+            tooltip,
+        });
+    }
+    out.sort_by_key(|h| (h.line, h.kind == HintKind::Usage));
+    out
+}
+
+/// Hints of the view: the turn hint on each turn heading (the view's anchors without a child).
+pub fn view_hints(view: &View, analysis: &Analysis, time_zone: Option<&str>) -> Vec<Hint> {
+    let total = analysis.turn_count;
+    let mut out = Vec::new();
+    for a in view.anchors.iter().filter(|a| a.child.is_none()) {
+        let Some(turn) = analysis.turns.iter().find(|t| t.n == a.turn) else {
+            continue;
+        };
+        if turn.kind == TurnKind::Preamble {
+            continue;
+        }
+        out.push(Hint {
+            line: a.line,
+            kind: HintKind::Turn,
+            label: turn_label(turn, total),
+            tooltip: turn_tooltip(turn, total, time_zone),
+        });
+    }
+    out.sort_by_key(|h| h.line);
+    out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn durations() {
+        assert_eq!(format_duration(800), "0.8s");
+        assert_eq!(format_duration(45_000), "45s");
+        assert_eq!(format_duration(145_000), "2m 25s");
+        assert_eq!(format_duration(3_780_000), "1h 03m");
+    }
+
+    #[test]
+    fn usage_labels() {
+        let u = Usage {
+            input: 8,
+            output: 660,
+            cache_creation: 1500,
+            cache_read: 17200,
+            reasoning: 0,
+        };
+        assert_eq!(
+            usage_label(&u, true),
+            "in 8 · cache write 1.5k · cache read 17.2k · out 660"
+        );
+        assert_eq!(
+            usage_label(&u, false),
+            "in 8 · cache write 1.5k · cache read 17.2k · out ?"
+        );
+    }
+}

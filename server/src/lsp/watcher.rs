@@ -1,0 +1,438 @@
+//! Live files (DESIGN.md §5): a notify watcher on the directory of every served transcript and
+//! on the workspace-symbol roots, and the task that turns its events into work: appended bytes
+//! read into the source (only the new bytes), views refreshed
+//! (`workspace/textDocumentContent/refresh` when the client announced it, and
+//! `transcript/didChangeVirtualDocument`), then `workspace/{semanticTokens,inlayHint,codeLens}/refresh`
+//! when the client supports them. Refreshes are sent from this task (never awaited by a request
+//! handler; LSP-NOTES §1.2 rule 3), at most one batch every [`REFRESH_EVERY`], one batch in
+//! flight at a time. The same task keeps the workspace-symbol index up to date.
+
+use std::collections::{HashMap, HashSet};
+use std::path::{Path, PathBuf};
+use std::sync::Arc;
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::time::Duration;
+
+use notify::{EventKind, RecursiveMode, Watcher};
+use tower_lsp_server::ls_types::request::WorkDoneProgressCreate;
+use tower_lsp_server::ls_types::*;
+
+use crate::ide::workspace_symbols;
+use crate::lsp::custom::{
+    DidChangeFile, DidChangeVirtualDocument, TextDocumentContentRefresh, UriParams,
+};
+use crate::lsp::documents::DiskChange;
+use crate::lsp::server::Shared;
+
+/// Minimum interval between two refresh batches.
+pub const REFRESH_EVERY: Duration = Duration::from_millis(200);
+
+/// Work for the watcher task.
+#[derive(Debug)]
+pub enum Event {
+    /// Follow this transcript file.
+    Watch(PathBuf),
+    /// Stop following it (one `Watch` fewer).
+    Unwatch(PathBuf),
+    /// Settings changed: refresh everything; re-index when the roots changed.
+    SettingsChanged { roots_changed: bool },
+    /// A file-system event from notify.
+    Fs(notify::Result<notify::Event>),
+}
+
+/// Starts the watcher task and the initial index build (once, at `initialized`).
+pub fn start(shared: Arc<Shared>) {
+    let rx = shared
+        .events_rx
+        .lock()
+        .unwrap_or_else(|e| e.into_inner())
+        .take();
+    let Some(rx) = rx else {
+        return;
+    };
+    tokio::spawn(run(shared.clone(), rx));
+    tokio::spawn(build_index(shared));
+}
+
+struct State {
+    watcher: Option<notify::RecommendedWatcher>,
+    /// Watched transcript files -> count of `Watch` events.
+    files: HashMap<PathBuf, usize>,
+    /// Watched directories (non-recursive) -> number of watched files in them.
+    dirs: HashMap<PathBuf, usize>,
+    /// Roots watched recursively.
+    roots: Vec<PathBuf>,
+    dirty: HashSet<PathBuf>,
+    changed_raw: HashSet<PathBuf>,
+    refresh_all: bool,
+    reindex: HashSet<PathBuf>,
+}
+
+impl State {
+    fn watch_file(&mut self, shared: &Shared, path: PathBuf) {
+        let n = self.files.entry(path.clone()).or_insert(0);
+        *n += 1;
+        if *n > 1 {
+            return;
+        }
+        let Some(dir) = path.parent().map(Path::to_path_buf) else {
+            return;
+        };
+        let d = self.dirs.entry(dir.clone()).or_insert(0);
+        *d += 1;
+        if *d == 1 {
+            if let Some(w) = self.watcher.as_mut() {
+                if let Err(e) = w.watch(&dir, RecursiveMode::NonRecursive) {
+                    shared.log(
+                        MessageType::WARNING,
+                        format!("cannot watch {}: {e}", dir.display()),
+                    );
+                }
+            }
+        }
+    }
+
+    fn unwatch_file(&mut self, path: &Path) {
+        let Some(n) = self.files.get_mut(path) else {
+            return;
+        };
+        *n -= 1;
+        if *n > 0 {
+            return;
+        }
+        self.files.remove(path);
+        let Some(dir) = path.parent() else {
+            return;
+        };
+        if let Some(d) = self.dirs.get_mut(dir) {
+            *d -= 1;
+            if *d == 0 {
+                self.dirs.remove(dir);
+                if let Some(w) = self.watcher.as_mut() {
+                    let _ = w.unwatch(dir);
+                }
+            }
+        }
+    }
+
+    fn watch_roots(&mut self, shared: &Shared, roots: Vec<PathBuf>) {
+        if let Some(w) = self.watcher.as_mut() {
+            for r in &self.roots {
+                let _ = w.unwatch(r);
+            }
+            for r in &roots {
+                if r.is_dir() {
+                    if let Err(e) = w.watch(r, RecursiveMode::Recursive) {
+                        shared.log(
+                            MessageType::WARNING,
+                            format!("cannot watch root {}: {e}", r.display()),
+                        );
+                    }
+                }
+            }
+        }
+        self.roots = roots;
+    }
+}
+
+async fn run(shared: Arc<Shared>, mut rx: tokio::sync::mpsc::UnboundedReceiver<Event>) {
+    let tx = shared.events.clone();
+    let watcher = notify::recommended_watcher(move |res| {
+        let _ = tx.send(Event::Fs(res));
+    });
+    let watcher = match watcher {
+        Ok(w) => Some(w),
+        Err(e) => {
+            shared.log(
+                MessageType::WARNING,
+                format!("file watching unavailable ({e}); live updates are off"),
+            );
+            None
+        }
+    };
+    let mut st = State {
+        watcher,
+        files: HashMap::new(),
+        dirs: HashMap::new(),
+        roots: Vec::new(),
+        dirty: HashSet::new(),
+        changed_raw: HashSet::new(),
+        refresh_all: false,
+        reindex: HashSet::new(),
+    };
+    let roots = shared
+        .settings
+        .read()
+        .unwrap_or_else(|e| e.into_inner())
+        .roots
+        .clone();
+    st.watch_roots(&shared, roots);
+    let in_flight = Arc::new(AtomicBool::new(false));
+    let mut tick = tokio::time::interval(REFRESH_EVERY);
+    tick.set_missed_tick_behavior(tokio::time::MissedTickBehavior::Delay);
+    let mut shutdown = shared.shutdown.subscribe();
+    loop {
+        tokio::select! {
+            ev = rx.recv() => {
+                let Some(ev) = ev else { break };
+                handle(&shared, &mut st, ev).await;
+            }
+            _ = tick.tick() => flush(&shared, &mut st, &in_flight),
+            _ = shutdown.changed() => break,
+        }
+    }
+}
+
+async fn handle(shared: &Arc<Shared>, st: &mut State, ev: Event) {
+    match ev {
+        Event::Watch(p) => st.watch_file(shared, p),
+        Event::Unwatch(p) => st.unwatch_file(&p),
+        Event::SettingsChanged { roots_changed } => {
+            st.refresh_all = true;
+            if roots_changed {
+                let roots = shared
+                    .settings
+                    .read()
+                    .unwrap_or_else(|e| e.into_inner())
+                    .roots
+                    .clone();
+                st.watch_roots(shared, roots.clone());
+                shared
+                    .index
+                    .write()
+                    .unwrap_or_else(|e| e.into_inner())
+                    .retain_roots(&roots);
+                tokio::spawn(build_index(shared.clone()));
+            }
+        }
+        Event::Fs(Err(e)) => shared.log(MessageType::LOG, format!("watcher error: {e}")),
+        Event::Fs(Ok(event)) => {
+            if matches!(event.kind, EventKind::Access(_)) {
+                return;
+            }
+            for path in event.paths {
+                if st.files.contains_key(&path) {
+                    on_file_changed(shared, st, &path).await;
+                }
+                if path.extension().is_some_and(|x| x == "jsonl")
+                    && st.roots.iter().any(|r| path.starts_with(r))
+                {
+                    st.reindex.insert(path);
+                }
+            }
+        }
+    }
+}
+
+async fn on_file_changed(shared: &Arc<Shared>, st: &mut State, path: &Path) {
+    let (source, raw_open) = {
+        let store = shared.store.lock().unwrap_or_else(|e| e.into_inner());
+        (store.disk_source(path), !store.raw_uris_of(path).is_empty())
+    };
+    if raw_open {
+        st.changed_raw.insert(path.to_path_buf());
+    }
+    let Some(source) = source else {
+        return;
+    };
+    let change = tokio::task::spawn_blocking(move || source.refresh_disk())
+        .await
+        .unwrap_or(DiskChange::Unchanged);
+    match change {
+        DiskChange::Unchanged => {}
+        DiskChange::Appended(_) => {
+            st.dirty.insert(path.to_path_buf());
+        }
+        DiskChange::Reloaded => {
+            shared.log(
+                MessageType::INFO,
+                format!("{} was truncated or replaced; re-read it", path.display()),
+            );
+            st.dirty.insert(path.to_path_buf());
+        }
+        DiskChange::Missing(why) => {
+            st.dirty.insert(path.to_path_buf());
+            let msg = format!(
+                "transcript {} is gone ({why}); its view is empty until it reappears",
+                path.display()
+            );
+            shared.log(MessageType::WARNING, msg.clone());
+            let client = shared.client.clone();
+            tokio::spawn(async move { client.show_message(MessageType::WARNING, msg).await });
+        }
+    }
+}
+
+fn flush(shared: &Arc<Shared>, st: &mut State, in_flight: &Arc<AtomicBool>) {
+    if !st.reindex.is_empty() {
+        let paths: Vec<PathBuf> = st.reindex.drain().collect();
+        let shared = shared.clone();
+        tokio::spawn(async move {
+            let options = shared
+                .settings
+                .read()
+                .unwrap_or_else(|e| e.into_inner())
+                .analysis_options();
+            for p in paths {
+                let o = options.clone();
+                let q = p.clone();
+                let res = tokio::task::spawn_blocking(move || {
+                    if q.is_file() {
+                        Some(workspace_symbols::index_file(&q, &o))
+                    } else {
+                        None
+                    }
+                })
+                .await;
+                let mut idx = shared.index.write().unwrap_or_else(|e| e.into_inner());
+                match res {
+                    Ok(Some(Ok(f))) => idx.insert(p, f),
+                    Ok(None) => idx.remove(&p),
+                    _ => {}
+                }
+            }
+        });
+    }
+    if st.dirty.is_empty() && st.changed_raw.is_empty() && !st.refresh_all {
+        return;
+    }
+    if in_flight.swap(true, Ordering::SeqCst) {
+        return; // the previous batch is still waiting for the client: keep the work queued
+    }
+    let all = std::mem::take(&mut st.refresh_all);
+    let dirty: Vec<PathBuf> = st.dirty.drain().collect();
+    let raw: Vec<PathBuf> = st.changed_raw.drain().collect();
+    let (views, raw_uris) = {
+        let store = shared.store.lock().unwrap_or_else(|e| e.into_inner());
+        let mut views: Vec<Uri> = if all {
+            store.views.values().map(|v| v.uri.clone()).collect()
+        } else {
+            dirty.iter().flat_map(|p| store.view_uris_of(p)).collect()
+        };
+        views.sort();
+        views.dedup_by(|a, b| a.as_str() == b.as_str());
+        let raw_uris: Vec<Uri> = raw.iter().flat_map(|p| store.raw_uris_of(p)).collect();
+        (views, raw_uris)
+    };
+    let caps = shared
+        .caps
+        .read()
+        .unwrap_or_else(|e| e.into_inner())
+        .clone();
+    let client = shared.client.clone();
+    let flag = in_flight.clone();
+    let anything = all || !dirty.is_empty();
+    tokio::spawn(async move {
+        for uri in &views {
+            if caps.text_document_content {
+                let _ = client
+                    .send_request::<TextDocumentContentRefresh>(UriParams { uri: uri.clone() })
+                    .await;
+            }
+            client
+                .send_notification::<DidChangeVirtualDocument>(UriParams { uri: uri.clone() })
+                .await;
+        }
+        for uri in raw_uris {
+            client
+                .send_notification::<DidChangeFile>(UriParams { uri })
+                .await;
+        }
+        if anything {
+            if caps.semantic_tokens_refresh {
+                let _ = client.semantic_tokens_refresh().await;
+            }
+            if caps.inlay_hint_refresh {
+                let _ = client.inlay_hint_refresh().await;
+            }
+            if caps.code_lens_refresh {
+                let _ = client.code_lens_refresh().await;
+            }
+        }
+        flag.store(false, Ordering::SeqCst);
+    });
+}
+
+/// Builds the workspace-symbol index from the configured roots, reporting `$/progress` when
+/// the client supports work-done progress.
+pub async fn build_index(shared: Arc<Shared>) {
+    let (roots, options) = {
+        let s = shared.settings.read().unwrap_or_else(|e| e.into_inner());
+        (s.roots.clone(), s.analysis_options())
+    };
+    let r = roots.clone();
+    let files = tokio::task::spawn_blocking(move || workspace_symbols::scan_roots(&r))
+        .await
+        .unwrap_or_default();
+    if files.is_empty() {
+        return;
+    }
+    let progress_ok = shared
+        .caps
+        .read()
+        .unwrap_or_else(|e| e.into_inner())
+        .work_done_progress;
+    let token = NumberOrString::String("transcript-ls/index".to_string());
+    let progress = if progress_ok
+        && shared
+            .client
+            .send_request::<WorkDoneProgressCreate>(WorkDoneProgressCreateParams {
+                token: token.clone(),
+            })
+            .await
+            .is_ok()
+    {
+        Some(
+            shared
+                .client
+                .progress(token, "Indexing transcripts")
+                .with_percentage(0)
+                .begin()
+                .await,
+        )
+    } else {
+        None
+    };
+    let total = files.len();
+    let mut last_pct = 0;
+    for (i, p) in files.into_iter().enumerate() {
+        if *shared.shutdown.borrow() {
+            return;
+        }
+        let fresh = shared
+            .index
+            .read()
+            .unwrap_or_else(|e| e.into_inner())
+            .is_current(&p);
+        if !fresh {
+            let o = options.clone();
+            let q = p.clone();
+            if let Ok(Ok(f)) =
+                tokio::task::spawn_blocking(move || workspace_symbols::index_file(&q, &o)).await
+            {
+                shared
+                    .index
+                    .write()
+                    .unwrap_or_else(|e| e.into_inner())
+                    .insert(p, f);
+            }
+        }
+        let pct = ((i + 1) * 100 / total) as u32;
+        if let Some(pr) = &progress {
+            if pct >= last_pct + 5 {
+                last_pct = pct;
+                pr.report_with_message(format!("{}/{} files", i + 1, total), pct)
+                    .await;
+            }
+        }
+    }
+    let (nf, nt) = {
+        let idx = shared.index.read().unwrap_or_else(|e| e.into_inner());
+        (idx.file_count(), idx.turn_count())
+    };
+    let msg = format!("indexed {nf} transcripts, {nt} turns");
+    if let Some(pr) = progress {
+        pr.finish_with_message(msg.clone()).await;
+    }
+    shared.log(MessageType::INFO, msg);
+}
