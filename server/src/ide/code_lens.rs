@@ -34,7 +34,7 @@ pub struct Lens {
 }
 
 /// The stepper title of a gate: the phase discs in order with the current one lit, then the
-/// verdict, e.g. `📋 ━ 🔴 ━ 📏 ━ ⟦🔨 Build⟧ ┄ ✨ ┄ 📚 ┄ 🔍 ┄ 🔀 — ✔ PASS`. A custom gate that
+/// verdict, e.g. `🔍 ━ ⚔️ ━ 🚦 ━ ⟦🔨 Build⟧ ┄ 💎 ┄ 📝 ┄ 🔬 ┄ 🚀 — ✔ PASS`. A custom gate that
 /// maps onto no phase is a badge: `◆ CUSTOM_LINT — ⚠ needs you: 3 warnings`.
 pub fn gate_title(gate: &Gate, phases: &[Phase]) -> String {
     let verdict = verdict_text(gate);
@@ -182,7 +182,7 @@ mod tests {
     #[test]
     fn stepper_lights_the_current_disc() {
         let t = gate_title(&gate(Some(3), Verdict::Done, "PASS"), &default_phases());
-        assert_eq!(t, "📋 ━ 🔴 ━ 📏 ━ ⟦🔨 Build⟧ ┄ ✨ ┄ 📚 ┄ 🔍 ┄ 🔀 — ✔ PASS");
+        assert_eq!(t, "🔍 ━ ⚔️ ━ 🚦 ━ ⟦🔨 Build⟧ ┄ 💎 ┄ 📝 ┄ 🔬 ┄ 🚀 — ✔ PASS");
         let t = gate_title(
             &gate(
                 Some(7),
@@ -193,7 +193,7 @@ mod tests {
             ),
             &default_phases(),
         );
-        assert!(t.ends_with("⟦🔀 Merge⟧ — ⛔ blocked: tests fail"), "{t}");
+        assert!(t.ends_with("⟦🚀 Merge⟧ — ⛔ blocked: tests fail"), "{t}");
         let t = gate_title(
             &gate(
                 None,

@@ -20,7 +20,7 @@ pub const COMMANDS: [&str; 5] = [
 pub const VIEW_SCHEME: &str = "transcript";
 
 /// The client's capabilities that change what the server sends.
-#[derive(Debug, Clone, Default)]
+#[derive(Debug, Clone)]
 pub struct ClientCaps {
     pub encoding: Encoding,
     pub semantic_tokens_refresh: bool,
@@ -37,6 +37,25 @@ pub struct ClientCaps {
     pub folding_collapsed_text: bool,
     pub hover_markdown: bool,
     pub inlay_hint_markdown_tooltip: bool,
+}
+
+impl Default for ClientCaps {
+    fn default() -> Self {
+        ClientCaps {
+            encoding: Encoding::Utf16,
+            semantic_tokens_refresh: false,
+            inlay_hint_refresh: false,
+            code_lens_refresh: false,
+            text_document_content: false,
+            work_done_progress: false,
+            show_document: false,
+            hierarchical_symbols: false,
+            folding_range_limit: None,
+            folding_collapsed_text: false,
+            hover_markdown: true,
+            inlay_hint_markdown_tooltip: false,
+        }
+    }
 }
 
 impl ClientCaps {

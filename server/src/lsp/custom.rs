@@ -155,10 +155,13 @@ pub async fn execute_command(
             let Some(target) = ide::navigation::step_line(&lines, line, forward) else {
                 return Ok(Some(Value::Null));
             };
-            let range = ctx
-                .lines()
-                .line_range(ctx.text(), target, backend.shared.enc())
-                .unwrap_or_default();
+            let range = crate::lsp::convert::line_range(
+                ctx.text(),
+                ctx.lines(),
+                target,
+                backend.shared.enc(),
+            )
+            .unwrap_or_default();
             let loc = Location {
                 uri: ctx.uri().clone(),
                 range,

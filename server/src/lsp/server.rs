@@ -289,7 +289,7 @@ impl Shared {
     ) -> Option<Location> {
         let uri = Uri::from_file_path(path)?;
         let range = match (snap, span) {
-            (Some(s), Some(sp)) => s.lines.range(&s.text, sp, self.enc()),
+            (Some(s), Some(sp)) => convert::range(&s.text, &s.lines, sp, self.enc()),
             _ => Range::default(),
         };
         Some(Location { uri, range })
@@ -575,7 +575,7 @@ impl Backend {
                 ide::diagnostics::diagnostics(&snap.transcript, &snap.analysis)
                     .into_iter()
                     .map(|d| Diagnostic {
-                        range: snap.lines.range(&snap.text, d.span.clone(), enc),
+                        range: convert::range(&snap.text, &snap.lines, d.span.clone(), enc),
                         severity: Some(match d.severity {
                             crate::model::Severity::Error => DiagnosticSeverity::ERROR,
                             crate::model::Severity::Warning => DiagnosticSeverity::WARNING,
@@ -613,9 +613,7 @@ impl Backend {
         let enc = self.shared.enc();
         match ctx {
             Ctx::Raw { snap, .. } => {
-                let off = snap
-                    .lines
-                    .offset(&snap.text, pos, enc)
+                let off = convert::offset(&snap.text, &snap.lines, pos, enc)
                     .map_err(|_| Self::position_error(ctx, pos))?;
                 let Some(ei) = ide::lookup::entry_at_line(&snap.transcript, pos.line as usize)
                 else {
@@ -658,14 +656,14 @@ impl Backend {
                             .map_or(e.span.clone(), |b| b.span.clone());
                         Some(Location {
                             uri: uri.clone(),
-                            range: snap.lines.range(&snap.text, span, enc),
+                            range: convert::range(&snap.text, &snap.lines, span, enc),
                         })
                     }
                     Ctx::View { uri, view, key, .. } => {
                         match view.index.line_of_block(*entry, *block) {
                             Some(l) => Some(Location {
                                 uri: uri.clone(),
-                                range: view.lines.line_range(&view.view.text, l, enc)?,
+                                range: convert::line_range(&view.view.text, &view.lines, l, enc)?,
                             }),
                             None => {
                                 let span = e
@@ -683,12 +681,12 @@ impl Backend {
                 match ctx {
                     Ctx::Raw { uri, .. } => Some(Location {
                         uri: uri.clone(),
-                        range: snap.lines.range(&snap.text, e.span.clone(), enc),
+                        range: convert::range(&snap.text, &snap.lines, e.span.clone(), enc),
                     }),
                     Ctx::View { uri, view, key, .. } => match view.index.line_of_entry(*entry) {
                         Some(l) => Some(Location {
                             uri: uri.clone(),
-                            range: view.lines.line_range(&view.view.text, l, enc)?,
+                            range: convert::line_range(&view.view.text, &view.lines, l, enc)?,
                         }),
                         None => {
                             self.shared
@@ -721,7 +719,7 @@ impl Backend {
                 continue;
             }
             let p = cursor.position(t.start);
-            let len = convert::units(slice, enc) as u32;
+            let len = cursor.length(t.start, t.end);
             if len == 0 {
                 continue;
             }
@@ -859,7 +857,10 @@ fn lines_range(lines: &LineIndex, text: &str, start: usize, end: usize, enc: Enc
     let end_pos = if end < last {
         Position::new(end as u32 + 1, 0)
     } else {
-        Position::new(end as u32, lines.line_len(text, end, enc).unwrap_or(0))
+        Position::new(
+            end as u32,
+            convert::line_len(text, lines, end, enc).unwrap_or(0),
+        )
     };
     Range::new(Position::new(start as u32, 0), end_pos)
 }
@@ -1315,7 +1316,7 @@ impl LanguageServer for Backend {
                 .into_iter()
                 .filter(|h| h.line >= lo && h.line <= hi)
                 .filter_map(|h| {
-                    let col = ctx.lines().line_len(ctx.text(), h.line, enc)?;
+                    let col = convert::line_len(ctx.text(), ctx.lines(), h.line, enc)?;
                     Some(InlayHint {
                         position: Position::new(h.line as u32, col),
                         label: InlayHintLabel::String(h.label),
@@ -1447,7 +1448,7 @@ impl LanguageServer for Backend {
         let Some(markdown) = markdown else {
             return Ok(None);
         };
-        let range = ctx.lines().line_range(ctx.text(), pos.line as usize, enc);
+        let range = convert::line_range(ctx.text(), ctx.lines(), pos.line as usize, enc);
         let contents = if read(&self.shared.caps).hover_markdown {
             HoverContents::Markup(MarkupContent {
                 kind: MarkupKind::Markdown,
