@@ -1,0 +1,290 @@
+//! An in-process LSP client for the tests: drives `transcript_ls::lsp::build_service()` through
+//! `tower::ServiceExt`, records every message the server sends to the client (notifications
+//! and requests, in order) and answers the server's requests.
+
+#![allow(dead_code)]
+
+use std::path::{Path, PathBuf};
+use std::sync::{Arc, Mutex};
+use std::time::Duration;
+
+use futures::{SinkExt, StreamExt};
+use serde_json::{Value, json};
+use tower::{Service, ServiceExt};
+use tower_lsp_server::jsonrpc::{Request, Response};
+use transcript_ls::lsp::{TranscriptService, build_service};
+
+/// `../shared` relative to the workspace root (CI uses the same path).
+pub fn shared_dir() -> PathBuf {
+    PathBuf::from(concat!(env!("CARGO_MANIFEST_DIR"), "/../../shared"))
+}
+
+/// `fixtures/` of the workspace.
+pub fn fixtures_dir() -> PathBuf {
+    PathBuf::from(concat!(env!("CARGO_MANIFEST_DIR"), "/../fixtures"))
+}
+
+/// `file://` URI of a path.
+pub fn file_uri(p: &Path) -> String {
+    let p = std::fs::canonicalize(p).unwrap_or_else(|_| p.to_path_buf());
+    let mut s = String::from("file://");
+    for b in p.to_string_lossy().bytes() {
+        if b.is_ascii_alphanumeric() || b"-._~/".contains(&b) {
+            s.push(b as char);
+        } else {
+            s.push_str(&format!("%{b:02X}"));
+        }
+    }
+    s
+}
+
+/// `transcript://` URI of a path.
+pub fn view_uri(p: &Path, verbose: Option<bool>) -> String {
+    let mut s = file_uri(p).replacen("file://", "transcript://", 1);
+    match verbose {
+        Some(true) => s.push_str("?verbose=1"),
+        Some(false) => s.push_str("?verbose=0"),
+        None => {}
+    }
+    s
+}
+
+/// One message the server sent to the client.
+#[derive(Debug, Clone)]
+pub struct Sent {
+    pub method: String,
+    pub params: Value,
+    pub is_request: bool,
+}
+
+pub struct TestClient {
+    pub service: TranscriptService,
+    next_id: i64,
+    pub sent: Arc<Mutex<Vec<Sent>>>,
+}
+
+/// Client capabilities of a VS Code-like client (UTF-16, refresh support, hierarchical
+/// symbols, 3.18 textDocumentContent) or, with `utf8`, a Neovim-like one.
+pub fn client_caps(utf8: bool) -> Value {
+    json!({
+        "general": { "positionEncodings": if utf8 { json!(["utf-8", "utf-16"]) } else { json!(["utf-16"]) } },
+        "workspace": {
+            "semanticTokens": { "refreshSupport": true },
+            "inlayHint": { "refreshSupport": true },
+            "codeLens": { "refreshSupport": true },
+            "textDocumentContent": { "dynamicRegistration": true },
+            "symbol": {},
+            "executeCommand": {}
+        },
+        "window": { "workDoneProgress": true, "showDocument": { "support": true } },
+        "textDocument": {
+            "documentSymbol": { "hierarchicalDocumentSymbolSupport": true },
+            "foldingRange": { "lineFoldingOnly": true, "rangeLimit": 5000,
+                              "foldingRange": { "collapsedText": true } },
+            "hover": { "contentFormat": ["markdown", "plaintext"] },
+            "inlayHint": {},
+            "semanticTokens": { "requests": { "full": { "delta": true }, "range": true },
+                                "tokenTypes": [], "tokenModifiers": [], "formats": ["relative"] }
+        }
+    })
+}
+
+impl TestClient {
+    /// Starts a server, sends `initialize` (and waits for its response: notifications sent
+    /// before it are dropped by tower-lsp-server, LSP-NOTES §1.2) and `initialized`.
+    pub async fn start(caps: Value, init_options: Value) -> (TestClient, Value) {
+        let (service, socket) = build_service();
+        let sent = Arc::new(Mutex::new(Vec::new()));
+        let rec = sent.clone();
+        let (mut requests, mut responses) = socket.split();
+        tokio::spawn(async move {
+            while let Some(req) = requests.next().await {
+                let (method, id, params) = req.into_parts();
+                rec.lock().unwrap().push(Sent {
+                    method: method.to_string(),
+                    params: params.unwrap_or(Value::Null),
+                    is_request: id.is_some(),
+                });
+                if let Some(id) = id {
+                    let result = if method == "window/showDocument" {
+                        json!({ "success": true })
+                    } else {
+                        Value::Null
+                    };
+                    if responses.send(Response::from_ok(id, result)).await.is_err() {
+                        break;
+                    }
+                }
+            }
+        });
+        let mut c = TestClient {
+            service,
+            next_id: 1,
+            sent,
+        };
+        let init = c
+            .request(
+                "initialize",
+                json!({ "capabilities": caps, "initializationOptions": init_options,
+                        "processId": null, "rootUri": null }),
+            )
+            .await
+            .expect("initialize");
+        c.notify("initialized", json!({})).await;
+        (c, init)
+    }
+
+    /// Sends a request; `Err((code, message))` for an LSP error.
+    pub async fn request(&mut self, method: &str, params: Value) -> Result<Value, (i64, String)> {
+        let id = self.next_id;
+        self.next_id += 1;
+        let req = Request::build(method.to_string())
+            .id(id)
+            .params(params)
+            .finish();
+        let resp = self
+            .service
+            .ready()
+            .await
+            .expect("service ready")
+            .call(req)
+            .await
+            .expect("service call")
+            .expect("a response");
+        let (_, body) = resp.into_parts();
+        body.map_err(|e| (e.code.code(), e.message.to_string()))
+    }
+
+    /// Sends a notification.
+    pub async fn notify(&mut self, method: &str, params: Value) {
+        let req = Request::build(method.to_string()).params(params).finish();
+        let resp = self
+            .service
+            .ready()
+            .await
+            .expect("service ready")
+            .call(req)
+            .await
+            .expect("service call");
+        assert!(resp.is_none(), "a notification got a response: {resp:?}");
+    }
+
+    /// Opens a document with the given text.
+    pub async fn open(&mut self, uri: &str, text: &str) {
+        self.notify(
+            "textDocument/didOpen",
+            json!({ "textDocument": { "uri": uri, "languageId": "jsonl", "version": 1, "text": text } }),
+        )
+        .await;
+    }
+
+    /// Opens a file from disk as a raw document; returns its URI.
+    pub async fn open_file(&mut self, path: &Path) -> String {
+        let uri = file_uri(path);
+        let text = std::fs::read_to_string(path).expect("read fixture");
+        self.open(&uri, &text).await;
+        uri
+    }
+
+    /// Fetches a view's text and opens it (as VS Code does after
+    /// `workspace/textDocumentContent`).
+    pub async fn open_view(&mut self, uri: &str) -> String {
+        let text = self
+            .request("workspace/textDocumentContent", json!({ "uri": uri }))
+            .await
+            .expect("textDocumentContent")["text"]
+            .as_str()
+            .expect("text")
+            .to_string();
+        self.notify(
+            "textDocument/didOpen",
+            json!({ "textDocument": { "uri": uri, "languageId": "transcript-view", "version": 1, "text": text } }),
+        )
+        .await;
+        text
+    }
+
+    /// Messages the server sent so far.
+    pub fn sent(&self) -> Vec<Sent> {
+        self.sent.lock().unwrap().clone()
+    }
+
+    /// Waits until a message matching `pred` was sent (up to `timeout`); returns it.
+    pub async fn wait_for(&self, timeout: Duration, pred: impl Fn(&Sent) -> bool) -> Option<Sent> {
+        let deadline = tokio::time::Instant::now() + timeout;
+        loop {
+            if let Some(s) = self.sent.lock().unwrap().iter().find(|s| pred(s)) {
+                return Some(s.clone());
+            }
+            if tokio::time::Instant::now() >= deadline {
+                return None;
+            }
+            tokio::time::sleep(Duration::from_millis(10)).await;
+        }
+    }
+
+    /// Clears the record of sent messages.
+    pub fn clear_sent(&self) {
+        self.sent.lock().unwrap().clear();
+    }
+
+    /// Waits for the diagnostics of `uri` whose `version` is `version`.
+    pub async fn diagnostics(&self, uri: &str, version: i64) -> Value {
+        let s = self
+            .wait_for(Duration::from_secs(20), |s| {
+                s.method == "textDocument/publishDiagnostics"
+                    && s.params["uri"] == uri
+                    && s.params["version"] == version
+            })
+            .await
+            .expect("diagnostics published");
+        s.params["diagnostics"].clone()
+    }
+
+    pub async fn shutdown(mut self) {
+        let _ = self.request("shutdown", Value::Null).await;
+        let _ = self
+            .service
+            .ready()
+            .await
+            .expect("ready")
+            .call(Request::build("exit").finish())
+            .await;
+    }
+}
+
+/// Decodes relative semantic tokens into `(line, start, length, type, modifiers)`.
+pub fn decode_tokens(data: &Value) -> Vec<(u32, u32, u32, u32, u32)> {
+    let nums: Vec<u32> = data
+        .as_array()
+        .expect("data")
+        .iter()
+        .map(|v| v.as_u64().expect("u32") as u32)
+        .collect();
+    let mut out = Vec::new();
+    let (mut line, mut start) = (0, 0);
+    for t in nums.chunks(5) {
+        if t[0] > 0 {
+            line += t[0];
+            start = t[1];
+        } else {
+            start += t[1];
+        }
+        out.push((line, start, t[2], t[3], t[4]));
+    }
+    out
+}
+
+/// The text a token covers, for a document text in the given encoding.
+pub fn token_text(text: &str, line: u32, start: u32, len: u32, utf8: bool) -> String {
+    let l = text.split('\n').nth(line as usize).unwrap_or("");
+    if utf8 {
+        l.get(start as usize..(start + len) as usize)
+            .unwrap_or("<bad utf-8 range>")
+            .to_string()
+    } else {
+        let units: Vec<u16> = l.encode_utf16().collect();
+        let end = ((start + len) as usize).min(units.len());
+        String::from_utf16_lossy(&units[(start as usize).min(end)..end])
+    }
+}
