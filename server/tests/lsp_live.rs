@@ -1,0 +1,209 @@
+//! Live files: a transcript behind an open view grows on disk in chunks (with a torn line
+//! completed later); the server reads only the new bytes, refreshes the view
+//! (`workspace/textDocumentContent/refresh` and `transcript/didChangeVirtualDocument`) and asks
+//! for semantic token / inlay hint / code lens refreshes, rate-limited; its results then equal
+//! those of a server that reads the final file from scratch. Truncation, replacement and
+//! deletion are handled without a crash.
+
+mod lsp_common;
+
+use std::io::Write;
+use std::time::Duration;
+
+use lsp_common::*;
+use serde_json::{Value, json};
+
+fn append(path: &std::path::Path, bytes: &[u8]) {
+    let mut f = std::fs::OpenOptions::new().append(true).open(path).unwrap();
+    f.write_all(bytes).unwrap();
+    f.flush().unwrap();
+}
+
+/// Every feature's answer for a document, to compare two servers.
+async fn answers(c: &mut TestClient, uri: &str) -> Value {
+    let td = json!({"textDocument": {"uri": uri}});
+    let text = c
+        .request("workspace/textDocumentContent", json!({"uri": uri}))
+        .await
+        .unwrap();
+    let lines = text["text"].as_str().unwrap().split('\n').count() as u32;
+    let all = json!({"start": {"line": 0, "character": 0}, "end": {"line": lines, "character": 0}});
+    json!({
+        "text": text["text"],
+        "folding": c.request("textDocument/foldingRange", td.clone()).await.unwrap(),
+        "symbols": c.request("textDocument/documentSymbol", td.clone()).await.unwrap(),
+        "tokens": c.request("textDocument/semanticTokens/full", td.clone()).await.unwrap()["data"],
+        "hints": c.request("textDocument/inlayHint", json!({"textDocument": {"uri": uri}, "range": all})).await.unwrap(),
+        "lenses": c.request("textDocument/codeLens", td.clone()).await.unwrap(),
+    })
+}
+
+fn count(c: &TestClient, method: &str) -> usize {
+    c.sent().iter().filter(|s| s.method == method).count()
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn appends_in_chunks_refresh_the_view_and_match_a_fresh_read() {
+    let demo = std::fs::read(fixtures_dir().join("demo/3f8a2c61-9d4e-4b7a-8c15-e2d07b9a4f63.jsonl"))
+        .unwrap();
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("live.jsonl");
+    // Cut points: inside line 30 (a torn line), inside line 61, the end.
+    let nth_line_start = |n: usize| -> usize {
+        demo.iter()
+            .enumerate()
+            .filter(|(_, b)| **b == b'\n')
+            .nth(n - 1)
+            .map(|(i, _)| i + 1)
+            .unwrap()
+    };
+    let cut1 = nth_line_start(29) + 40;
+    let cut2 = nth_line_start(60) + 25;
+    std::fs::write(&path, &demo[..cut1]).unwrap();
+
+    let (mut c, _) = TestClient::start(client_caps(false), json!({"roots": []})).await;
+    let uri = view_uri(&path, Some(true));
+    c.open_view(&uri).await;
+    tokio::time::sleep(Duration::from_millis(300)).await;
+    c.clear_sent();
+
+    // Chunk 1 completes the torn line and tears another one.
+    append(&path, &demo[cut1..cut2]);
+    let refresh = c
+        .wait_for(Duration::from_secs(10), |s| {
+            s.method == "workspace/textDocumentContent/refresh" && s.params["uri"] == uri
+        })
+        .await;
+    assert!(refresh.is_some(), "no textDocumentContent refresh: {:?}", c.sent());
+    for m in [
+        "transcript/didChangeVirtualDocument",
+        "workspace/semanticTokens/refresh",
+        "workspace/inlayHint/refresh",
+        "workspace/codeLens/refresh",
+    ] {
+        assert!(
+            c.wait_for(Duration::from_secs(5), |s| s.method == m).await.is_some(),
+            "{m} not sent: {:?}",
+            c.sent()
+        );
+    }
+    {
+        let store = c.service.shared().store.lock().unwrap();
+        let src = store.disk_source(&path).expect("disk source");
+        assert_eq!(src.text().as_bytes(), &demo[..cut2]);
+    }
+
+    // Chunk 2, written in 20 small pieces quickly: refreshes are rate-limited.
+    tokio::time::sleep(Duration::from_millis(300)).await;
+    c.clear_sent();
+    let rest = &demo[cut2..];
+    let piece = rest.len() / 20 + 1;
+    for chunk in rest.chunks(piece) {
+        append(&path, chunk);
+        tokio::time::sleep(Duration::from_millis(10)).await;
+    }
+    tokio::time::sleep(Duration::from_millis(1200)).await;
+    let n = count(&c, "workspace/semanticTokens/refresh");
+    assert!((1..=6).contains(&n), "{n} semantic token refreshes for 20 appends in ~0.3 s");
+    {
+        let store = c.service.shared().store.lock().unwrap();
+        let src = store.disk_source(&path).expect("disk source");
+        assert_eq!(src.text().as_bytes(), &demo[..]);
+    }
+    let live = answers(&mut c, &uri).await;
+
+    // A fresh server reading the whole file gives the same answers.
+    let (mut fresh, _) = TestClient::start(client_caps(false), json!({"roots": []})).await;
+    fresh.open_view(&uri).await;
+    let from_scratch = answers(&mut fresh, &uri).await;
+    assert_eq!(live, from_scratch);
+    fresh.shutdown().await;
+
+    // Truncated: re-read from scratch.
+    c.clear_sent();
+    std::fs::write(&path, &demo[..nth_line_start(10)]).unwrap();
+    assert!(
+        c.wait_for(Duration::from_secs(10), |s| s.method == "transcript/didChangeVirtualDocument")
+            .await
+            .is_some()
+    );
+    {
+        let store = c.service.shared().store.lock().unwrap();
+        let src = store.disk_source(&path).expect("disk source");
+        assert_eq!(src.text().as_bytes(), &demo[..nth_line_start(10)]);
+    }
+    // Deleted: an empty document and a message.
+    c.clear_sent();
+    std::fs::remove_file(&path).unwrap();
+    let msg = c
+        .wait_for(Duration::from_secs(10), |s| s.method == "window/showMessage")
+        .await
+        .expect("showMessage on deletion");
+    assert!(msg.params["message"].as_str().unwrap().contains("is gone"));
+    let text = c
+        .request("workspace/textDocumentContent", json!({"uri": uri}))
+        .await
+        .unwrap();
+    let empty_view = {
+        let (mut e, _) = TestClient::start(client_caps(false), json!({"roots": []})).await;
+        let p = dir.path().join("empty.jsonl");
+        std::fs::write(&p, "").unwrap();
+        let t = e
+            .request("workspace/textDocumentContent", json!({"uri": view_uri(&p, Some(true))}))
+            .await
+            .unwrap();
+        e.shutdown().await;
+        t
+    };
+    assert_eq!(text, empty_view);
+    // Replaced (re-created): read again.
+    c.clear_sent();
+    std::fs::write(&path, &demo[..nth_line_start(20)]).unwrap();
+    assert!(
+        c.wait_for(Duration::from_secs(10), |s| s.method == "transcript/didChangeVirtualDocument")
+            .await
+            .is_some()
+    );
+    {
+        let store = c.service.shared().store.lock().unwrap();
+        let src = store.disk_source(&path).expect("disk source");
+        assert_eq!(src.text().as_bytes(), &demo[..nth_line_start(20)]);
+    }
+    // Still serving.
+    assert!(
+        c.request("textDocument/foldingRange", json!({"textDocument": {"uri": uri}}))
+            .await
+            .is_ok()
+    );
+    c.shutdown().await;
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn no_refresh_requests_without_client_support() {
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("quiet.jsonl");
+    std::fs::write(&path, "").unwrap();
+    let (mut c, _) = TestClient::start(json!({}), json!({"roots": []})).await;
+    let uri = view_uri(&path, None);
+    c.open_view(&uri).await;
+    tokio::time::sleep(Duration::from_millis(300)).await;
+    append(
+        &path,
+        b"{\"type\":\"user\",\"uuid\":\"u1\",\"sessionId\":\"s\",\"message\":{\"role\":\"user\",\"content\":\"hi\"}}\n",
+    );
+    assert!(
+        c.wait_for(Duration::from_secs(10), |s| s.method == "transcript/didChangeVirtualDocument")
+            .await
+            .is_some()
+    );
+    tokio::time::sleep(Duration::from_millis(500)).await;
+    for m in [
+        "workspace/textDocumentContent/refresh",
+        "workspace/semanticTokens/refresh",
+        "workspace/inlayHint/refresh",
+        "workspace/codeLens/refresh",
+    ] {
+        assert_eq!(count(&c, m), 0, "{m} sent to a client that did not announce it");
+    }
+    c.shutdown().await;
+}
