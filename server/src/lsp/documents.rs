@@ -68,6 +68,8 @@ struct TextState {
     body: Body,
     /// No byte before this offset changed since a build last took the text.
     dirty_from: usize,
+    /// Line index of a `Body::Flat` editor text (built on the first ranged change).
+    flat_index: Option<LineIndex>,
     disk: Option<DiskState>,
 }
 
@@ -122,6 +124,7 @@ impl Source {
                 version: Some(version),
                 body: Body::Flat(Arc::new(text)),
                 dirty_from: 0,
+                flat_index: None,
                 disk: None,
             }),
             build: tokio::sync::Mutex::new(BuildState::default()),
@@ -139,6 +142,7 @@ impl Source {
                 version: None,
                 body: Body::Flat(Arc::new(text)),
                 dirty_from: 0,
+                flat_index: None,
                 disk: Some(disk),
             }),
             build: tokio::sync::Mutex::new(BuildState::default()),
@@ -176,12 +180,30 @@ impl Source {
             match ch.range {
                 None => {
                     st.body = Body::Flat(Arc::new(ch.text));
+                    st.flat_index = None;
                     st.dirty_from = 0;
                 }
                 Some(range) => {
-                    if let Body::Flat(s) = &st.body {
+                    // Fast path: an insertion at the very end of a flat text (a transcript
+                    // that grew and was reloaded by the editor) appends in place, O(appended).
+                    if let Body::Flat(s) = &mut st.body {
+                        let index = st.flat_index.get_or_insert_with(|| LineIndex::new(s));
+                        let a = convert::offset(s, index, range.start, enc).unwrap_or(s.len());
+                        let b = convert::offset(s, index, range.end, enc).unwrap_or(s.len());
+                        if a == s.len() && b == s.len() {
+                            if let Ok(mut build) = self.build.try_lock() {
+                                build.snapshot = None; // let the string grow without a copy
+                            }
+                            let old = s.len();
+                            let text = Arc::make_mut(s);
+                            text.push_str(&ch.text);
+                            index.append(text, old);
+                            st.dirty_from = st.dirty_from.min(old);
+                            continue;
+                        }
                         let rope = Rope::from_str(s);
                         st.body = Body::Rope(rope);
+                        st.flat_index = None;
                     }
                     let Body::Rope(rope) = &mut st.body else {
                         continue;
@@ -650,6 +672,29 @@ mod tests {
             .unwrap();
         assert_eq!(lock(&s.text).dirty_from, 7);
         assert_eq!(*s.text(), "ab\n😀YX\ntail!");
+    }
+
+    #[test]
+    fn appends_at_the_end_stay_flat() {
+        let s = Source::editor(None, "{\"a\":1}\n{\"b\"".into(), 1);
+        lock(&s.text).dirty_from = usize::MAX;
+        s.apply_changes(2, vec![change(1, 5, 1, 5, ":2}\n")], Encoding::Utf16)
+            .unwrap();
+        s.apply_changes(
+            3,
+            vec![change(2, 0, 2, 0, "{\"c\":\"é\"}\n")],
+            Encoding::Utf8,
+        )
+        .unwrap();
+        assert!(matches!(lock(&s.text).body, Body::Flat(_)));
+        assert_eq!(*s.text(), "{\"a\":1}\n{\"b\":2}\n{\"c\":\"é\"}\n");
+        assert_eq!(lock(&s.text).dirty_from, 12);
+        // A change inside the text switches to the rope.
+        s.apply_changes(4, vec![change(0, 1, 0, 4, "\"z\"")], Encoding::Utf16)
+            .unwrap();
+        assert!(matches!(lock(&s.text).body, Body::Rope(_)));
+        assert_eq!(*s.text(), "{\"z\":1}\n{\"b\":2}\n{\"c\":\"é\"}\n");
+        assert_eq!(lock(&s.text).dirty_from, 1);
     }
 
     #[test]
