@@ -44,8 +44,9 @@ fn count(c: &TestClient, method: &str) -> usize {
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn appends_in_chunks_refresh_the_view_and_match_a_fresh_read() {
-    let demo = std::fs::read(fixtures_dir().join("demo/3f8a2c61-9d4e-4b7a-8c15-e2d07b9a4f63.jsonl"))
-        .unwrap();
+    let demo =
+        std::fs::read(fixtures_dir().join("demo/3f8a2c61-9d4e-4b7a-8c15-e2d07b9a4f63.jsonl"))
+            .unwrap();
     let dir = tempfile::tempdir().unwrap();
     let path = dir.path().join("live.jsonl");
     // Cut points: inside line 30 (a torn line), inside line 61, the end.
@@ -74,7 +75,11 @@ async fn appends_in_chunks_refresh_the_view_and_match_a_fresh_read() {
             s.method == "workspace/textDocumentContent/refresh" && s.params["uri"] == uri
         })
         .await;
-    assert!(refresh.is_some(), "no textDocumentContent refresh: {:?}", c.sent());
+    assert!(
+        refresh.is_some(),
+        "no textDocumentContent refresh: {:?}",
+        c.sent()
+    );
     for m in [
         "transcript/didChangeVirtualDocument",
         "workspace/semanticTokens/refresh",
@@ -82,7 +87,9 @@ async fn appends_in_chunks_refresh_the_view_and_match_a_fresh_read() {
         "workspace/codeLens/refresh",
     ] {
         assert!(
-            c.wait_for(Duration::from_secs(5), |s| s.method == m).await.is_some(),
+            c.wait_for(Duration::from_secs(5), |s| s.method == m)
+                .await
+                .is_some(),
             "{m} not sent: {:?}",
             c.sent()
         );
@@ -104,26 +111,56 @@ async fn appends_in_chunks_refresh_the_view_and_match_a_fresh_read() {
     }
     tokio::time::sleep(Duration::from_millis(1200)).await;
     let n = count(&c, "workspace/semanticTokens/refresh");
-    assert!((1..=6).contains(&n), "{n} semantic token refreshes for 20 appends in ~0.3 s");
+    assert!(
+        (1..=6).contains(&n),
+        "{n} semantic token refreshes for 20 appends in ~0.3 s"
+    );
     {
         let store = c.service.shared().store.lock().unwrap();
         let src = store.disk_source(&path).expect("disk source");
         assert_eq!(src.text().as_bytes(), &demo[..]);
     }
+    // Until the client re-fetches, features answer on the view it shows (the first one).
+    let stale = answers(&mut c, &uri).await;
+    c.resync_view(&uri, 2).await;
     let live = answers(&mut c, &uri).await;
+    assert_ne!(stale["folding"], live["folding"]);
 
     // A fresh server reading the whole file gives the same answers.
     let (mut fresh, _) = TestClient::start(client_caps(false), json!({"roots": []})).await;
     fresh.open_view(&uri).await;
     let from_scratch = answers(&mut fresh, &uri).await;
-    assert_eq!(live, from_scratch);
+    for key in ["text", "folding", "symbols", "tokens", "hints", "lenses"] {
+        if live[key] != from_scratch[key] {
+            let a = serde_json::to_string_pretty(&live[key]).unwrap();
+            let b = serde_json::to_string_pretty(&from_scratch[key]).unwrap();
+            let first = a
+                .lines()
+                .zip(b.lines())
+                .position(|(x, y)| x != y)
+                .unwrap_or(0);
+            let ctx = |s: &str| {
+                s.lines()
+                    .skip(first.saturating_sub(5))
+                    .take(12)
+                    .collect::<Vec<_>>()
+                    .join("\n")
+            };
+            panic!(
+                "{key} differs from a fresh read at line {first}:\nlive:\n{}\nfresh:\n{}",
+                ctx(&a),
+                ctx(&b)
+            );
+        }
+    }
     fresh.shutdown().await;
 
     // Truncated: re-read from scratch.
     c.clear_sent();
     std::fs::write(&path, &demo[..nth_line_start(10)]).unwrap();
     assert!(
-        c.wait_for(Duration::from_secs(10), |s| s.method == "transcript/didChangeVirtualDocument")
+        c.wait_for(Duration::from_secs(10), |s| s.method
+            == "transcript/didChangeVirtualDocument")
             .await
             .is_some()
     );
@@ -136,7 +173,9 @@ async fn appends_in_chunks_refresh_the_view_and_match_a_fresh_read() {
     c.clear_sent();
     std::fs::remove_file(&path).unwrap();
     let msg = c
-        .wait_for(Duration::from_secs(10), |s| s.method == "window/showMessage")
+        .wait_for(Duration::from_secs(10), |s| {
+            s.method == "window/showMessage"
+        })
         .await
         .expect("showMessage on deletion");
     assert!(msg.params["message"].as_str().unwrap().contains("is gone"));
@@ -149,7 +188,10 @@ async fn appends_in_chunks_refresh_the_view_and_match_a_fresh_read() {
         let p = dir.path().join("empty.jsonl");
         std::fs::write(&p, "").unwrap();
         let t = e
-            .request("workspace/textDocumentContent", json!({"uri": view_uri(&p, Some(true))}))
+            .request(
+                "workspace/textDocumentContent",
+                json!({"uri": view_uri(&p, Some(true))}),
+            )
             .await
             .unwrap();
         e.shutdown().await;
@@ -160,7 +202,8 @@ async fn appends_in_chunks_refresh_the_view_and_match_a_fresh_read() {
     c.clear_sent();
     std::fs::write(&path, &demo[..nth_line_start(20)]).unwrap();
     assert!(
-        c.wait_for(Duration::from_secs(10), |s| s.method == "transcript/didChangeVirtualDocument")
+        c.wait_for(Duration::from_secs(10), |s| s.method
+            == "transcript/didChangeVirtualDocument")
             .await
             .is_some()
     );
@@ -171,9 +214,12 @@ async fn appends_in_chunks_refresh_the_view_and_match_a_fresh_read() {
     }
     // Still serving.
     assert!(
-        c.request("textDocument/foldingRange", json!({"textDocument": {"uri": uri}}))
-            .await
-            .is_ok()
+        c.request(
+            "textDocument/foldingRange",
+            json!({"textDocument": {"uri": uri}})
+        )
+        .await
+        .is_ok()
     );
     c.shutdown().await;
 }
@@ -192,7 +238,8 @@ async fn no_refresh_requests_without_client_support() {
         b"{\"type\":\"user\",\"uuid\":\"u1\",\"sessionId\":\"s\",\"message\":{\"role\":\"user\",\"content\":\"hi\"}}\n",
     );
     assert!(
-        c.wait_for(Duration::from_secs(10), |s| s.method == "transcript/didChangeVirtualDocument")
+        c.wait_for(Duration::from_secs(10), |s| s.method
+            == "transcript/didChangeVirtualDocument")
             .await
             .is_some()
     );
@@ -203,7 +250,11 @@ async fn no_refresh_requests_without_client_support() {
         "workspace/inlayHint/refresh",
         "workspace/codeLens/refresh",
     ] {
-        assert_eq!(count(&c, m), 0, "{m} sent to a client that did not announce it");
+        assert_eq!(
+            count(&c, m),
+            0,
+            "{m} sent to a client that did not announce it"
+        );
     }
     c.shutdown().await;
 }

@@ -61,7 +61,11 @@ async fn sixty_rapid_did_change_notifications_end_in_the_right_text() {
         // Notifications sent before the initialize response are dropped by
         // tower-lsp-server: wait for it.
         recv_response(&mut cr, 1).await;
-        send(&mut cw, json!({"jsonrpc": "2.0", "method": "initialized", "params": {}})).await;
+        send(
+            &mut cw,
+            json!({"jsonrpc": "2.0", "method": "initialized", "params": {}}),
+        )
+        .await;
         let uri = format!("file:///tmp/transcript-ls-ordering/{round}.jsonl");
         send(
             &mut cw,
@@ -99,7 +103,11 @@ async fn sixty_rapid_did_change_notifications_end_in_the_right_text() {
         };
         assert_eq!(got.1, Some(61), "round {round}");
         assert_eq!(got.0, expected, "round {round}");
-        send(&mut cw, json!({"jsonrpc": "2.0", "id": 3, "method": "shutdown"})).await;
+        send(
+            &mut cw,
+            json!({"jsonrpc": "2.0", "id": 3, "method": "shutdown"}),
+        )
+        .await;
         recv_response(&mut cr, 3).await;
         send(&mut cw, json!({"jsonrpc": "2.0", "method": "exit"})).await;
     }

@@ -72,7 +72,11 @@ async fn big_transcript_opens_and_answers_quickly() {
     )
     .await;
     recv_response(&mut cr, 1).await;
-    send(&mut cw, &json!({"jsonrpc": "2.0", "method": "initialized", "params": {}})).await;
+    send(
+        &mut cw,
+        &json!({"jsonrpc": "2.0", "method": "initialized", "params": {}}),
+    )
+    .await;
 
     let uri = format!("file://{}", path.display());
     let open = json!({"jsonrpc": "2.0", "method": "textDocument/didOpen",
@@ -147,10 +151,17 @@ async fn big_transcript_opens_and_answers_quickly() {
         view_text.lines().count(),
     );
     if !cfg!(debug_assertions) && mb >= 100 {
-        assert!(t_tokens < Duration::from_millis(1500), "first answers took {t_tokens:?}");
+        assert!(
+            t_tokens < Duration::from_millis(1500),
+            "first answers took {t_tokens:?}"
+        );
         assert!(t_view < Duration::from_millis(1500), "view took {t_view:?}");
     }
-    send(&mut cw, &json!({"jsonrpc": "2.0", "id": 6, "method": "shutdown"})).await;
+    send(
+        &mut cw,
+        &json!({"jsonrpc": "2.0", "id": 6, "method": "shutdown"}),
+    )
+    .await;
     recv_response(&mut cr, 6).await;
     send(&mut cw, &json!({"jsonrpc": "2.0", "method": "exit"})).await;
 }

@@ -16,12 +16,15 @@ async fn initialize_negotiates_encoding_and_advertises_everything() {
     insta::assert_json_snapshot!("initialize_utf16", init);
     c.shutdown().await;
 
-    let (c, init) = TestClient::start(client_caps(true), json!({"semanticTokens": "standard"})).await;
+    let (c, init) =
+        TestClient::start(client_caps(true), json!({"semanticTokens": "standard"})).await;
     let caps = &init["capabilities"];
     assert_eq!(caps["positionEncoding"], "utf-8");
     assert_eq!(
         caps["semanticTokensProvider"]["legend"]["tokenTypes"],
-        json!(["keyword", "string", "comment", "function", "regexp", "macro"])
+        json!([
+            "keyword", "string", "comment", "function", "regexp", "macro"
+        ])
     );
     assert_eq!(
         caps["workspace"]["textDocumentContent"]["schemes"],
@@ -44,7 +47,11 @@ async fn bad_requests_get_errors_and_the_server_keeps_serving() {
         .await
         .unwrap_err();
     assert_eq!(err.0, INVALID_PARAMS);
-    assert!(err.1.contains("unknown document file:///nowhere/x.jsonl"), "{}", err.1);
+    assert!(
+        err.1.contains("unknown document file:///nowhere/x.jsonl"),
+        "{}",
+        err.1
+    );
 
     // A view of a file that does not exist.
     let err = c
@@ -55,7 +62,11 @@ async fn bad_requests_get_errors_and_the_server_keeps_serving() {
         .await
         .unwrap_err();
     assert_eq!(err.0, INVALID_PARAMS);
-    assert!(err.1.starts_with("cannot read /nowhere/x.jsonl"), "{}", err.1);
+    assert!(
+        err.1.starts_with("cannot read /nowhere/x.jsonl"),
+        "{}",
+        err.1
+    );
 
     // Out-of-range position and range.
     let uri = "file:///tmp/transcript-ls-test/a.jsonl";
@@ -68,7 +79,10 @@ async fn bad_requests_get_errors_and_the_server_keeps_serving() {
         .await
         .unwrap_err();
     assert_eq!(err.0, INVALID_PARAMS);
-    assert_eq!(err.1, "position 99:0 is out of range (the document has 2 lines)");
+    assert_eq!(
+        err.1,
+        "position 99:0 is out of range (the document has 2 lines)"
+    );
     let err = c
         .request(
             "textDocument/semanticTokens/range",
@@ -99,7 +113,10 @@ async fn bad_requests_get_errors_and_the_server_keeps_serving() {
         )
         .await
         .unwrap_err();
-    assert_eq!((err.0, err.1.as_str()), (INVALID_PARAMS, "unknown command \"transcript.explode\""));
+    assert_eq!(
+        (err.0, err.1.as_str()),
+        (INVALID_PARAMS, "unknown command \"transcript.explode\"")
+    );
     let err = c
         .request(
             "workspace/executeCommand",
@@ -222,7 +239,10 @@ async fn views_are_served_by_content_request_and_alias() {
         .await
         .unwrap();
     let b = c
-        .request("transcript/virtualDocument", json!({"textDocument": {"uri": uri}}))
+        .request(
+            "transcript/virtualDocument",
+            json!({"textDocument": {"uri": uri}}),
+        )
         .await
         .unwrap();
     let b2 = c
@@ -243,7 +263,10 @@ async fn views_are_served_by_content_request_and_alias() {
     assert_eq!(r["uri"], Value::String(view_uri(&path, Some(true))));
     // A file: URI is not a view.
     let err = c
-        .request("workspace/textDocumentContent", json!({"uri": file_uri(&path)}))
+        .request(
+            "workspace/textDocumentContent",
+            json!({"uri": file_uri(&path)}),
+        )
         .await
         .unwrap_err();
     assert!(err.1.starts_with("not a transcript: URI"), "{}", err.1);

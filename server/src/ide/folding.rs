@@ -70,7 +70,10 @@ pub fn plural(n: u64, one: &str, many: &str) -> String {
 /// Label of a turn fold: `Turn 3: <title> · <activity>`; the preamble is `Preamble`.
 pub fn turn_label(turn: &Turn) -> String {
     let head = match turn.kind {
-        TurnKind::Preamble => "Preamble".to_string(),
+        TurnKind::Preamble => {
+            let n = turn.entries.len();
+            return format!("Preamble · {}", plural(n as u64, "record", "records"));
+        }
         TurnKind::Wake if turn.title.is_empty() => format!("Turn {} (wake-up)", turn.n),
         _ if turn.title.is_empty() => format!("Turn {}", turn.n),
         _ => format!("Turn {}: {}", turn.n, turn.title),

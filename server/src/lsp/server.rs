@@ -848,21 +848,17 @@ fn symbol_kind(k: ide::symbols::SymbolKind) -> SymbolKind {
     }
 }
 
-/// Full-line range from the start of `start` to the start of the line after `end` (or the end
-/// of the last line).
+/// The range from the start of line `start` to the end of line `end` (clamped to the
+/// document).
 fn lines_range(lines: &LineIndex, text: &str, start: usize, end: usize, enc: Encoding) -> Range {
     let last = lines.line_count().saturating_sub(1);
     let start = start.min(last);
     let end = end.clamp(start, last);
-    let end_pos = if end < last {
-        Position::new(end as u32 + 1, 0)
-    } else {
-        Position::new(
-            end as u32,
-            convert::line_len(text, lines, end, enc).unwrap_or(0),
-        )
-    };
-    Range::new(Position::new(start as u32, 0), end_pos)
+    let end_col = convert::line_len(text, lines, end, enc).unwrap_or(0);
+    Range::new(
+        Position::new(start as u32, 0),
+        Position::new(end as u32, end_col),
+    )
 }
 
 #[allow(deprecated)]

@@ -204,6 +204,25 @@ impl TestClient {
         text
     }
 
+    /// What a client does on `workspace/textDocumentContent/refresh`: fetch the view's text
+    /// again and send it as a (full) `didChange` with `version`.
+    pub async fn resync_view(&mut self, uri: &str, version: i64) -> String {
+        let text = self
+            .request("workspace/textDocumentContent", json!({ "uri": uri }))
+            .await
+            .expect("textDocumentContent")["text"]
+            .as_str()
+            .expect("text")
+            .to_string();
+        self.notify(
+            "textDocument/didChange",
+            json!({ "textDocument": { "uri": uri, "version": version },
+                    "contentChanges": [{ "text": text }] }),
+        )
+        .await;
+        text
+    }
+
     /// Messages the server sent so far.
     pub fn sent(&self) -> Vec<Sent> {
         self.sent.lock().unwrap().clone()
@@ -286,5 +305,280 @@ pub fn token_text(text: &str, line: u32, start: u32, len: u32, utf8: bool) -> St
         let units: Vec<u16> = l.encode_utf16().collect();
         let end = ((start + len) as usize).min(units.len());
         String::from_utf16_lossy(&units[(start as usize).min(end)..end])
+    }
+}
+
+const TYPES: [&str; 8] = [
+    "prompt",
+    "finalAnswer",
+    "narration",
+    "thinking",
+    "toolName",
+    "toolError",
+    "gate",
+    "meta",
+];
+const MODS: [&str; 3] = ["incomplete", "inFlight", "sidechain"];
+
+fn excerpt(s: &str, n: usize) -> String {
+    let mut out: String = s.chars().take(n).collect();
+    if s.chars().count() > n {
+        out.push('…');
+    }
+    out
+}
+
+/// Folding ranges as `L3-L9 region: label` (1-based lines).
+pub fn show_folds(v: &Value) -> Vec<String> {
+    v.as_array()
+        .map(|a| {
+            a.iter()
+                .map(|f| {
+                    format!(
+                        "L{}-L{} {}: {}",
+                        f["startLine"].as_u64().unwrap() + 1,
+                        f["endLine"].as_u64().unwrap() + 1,
+                        f["kind"].as_str().unwrap_or("-"),
+                        f["collapsedText"].as_str().unwrap_or("")
+                    )
+                })
+                .collect()
+        })
+        .unwrap_or_default()
+}
+
+/// Document symbols as an indented tree `L3-L9 (sel L3) [kind] name — detail`.
+pub fn show_symbols(v: &Value) -> Vec<String> {
+    fn walk(v: &Value, depth: usize, out: &mut Vec<String>) {
+        for s in v.as_array().into_iter().flatten() {
+            out.push(format!(
+                "{}L{}-L{} (sel L{}) [{}] {}{}",
+                "  ".repeat(depth),
+                s["range"]["start"]["line"].as_u64().unwrap() + 1,
+                s["range"]["end"]["line"].as_u64().unwrap() + 1,
+                s["selectionRange"]["start"]["line"].as_u64().unwrap() + 1,
+                s["kind"],
+                s["name"].as_str().unwrap_or(""),
+                s["detail"]
+                    .as_str()
+                    .map(|d| format!(" — {d}"))
+                    .unwrap_or_default()
+            ));
+            walk(&s["children"], depth + 1, out);
+        }
+    }
+    let mut out = Vec::new();
+    walk(v, 0, &mut out);
+    out
+}
+
+/// Semantic tokens as `L5:12+40 finalAnswer[inFlight] «text…»` (1-based lines, columns and
+/// lengths in the client's encoding, the covered text cut to 40 characters).
+pub fn show_tokens(data: &Value, text: &str, utf8: bool) -> Vec<String> {
+    decode_tokens(data)
+        .into_iter()
+        .map(|(l, s, n, t, m)| {
+            let mods: Vec<&str> = (0..3)
+                .filter(|b| m & (1 << b) != 0)
+                .map(|b| MODS[b])
+                .collect();
+            format!(
+                "L{}:{}+{} {}{} «{}»",
+                l + 1,
+                s,
+                n,
+                TYPES.get(t as usize).unwrap_or(&"?"),
+                if mods.is_empty() {
+                    String::new()
+                } else {
+                    format!("[{}]", mods.join(","))
+                },
+                excerpt(&token_text(text, l, s, n, utf8), 40)
+            )
+        })
+        .collect()
+}
+
+/// Inlay hints as `L5:812 label`.
+pub fn show_hints(v: &Value) -> Vec<String> {
+    v.as_array()
+        .map(|a| {
+            a.iter()
+                .map(|h| {
+                    format!(
+                        "L{}:{} {}",
+                        h["position"]["line"].as_u64().unwrap() + 1,
+                        h["position"]["character"],
+                        h["label"].as_str().unwrap_or("")
+                    )
+                })
+                .collect()
+        })
+        .unwrap_or_default()
+}
+
+/// Code lenses as `L5 title -> command(args)` (URIs shortened to their file name).
+pub fn show_lenses(v: &Value) -> Vec<String> {
+    v.as_array()
+        .map(|a| {
+            a.iter()
+                .map(|l| {
+                    let args = l["command"]["arguments"].clone();
+                    format!(
+                        "L{} {} -> {}({})",
+                        l["range"]["start"]["line"].as_u64().unwrap() + 1,
+                        l["command"]["title"].as_str().unwrap_or(""),
+                        l["command"]["command"].as_str().unwrap_or(""),
+                        short_uris(&args)
+                    )
+                })
+                .collect()
+        })
+        .unwrap_or_default()
+}
+
+/// Replaces every URI in a JSON value by its last path segment (and query), for snapshots
+/// independent of where the repository lives.
+pub fn short_uris(v: &Value) -> Value {
+    match v {
+        Value::String(s) if s.starts_with("file://") || s.starts_with("transcript://") => {
+            let scheme = s.split(':').next().unwrap_or("");
+            let tail = s.rsplit('/').next().unwrap_or("");
+            Value::String(format!("{scheme}:…/{tail}"))
+        }
+        Value::Array(a) => Value::Array(a.iter().map(short_uris).collect()),
+        Value::Object(o) => {
+            Value::Object(o.iter().map(|(k, v)| (k.clone(), short_uris(v))).collect())
+        }
+        other => other.clone(),
+    }
+}
+
+/// Diagnostics as `L4:191-L4:192 warning invalid-line: message`.
+pub fn show_diagnostics(v: &Value) -> Vec<String> {
+    v.as_array()
+        .map(|a| {
+            a.iter()
+                .map(|d| {
+                    let sev = match d["severity"].as_u64() {
+                        Some(1) => "error",
+                        Some(2) => "warning",
+                        Some(3) => "information",
+                        _ => "hint",
+                    };
+                    format!(
+                        "L{}:{}-L{}:{} {} {}: {}",
+                        d["range"]["start"]["line"].as_u64().unwrap() + 1,
+                        d["range"]["start"]["character"],
+                        d["range"]["end"]["line"].as_u64().unwrap() + 1,
+                        d["range"]["end"]["character"],
+                        sev,
+                        d["code"].as_str().unwrap_or(""),
+                        d["message"].as_str().unwrap_or("")
+                    )
+                })
+                .collect()
+        })
+        .unwrap_or_default()
+}
+
+/// A location as `file.jsonl L5:0-L5:812`.
+pub fn show_location(v: &Value) -> String {
+    if v.is_null() {
+        return "null".to_string();
+    }
+    let uri = short_uris(&v["uri"]);
+    format!(
+        "{} L{}:{}-L{}:{}",
+        uri.as_str().unwrap_or(""),
+        v["range"]["start"]["line"].as_u64().unwrap_or(0) + 1,
+        v["range"]["start"]["character"],
+        v["range"]["end"]["line"].as_u64().unwrap_or(0) + 1,
+        v["range"]["end"]["character"]
+    )
+}
+
+impl TestClient {
+    /// Every document feature for `uri` (whose text in the client is `text`), rendered for a
+    /// snapshot.
+    pub async fn features(&mut self, uri: &str, text: &str, utf8: bool) -> Value {
+        let td = json!({ "textDocument": { "uri": uri } });
+        let lines = text.split('\n').count() as u32;
+        let all = json!({ "start": { "line": 0, "character": 0 }, "end": { "line": lines, "character": 0 } });
+        let folds = self
+            .request("textDocument/foldingRange", td.clone())
+            .await
+            .unwrap();
+        let symbols = self
+            .request("textDocument/documentSymbol", td.clone())
+            .await
+            .unwrap();
+        let tokens = self
+            .request("textDocument/semanticTokens/full", td.clone())
+            .await
+            .unwrap();
+        let hints = self
+            .request(
+                "textDocument/inlayHint",
+                json!({ "textDocument": { "uri": uri }, "range": all }),
+            )
+            .await
+            .unwrap();
+        let lenses = self
+            .request("textDocument/codeLens", td.clone())
+            .await
+            .unwrap();
+        json!({
+            "folding": show_folds(&folds),
+            "symbols": show_symbols(&symbols),
+            "tokens": show_tokens(&tokens["data"], text, utf8),
+            "hints": show_hints(&hints),
+            "lenses": show_lenses(&lenses),
+        })
+    }
+
+    /// Hover Markdown at a position (or `null`).
+    pub async fn hover(&mut self, uri: &str, line: u32, character: u32) -> Value {
+        let r = self
+            .request(
+                "textDocument/hover",
+                json!({ "textDocument": { "uri": uri }, "position": { "line": line, "character": character } }),
+            )
+            .await
+            .unwrap();
+        if r.is_null() {
+            return r;
+        }
+        r["contents"]["value"].clone()
+    }
+
+    /// Definition / references at a position, as shown locations.
+    pub async fn locations(
+        &mut self,
+        method: &str,
+        uri: &str,
+        line: u32,
+        character: u32,
+    ) -> Vec<String> {
+        let mut params = json!({ "textDocument": { "uri": uri }, "position": { "line": line, "character": character } });
+        if method == "textDocument/references" {
+            params["context"] = json!({ "includeDeclaration": true });
+        }
+        let r = self.request(method, params).await.unwrap();
+        match r {
+            Value::Null => Vec::new(),
+            Value::Array(a) => a.iter().map(show_location).collect(),
+            one => vec![show_location(&one)],
+        }
+    }
+
+    /// Runs a command.
+    pub async fn command(&mut self, command: &str, args: Value) -> Value {
+        self.request(
+            "workspace/executeCommand",
+            json!({ "command": command, "arguments": [args] }),
+        )
+        .await
+        .unwrap()
     }
 }
