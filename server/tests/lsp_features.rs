@@ -327,3 +327,198 @@ async fn workspace_symbols_from_the_index() {
     assert!(all.as_array().unwrap().len() >= 9);
     c.shutdown().await;
 }
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn escapes_and_emoji_columns_are_exact() {
+    let path = fixture("rules/emoji-escapes.jsonl");
+    for (utf8, start, len) in [(false, 196, 25), (true, 196, 27)] {
+        let (mut c, _) = TestClient::start(client_caps(utf8), json!({"roots": []})).await;
+        let uri = c.open_file(&path).await;
+        let t = c
+            .request(
+                "textDocument/semanticTokens/full",
+                json!({"textDocument": {"uri": uri}}),
+            )
+            .await
+            .unwrap();
+        let answer: Vec<_> = decode_tokens(&t["data"])
+            .into_iter()
+            .filter(|t| t.3 == 1)
+            .collect();
+        // fixtures/rules/README.md: literal contents at bytes 196–223, UTF-16 columns 196–221.
+        assert_eq!(answer, vec![(1, start, len, 1, 0)], "utf8={utf8}");
+        c.shutdown().await;
+    }
+}
+
+/// Case 05: a 16 MiB base64 image in a prompt line. No token, hover or view line carries the
+/// base64; the prompt text is still a token.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn huge_image_line_never_shows_base64() {
+    let stub = std::fs::read_to_string(fixture("cases/05-huge-line-image.jsonl")).unwrap();
+    let mut lines = stub.lines();
+    let mut first: Value = serde_json::from_str(lines.next().unwrap()).unwrap();
+    first["message"]["content"][1]["source"]["data"] = Value::String("A".repeat(16 << 20));
+    let text = format!("{}\n{}\n", first, lines.next().unwrap());
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("huge.jsonl");
+    std::fs::write(&path, &text).unwrap();
+    let (mut c, _) = TestClient::start(client_caps(false), json!({"roots": []})).await;
+    let uri = file_uri(&path);
+    c.open(&uri, &text).await;
+    let t = c
+        .request(
+            "textDocument/semanticTokens/full",
+            json!({"textDocument": {"uri": uri}}),
+        )
+        .await
+        .unwrap();
+    let toks = show_tokens(&t["data"], &text, false);
+    assert!(toks.iter().all(|t| !t.contains("AAAA")), "{toks:?}");
+    assert!(
+        toks.iter()
+            .any(|t| t.contains("prompt «Does this chart show the latency spike")),
+        "{toks:?}"
+    );
+    let h = c.hover(&uri, 0, 10).await;
+    let h = h.as_str().unwrap();
+    assert!(!h.contains("AAAA"));
+    assert!(h.contains("[image/png · 12.0 MB]"), "{h}");
+    let vuri = view_uri(&path, Some(true));
+    let vtext = c.open_view(&vuri).await;
+    assert!(!vtext.contains("AAAA"));
+    assert!(vtext.lines().all(|l| l.chars().count() <= 2000));
+    c.shutdown().await;
+}
+
+/// The marot/spotter corpus session has a sub-agent and a compaction summariser run beside it:
+/// the sub-agent call's lens opens its file; the compaction boundary's definition is the
+/// `agent-acompact-*` run.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn corpus_subagent_and_compaction_navigation() {
+    let path = shared_dir().join(
+        "corpus/marot__spotter/test/fixtures/transcripts/258c7280-ae70-4798-800f-63464d01a85d.jsonl",
+    );
+    let text = std::fs::read_to_string(&path).unwrap();
+    let (mut c, _) = TestClient::start(client_caps(false), json!({"roots": []})).await;
+    let uri = c.open_file(&path).await;
+    let boundary = line_of(&text, "\"compact_boundary\"");
+    let defs = c
+        .locations("textDocument/definition", &uri, boundary, 5)
+        .await;
+    assert_eq!(
+        defs,
+        vec!["file:…/agent-acompact-fffbd0.jsonl L1:0-L1:0".to_string()]
+    );
+    let lenses = c
+        .request(
+            "textDocument/codeLens",
+            json!({"textDocument": {"uri": uri}}),
+        )
+        .await
+        .unwrap();
+    insta::assert_json_snapshot!("spotter_lenses", show_lenses(&lenses));
+    let files = c
+        .command("transcript.listSessionFiles", json!({"uri": uri}))
+        .await;
+    insta::assert_json_snapshot!("spotter_session_files", short_uris(&files));
+    c.shutdown().await;
+}
+
+/// Settings through `workspace/didChangeConfiguration`: the time zone changes the finish time
+/// of the hints, refreshes are requested, bad values are reported and ignored.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn configuration_changes_apply() {
+    let (mut c, _) =
+        TestClient::start(client_caps(false), json!({"roots": [], "timeZone": "UTC"})).await;
+    let path = fixture("cases/16-utc-timestamps-local-display.jsonl");
+    let text = std::fs::read_to_string(&path).unwrap();
+    let uri = c.open_file(&path).await;
+    let range = json!({"start": {"line": 0, "character": 0}, "end": {"line": 10, "character": 0}});
+    let hint = |v: &Value| v[0]["label"].as_str().unwrap().to_string();
+    let utc = c
+        .request(
+            "textDocument/inlayHint",
+            json!({"textDocument": {"uri": uri}, "range": range}),
+        )
+        .await
+        .unwrap();
+    tokio::time::sleep(std::time::Duration::from_millis(300)).await;
+    c.clear_sent();
+    c.notify(
+        "workspace/didChangeConfiguration",
+        json!({"settings": {"transcript": {"timeZone": "America/Los_Angeles", "verbose": 3}}}),
+    )
+    .await;
+    let la = c
+        .request(
+            "textDocument/inlayHint",
+            json!({"textDocument": {"uri": uri}, "range": range}),
+        )
+        .await
+        .unwrap();
+    assert_ne!(hint(&utc), hint(&la));
+    insta::assert_json_snapshot!(
+        "timezone_hints",
+        json!({"UTC": hint(&utc), "America/Los_Angeles": hint(&la), "first_line": excerpt_line(&text)})
+    );
+    assert!(
+        c.wait_for(std::time::Duration::from_secs(5), |s| s.method
+            == "workspace/inlayHint/refresh")
+            .await
+            .is_some()
+    );
+    let warned = c
+        .wait_for(std::time::Duration::from_secs(5), |s| {
+            s.method == "window/logMessage"
+                && s.params["message"]
+                    .as_str()
+                    .unwrap_or("")
+                    .contains("`verbose` must be a boolean")
+        })
+        .await;
+    assert!(warned.is_some());
+    c.shutdown().await;
+}
+
+fn excerpt_line(text: &str) -> String {
+    let l = text.lines().next().unwrap_or("");
+    let ts = l
+        .find("\"timestamp\":\"")
+        .map(|i| &l[i + 13..i + 37])
+        .unwrap_or("");
+    ts.to_string()
+}
+
+/// The `standard` legend maps each custom type onto a standard one, token by token.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn standard_legend_maps_every_token() {
+    let path = fixture(DEMO);
+    let mut decoded = Vec::new();
+    for legend in ["custom", "standard"] {
+        let (mut c, _) = TestClient::start(
+            client_caps(false),
+            json!({"roots": [], "semanticTokens": legend}),
+        )
+        .await;
+        let uri = c.open_file(&path).await;
+        let t = c
+            .request(
+                "textDocument/semanticTokens/full",
+                json!({"textDocument": {"uri": uri}}),
+            )
+            .await
+            .unwrap();
+        decoded.push(decode_tokens(&t["data"]));
+        c.shutdown().await;
+    }
+    assert_eq!(decoded[0].len(), decoded[1].len());
+    // custom index -> standard index (keyword, string, comment, function, regexp, macro).
+    let map = [0, 1, 2, 2, 3, 4, 5, 2];
+    for (a, b) in decoded[0].iter().zip(&decoded[1]) {
+        assert_eq!((a.0, a.1, a.2), (b.0, b.1, b.2));
+        assert_eq!(map[a.3 as usize], b.3, "{a:?} -> {b:?}");
+        let thinking = if a.3 == 3 { 8 } else { 0 };
+        assert_eq!(a.4 | thinking, b.4);
+    }
+}

@@ -22,25 +22,44 @@ async fn send(w: &mut (impl AsyncWriteExt + Unpin), msg: &Value) {
     w.write_all(&body).await.unwrap();
 }
 
-async fn recv_response(r: &mut (impl AsyncBufReadExt + Unpin), id: i64) -> Value {
-    loop {
-        let mut len = 0usize;
-        loop {
-            let mut line = String::new();
-            r.read_line(&mut line).await.unwrap();
-            let line = line.trim_end();
-            if line.is_empty() {
-                break;
-            }
-            if let Some(v) = line.strip_prefix("Content-Length: ") {
-                len = v.parse().unwrap();
-            }
+/// Reads framed messages; keeps responses that arrive before they are asked for (the server
+/// answers concurrent requests in any order).
+struct Responses<R> {
+    r: R,
+    early: std::collections::HashMap<i64, Value>,
+}
+
+impl<R: AsyncBufReadExt + Unpin> Responses<R> {
+    async fn get(&mut self, id: i64) -> Value {
+        if let Some(v) = self.early.remove(&id) {
+            return v;
         }
-        let mut buf = vec![0; len];
-        r.read_exact(&mut buf).await.unwrap();
-        let m: Value = serde_json::from_slice(&buf).unwrap();
-        if m.get("id") == Some(&json!(id)) && m.get("method").is_none() {
-            return m;
+        loop {
+            let mut len = 0usize;
+            loop {
+                let mut line = String::new();
+                self.r.read_line(&mut line).await.unwrap();
+                let line = line.trim_end();
+                if line.is_empty() {
+                    break;
+                }
+                if let Some(v) = line.strip_prefix("Content-Length: ") {
+                    len = v.parse().unwrap();
+                }
+            }
+            let mut buf = vec![0; len];
+            self.r.read_exact(&mut buf).await.unwrap();
+            let m: Value = serde_json::from_slice(&buf).unwrap();
+            if m.get("method").is_some() {
+                continue;
+            }
+            let Some(rid) = m.get("id").and_then(Value::as_i64) else {
+                continue;
+            };
+            if rid == id {
+                return m;
+            }
+            self.early.insert(rid, m);
         }
     }
 }
@@ -63,7 +82,10 @@ async fn big_transcript_opens_and_answers_quickly() {
     let (sr, sw) = tokio::io::split(server_io);
     tokio::spawn(Server::new(sr, sw, socket).serve(service));
     let (cr, mut cw) = tokio::io::split(client_io);
-    let mut cr = BufReader::new(cr);
+    let mut cr = Responses {
+        r: BufReader::new(cr),
+        early: Default::default(),
+    };
     send(
         &mut cw,
         &json!({"jsonrpc": "2.0", "id": 1, "method": "initialize",
@@ -71,7 +93,7 @@ async fn big_transcript_opens_and_answers_quickly() {
                            "initializationOptions": {"roots": []}, "processId": null, "rootUri": null}}),
     )
     .await;
-    recv_response(&mut cr, 1).await;
+    cr.get(1).await;
     send(
         &mut cw,
         &json!({"jsonrpc": "2.0", "method": "initialized", "params": {}}),
@@ -112,11 +134,11 @@ async fn big_transcript_opens_and_answers_quickly() {
                            "range": {"start": {"line": 0, "character": 0}, "end": {"line": 200, "character": 0}}}}),
     )
     .await;
-    let symbols = recv_response(&mut cr, 2).await;
+    let symbols = cr.get(2).await;
     let t_symbols = t0.elapsed();
-    let folds = recv_response(&mut cr, 3).await;
+    let folds = cr.get(3).await;
     let t_folds = t0.elapsed();
-    let tokens = recv_response(&mut cr, 4).await;
+    let tokens = cr.get(4).await;
     let t_tokens = t0.elapsed();
     assert!(symbols["result"].is_array(), "{}", symbols);
     assert!(folds["result"].is_array(), "{}", folds);
@@ -130,7 +152,7 @@ async fn big_transcript_opens_and_answers_quickly() {
                 "params": {"uri": format!("transcript://{}", path.display())}}),
     )
     .await;
-    let view = recv_response(&mut cr, 5).await;
+    let view = cr.get(5).await;
     let t_view = t1.elapsed();
     let view_text = view["result"]["text"].as_str().unwrap_or("");
 
@@ -162,6 +184,6 @@ async fn big_transcript_opens_and_answers_quickly() {
         &json!({"jsonrpc": "2.0", "id": 6, "method": "shutdown"}),
     )
     .await;
-    recv_response(&mut cr, 6).await;
+    cr.get(6).await;
     send(&mut cw, &json!({"jsonrpc": "2.0", "method": "exit"})).await;
 }

@@ -336,7 +336,24 @@ impl Source {
 
     /// The snapshot of the current text, built if needed (on a blocking thread; the reader is
     /// fed incrementally when only bytes after its consumed offset changed).
-    pub async fn snapshot(&self, settings: &SettingsStamp) -> Arc<Snapshot> {
+    pub async fn snapshot(self: &Arc<Self>, settings: &SettingsStamp) -> Arc<Snapshot> {
+        // The build runs in its own task: a cancelled request (the client's `$/cancelRequest`
+        // drops the handler's future) does not lose the work or the incremental reader.
+        let src = self.clone();
+        let stamp = settings.clone();
+        let task = tokio::spawn(async move { src.build_current(&stamp).await });
+        match task.await {
+            Ok(snap) => snap,
+            Err(_) => Arc::new(Snapshot::empty(
+                self.path.clone(),
+                self.generation(),
+                self.version(),
+                settings,
+            )),
+        }
+    }
+
+    async fn build_current(&self, settings: &SettingsStamp) -> Arc<Snapshot> {
         let mut b = self.build.lock().await;
         let (generation, version, body, dirty_from) = {
             let st = lock(&self.text);

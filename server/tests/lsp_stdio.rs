@@ -1,0 +1,250 @@
+//! The built binary over stdio: initialize, initialized, didOpen (raw and view), every request,
+//! shutdown, exit (exit code 0); logs go to stderr, not stdout.
+
+use std::io::{BufRead, BufReader, Read, Write};
+use std::process::{Command, Stdio};
+use std::time::{Duration, Instant};
+
+use serde_json::{Value, json};
+
+struct Lsp {
+    child: std::process::Child,
+    stdin: std::process::ChildStdin,
+    out: BufReader<std::process::ChildStdout>,
+    /// Server -> client notifications and requests seen while waiting for responses.
+    seen: Vec<Value>,
+    next_id: i64,
+}
+
+impl Lsp {
+    fn send(&mut self, msg: Value) {
+        let body = msg.to_string();
+        write!(self.stdin, "Content-Length: {}\r\n\r\n{body}", body.len()).unwrap();
+        self.stdin.flush().unwrap();
+    }
+
+    fn recv(&mut self) -> Value {
+        let mut len = 0usize;
+        loop {
+            let mut line = String::new();
+            assert!(
+                self.out.read_line(&mut line).unwrap() > 0,
+                "server closed stdout"
+            );
+            let line = line.trim_end();
+            if line.is_empty() {
+                break;
+            }
+            if let Some(v) = line.strip_prefix("Content-Length: ") {
+                len = v.parse().unwrap();
+            }
+        }
+        let mut buf = vec![0; len];
+        self.out.read_exact(&mut buf).unwrap();
+        serde_json::from_slice(&buf).unwrap()
+    }
+
+    fn request(&mut self, id: i64, method: &str, params: Value) -> Value {
+        self.send(json!({"jsonrpc": "2.0", "id": id, "method": method, "params": params}));
+        loop {
+            let m = self.recv();
+            if m.get("method").is_some() {
+                if let Some(rid) = m.get("id") {
+                    // A server -> client request: answer it.
+                    let rid = rid.clone();
+                    self.send(json!({"jsonrpc": "2.0", "id": rid, "result": null}));
+                }
+                self.seen.push(m);
+                continue;
+            }
+            assert_eq!(m["id"], json!(id), "{m}");
+            return m;
+        }
+    }
+
+    /// A request that must succeed; its result.
+    fn ask(&mut self, method: &str, params: Value) -> Value {
+        self.next_id += 1;
+        let r = self.request(self.next_id, method, params);
+        assert!(r.get("error").is_none(), "{method}: {r}");
+        r["result"].clone()
+    }
+
+    fn notify(&mut self, method: &str, params: Value) {
+        self.send(json!({"jsonrpc": "2.0", "method": method, "params": params}));
+    }
+}
+
+#[test]
+fn binary_serves_every_request_over_stdio() {
+    let demo = std::fs::canonicalize(concat!(
+        env!("CARGO_MANIFEST_DIR"),
+        "/../fixtures/demo/3f8a2c61-9d4e-4b7a-8c15-e2d07b9a4f63.jsonl"
+    ))
+    .unwrap();
+    let text = std::fs::read_to_string(&demo).unwrap();
+    let mut child = Command::new(env!("CARGO_BIN_EXE_transcript-ls"))
+        .arg("--stdio")
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .expect("spawn transcript-ls");
+    let stdin = child.stdin.take().unwrap();
+    let out = BufReader::new(child.stdout.take().unwrap());
+    let mut lsp = Lsp {
+        child,
+        stdin,
+        out,
+        seen: Vec::new(),
+        next_id: 10,
+    };
+    let t0 = Instant::now();
+    let init = lsp.request(
+        1,
+        "initialize",
+        json!({"processId": null, "rootUri": null, "initializationOptions": {"roots": []},
+               "capabilities": {"general": {"positionEncodings": ["utf-8", "utf-16"]},
+                                "textDocument": {"documentSymbol": {"hierarchicalDocumentSymbolSupport": true}}}}),
+    );
+    assert_eq!(init["result"]["capabilities"]["positionEncoding"], "utf-8");
+    lsp.notify("initialized", json!({}));
+    let uri = format!("file://{}", demo.display());
+    lsp.notify(
+        "textDocument/didOpen",
+        json!({"textDocument": {"uri": uri, "languageId": "jsonl", "version": 1, "text": text}}),
+    );
+    let td = json!({"textDocument": {"uri": uri}});
+    let pos = |line: u32, ch: u32| json!({"textDocument": {"uri": uri}, "position": {"line": line, "character": ch}});
+    let all = json!({"start": {"line": 0, "character": 0}, "end": {"line": 200, "character": 0}});
+    let ask = |lsp: &mut Lsp, method: &str, params: Value| lsp.ask(method, params);
+    let folds = ask(&mut lsp, "textDocument/foldingRange", td.clone());
+    assert!(folds.as_array().unwrap().len() > 10, "{folds}");
+    let symbols = ask(&mut lsp, "textDocument/documentSymbol", td.clone());
+    assert!(symbols.as_array().unwrap().len() >= 9);
+    let tokens = ask(&mut lsp, "textDocument/semanticTokens/full", td.clone());
+    assert!(tokens["data"].as_array().unwrap().len() > 100);
+    let delta = ask(
+        &mut lsp,
+        "textDocument/semanticTokens/full/delta",
+        json!({"textDocument": {"uri": uri}, "previousResultId": tokens["resultId"]}),
+    );
+    assert_eq!(delta["edits"], json!([]));
+    let range = ask(
+        &mut lsp,
+        "textDocument/semanticTokens/range",
+        json!({"textDocument": {"uri": uri}, "range": all}),
+    );
+    assert_eq!(range["data"], tokens["data"]);
+    let hints = ask(
+        &mut lsp,
+        "textDocument/inlayHint",
+        json!({"textDocument": {"uri": uri}, "range": all}),
+    );
+    assert!(
+        hints.as_array().unwrap()[0]["label"]
+            .as_str()
+            .unwrap()
+            .starts_with("turn 1/9")
+    );
+    let lenses = ask(&mut lsp, "textDocument/codeLens", td.clone());
+    assert!(lenses.as_array().unwrap().len() >= 5);
+    let hover = ask(&mut lsp, "textDocument/hover", pos(3, 5));
+    assert!(
+        hover["contents"]["value"]
+            .as_str()
+            .unwrap()
+            .contains("currency=usd")
+    );
+    let grep = text
+        .split('\n')
+        .position(|l| l.contains("\"name\":\"Grep\""))
+        .unwrap() as u32;
+    let def = ask(&mut lsp, "textDocument/definition", pos(grep + 1, 300));
+    assert_eq!(def["range"]["start"]["line"], json!(grep));
+    let mut refs = pos(grep, 300);
+    refs["context"] = json!({"includeDeclaration": true});
+    let refs = ask(&mut lsp, "textDocument/references", refs);
+    assert_eq!(refs.as_array().unwrap().len(), 2);
+    let _ = ask(&mut lsp, "workspace/symbol", json!({"query": "turn"}));
+    let next = ask(
+        &mut lsp,
+        "workspace/executeCommand",
+        json!({"command": "transcript.nextTurn", "arguments": [{"uri": uri, "line": 0}]}),
+    );
+    assert_eq!(next["range"]["start"]["line"], json!(3));
+    let files = ask(
+        &mut lsp,
+        "workspace/executeCommand",
+        json!({"command": "transcript.listSessionFiles", "arguments": [{"uri": uri}]}),
+    );
+    assert_eq!(files.as_array().unwrap().len(), 2);
+    let opened = ask(
+        &mut lsp,
+        "workspace/executeCommand",
+        json!({"command": "transcript.openView", "arguments": [{"uri": uri}]}),
+    );
+    let vuri = opened["uri"].as_str().unwrap().to_string();
+    let content = ask(
+        &mut lsp,
+        "workspace/textDocumentContent",
+        json!({"uri": vuri}),
+    );
+    let alias = ask(&mut lsp, "transcript/virtualDocument", json!({"uri": vuri}));
+    assert_eq!(content, alias);
+    let vtext = content["text"].as_str().unwrap().to_string();
+    lsp.notify(
+        "textDocument/didOpen",
+        json!({"textDocument": {"uri": vuri, "languageId": "transcript-view", "version": 1, "text": vtext}}),
+    );
+    let vtd = json!({"textDocument": {"uri": vuri}});
+    let vfolds = ask(&mut lsp, "textDocument/foldingRange", vtd.clone());
+    assert!(vfolds.as_array().unwrap().len() >= 9, "{vfolds}");
+    let vtokens = ask(&mut lsp, "textDocument/semanticTokens/full", vtd.clone());
+    assert!(vtokens["data"].as_array().unwrap().len() > 20, "{vtokens}");
+    // A bad request is an error; the server goes on.
+    let bad = lsp.request(2, "textDocument/hover", json!({"textDocument": {"uri": "file:///nope.jsonl"}, "position": {"line": 0, "character": 0}}));
+    assert_eq!(bad["error"]["code"], json!(-32602));
+    let _ = ask(&mut lsp, "textDocument/documentSymbol", vtd);
+    lsp.notify("textDocument/didChange", json!({"textDocument": {"uri": uri, "version": 2},
+        "contentChanges": [{"range": {"start": {"line": 0, "character": 0}, "end": {"line": 0, "character": 0}}, "text": ""}]}));
+    lsp.notify(
+        "textDocument/didClose",
+        json!({"textDocument": {"uri": uri}}),
+    );
+    let shutdown = lsp.request(3, "shutdown", Value::Null);
+    assert_eq!(shutdown["result"], Value::Null);
+    lsp.notify("exit", Value::Null);
+    drop(lsp.stdin);
+    let deadline = Instant::now() + Duration::from_secs(10);
+    let status = loop {
+        if let Some(s) = lsp.child.try_wait().unwrap() {
+            break s;
+        }
+        assert!(Instant::now() < deadline, "server did not exit");
+        std::thread::sleep(Duration::from_millis(20));
+    };
+    assert_eq!(status.code(), Some(0));
+    let mut err = String::new();
+    lsp.child
+        .stderr
+        .take()
+        .unwrap()
+        .read_to_string(&mut err)
+        .unwrap();
+    assert!(
+        err.contains("transcript-ls: transcript-ls"),
+        "stderr: {err}"
+    );
+    assert!(
+        lsp.seen.iter().any(|m| m["method"] == "window/logMessage"),
+        "no window/logMessage"
+    );
+    assert!(
+        lsp.seen
+            .iter()
+            .any(|m| m["method"] == "textDocument/publishDiagnostics"),
+        "no diagnostics"
+    );
+    eprintln!("stdio session took {:?}", t0.elapsed());
+}
