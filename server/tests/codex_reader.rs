@@ -1365,3 +1365,119 @@ fn walk(dir: &str) -> Vec<String> {
     }
     out
 }
+
+// ---------------------------------------------------------------------------------------------
+// The project's own Codex fixtures (fixtures/rules/README.md § Codex).
+
+fn fixture(path: &str) -> String {
+    let p = format!("{}/../fixtures/{path}", env!("CARGO_MANIFEST_DIR"));
+    std::fs::read_to_string(&p).unwrap_or_else(|e| panic!("{p}: {e}"))
+}
+
+#[test]
+fn fixture_codex_rollout_two_calls_one_answer() {
+    let src = fixture("rules/codex-rollout.jsonl");
+    let t = read(&src);
+    assert_one_entry_per_line(&src, &t);
+    use Role::*;
+    let r = roles(&t);
+    assert_eq!(
+        &r[..8],
+        &[
+            Context,
+            Context,
+            Context,
+            TurnStarted {
+                turn_id: Some("019e2a4c-7b90-7f13-a2c4-58d9e0f1a623".into())
+            },
+            Context,
+            PROMPT,
+            Meta,
+            Meta
+        ]
+    );
+    assert_eq!(
+        &r[8..17],
+        &[
+            Model,
+            Meta,
+            Model,
+            Meta,
+            Meta,
+            ToolResults,
+            Meta,
+            Model,
+            Meta
+        ]
+    );
+    assert_eq!(
+        r[17],
+        TurnCompleted {
+            turn_id: Some("019e2a4c-7b90-7f13-a2c4-58d9e0f1a623".into()),
+            duration_ms: Some(10204),
+            time_to_first_token_ms: Some(1320)
+        }
+    );
+    let e = &t.entries;
+    assert_eq!(
+        texts(&src, &e[5]),
+        ["Where is the currency code parsed? Show me the function signature."]
+    );
+    let keys: Vec<(usize, &str)> = e
+        .iter()
+        .enumerate()
+        .filter_map(|(i, e)| key(e).map(|k| (i, k)))
+        .collect();
+    assert_eq!(
+        keys,
+        [
+            (8, "codex-call-1"),
+            (10, "codex-call-1"),
+            (15, "codex-call-2")
+        ]
+    );
+    assert_eq!(total_usage(&t), u(4110, 16000, 412, 160));
+    assert_eq!(e[15].step.as_ref().unwrap().stop, Some(StopReason::EndTurn));
+    assert_eq!(
+        e[15].step.as_ref().unwrap().model.as_deref(),
+        Some("gpt-5.3-codex")
+    );
+    assert_eq!(
+        tool_use(&e[10]).id.as_ref(),
+        "call_Qx7mB2vN9pL4kD1sF8hJ3tR6"
+    );
+    assert_eq!(
+        tool_result(&e[13]).tool_use_id.as_ref(),
+        "call_Qx7mB2vN9pL4kD1sF8hJ3tR6"
+    );
+    let answers: usize = e
+        .iter()
+        .filter(|e| e.role == Model)
+        .map(|e| texts(&src, e).len())
+        .sum();
+    assert_eq!(answers, 1);
+}
+
+#[test]
+fn fixture_codex_unfinished_ends_on_a_call() {
+    let src = fixture("rules/codex-unfinished.jsonl");
+    let t = read(&src);
+    assert_one_entry_per_line(&src, &t);
+    let e = &t.entries;
+    assert_eq!(e[5].role, PROMPT);
+    assert_eq!(
+        texts(&src, &e[5]),
+        ["Build the release binary and tell me its size."]
+    );
+    assert_eq!(e[10].role, Role::Model);
+    assert!(
+        tool_use(&e[10])
+            .summary
+            .starts_with("cargo build --release")
+    );
+    assert_eq!(usage(&e[10]), Some(u(3390, 6400, 131, 96)));
+    assert!(
+        !e.iter()
+            .any(|e| matches!(e.role, Role::ToolResults | Role::TurnCompleted { .. }))
+    );
+}

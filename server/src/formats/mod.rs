@@ -105,10 +105,8 @@ pub fn detect_line(line: &str) -> Option<Format> {
             return Some(Format::Codex);
         }
     }
-    if probe.uuid.is_some() || probe.session_id.is_some() || probe.message.is_some() {
-        if ty.is_some() {
-            return Some(Format::ClaudeCode);
-        }
+    if claude_envelope && ty.is_some() {
+        return Some(Format::ClaudeCode);
     }
     match ty {
         Some(
