@@ -1481,3 +1481,36 @@ fn fixture_codex_unfinished_ends_on_a_call() {
             .any(|e| matches!(e.role, Role::ToolResults | Role::TurnCompleted { .. }))
     );
 }
+
+#[test]
+fn truncated_records_never_panic_and_keep_one_entry_per_line() {
+    let catalog = shared(CATALOG);
+    let mut lines: Vec<String> = catalog.lines().map(String::from).collect();
+    lines.extend(dual_logged_turn(true).lines().map(String::from));
+    lines.push(call("shell", r#"{"command":["bash","-lc","echo é"]}"#, "c"));
+    lines.push(output(
+        "c",
+        json!("Process exited with code 1\nOutput:\né\n"),
+    ));
+    let head = session_meta("S-T");
+    let mut reads = 0;
+    for line in &lines {
+        let step = (line.len() / 23).max(1);
+        let mut cut = 0;
+        while cut < line.len() {
+            if line.is_char_boundary(cut) {
+                let src = format!("{head}\n{}\n{}\n", &line[..cut], user("after"));
+                let t = formats::read(&src);
+                assert_one_entry_per_line(&src, &t);
+                assert_eq!(
+                    t.entries.last().map(|e| e.role.clone()),
+                    Some(PROMPT),
+                    "{src}"
+                );
+                reads += 1;
+            }
+            cut += step;
+        }
+    }
+    assert!(reads > 2000, "{reads}");
+}
