@@ -8,7 +8,7 @@ if ! command -v cargo >/dev/null; then
 fi
 cargo build --release --quiet
 bin=target/release/transcript-ls
-demo=fixtures/demo/session.jsonl
+demo=fixtures/demo/3f8a2c61-9d4e-4b7a-8c15-e2d07b9a4f63.jsonl
 echo "== outline: $demo"
 "$bin" outline "$demo"
 echo
