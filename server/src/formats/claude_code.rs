@@ -65,6 +65,9 @@ const KNOWN_OTHER_BLOCKS: &[&str] = &[
 /// How many bytes of a user message are decoded to classify it (wrappers are at the start).
 const HEAD: usize = 256;
 
+/// Most distinct unknown record / block types hinted per file (bounded memory).
+const MAX_HINTED: usize = 256;
+
 /// Line-reader state kept across lines of one file.
 #[derive(Debug, Default)]
 pub struct State {
@@ -90,20 +93,23 @@ impl State {
     /// `<command-name>` line followed by its expanded prompt).
     pub fn line(&mut self, source: &str, line: usize, span: Span, t: &mut Transcript) {
         let text = &source[span.clone()];
-        let err = match serde_json::from_str::<Record>(text) {
-            Ok(rec) => {
+        // Checked first: serde reads a struct from a JSON array too.
+        let is_object = text.trim_start().starts_with('{');
+        let err = match is_object.then(|| serde_json::from_str::<Record>(text)) {
+            Some(Ok(rec)) => {
                 let ctx = Ctx {
                     text,
                     base: span.start,
                 };
                 return self.record(source, ctx, rec, line, span, t);
             }
-            Err(e) => e,
+            Some(Err(e)) => Some(e),
+            None => None,
         };
         if let Err(e) = serde_json::from_str::<IgnoredAny>(text) {
             return super::push_unparsed(t, line, span, Some(e));
         }
-        if !text.trim_start().starts_with('{') {
+        let Some(mut err) = err else {
             t.problems.push(Problem {
                 line,
                 span: span.clone(),
@@ -114,8 +120,7 @@ impl State {
             t.entries
                 .push(Entry::new(line, span, Role::Unparsed, "unparsed"));
             return;
-        }
-        let mut err = err;
+        };
         if let Some(patched) = patch_lone_surrogates(text) {
             match serde_json::from_str::<Record>(&patched) {
                 Ok(rec) => {
@@ -221,10 +226,10 @@ impl State {
     fn update_meta(&mut self, rec: &Record, t: &mut Transcript) {
         let m = &mut t.meta;
         let first = |slot: &mut Option<String>, v: Option<&str>| {
-            if slot.is_none() {
-                if let Some(v) = v.filter(|v| !v.is_empty()) {
-                    *slot = Some(v.to_string());
-                }
+            if slot.is_none()
+                && let Some(v) = v.filter(|v| !v.is_empty())
+            {
+                *slot = Some(v.to_string());
             }
         };
         first(&mut m.session_id, rec.session_id.get());
@@ -257,7 +262,7 @@ impl State {
     }
 
     fn hint_once(&mut self, r: &mut Reading, key: String, message: String) {
-        if self.hinted.insert(key.into()) {
+        if self.hinted.len() < MAX_HINTED && self.hinted.insert(key.into()) {
             r.problems.push(Problem {
                 line: r.line,
                 span: r.entry.span.clone(),
@@ -283,7 +288,7 @@ impl State {
             })
             .collect();
         for (ty, span) in unknown {
-            if self.hinted.insert(format!("block:{ty}").into()) {
+            if self.hinted.len() < MAX_HINTED && self.hinted.insert(format!("block:{ty}").into()) {
                 r.problems.push(Problem {
                     line: r.line,
                     span,
@@ -304,23 +309,24 @@ impl State {
             );
             return Role::Other;
         };
-        if let Some(c) = msg.content {
-            if !blocks::content_blocks(r.ctx, c, &mut r.entry.blocks) && c.get() != "null" {
-                r.entry.blocks.push(Block {
-                    span: r.ctx.span(c),
-                    kind: BlockKind::Other {
-                        block_type: "(content)".into(),
-                    },
-                });
-                r.problems.push(Problem {
-                    line: r.line,
-                    span: r.ctx.span(c),
-                    severity: Severity::Hint,
-                    message: "user message content is neither a string nor a list of blocks \
+        if let Some(c) = msg.content
+            && !blocks::content_blocks(r.ctx, c, &mut r.entry.blocks)
+            && c.get() != "null"
+        {
+            r.entry.blocks.push(Block {
+                span: r.ctx.span(c),
+                kind: BlockKind::Other {
+                    block_type: "(content)".into(),
+                },
+            });
+            r.problems.push(Problem {
+                line: r.line,
+                span: r.ctx.span(c),
+                severity: Severity::Hint,
+                message: "user message content is neither a string nor a list of blocks \
                               (kept as raw JSON)"
-                        .into(),
-                });
-            }
+                    .into(),
+            });
         }
         let results = r
             .entry
@@ -350,15 +356,17 @@ impl State {
         if rec.is_meta.is_true() {
             // A prompt-type command written `<command-name>` first is followed by its expanded
             // prompt as an `isMeta` line hanging off it.
-            if let (Some((idx, uuid)), Some(parent)) = (&self.last_command, rec.parent_uuid.get()) {
-                if **uuid == *parent && !is_caveat(head) && !head.starts_with("<local-command-") {
-                    if let Some(e) = t.entries.get_mut(*idx) {
-                        if e.role == Role::LocalCommand {
-                            e.role = Role::Prompt(PromptKind::Command);
-                        }
-                    }
-                    self.last_command = None;
+            if let (Some((idx, uuid)), Some(parent)) = (&self.last_command, rec.parent_uuid.get())
+                && **uuid == *parent
+                && !is_caveat(head)
+                && !head.starts_with("<local-command-")
+            {
+                if let Some(e) = t.entries.get_mut(*idx)
+                    && e.role == Role::LocalCommand
+                {
+                    e.role = Role::Prompt(PromptKind::Command);
                 }
+                self.last_command = None;
             }
             return Role::Meta;
         }
@@ -421,10 +429,10 @@ impl State {
             },
         };
         let model = msg.model.boxed();
-        if t.meta.model.is_none() {
-            if let Some(m) = model.as_deref().filter(|m| *m != "<synthetic>") {
-                t.meta.model = Some(m.to_string());
-            }
+        if t.meta.model.is_none()
+            && let Some(m) = model.as_deref().filter(|m| *m != "<synthetic>")
+        {
+            t.meta.model = Some(m.to_string());
         }
         let usage = msg.usage.0.as_ref().map(|u| Usage {
             input: u.input_tokens.0.unwrap_or(0),
@@ -553,13 +561,13 @@ struct Reading<'s, 't> {
 /// A `system` line (FORMATS.md §1.3): compact boundary, turn duration, local command, or meta.
 fn system(r: &mut Reading, rec: &Record) -> (Role, String) {
     let sub = rec.subtype.get().unwrap_or("");
-    if let Some(c) = rec.content {
-        if let Some(text) = r.ctx.str(c) {
-            r.entry.blocks.push(Block {
-                span: r.ctx.span(c),
-                kind: BlockKind::Text { text },
-            });
-        }
+    if let Some(c) = rec.content
+        && let Some(text) = r.ctx.str(c)
+    {
+        r.entry.blocks.push(Block {
+            span: r.ctx.span(c),
+            kind: BlockKind::Text { text },
+        });
     }
     let role = match sub {
         "compact_boundary" => {

@@ -184,10 +184,10 @@ pub fn tool_summary(name: &str, input: &Members) -> (String, Option<SubagentSpaw
     } else if is("Task") || is("Agent") {
         field("description")
     } else if is("TodoWrite") {
-        if let Some(todos) = input.get("todos") {
-            if let Ok(v) = serde_json::from_str::<Vec<serde::de::IgnoredAny>>(todos.get()) {
-                return (format!("{} todos", v.len()), None);
-            }
+        if let Some(todos) = input.get("todos")
+            && let Ok(v) = serde_json::from_str::<Vec<serde::de::IgnoredAny>>(todos.get())
+        {
+            return (format!("{} todos", v.len()), None);
         }
         None
     } else {
@@ -256,10 +256,10 @@ fn list_result_summary(ctx: Ctx, list: &RawValue, images: &mut Vec<(Box<str>, us
                 text = result_summary(ctx.raw_text(&t));
             }
             BlockKind::Other { block_type } if &*block_type == "tool_reference" => {
-                if let Ok(rb) = serde_json::from_str::<RawBlock>(item.get()) {
-                    if let Some(n) = rb.tool_name.get() {
-                        tools.push(n.to_string());
-                    }
+                if let Ok(rb) = serde_json::from_str::<RawBlock>(item.get())
+                    && let Some(n) = rb.tool_name.get()
+                {
+                    tools.push(n.to_string());
                 }
             }
             _ => {}
@@ -281,10 +281,10 @@ fn list_result_summary(ctx: Ctx, list: &RawValue, images: &mut Vec<(Box<str>, us
 pub fn result_summary(raw: &str) -> String {
     let text = decode_prefix(raw, SUMMARY_SCAN);
     let t = text.trim_start();
-    if let Some(rest) = t.strip_prefix("<persisted-output>") {
-        if let Some(s) = persisted_summary(rest) {
-            return s;
-        }
+    if let Some(rest) = t.strip_prefix("<persisted-output>")
+        && let Some(s) = persisted_summary(rest)
+    {
+        return s;
     }
     one_line(&text, SUMMARY_MAX)
 }
@@ -459,7 +459,7 @@ mod tests {
 
     #[test]
     fn tool_use_result_strings_and_objects() {
-        let r = |s: &str| tool_use_result(&serde_json::from_str::<&RawValue>(s).unwrap());
+        let r = |s: &str| tool_use_result(serde_json::from_str::<&RawValue>(s).unwrap());
         assert_eq!(r(r#""User rejected tool use""#), (true, None));
         assert_eq!(r(r#""Error: exit code 1""#), (true, None));
         assert_eq!(r(r#""fine""#), (false, None));

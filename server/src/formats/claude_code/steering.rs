@@ -103,10 +103,10 @@ fn push_capped<T>(v: &mut VecDeque<T>, x: T) {
 }
 
 fn set_meta(entries: &mut [Entry], idx: usize) {
-    if let Some(e) = entries.get_mut(idx) {
-        if e.role == Role::Steering {
-            e.role = Role::Meta;
-        }
+    if let Some(e) = entries.get_mut(idx)
+        && e.role == Role::Steering
+    {
+        e.role = Role::Meta;
     }
 }
 
@@ -170,10 +170,10 @@ impl Steering {
     /// prompt, so its enqueue is not steering.
     pub fn dequeue(&mut self, session: Option<&str>, entries: &mut [Entry]) {
         let s = session_hash(session);
-        if let Some(i) = self.fifo.iter().position(|q| q.session == s) {
-            if let Some(q) = self.fifo.remove(i) {
-                self.unclaim(q.entry, entries);
-            }
+        if let Some(i) = self.fifo.iter().position(|q| q.session == s)
+            && let Some(q) = self.fifo.remove(i)
+        {
+            self.unclaim(q.entry, entries);
         }
     }
 
