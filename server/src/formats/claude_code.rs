@@ -7,6 +7,30 @@
 //! (`steering`, cases 07 and 08). [`discover_subagents`] finds the sub-agent files of a session
 //! (FORMATS.md §1.1, case 20).
 //!
+//! Roles, first matching rule wins:
+//!
+//! | record | role |
+//! |---|---|
+//! | `user` with a `tool_result` block (even `isMeta`) | `ToolResults` (errors and sub-agent totals from `toolUseResult`) |
+//! | `user` `isCompactSummary` | `CompactSummary` |
+//! | `user` `isMeta` | `Meta`; if its `parentUuid` is the last `<command-name>` line, that line becomes `Prompt(Command)` |
+//! | `user` text starting `<task-notification>` | `Wake(TaskNotification)` |
+//! | `user` text starting `[Request interrupted by user` | `Interruption` |
+//! | `user` `<local-command-caveat>` / `Caveat: The messages below…` | `Meta` |
+//! | `user` `<local-command-…>`, `<bash-input>`, `<bash-stdout>`, `<bash-stderr>`, `<command-name>` first | `LocalCommand` |
+//! | `user` `<command-message>` first (`/init`, custom commands) | `Prompt(Command)` |
+//! | `user` with no text and no image | `Meta` |
+//! | other `user` (string, text / image blocks) | `Prompt(Typed)` (sidechain ones keep `sidechain: true`) |
+//! | `assistant` | `Model` with a [`StepInfo`] |
+//! | `system/compact_boundary`, `turn_duration`, `local_command` | `CompactBoundary`, `TurnDuration`, `LocalCommand`; other subtypes `Meta` |
+//! | `attachment/queued_command`, `queue-operation` | `Steering` or `Meta` (pairing rules in `steering`) |
+//! | other `attachment`, `progress`, envelope-less types of FORMATS.md §1.3 | `Meta` (titles go to `SessionMeta::title`) |
+//! | any other `type` | `Other`, with one Hint problem per type and file |
+//!
+//! `record_type` is `type`, or `type/subtype` for `system/<subtype>`, `attachment/<type>`,
+//! `progress/<data.type>` and `queue-operation/<operation>`. `SessionMeta::is_subagent_file`
+//! counts envelope records only (those with `uuid` or `isSidechain`).
+//!
 //! Failure handling (DESIGN.md §7): a line that is not JSON becomes `Unparsed` plus a warning;
 //! a line whose string escapes hold a lone surrogate (`\udcb2`, which serde rejects in
 //! decoded strings) is read again from a copy where each lone surrogate escape is replaced by

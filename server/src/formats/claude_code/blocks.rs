@@ -15,7 +15,9 @@ use crate::source::json_string;
 /// Longest summary, in characters (model: `ToolUse::summary`, `ToolResult::summary`).
 pub const SUMMARY_MAX: usize = 160;
 
-/// How many raw source bytes of a string are decoded to find a summary line.
+/// How many raw source bytes of a string are decoded to find a summary line: a first try,
+/// then a longer one when the first holds only blank lines.
+const SUMMARY_SCAN_FIRST: usize = 1024;
 const SUMMARY_SCAN: usize = 16 * 1024;
 
 /// A tool-input string longer than this (raw bytes) is not "short" (fallback summary).
@@ -200,9 +202,7 @@ pub fn tool_summary(name: &str, input: &Members) -> (String, Option<SubagentSpaw
             .filter_map(|(_, v)| raw::str_contents(v))
             .find(|s| !s.trim().is_empty() && s.len() <= SHORT_FIELD)
     });
-    let summary = key.map_or_else(String::new, |raw| {
-        one_line(&decode_prefix(raw, SUMMARY_SCAN), SUMMARY_MAX)
-    });
+    let summary = key.map_or_else(String::new, |raw| summary_line(raw, |_| None));
     let subagent = (is("Task") || is("Agent")).then(|| SubagentSpawn {
         description: field("description").map(|r| json_string::decode(r).into_owned()),
         agent_type: field("subagent_type").map(|r| json_string::decode(r).into_owned()),
@@ -279,14 +279,36 @@ fn list_result_summary(ctx: Ctx, list: &RawValue, images: &mut Vec<(Box<str>, us
 /// The summary of a string result: its first meaningful line, or for a `<persisted-output>`
 /// result (FORMATS.md §1.5) `output saved to …/tool-results/<file> (141KB)`.
 pub fn result_summary(raw: &str) -> String {
-    let text = decode_prefix(raw, SUMMARY_SCAN);
-    let t = text.trim_start();
-    if let Some(rest) = t.strip_prefix("<persisted-output>")
-        && let Some(s) = persisted_summary(rest)
-    {
-        return s;
+    summary_line(raw, |text| {
+        let rest = text.trim_start().strip_prefix("<persisted-output>")?;
+        persisted_summary(rest)
+    })
+}
+
+/// [`one_line`] of a raw string literal, decoding a short prefix first and a longer one only
+/// when the short one holds no meaningful line; `special` may replace the summary.
+fn summary_line(raw: &str, special: impl Fn(&str) -> Option<String>) -> String {
+    let mut out = String::new();
+    for limit in [SUMMARY_SCAN_FIRST, SUMMARY_SCAN] {
+        let text = decode_prefix(raw, limit);
+        if let Some(s) = special(&text) {
+            return s;
+        }
+        let cut = raw.len() > limit;
+        out = one_line(&text, SUMMARY_MAX);
+        if cut && !out.ends_with('…') && !out.is_empty() && text.trim_end().ends_with(out.as_str())
+        {
+            // The prefix ended inside (or right after) the first line: more text follows.
+            if out.chars().count() >= SUMMARY_MAX {
+                out.pop();
+            }
+            out.push('…');
+        }
+        if !out.is_empty() || !cut {
+            break;
+        }
     }
-    one_line(&text, SUMMARY_MAX)
+    out
 }
 
 fn persisted_summary(rest: &str) -> Option<String> {
@@ -321,7 +343,19 @@ pub fn tool_use_result(raw: &RawValue) -> (bool, Option<SubagentResult>) {
             None,
         );
     }
-    if !raw.get().starts_with('{') {
+    // Most results are not about sub-agents: skip the parse unless a sub-agent key is there.
+    let keys: [&[u8]; 4] = [
+        b"\"agentId\"",
+        b"\"totalDurationMs\"",
+        b"\"totalTokens\"",
+        b"\"totalToolUseCount\"",
+    ];
+    let bytes = raw.get().as_bytes();
+    if !raw.get().starts_with('{')
+        || !keys
+            .iter()
+            .any(|k| memchr::memmem::find(bytes, k).is_some())
+    {
         return (false, None);
     }
     let Ok(o) = serde_json::from_str::<ToolUseResultObj>(raw.get()) else {
@@ -446,6 +480,22 @@ mod tests {
         assert_eq!(decode_prefix(r"é\u00e9x", 3), "é");
         assert_eq!(decode_prefix(r"é\u00e9x", 8), "éé");
         assert_eq!(decode_prefix("ééé", 3), "é");
+    }
+
+    #[test]
+    fn summaries_look_past_a_short_prefix_only_when_needed() {
+        let blank_then_text = format!("{}found it\\nmore", r"\n".repeat(700));
+        assert_eq!(result_summary(&blank_then_text), "found it…");
+        let long_line = "y".repeat(3000);
+        let s = result_summary(&long_line);
+        assert_eq!(s.chars().count(), SUMMARY_MAX);
+        assert!(s.ends_with('…'));
+        let line_at_cut = format!("{}{}", "z".repeat(SUMMARY_MAX), " ".repeat(2000));
+        let s = result_summary(&line_at_cut);
+        assert_eq!(s.chars().count(), SUMMARY_MAX);
+        assert!(s.ends_with('…'));
+        assert_eq!(result_summary(r"short\nsecond"), "short…");
+        assert_eq!(result_summary("short"), "short");
     }
 
     #[test]
