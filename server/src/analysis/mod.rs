@@ -60,7 +60,7 @@ pub struct Phase {
     pub number: Option<u32>,
 }
 
-/// The eight default phases of seed 000, in order, with the seed's emoji (🔍 Plan · ⚔️ Red
+/// The eight default phases of seed 000, in order, with the seed's discs (🔍 Plan · ⚔️ Red
 /// Team · 🚦 Standards Check · 🔨 Build · 💎 Elegance · 📝 Docs · 🔬 Standards Audit · 🚀 Merge).
 pub fn default_phases() -> Vec<Phase> {
     let p = |name: &str, emoji: &str, number: Option<u32>| Phase {
