@@ -484,6 +484,53 @@ fn runs_split_work_and_prose_thought_and_ignore_empty_blocks() {
     assert_eq!(runs[3].blocks, vec![(11, 0)]);
 }
 
+#[test]
+fn empty_thinking_is_a_thought_alone_but_never_splits_prose() {
+    // Opus 4.7 signature-only thinking leading the body: its own Thought run.
+    let mut b = B::new();
+    b.prompt("q"); // 0
+    b.think("m1", ""); // 1
+    b.text("m1", "Writing both files."); // 2
+    b.tool("m1", "a", "Write"); // 3
+    b.result("a"); // 4
+    b.text("m2", "Part one."); // 5
+    b.think("m3", "   "); // 6: between two prose items: no split
+    b.text("m3", "Part two."); // 7
+    let a = b.run();
+    let runs = &a.turns[0].runs;
+    let kinds: Vec<RunKind> = runs.iter().map(|r| r.kind).collect();
+    assert_eq!(
+        kinds,
+        vec![
+            RunKind::Thought,
+            RunKind::Prose,
+            RunKind::Work,
+            RunKind::Prose
+        ]
+    );
+    assert_eq!(runs[3].blocks, vec![(5, 0), (6, 0), (7, 0)]);
+    assert_eq!(
+        a.turns[0].final_answer.as_ref().unwrap().blocks,
+        vec![(5, 0), (7, 0)]
+    );
+}
+
+#[test]
+fn api_error_text_is_not_an_answer() {
+    let mut b = B::new();
+    b.prompt("q"); // 0
+    b.text("m1", "Checking."); // 1
+    let e = b.text("err", "API Error: 529 overloaded"); // 2
+    b.entries[e].step.as_mut().unwrap().api_error = Some("overloaded".into());
+    b.prompt("again"); // 3
+    let a = b.run();
+    assert_eq!(a.turns[0].final_answer, None);
+    assert_eq!(a.turns[0].state, TurnState::Replyless);
+    assert_eq!(a.turns[0].comments, 1);
+    let kinds: Vec<RunKind> = a.turns[0].runs.iter().map(|r| r.kind).collect();
+    assert_eq!(kinds, vec![RunKind::Prose, RunKind::Work]);
+}
+
 // ---------------------------------------------------------------- final answer
 
 #[test]
@@ -718,6 +765,14 @@ fn marker_examples_and_empty_markers_are_ignored() {
         let fa = b.run().turns[0].final_answer.clone().unwrap();
         assert_eq!(fa.marker, None, "{text}");
         assert_eq!(fa.blocks, vec![(3, 0), (4, 0)], "{text}");
+        // Only the boundary-shaped marker with nothing after it is still hidden.
+        let hidden: Vec<&str> = fa.stray_markers.iter().map(|s| &b.src[s.clone()]).collect();
+        let want: Vec<&str> = if text.starts_with("Done.") {
+            vec!["[[OMNISCIO_FINAL]]"]
+        } else {
+            vec![]
+        };
+        assert_eq!(hidden, want, "{text}");
     }
     // The last marker outside a fence counts; the fenced one after it does not.
     let b = marker_turn(&[
@@ -732,6 +787,21 @@ fn marker_examples_and_empty_markers_are_ignored() {
         .clone()
         .unwrap();
     assert!(b.src[m.answer_start..].starts_with("Second."));
+}
+
+#[test]
+fn an_earlier_marked_message_folds_even_when_substantive() {
+    // Seed 000: by default only the last marked message is shown.
+    let b = marker_turn(&[
+        "[[OMNISCIO_FINAL]]\nFirst report: the migration of all eleven tables finished and the row counts match.",
+        "[[OMNISCIO_FINAL]]\nFinal: merged.",
+    ]);
+    let a = b.run();
+    let fa = a.turns[0].final_answer.as_ref().unwrap();
+    assert_eq!(fa.blocks, vec![(4, 0)]);
+    assert!(b.src[fa.marker.as_ref().unwrap().answer_start..].starts_with("Final: merged."));
+    assert!(fa.stray_markers.is_empty());
+    assert_eq!(a.turns[0].comments, 1);
 }
 
 #[test]
@@ -817,12 +887,24 @@ fn completion_evidence_and_in_flight() {
     let a = b.run();
     assert_eq!(a.turns[0].state, TurnState::Complete);
     assert!(a.turns[0].final_answer.as_ref().unwrap().end_turn);
+    assert_eq!(
+        a.turns[0].throughput,
+        Throughput::None {
+            reason: "no output-bearing steps".into()
+        }
+    );
 
     // No evidence on the last turn of a growing file: in flight; complete file: complete.
     let mut b = B::new();
     b.prompt("q");
     b.text("m1", "Done.");
     assert_eq!(b.run().turns[0].state, TurnState::InFlight);
+    assert_eq!(
+        b.run().turns[0].throughput,
+        Throughput::None {
+            reason: "turn in flight".into()
+        }
+    );
     let o = Options {
         file_complete: true,
         ..opts()
@@ -931,7 +1013,9 @@ fn throughput_estimate_is_total_tokens_over_total_decode_time() {
     let r = b.result("t"); // 2
     b.ts(r, "2026-03-01T10:00:10Z");
     let s2 = b.text("m2", "Done."); // 3
-    b.ts(s2, "2026-03-01T10:00:14Z").usage(s2, out(300));
+    b.ts(s2, "2026-03-01T10:00:14Z")
+        .usage(s2, out(300))
+        .stop(s2, StopReason::EndTurn);
     let a = b.run();
     assert_eq!(
         a.turns[0].throughput,
@@ -960,7 +1044,8 @@ fn throughput_estimate_is_total_tokens_over_total_decode_time() {
     );
     let mut b = B::new();
     b.prompt("q");
-    b.text("m1", "hi");
+    let e = b.text("m1", "hi");
+    b.stop(e, StopReason::EndTurn);
     assert_eq!(
         b.run().turns[0].throughput,
         Throughput::None {

@@ -14,12 +14,20 @@ pub enum ItemKind {
     Prose,
     /// Non-empty thinking.
     Thinking,
+    /// Empty thinking (Opus 4.7 keeps only a signature; encrypted Codex reasoning): a `Thought`
+    /// where it stands alone or next to work, but it never splits prose (seed 003 split
+    /// ignores it between two prose items).
+    EmptyThinking,
+    /// The text of a synthetic API-error response (`StepInfo::api_error`): not agent prose.
+    /// Work for the run split; it ends the final-answer walk (a failed response is no answer,
+    /// seed 004 "a definitive failure revokes that response's completion marker").
+    Error,
     /// A tool call; `bookkeeping` for [`BOOKKEEPING_TOOLS`].
     ToolUse { bookkeeping: bool },
     /// A block of a tool-result record.
     ToolResult,
-    /// Blank text, empty thinking, images and unknown blocks of model records: kept in the run
-    /// they fall in, but they never start or break a run (seed 003 split ignores them).
+    /// Blank text, images and unknown blocks of model records: kept in the run they fall in,
+    /// but they never start or break a run (seed 003 split ignores them).
     Neutral,
 }
 
@@ -49,18 +57,21 @@ pub fn items(
         }
         match e.role {
             Role::Model => {
+                let api_error = e.step.as_ref().is_some_and(|s| s.api_error.is_some());
                 for (b, block) in e.blocks.iter().enumerate() {
                     let kind = match &block.kind {
                         BlockKind::Text { text } => {
                             if text::raw_is_blank(source.get(text.raw.clone()).unwrap_or("")) {
                                 ItemKind::Neutral
+                            } else if api_error {
+                                ItemKind::Error
                             } else {
                                 ItemKind::Prose
                             }
                         }
                         BlockKind::Thinking { text, .. } => {
                             if text::raw_is_blank(source.get(text.raw.clone()).unwrap_or("")) {
-                                ItemKind::Neutral
+                                ItemKind::EmptyThinking
                             } else {
                                 ItemKind::Thinking
                             }
@@ -93,13 +104,34 @@ pub fn items(
     out
 }
 
-/// Which side of the split an item is on; `None` for neutral items.
-fn side(k: ItemKind) -> Option<bool> {
-    match k {
+/// Which side of the split each item is on: `Some(true)` prose, `Some(false)` work, `None`
+/// for neutral items (and empty thinking between two prose items).
+fn sides(items: &[Item]) -> Vec<Option<bool>> {
+    let base = |k: ItemKind| match k {
         ItemKind::Prose => Some(true),
-        ItemKind::Neutral => None,
+        ItemKind::Neutral | ItemKind::EmptyThinking => None,
         _ => Some(false),
+    };
+    let mut out: Vec<Option<bool>> = items.iter().map(|i| base(i.kind)).collect();
+    // Previous decided side for each position, then resolve empty thinking with the next one.
+    let mut prev = None;
+    let mut prev_of = vec![None; items.len()];
+    for (i, s) in out.iter().enumerate() {
+        prev_of[i] = prev;
+        if s.is_some() {
+            prev = *s;
+        }
     }
+    let mut next = None;
+    for i in (0..items.len()).rev() {
+        if items[i].kind == ItemKind::EmptyThinking {
+            let between_prose = prev_of[i] == Some(true) && next == Some(true);
+            out[i] = if between_prose { None } else { Some(false) };
+        } else if out[i].is_some() {
+            next = out[i];
+        }
+    }
+    out
 }
 
 /// Cuts the items into maximal runs of work (tool calls, tool results, thinking) and prose
@@ -111,8 +143,9 @@ pub fn runs(t: &Transcript, items: &[Item], entry_step: &[Option<usize>]) -> Vec
     // (is_prose, item indices)
     let mut groups: Vec<(bool, Vec<usize>)> = Vec::new();
     let mut pending: Vec<usize> = Vec::new();
-    for (ix, it) in items.iter().enumerate() {
-        match side(it.kind) {
+    let sides = sides(items);
+    for (ix, side) in sides.iter().enumerate() {
+        match *side {
             None => match groups.last_mut() {
                 Some(g) => g.1.push(ix),
                 None => pending.push(ix),
@@ -132,10 +165,12 @@ pub fn runs(t: &Transcript, items: &[Item], entry_step: &[Option<usize>]) -> Vec
     for (prose, ixs) in groups {
         let kind = if prose {
             RunKind::Prose
-        } else if ixs
-            .iter()
-            .all(|&i| matches!(items[i].kind, ItemKind::Thinking | ItemKind::Neutral))
-        {
+        } else if ixs.iter().all(|&i| {
+            matches!(
+                items[i].kind,
+                ItemKind::Thinking | ItemKind::EmptyThinking | ItemKind::Neutral
+            )
+        }) {
             RunKind::Thought
         } else {
             RunKind::Work

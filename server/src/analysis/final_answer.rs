@@ -159,9 +159,12 @@ pub fn heuristic(t: &Transcript, source: &str, items: &[Item]) -> Vec<usize> {
                 }
                 answer.push(i);
             }
-            ItemKind::Thinking | ItemKind::ToolResult | ItemKind::Neutral => {}
+            ItemKind::Thinking
+            | ItemKind::EmptyThinking
+            | ItemKind::ToolResult
+            | ItemKind::Neutral => {}
             ItemKind::ToolUse { bookkeeping: true } => crossing = true,
-            ItemKind::ToolUse { bookkeeping: false } => break,
+            ItemKind::ToolUse { bookkeeping: false } | ItemKind::Error => break,
         }
     }
     answer.reverse();
@@ -180,6 +183,8 @@ pub struct MarkerHit<'s> {
     pub line: std::ops::Range<usize>,
     /// Decoded offset where the text after the marker starts.
     pub after: usize,
+    /// True when an earlier marker sits in the same block (before this one).
+    pub earlier_in_block: bool,
 }
 
 /// Finds where a marker sits at the start of `line` (after indentation, an optional heading
@@ -253,73 +258,106 @@ fn without_markers(text: &str) -> String {
     out
 }
 
+/// The marker lines of a decoded text block outside code fences, in order: for each, the
+/// decoded range to hide (standalone: the whole line without its `\n`; glued: the marker and
+/// its wrappers) and the decoded offset where the text after it starts.
+fn marker_lines(txt: &str) -> Vec<(std::ops::Range<usize>, usize)> {
+    let mut out = Vec::new();
+    let mut fence: Option<(u8, usize)> = None;
+    let mut start = 0;
+    while start <= txt.len() {
+        let end = txt[start..].find('\n').map_or(txt.len(), |n| start + n);
+        let line = &txt[start..end];
+        let trimmed = line.trim_start();
+        let fch = trimmed.as_bytes().first().copied();
+        if let Some(c @ (b'`' | b'~')) = fch {
+            let n = trimmed.bytes().take_while(|&x| x == c).count();
+            if n >= 3 {
+                match fence {
+                    None => fence = Some((c, n)),
+                    Some((oc, on)) if oc == c && n >= on && trimmed[n..].trim().is_empty() => {
+                        fence = None
+                    }
+                    _ => {}
+                }
+                start = end + 1;
+                continue;
+            }
+        }
+        if fence.is_none()
+            && let Some(p) = marker_at_line_start(line)
+        {
+            out.push(if p == line.len() {
+                (start..end, (end + 1).min(txt.len()))
+            } else {
+                (start..start + p, start + p)
+            });
+        }
+        start = end + 1;
+    }
+    out
+}
+
+/// The decoded text of a prose item mapped to the source, only when its raw text may hold a
+/// marker (contains `_FINAL]]`): other blocks are never decoded for marker search.
+fn marker_block<'s>(t: &Transcript, source: &'s str, it: &Item) -> Option<Mapped<'s>> {
+    let Some(BlockKind::Text { text: s }) =
+        t.entries[it.entry].blocks.get(it.block).map(|b| &b.kind)
+    else {
+        return None;
+    };
+    let raw = source.get(s.raw.clone())?;
+    memchr::memmem::find(raw.as_bytes(), b"_FINAL]]")?;
+    Some(Mapped::new(source, s.raw.clone()))
+}
+
 /// The last marker outside code fences among the prose items, if any (seed 000: "Only the
-/// LAST marker outside a code fence counts"). Blocks are only decoded when their raw text
-/// contains `_FINAL]]`.
+/// LAST marker outside a code fence counts").
 pub fn find_marker<'s>(t: &Transcript, source: &'s str, items: &[Item]) -> Option<MarkerHit<'s>> {
     for (ix, it) in items.iter().enumerate().rev() {
         if it.kind != ItemKind::Prose {
             continue;
         }
-        let Some(BlockKind::Text { text: s }) =
-            t.entries[it.entry].blocks.get(it.block).map(|b| &b.kind)
-        else {
+        let Some(mapped) = marker_block(t, source, it) else {
             continue;
         };
-        let Some(raw) = source.get(s.raw.clone()) else {
-            continue;
-        };
-        if memchr::memmem::find(raw.as_bytes(), b"_FINAL]]").is_none() {
-            continue;
-        }
-        let mapped = Mapped::new(source, s.raw.clone());
-        let mut last: Option<(std::ops::Range<usize>, usize)> = None;
-        let mut fence: Option<(u8, usize)> = None;
-        let txt: &str = &mapped.text;
-        let mut start = 0;
-        while start <= txt.len() {
-            let end = txt[start..].find('\n').map_or(txt.len(), |n| start + n);
-            let line = &txt[start..end];
-            let trimmed = line.trim_start();
-            let fch = trimmed.as_bytes().first().copied();
-            if matches!(fch, Some(b'`' | b'~')) {
-                let c = fch.unwrap_or(b'`');
-                let n = trimmed.bytes().take_while(|&x| x == c).count();
-                if n >= 3 {
-                    match fence {
-                        None => fence = Some((c, n)),
-                        Some((oc, on)) if oc == c && n >= on && trimmed[n..].trim().is_empty() => {
-                            fence = None
-                        }
-                        _ => {}
-                    }
-                    start = end + 1;
-                    continue;
-                }
-            }
-            if fence.is_none()
-                && let Some(p) = marker_at_line_start(line)
-            {
-                // Standalone: hide the whole line, answer from the next line. Glued:
-                // hide the marker (and wrappers) only, answer right after it.
-                last = Some(if p == line.len() {
-                    (start..end, (end + 1).min(txt.len()))
-                } else {
-                    (start..start + p, start + p)
-                });
-            }
-            start = end + 1;
-        }
-        if let Some((line, after)) = last {
+        let mut lines = marker_lines(&mapped.text);
+        if let Some((line, after)) = lines.pop() {
             return Some(MarkerHit {
                 item: ix,
                 mapped,
                 line,
                 after,
+                earlier_in_block: !lines.is_empty(),
             });
         }
     }
     None
+}
+
+/// Source spans of the marker lines in the given prose items, except `skip` (the deciding
+/// marker's source span). The view hides them: seed 000 "the marker line itself never
+/// appears", also for a marker that was ignored or superseded.
+fn stray_markers(
+    t: &Transcript,
+    source: &str,
+    items: &[Item],
+    answer: &[usize],
+    skip: Option<&Span>,
+) -> Vec<Span> {
+    let mut out = Vec::new();
+    for &i in answer {
+        let Some(m) = marker_block(t, source, &items[i]) else {
+            continue;
+        };
+        for (line, _) in marker_lines(&m.text) {
+            let span = m.source_offset(line.start)..m.source_offset(line.end);
+            if Some(&span) != skip {
+                out.push(span);
+            }
+        }
+    }
+    out
 }
 
 /// The decided final answer: item indices (ascending) and the marker when one decided it.
@@ -327,6 +365,8 @@ pub fn find_marker<'s>(t: &Transcript, source: &'s str, items: &[Item]) -> Optio
 pub struct Decision {
     pub items: Vec<usize>,
     pub marker: Option<Marker>,
+    /// Source spans of marker lines inside the answer that did not decide it.
+    pub stray_markers: Vec<Span>,
 }
 
 /// Source offset of the first non-blank character of a raw literal starting at `raw.start`
@@ -395,7 +435,9 @@ pub fn decide(
     row_of: &dyn Fn(usize) -> usize,
     narration_folds: &dyn Fn(usize) -> bool,
 ) -> Decision {
-    if use_marker && let Some(d) = with_marker(t, source, items) {
+    if use_marker && let Some(mut d) = with_marker(t, source, items) {
+        let decided = d.marker.as_ref().map(|m| m.span.clone());
+        d.stray_markers = stray_markers(t, source, items, &d.items, decided.as_ref());
         return d;
     }
     let answer = heuristic(t, source, items);
@@ -414,9 +456,15 @@ pub fn decide(
             return Decision::default();
         }
     }
+    let stray = if use_marker {
+        stray_markers(t, source, items, &answer, None)
+    } else {
+        Vec::new()
+    };
     Decision {
         items: answer,
         marker: None,
+        stray_markers: stray,
     }
 }
 
@@ -460,16 +508,31 @@ fn with_marker(t: &Transcript, source: &str, items: &[Item]) -> Option<Decision>
 
     // Prose before the marker: earlier blocks back to the previous tool call, then the
     // marker block's own prefix.
+    // An earlier marked message (an earlier marker) folds by default (seed 000: only the last
+    // marked message is shown), so the walk stops there.
     let mut pre: Vec<usize> = Vec::new();
-    for i in (0..hit.item).rev() {
-        match items[i].kind {
-            ItemKind::Prose => pre.push(i),
-            ItemKind::ToolUse { .. } => break,
-            _ => {}
+    if !hit.earlier_in_block {
+        for i in (0..hit.item).rev() {
+            match items[i].kind {
+                ItemKind::Prose => {
+                    if marker_block(t, source, &items[i])
+                        .is_some_and(|m| !marker_lines(&m.text).is_empty())
+                    {
+                        break;
+                    }
+                    pre.push(i)
+                }
+                ItemKind::ToolUse { .. } | ItemKind::Error => break,
+                _ => {}
+            }
         }
     }
     pre.reverse();
-    let prefix = &hit.mapped.text[..hit.line.start];
+    let prefix = if hit.earlier_in_block {
+        ""
+    } else {
+        &hit.mapped.text[..hit.line.start]
+    };
 
     // Where the kept pre-marker prose starts: Some(Some(item)) from an earlier block,
     // Some(None) from the marker block's prefix, None when everything before folds.
@@ -528,6 +591,7 @@ fn with_marker(t: &Transcript, source: &str, items: &[Item]) -> Option<Decision>
     blocks.push(hit.item);
     blocks.extend(later);
     Some(Decision {
+        stray_markers: Vec::new(),
         items: blocks,
         marker: Some(Marker {
             entry: it.entry,

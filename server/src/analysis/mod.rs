@@ -285,6 +285,10 @@ pub struct FinalAnswer {
     /// When an explicit marker decided it: where the marker is, and the byte offset in the
     /// source where the answer starts after it.
     pub marker: Option<Marker>,
+    /// Source spans of other marker lines inside the answer's blocks (a marker ignored because
+    /// nothing follows it, or an earlier one superseded by the last): they did not decide the
+    /// answer but are never shown either (seed 000). Empty when `Options::final_marker` is off.
+    pub stray_markers: Vec<Span>,
     /// True when the step that ends it has completion evidence of its own (end_turn / stop).
     pub end_turn: bool,
 }

@@ -14,7 +14,8 @@
 //! * **Estimate** (only row timestamps, Claude Code): per output-bearing step, decode ≈ the
 //!   step's last record − its request time (latest non-model record before its first record,
 //!   FORMATS.md §1.9 recipe); this includes time to first token, so it is a lower bound too.
-//! * **None** when there is no output-bearing step, when an output-bearing step's count is a
+//! * **None** while the turn is in flight (the figure belongs to the closing receipt), when
+//!   there is no output-bearing step, when an output-bearing step's count is a
 //!   streaming placeholder (a wrong figure is worse than none), or when a step lacks timing.
 
 use super::{Step, Throughput};
@@ -23,6 +24,9 @@ use super::{Step, Throughput};
 pub const NO_OUTPUT: &str = "no output-bearing steps";
 pub const PLACEHOLDERS: &str = "output counts are streaming placeholders";
 pub const MISSING_TIMESTAMPS: &str = "missing timestamps";
+/// A turn still in flight has no closing figure yet (seed 002: the rate belongs to the closing
+/// receipt).
+pub const IN_FLIGHT: &str = "turn in flight";
 
 /// Throughput of one turn. `steps` are the turn's main-thread steps; `measured` is the turn's
 /// `(duration_ms, time_to_first_token_ms)` when the format recorded both; `tools` the turn's

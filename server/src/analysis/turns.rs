@@ -188,6 +188,7 @@ pub(super) fn analyze(t: &Transcript, source: &str, options: &Options) -> Analys
                     .map(|&i| (items[i].entry, items[i].block))
                     .collect(),
                 marker: decision.marker.clone(),
+                stray_markers: decision.stray_markers.clone(),
                 end_turn: entry_step
                     .get(le)
                     .copied()
@@ -275,7 +276,13 @@ pub(super) fn analyze(t: &Transcript, source: &str, options: &Options) -> Analys
                 _ => None,
             }
         };
-        let throughput = throughput::of_turn(&step_refs, measured, &turn_tools[ix]);
+        let throughput = if state == TurnState::InFlight {
+            super::Throughput::None {
+                reason: throughput::IN_FLIGHT.to_string(),
+            }
+        } else {
+            throughput::of_turn(&step_refs, measured, &turn_tools[ix])
+        };
         let finished_at_ms = step_refs.iter().filter_map(|s| s.end_ms).max();
         let finished_at = finished_at_ms.and_then(|ms| clock::clock_label_in(ms, &zone));
 
