@@ -17,6 +17,8 @@ enum Bl<'a> {
     Text(&'a str),
     Think(&'a str),
     Tool(&'a str, &'a str),
+    /// A `Task` call `(id, prompt)` whose input is `{"prompt": …}`.
+    Task(&'a str, &'a str),
     Result(&'a str),
 }
 
@@ -43,12 +45,12 @@ impl B {
             if k > 0 {
                 self.src.push(',');
             }
-            let s = match b {
-                Bl::Text(s) | Bl::Think(s) => *s,
-                Bl::Tool(_, name) => name,
-                Bl::Result(id) => id,
+            let lit = match b {
+                Bl::Text(s) | Bl::Think(s) => serde_json::to_string(s).unwrap(),
+                Bl::Tool(_, name) => serde_json::to_string(name).unwrap(),
+                Bl::Task(_, prompt) => serde_json::json!({ "prompt": prompt }).to_string(),
+                Bl::Result(id) => serde_json::to_string(id).unwrap(),
             };
-            let lit = serde_json::to_string(s).unwrap();
             let bstart = self.src.len();
             self.src.push_str(&lit);
             let bend = self.src.len();
@@ -67,6 +69,13 @@ impl B {
                     input: bstart..bend,
                     summary: String::new(),
                     subagent: matches!(*name, "Task" | "Agent").then(SubagentSpawn::default),
+                }),
+                Bl::Task(id, _) => BlockKind::ToolUse(ToolUse {
+                    id: (*id).into(),
+                    name: "Task".into(),
+                    input: bstart..bend,
+                    summary: String::new(),
+                    subagent: Some(SubagentSpawn::default()),
                 }),
                 Bl::Result(id) => BlockKind::ToolResult(ToolResult {
                     tool_use_id: (*id).into(),
@@ -1234,6 +1243,53 @@ fn parallel_subagents_are_attributed_by_agent_id_case_18() {
         vec![(13, 0)]
     );
     assert_eq!(a.turns[0].tool_calls, 2);
+}
+
+#[test]
+fn anonymous_inline_sidechains_are_attributed_through_the_dag() {
+    // 1.0.x: no agentId anywhere; each sidechain chain starts at a root whose prompt is the
+    // Task's input.prompt (fixtures/rules/inline-sidechains.jsonl shape).
+    let mut b = B::new();
+    b.prompt("survey"); // 0
+    let ta = b.model("m1", Bl::Task("tA", "List handlers.")); // 1
+    let tb = b.model("m1", Bl::Task("tB", "List migrations.")); // 2
+    let _ = (ta, tb);
+    let mut chain = |b: &mut B, i: usize, uuid: &str, parent: Option<&str>| {
+        b.side(i, None);
+        b.entries[i].uuid = Some(uuid.into());
+        b.entries[i].parent_uuid = parent.map(Into::into);
+    };
+    let r = b.prompt("List handlers."); // 3: root A
+    chain(&mut b, r, "a1", None);
+    let r = b.prompt("List migrations."); // 4: root B
+    chain(&mut b, r, "b1", None);
+    let x = b.tool("sa", "ga", "Grep"); // 5
+    chain(&mut b, x, "a2", Some("a1"));
+    let x = b.tool("sb", "gb", "Glob"); // 6
+    chain(&mut b, x, "b2", Some("b1"));
+    let x = b.result("gb"); // 7
+    chain(&mut b, x, "b3", Some("b2"));
+    let x = b.text("sb2", "Migrations: 2."); // 8
+    chain(&mut b, x, "b4", Some("b3"));
+    b.result("tB"); // 9
+    let x = b.result("ga"); // 10
+    chain(&mut b, x, "a3", Some("a2"));
+    let x = b.text("sa2", "Handlers: 3."); // 11
+    chain(&mut b, x, "a4", Some("a3"));
+    b.result("tA"); // 12
+    b.text("m2", "Both surveyed."); // 13
+    let a = b.run();
+    let c = &a.subagent_calls;
+    assert_eq!(c.len(), 2);
+    assert_eq!(c[0].sidechain_entries, vec![3, 5, 10, 11]);
+    assert_eq!(c[1].sidechain_entries, vec![4, 6, 7, 8]);
+    assert_eq!((c[0].start_line, c[0].end_line), (1, 12));
+    assert_eq!((c[1].start_line, c[1].end_line), (2, 9));
+    assert_eq!(
+        a.turns[0].final_answer.as_ref().unwrap().blocks,
+        vec![(13, 0)]
+    );
+    assert_eq!((a.turns[0].comments, a.turns[0].tool_calls), (0, 2));
 }
 
 // ---------------------------------------------------------------- robustness

@@ -54,10 +54,15 @@ pub fn pair_tools(t: &Transcript) -> Vec<ToolPair> {
 /// 2. last resort, for calls whose result names no agent (still running, or an older format):
 ///    agent ids that no result names are given to those calls in order of first appearance,
 ///    each to the earliest such call made before the id's first record;
-/// 3. sidechain records without any `agentId` (1.0.x inline sidechains) go to the only
-///    sub-agent call open at that point (called, result not yet arrived), if exactly one is.
+/// 3. sidechain records without any `agentId` (1.0.x inline sidechains) are attributed through
+///    the DAG: a sidechain root (`parentUuid: null`) whose prompt text equals a call's
+///    `input.prompt` belongs to that call (the first call with that prompt not yet matched), and
+///    every record whose `parentUuid` names an attributed record belongs to the same call;
+/// 4. an anonymous record the DAG does not place goes to the only sub-agent call open at that
+///    point (called, result not yet arrived), if exactly one is.
 pub fn subagent_calls(
     t: &Transcript,
+    source: &str,
     pairs: &[ToolPair],
     turn_of: &impl Fn(usize) -> usize,
 ) -> Vec<SubagentCall> {
@@ -140,13 +145,43 @@ pub fn subagent_calls(
             c.sidechain_entries = v.clone();
         }
     }
-    // Fallback 3: anonymous sidechain records to the single open call.
-    for i in anonymous {
-        let mut open = calls
-            .iter_mut()
-            .filter(|c| c.entry < i && c.result_entry.is_none_or(|r| r > i));
-        if let (Some(c), None) = (open.next(), open.next()) {
-            c.sidechain_entries.push(i);
+    // Fallbacks 3 and 4: anonymous sidechain records, through the DAG, else to the single open
+    // call.
+    if !anonymous.is_empty() {
+        let prompts: Vec<Option<String>> = calls
+            .iter()
+            .map(|c| task_prompt(t, source, c.entry, c.block))
+            .collect();
+        let mut root_taken = vec![false; calls.len()];
+        let mut owner: HashMap<&str, usize> = HashMap::new();
+        for i in anonymous {
+            let e = &t.entries[i];
+            let mut call = e.parent_uuid.as_deref().and_then(|p| owner.get(p).copied());
+            if call.is_none() && e.parent_uuid.is_none() {
+                let text = first_text(t, source, i);
+                call = (0..calls.len()).find(|&c| {
+                    !root_taken[c]
+                        && calls[c].entry < i
+                        && text.is_some()
+                        && prompts[c].as_deref().map(str::trim) == text.as_deref().map(str::trim)
+                });
+                if let Some(c) = call {
+                    root_taken[c] = true;
+                }
+            }
+            if call.is_none() {
+                let mut open = (0..calls.len())
+                    .filter(|&c| calls[c].entry < i && calls[c].result_entry.is_none_or(|r| r > i));
+                if let (Some(c), None) = (open.next(), open.next()) {
+                    call = Some(c);
+                }
+            }
+            if let Some(c) = call {
+                calls[c].sidechain_entries.push(i);
+                if let Some(u) = e.uuid.as_deref() {
+                    owner.insert(u, c);
+                }
+            }
         }
     }
     for c in &mut calls {
@@ -158,6 +193,31 @@ pub fn subagent_calls(
         }
     }
     calls
+}
+
+/// `input.prompt` of a sub-agent call (parsed from the call's input JSON; calls are few).
+fn task_prompt(t: &Transcript, source: &str, entry: usize, block: usize) -> Option<String> {
+    #[derive(serde::Deserialize)]
+    struct Input<'a> {
+        #[serde(borrow, default)]
+        prompt: Option<std::borrow::Cow<'a, str>>,
+    }
+    let BlockKind::ToolUse(u) = &t.entries[entry].blocks.get(block)?.kind else {
+        return None;
+    };
+    let raw = source.get(u.input.clone())?;
+    let input: Input = serde_json::from_str(raw).ok()?;
+    input.prompt.map(|p| p.into_owned())
+}
+
+/// Decoded text of the first text block of an entry.
+fn first_text(t: &Transcript, source: &str, entry: usize) -> Option<String> {
+    t.entries[entry].blocks.iter().find_map(|b| match &b.kind {
+        BlockKind::Text { text } => source
+            .get(text.raw.clone())
+            .map(|raw| crate::source::json_string::decode(raw).into_owned()),
+        _ => None,
+    })
 }
 
 /// Compaction dividers: each compact boundary and the compaction summary that follows it

@@ -49,7 +49,7 @@ pub(super) fn analyze(t: &Transcript, source: &str, options: &Options) -> Analys
     let turn_of = |i: usize| number(turn_ix(i));
 
     let pairs = links::pair_tools(t);
-    let subagent_calls = links::subagent_calls(t, &pairs, &turn_of);
+    let subagent_calls = links::subagent_calls(t, source, &pairs, &turn_of);
     let (compactions, compaction_turns) = links::compactions(t, &turn_of);
     let gates = gates::find(t, source, &options.gate_phases, &main, &turn_of);
     let zone = clock::time_zone(options.time_zone.as_deref());
