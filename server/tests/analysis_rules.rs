@@ -1254,7 +1254,7 @@ fn anonymous_inline_sidechains_are_attributed_through_the_dag() {
     let ta = b.model("m1", Bl::Task("tA", "List handlers.")); // 1
     let tb = b.model("m1", Bl::Task("tB", "List migrations.")); // 2
     let _ = (ta, tb);
-    let mut chain = |b: &mut B, i: usize, uuid: &str, parent: Option<&str>| {
+    let chain = |b: &mut B, i: usize, uuid: &str, parent: Option<&str>| {
         b.side(i, None);
         b.entries[i].uuid = Some(uuid.into());
         b.entries[i].parent_uuid = parent.map(Into::into);
