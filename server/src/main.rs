@@ -2,5 +2,7 @@
 //! (`outline`, `render`, `stats`).
 
 fn main() {
-    std::process::exit(transcript_ls::cli::main(std::env::args_os().skip(1).collect()));
+    std::process::exit(transcript_ls::cli::main(
+        std::env::args_os().skip(1).collect(),
+    ));
 }
