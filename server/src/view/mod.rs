@@ -10,7 +10,10 @@
 //! the regions and spans that editor features need on the view are produced here, in view
 //! line / byte terms.
 
-use crate::analysis::Analysis;
+mod render;
+pub mod text;
+
+use crate::analysis::{Analysis, Phase};
 use crate::model::{Span, Transcript};
 
 /// View options (settings `verbose`; query `?verbose=1` on a `transcript:` URI).
@@ -19,6 +22,9 @@ pub struct ViewOptions {
     /// Show everything (work runs, thinking, meta records), not only prompts and completed
     /// final answers.
     pub verbose: bool,
+    /// The gate phase table the analysis used (setting `gatePhases`), for gate line emoji;
+    /// empty means [`crate::analysis::default_phases`].
+    pub gate_phases: Vec<Phase>,
 }
 
 /// The rendered document.
@@ -118,7 +124,31 @@ pub struct Anchor {
     /// Turn number; the anchor is the turn heading when `child` is `None`.
     pub turn: usize,
     pub line: usize,
+    /// The child's outline name (`Worked · 3 steps`, `Final answer`, `🔨 Build: PASS`,
+    /// `Compaction 1`, `Sub-agent: Audit auth`, `↪ queued: add --json`); `None` for the turn
+    /// heading (its name comes from the analysis: `Turn 3: Fix the failing test`).
     pub child: Option<String>,
+    /// What the anchor marks.
+    pub kind: AnchorKind,
+    /// Last view line of the thing (inclusive, `>= line`).
+    pub end_line: usize,
+    /// Figures shown beside the name (`3 tool calls`, a gate's reason); empty when none. For
+    /// turn headings, [`turn_detail`] of the turn.
+    pub detail: String,
+}
+
+/// What an [`Anchor`] marks (the outline entry kinds of DESIGN.md §5).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum AnchorKind {
+    Preamble,
+    Turn,
+    WorkRun,
+    Thought,
+    FinalAnswer,
+    Gate,
+    Compaction,
+    Subagent,
+    Steering,
 }
 
 /// Renders the view of a transcript. Never panics; bounded output size (DESIGN.md §2: the
@@ -129,6 +159,82 @@ pub fn render(
     source: &str,
     options: &ViewOptions,
 ) -> View {
-    let _ = (transcript, analysis, source, options);
-    View::default()
+    render::render(transcript, analysis, source, options)
+}
+
+/// The collapsed label of a work run (seed 003): `Worked · 3 steps` (one step per tool call
+/// of the run) or `Thought` for a run of thinking only.
+pub fn run_label(run: &crate::analysis::Run) -> String {
+    match run.kind {
+        crate::analysis::RunKind::Thought => "Thought".to_string(),
+        crate::analysis::RunKind::Work if run.tool_calls > 0 => {
+            format!(
+                "Worked · {}",
+                text::plural(run.tool_calls.into(), "step", "steps")
+            )
+        }
+        crate::analysis::RunKind::Work => "Worked".to_string(),
+        crate::analysis::RunKind::Prose => "Prose".to_string(),
+    }
+}
+
+/// The per-turn figures (DESIGN.md §5 inlay hint, without the turn number): `4 comments · 6
+/// tool calls · 2m 25s · ≈41 tok/s · 07:28 am`. Durations from [`text::fmt_duration`]; a
+/// measured throughput has no `≈`, an estimate has one, none is left out.
+pub fn turn_detail(turn: &crate::analysis::Turn) -> String {
+    let mut parts = vec![text::activity_label(turn.comments, turn.tool_calls)];
+    if let Some(d) = turn.duration {
+        parts.push(text::fmt_duration(d.ms));
+    }
+    match &turn.throughput {
+        crate::analysis::Throughput::Measured { tok_per_s, .. } => {
+            parts.push(format!("{tok_per_s:.0} tok/s"))
+        }
+        crate::analysis::Throughput::Estimate { tok_per_s, .. } => {
+            parts.push(format!("≈{tok_per_s:.0} tok/s"))
+        }
+        crate::analysis::Throughput::None { .. } => {}
+    }
+    if let Some(at) = &turn.finished_at {
+        parts.push(at.clone());
+    }
+    parts.join(" · ")
+}
+
+/// The one-line name of a gate, as in the view and the outline: `🔨 Build: PASS`, with the
+/// phase's emoji from `phases` (`🏷` for a badge: a custom gate outside the phase table).
+pub fn gate_label(gate: &crate::analysis::Gate, phases: &[Phase]) -> String {
+    let emoji = gate
+        .phase
+        .and_then(|i| phases.get(i))
+        .map_or("🏷", |p| p.emoji.as_str());
+    let name = text::one_line(&gate.phase_name, 60);
+    let verdict = text::one_line(&gate.verdict_text, 40);
+    format!("{emoji} {name}: {verdict}")
+}
+
+/// A compaction divider's text: `Compaction 1 (auto, 167k tokens)`.
+pub fn compaction_label(c: &crate::analysis::Compaction) -> String {
+    let mut inner = Vec::new();
+    if let Some(t) = &c.trigger {
+        inner.push(text::one_line(t, 20));
+    }
+    if let Some(p) = c.pre_tokens {
+        inner.push(format!("{} tokens", text::fmt_tokens(p)));
+    }
+    if inner.is_empty() {
+        format!("Compaction {}", c.n)
+    } else {
+        format!("Compaction {} ({})", c.n, inner.join(", "))
+    }
+}
+
+/// The outline name of a sub-agent call: `Sub-agent: Audit auth` (its description), or
+/// `Sub-agent aaa` (its agent id) when it has none.
+pub fn subagent_label(c: &crate::analysis::SubagentCall) -> String {
+    match (&c.description, &c.agent_id) {
+        (Some(d), _) if !d.trim().is_empty() => format!("Sub-agent: {}", text::one_line(d, 80)),
+        (_, Some(id)) => format!("Sub-agent {}", text::one_line(id, 40)),
+        _ => "Sub-agent".to_string(),
+    }
 }
