@@ -332,7 +332,12 @@ Retrying the build now.
                 28,
                 "Compaction 1 (auto, 167k tokens)"
             ),
-            (RegionKind::Turn, 30, 38, "Turn 2: background task finished"),
+            (
+                RegionKind::Turn,
+                30,
+                38,
+                "Turn 2: ⏰ background task finished"
+            ),
             (RegionKind::Activity, 34, 38, "1 tool call · no reply"),
             (RegionKind::WorkRun, 35, 36, "Worked · 1 step"),
             (RegionKind::Turn, 40, 45, "Turn 3: Try again"),
@@ -513,5 +518,107 @@ fn empty_transcript() {
     assert_eq!(
         v.text,
         "# Transcript\nClaude Code · 0 turns\n\n(no conversation)\n"
+    );
+}
+
+/// One line per symbol: `name | detail | kind start-end @selection`, children indented.
+fn outline(symbols: &[transcript_ls::ide::symbols::Symbol]) -> String {
+    fn walk(s: &transcript_ls::ide::symbols::Symbol, depth: usize, out: &mut String) {
+        out.push_str(&format!(
+            "{}{} | {} | {:?} {}-{} @{}\n",
+            "  ".repeat(depth),
+            s.name,
+            s.detail,
+            s.kind,
+            s.start_line,
+            s.end_line,
+            s.selection_line
+        ));
+        for c in &s.children {
+            walk(c, depth + 1, out);
+        }
+    }
+    let mut out = String::new();
+    for s in symbols {
+        walk(s, 0, &mut out);
+    }
+    out
+}
+
+#[test]
+fn raw_outline_of_rich_session() {
+    use transcript_ls::ide::symbols::raw_symbols;
+    let (d, a) = rich_session();
+    assert_eq!(
+        outline(&raw_symbols(&d.t, &a, &d.src)),
+        "Turn 1: Make the page look like this mock-up | 1 tool call | Turn 0-9 @0
+  Worked · 1 step | 1 tool call | WorkRun 1-6 @1
+  Sub-agent: Audit the CSS | aaa · 1 tool call · 1m 25s · 14k tokens | Subagent 1-6 @1
+  ↪ queued: also add a --json flag |  | Steering 5-5 @5
+  Final answer |  | FinalAnswer 7-7 @7
+  🔨 Build: PASS |  | Gate 7-7 @7
+  Compaction 1 | auto · 167k tokens | Compaction 8-9 @8
+Turn 2: ⏰ background task finished | 1 tool call | Turn 10-13 @10
+  Worked · 1 step | 1 tool call | WorkRun 11-12 @11
+Turn 3: Try again | no activity | Turn 14-15 @14
+  Final answer |  | FinalAnswer 15-15 @15
+"
+    );
+}
+
+#[test]
+fn view_outline_of_rich_session() {
+    use transcript_ls::ide::symbols::view_symbols;
+    let (d, a) = rich_session();
+    let v = quiet(&d, &a);
+    assert_eq!(
+        outline(&view_symbols(&v, &a)),
+        "Turn 1: Make the page look like this mock-up | 1 tool call | Turn 3-14 @3
+  ↪ queued: also add a --json flag |  | Steering 8-8 @8
+  Final answer |  | FinalAnswer 10-12 @10
+  🔨 Build: PASS |  | Gate 12-12 @12
+  Compaction 1 | auto · 167k tokens | Compaction 14-14 @14
+Turn 2: ⏰ background task finished | 1 tool call | Turn 16-18 @16
+Turn 3: Try again | no activity | Turn 20-24 @20
+"
+    );
+    let v = verbose(&d, &a);
+    assert_eq!(
+        outline(&view_symbols(&v, &a)),
+        "Turn 1: Make the page look like this mock-up | 1 tool call | Turn 3-28 @3
+  Worked · 1 step | 1 tool call | WorkRun 9-16 @9
+  Sub-agent: Audit the CSS | aaa · 1 tool call · 1m 25s · 14k tokens | Subagent 10-16 @10
+  ↪ queued: also add a --json flag |  | Steering 18-18 @18
+  Final answer |  | FinalAnswer 22-24 @22
+  🔨 Build: PASS |  | Gate 24-24 @24
+  Compaction 1 | auto · 167k tokens | Compaction 26-28 @26
+Turn 2: ⏰ background task finished | 1 tool call | Turn 30-38 @30
+  Worked · 1 step | 1 tool call | WorkRun 35-36 @35
+Turn 3: Try again | no activity | Turn 40-45 @40
+  Final answer |  | FinalAnswer 44-45 @44
+"
+    );
+}
+
+#[test]
+fn outline_with_preamble_and_small_session() {
+    use transcript_ls::ide::symbols::{raw_symbols, view_symbols};
+    let (d, a) = small_session();
+    assert_eq!(
+        outline(&raw_symbols(&d.t, &a, &d.src)),
+        "Turn 1: Fix the failing test | 1 comment · 1 tool call · 2m 25s · ≈41 tok/s · 07:28 am | Turn 0-5 @0
+  Thought |  | Thought 1-1 @1
+  Worked · 1 step | 1 tool call | WorkRun 3-4 @3
+  Final answer |  | FinalAnswer 5-5 @5
+"
+    );
+    let v = verbose(&d, &a);
+    assert_eq!(
+        outline(&view_symbols(&v, &a)),
+        "Turn 1: Fix the failing test | 1 comment · 1 tool call · 2m 25s · ≈41 tok/s · 07:28 am | Turn 3-23 @3
+  Thought |  | Thought 9-10 @9
+  Worked · 1 step | 1 tool call | WorkRun 14-18 @14
+  Final answer |  | FinalAnswer 20-23 @20
+"
     );
 }

@@ -213,6 +213,15 @@ pub fn gate_label(gate: &crate::analysis::Gate, phases: &[Phase]) -> String {
     format!("{emoji} {name}: {verdict}")
 }
 
+/// The reason shown beside a gate that needs you or is blocked (seed 000); empty otherwise.
+pub fn gate_detail(g: &crate::analysis::Gate) -> String {
+    match &g.verdict {
+        crate::analysis::Verdict::NeedsYou { reason }
+        | crate::analysis::Verdict::Blocked { reason } => text::one_line(reason, 120),
+        _ => String::new(),
+    }
+}
+
 /// A compaction divider's text: `Compaction 1 (auto, 167k tokens)`.
 pub fn compaction_label(c: &crate::analysis::Compaction) -> String {
     let mut inner = Vec::new();
@@ -227,6 +236,80 @@ pub fn compaction_label(c: &crate::analysis::Compaction) -> String {
     } else {
         format!("Compaction {} ({})", c.n, inner.join(", "))
     }
+}
+
+/// The outline name of a turn: `Turn 3: Fix the failing test`, `Turn 4: ⏰ background task
+/// finished` for a wake-up, `Before the first prompt` for the preamble.
+pub fn turn_name(turn: &crate::analysis::Turn) -> String {
+    use crate::analysis::TurnKind;
+    match turn.kind {
+        TurnKind::Preamble => "Before the first prompt".to_string(),
+        TurnKind::Prompt => format!("Turn {}: {}", turn.n, text::one_line(&turn.title, 80)),
+        TurnKind::Wake => format!("Turn {}: ⏰ {}", turn.n, text::one_line(&turn.title, 80)),
+    }
+}
+
+/// The figures of a compaction: `auto · 167k tokens` (empty when the record gives none).
+pub fn compaction_detail(c: &crate::analysis::Compaction) -> String {
+    let mut parts = Vec::new();
+    if let Some(t) = &c.trigger {
+        parts.push(text::one_line(t, 20));
+    }
+    if let Some(p) = c.pre_tokens {
+        parts.push(format!("{} tokens", text::fmt_tokens(p)));
+    }
+    parts.join(" · ")
+}
+
+/// The figures of a sub-agent call: `aaa · 2 tool calls · 1m 25s · 14k tokens` (agent id,
+/// tool uses, duration, total tokens; each when known).
+pub fn subagent_detail(c: &crate::analysis::SubagentCall) -> String {
+    let mut figures = Vec::new();
+    if let Some(id) = &c.agent_id {
+        figures.push(text::one_line(id, 40));
+    }
+    if let Some(n) = c.tool_uses {
+        figures.push(text::plural(n, "tool call", "tool calls"));
+    }
+    if let Some(ms) = c.duration_ms {
+        figures.push(text::fmt_duration(ms));
+    }
+    if let Some(tk) = c.total_tokens {
+        figures.push(format!("{} tokens", text::fmt_tokens(tk)));
+    }
+    figures.join(" · ")
+}
+
+/// The outline name of a steering prompt (cases 07, 08): `↪ queued: also add a --json flag`
+/// (first non-empty line of its text, at most 80 chars), or its first image placeholder, or
+/// `↪ queued: (empty)`.
+pub fn steering_label(entry: &crate::model::Entry, source: &str) -> String {
+    use crate::model::BlockKind;
+    let mut image = None;
+    for b in &entry.blocks {
+        match &b.kind {
+            BlockKind::Text { text } => {
+                let Some(raw) = source.get(text.raw.clone()) else {
+                    continue;
+                };
+                let decoded = crate::source::json_string::decode(raw);
+                if let Some(line) = decoded.lines().find(|l| !l.trim().is_empty()) {
+                    return format!("↪ queued: {}", text::one_line(line, 80));
+                }
+            }
+            BlockKind::Image {
+                media_type,
+                data_len,
+            } if image.is_none() => {
+                image = Some(text::image_placeholder(media_type, *data_len));
+            }
+            _ => {}
+        }
+    }
+    format!(
+        "↪ queued: {}",
+        image.unwrap_or_else(|| "(empty)".to_string())
+    )
 }
 
 /// The outline name of a sub-agent call: `Sub-agent: Audit auth` (its description), or

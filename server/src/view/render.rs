@@ -434,7 +434,7 @@ impl<'a> Renderer<'a> {
                 for _ in 0..found {
                     if let Some(&g) = gates.get(gate_i) {
                         let name = super::gate_label(&self.a.gates[g], &self.phases);
-                        let detail = gate_reason(&self.a.gates[g]);
+                        let detail = super::gate_detail(&self.a.gates[g]);
                         self.anchor(AnchorKind::Gate, l, l, Some(name), detail);
                     }
                     gate_i += 1;
@@ -632,11 +632,7 @@ impl<'a> Renderer<'a> {
         }
 
         let end = self.last_content_line(head);
-        let name = match turn.kind {
-            TurnKind::Preamble => "Before the first prompt".to_string(),
-            _ => format!("Turn {}: {}", turn.n, one_line(&turn.title, 80)),
-        };
-        self.region(RegionKind::Turn, head, end, name);
+        self.region(RegionKind::Turn, head, end, super::turn_name(turn));
         let kind = if turn.kind == TurnKind::Preamble {
             AnchorKind::Preamble
         } else {
@@ -1298,20 +1294,8 @@ impl<'a> Renderer<'a> {
             return;
         };
         let name = super::subagent_label(call);
-        let mut figures = Vec::new();
-        if let Some(id) = &call.agent_id {
-            figures.push(one_line(id, 40));
-        }
-        if let Some(n) = call.tool_uses {
-            figures.push(text::plural(n, "tool call", "tool calls"));
-        }
-        if let Some(ms) = call.duration_ms {
-            figures.push(text::fmt_duration(ms));
-        }
-        if let Some(tk) = call.total_tokens {
-            figures.push(format!("{} tokens", text::fmt_tokens(tk)));
-        }
-        let detail = figures.join(" · ");
+        let detail = super::subagent_detail(call);
+
         let saved = self.mods;
         self.mods.sidechain = true;
         let mut head_text = format!("{indent}  ⤷ {name}");
@@ -1394,7 +1378,7 @@ impl<'a> Renderer<'a> {
         };
         self.blank();
         let mut first_line: Option<usize> = None;
-        let mut name = String::from("↪ queued");
+        let name = super::steering_label(entry, self.src);
         for (b, block) in entry.blocks.iter().enumerate() {
             let origin = self.entry_origin(e, Some(b));
             match &block.kind {
@@ -1409,7 +1393,6 @@ impl<'a> Renderer<'a> {
                         None => (s, None),
                     };
                     if first_line.is_none() {
-                        name = format!("↪ queued: {}", one_line(head, 80));
                         let l = self.emit(
                             Line::new()
                                 .add("↪ queued: ", Some(SpanKind::Meta))
@@ -1518,7 +1501,7 @@ impl<'a> Renderer<'a> {
             head,
             end,
             Some(format!("Compaction {}", c.n)),
-            String::new(),
+            super::compaction_detail(c),
         );
         self.blank();
     }
@@ -1528,7 +1511,7 @@ impl<'a> Renderer<'a> {
             return;
         };
         let name = super::gate_label(gate, &self.phases);
-        let reason = gate_reason(gate);
+        let reason = super::gate_detail(gate);
         let mut line = Line::new().add(&name, Some(SpanKind::Gate));
         if !reason.is_empty() {
             line = line.raw(" — ").add(&reason, None);
@@ -1645,15 +1628,6 @@ fn span_kind(role: ProseRole) -> SpanKind {
     match role {
         ProseRole::Narration => SpanKind::Narration,
         ProseRole::Answer => SpanKind::FinalAnswer,
-    }
-}
-
-/// The reason shown beside a gate that needs you or is blocked; empty otherwise.
-fn gate_reason(g: &crate::analysis::Gate) -> String {
-    match &g.verdict {
-        crate::analysis::Verdict::NeedsYou { reason }
-        | crate::analysis::Verdict::Blocked { reason } => one_line(reason, 120),
-        _ => String::new(),
     }
 }
 
