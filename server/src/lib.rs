@@ -13,4 +13,5 @@ pub mod ide;
 pub mod lsp;
 pub mod model;
 pub mod source;
+pub mod testing;
 pub mod view;

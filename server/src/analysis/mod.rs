@@ -48,7 +48,8 @@ pub struct Phase {
     pub number: Option<u32>,
 }
 
-/// The eight default phases of seed 000, in order.
+/// The eight default phases of seed 000, in order, with the seed's discs (🔍 Plan · ⚔️ Red
+/// Team · 🚦 Standards Check · 🔨 Build · 💎 Elegance · 📝 Docs · 🔬 Standards Audit · 🚀 Merge).
 pub fn default_phases() -> Vec<Phase> {
     let p = |name: &str, emoji: &str, number: Option<u32>| Phase {
         name: name.to_string(),
@@ -56,14 +57,14 @@ pub fn default_phases() -> Vec<Phase> {
         number,
     };
     vec![
-        p("Plan", "📋", Some(1)),
-        p("Red Team", "🔴", Some(2)),
-        p("Standards Check", "📏", None),
+        p("Plan", "🔍", Some(1)),
+        p("Red Team", "⚔️", Some(2)),
+        p("Standards Check", "🚦", None),
         p("Build", "🔨", Some(3)),
-        p("Elegance", "✨", Some(4)),
-        p("Docs", "📚", Some(5)),
-        p("Standards Audit", "🔍", None),
-        p("Merge", "🔀", Some(6)),
+        p("Elegance", "💎", Some(4)),
+        p("Docs", "📝", Some(5)),
+        p("Standards Audit", "🔬", None),
+        p("Merge", "🚀", Some(6)),
     ]
 }
 

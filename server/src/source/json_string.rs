@@ -68,6 +68,110 @@ pub fn decode_escape(bytes: &[u8], i: usize) -> (char, usize) {
     }
 }
 
+/// Maps an offset in the decoded string to an offset in the raw literal contents `raw` (the
+/// bytes between the quotes; both offsets in bytes, relative to their own string).
+///
+/// Plain bytes map one to one; an offset at or inside the character an escape decodes to
+/// (`\n`, `\"`, `\u00e9`, a `\ud83d\ude00` pair, or a malformed escape decoded as U+FFFD)
+/// maps to the escape's backslash. Offsets past the decoded end map to `raw.len()`. One
+/// forward pass over `raw`, O(bytes); for many ordered lookups use [`RawMapper`].
+///
+/// Used to put a semantic token on exactly the characters of a final answer inside a JSON
+/// line, and by the view's source map to point into the raw line (FORMATS.md §0).
+pub fn decoded_to_raw(raw: &str, decoded_offset: usize) -> usize {
+    RawMapper::new(raw).to_raw(decoded_offset)
+}
+
+/// Maps an offset in the raw literal contents `raw` to the offset in the decoded string (both
+/// in bytes). An offset inside an escape maps to the start of the character it decodes to;
+/// offsets past `raw.len()` map to the decoded length. O(bytes up to the offset).
+pub fn raw_to_decoded(raw: &str, raw_offset: usize) -> usize {
+    let bytes = raw.as_bytes();
+    let target = raw_offset.min(bytes.len());
+    let (mut r, mut d) = (0, 0);
+    while r < target {
+        let Some(n) = memchr::memchr(b'\\', &bytes[r..target]) else {
+            return d + (target - r);
+        };
+        r += n;
+        d += n;
+        if r == target {
+            break;
+        }
+        let (ch, len) = decode_escape(bytes, r);
+        if r + len > target {
+            break; // inside the escape
+        }
+        r += len;
+        d += ch.len_utf8();
+    }
+    d
+}
+
+/// Answers many decoded -> raw offset lookups on one literal in a single forward pass:
+/// queries with non-decreasing decoded offsets cost O(raw bytes passed) in total, however
+/// many there are. A smaller offset than the previous query restarts from the beginning of
+/// the literal (correct, only slower). Results are those of [`decoded_to_raw`].
+#[derive(Debug, Clone)]
+pub struct RawMapper<'r> {
+    raw: &'r [u8],
+    /// Current raw offset and the decoded offset it corresponds to; always at a piece
+    /// boundary or inside a run of plain bytes, never inside an escape.
+    raw_at: usize,
+    decoded_at: usize,
+    /// Offset of the next backslash at or after `raw_at` (`raw.len()` when none), cached so a
+    /// long run of plain bytes is scanned once, not once per query.
+    next_escape: usize,
+}
+
+impl<'r> RawMapper<'r> {
+    /// A mapper over the raw literal contents `raw` (escapes undecoded).
+    pub fn new(raw: &'r str) -> RawMapper<'r> {
+        let raw = raw.as_bytes();
+        RawMapper {
+            raw,
+            raw_at: 0,
+            decoded_at: 0,
+            next_escape: memchr::memchr(b'\\', raw).unwrap_or(raw.len()),
+        }
+    }
+
+    /// The raw offset of decoded offset `decoded_offset` (see [`decoded_to_raw`]).
+    pub fn to_raw(&mut self, decoded_offset: usize) -> usize {
+        if decoded_offset < self.decoded_at {
+            *self = RawMapper {
+                raw: self.raw,
+                raw_at: 0,
+                decoded_at: 0,
+                next_escape: memchr::memchr(b'\\', self.raw).unwrap_or(self.raw.len()),
+            };
+        }
+        loop {
+            // A run of plain bytes up to the next escape (or the end).
+            let run = self.next_escape - self.raw_at;
+            if decoded_offset - self.decoded_at <= run {
+                let step = decoded_offset - self.decoded_at;
+                self.raw_at += step;
+                self.decoded_at += step;
+                return self.raw_at;
+            }
+            self.raw_at = self.next_escape;
+            self.decoded_at += run;
+            if self.raw_at >= self.raw.len() {
+                return self.raw.len();
+            }
+            let (ch, len) = decode_escape(self.raw, self.raw_at);
+            if decoded_offset < self.decoded_at + ch.len_utf8() {
+                return self.raw_at; // at or inside the escape's character
+            }
+            self.raw_at += len;
+            self.decoded_at += ch.len_utf8();
+            self.next_escape = memchr::memchr(b'\\', &self.raw[self.raw_at..])
+                .map_or(self.raw.len(), |n| self.raw_at + n);
+        }
+    }
+}
+
 fn hex4(bytes: &[u8], at: usize) -> Option<u32> {
     let digits = bytes.get(at..at + 4)?;
     let mut v = 0u32;
@@ -95,5 +199,127 @@ mod tests {
         assert_eq!(decode(r"bad\q"), "bad\u{FFFD}");
         assert_eq!(decode(r"end\"), "end\u{FFFD}");
         assert_eq!(decode(r"\u12"), "\u{FFFD}12");
+    }
+
+    #[test]
+    fn decoded_offsets_map_to_raw_offsets() {
+        // raw:     a  \"   b  \u00e9   \ud83d\ude00   c
+        // bytes:   0  1..3 3  4..10    10..22         22   (len 23)
+        // decoded: a  "    b  é        😀             c
+        // bytes:   0  1    2  3..5     5..9           9    (len 10)
+        let raw = r#"a\"b\u00e9\ud83d\ude00c"#;
+        assert_eq!(raw.len(), 23);
+        assert_eq!(decode(raw), "a\"bé😀c");
+        let to_raw: Vec<usize> = (0..=11).map(|d| decoded_to_raw(raw, d)).collect();
+        assert_eq!(to_raw, vec![0, 1, 3, 4, 4, 10, 10, 10, 10, 22, 23, 23]);
+        let to_decoded: Vec<usize> = (0..=24).map(|r| raw_to_decoded(raw, r)).collect();
+        assert_eq!(
+            to_decoded,
+            vec![
+                0, 1, 1, 2, 3, 3, 3, 3, 3, 3, 5, 5, 5, 5, 5, 5, 5, 5, 5, 5, 5, 5, 9, 10, 10
+            ]
+        );
+        let mut mapper = RawMapper::new(raw);
+        let monotonic: Vec<usize> = (0..=11).map(|d| mapper.to_raw(d)).collect();
+        assert_eq!(monotonic, to_raw);
+        // Going back restarts and stays right.
+        assert_eq!(mapper.to_raw(2), 3);
+        assert_eq!(mapper.to_raw(2), 3);
+    }
+
+    #[test]
+    fn newline_escapes_and_lone_surrogates_map() {
+        // "x\ny" decodes to 3 bytes; the escape's character maps to its backslash.
+        let raw = r"x\ny";
+        assert_eq!(
+            (0..=3).map(|d| decoded_to_raw(raw, d)).collect::<Vec<_>>(),
+            vec![0, 1, 3, 4]
+        );
+        // A lone surrogate becomes U+FFFD (3 decoded bytes for 6 raw bytes).
+        let raw = r"\udcb2z";
+        assert_eq!(decode(raw), "\u{FFFD}z");
+        assert_eq!(
+            (0..=4).map(|d| decoded_to_raw(raw, d)).collect::<Vec<_>>(),
+            vec![0, 0, 0, 6, 7]
+        );
+        assert_eq!(raw_to_decoded(raw, 6), 3);
+        // A trailing lone backslash (1 raw byte) and a malformed \q (2 raw bytes).
+        let raw = r"a\qb\";
+        assert_eq!(decode(raw), "a\u{FFFD}b\u{FFFD}");
+        assert_eq!(
+            (0..=8).map(|d| decoded_to_raw(raw, d)).collect::<Vec<_>>(),
+            vec![0, 1, 1, 1, 3, 4, 4, 4, 5]
+        );
+        // No escapes: identity, clamped to the end.
+        assert_eq!(decoded_to_raw("héllo", 3), 3);
+        assert_eq!(decoded_to_raw("héllo", 60), 6);
+        assert_eq!(decoded_to_raw("", 0), 0);
+        assert_eq!(raw_to_decoded("", 5), 0);
+    }
+
+    /// SplitMix64: a tiny deterministic generator, so tests need no new dependency.
+    struct SplitMix(u64);
+
+    impl SplitMix {
+        fn below(&mut self, n: usize) -> usize {
+            self.0 = self.0.wrapping_add(0x9E37_79B9_7F4A_7C15);
+            let mut z = self.0;
+            z = (z ^ (z >> 30)).wrapping_mul(0xBF58_476D_1CE4_E5B9);
+            z = (z ^ (z >> 27)).wrapping_mul(0x94D0_49BB_1331_11EB);
+            ((z ^ (z >> 31)) % n as u64) as usize
+        }
+    }
+
+    /// Encodes `ch` as a JSON writer might: raw, or as one of its escapes.
+    fn encode_char(ch: char, style: usize, out: &mut String) {
+        match (ch, style % 3) {
+            ('"', _) => out.push_str(r#"\""#),
+            ('\\', _) => out.push_str(r"\\"),
+            ('\n', _) => out.push_str(r"\n"),
+            ('/', 1) => out.push_str(r"\/"),
+            (c, 1 | 2) if c != '\u{FFFD}' => {
+                for unit in c.encode_utf16(&mut [0; 2]) {
+                    out.push_str(&format!("\\u{unit:04x}"));
+                }
+            }
+            (c, _) => out.push(c),
+        }
+    }
+
+    #[test]
+    fn mapping_agrees_with_a_generated_encoding() {
+        const CHARS: &[char] = &[
+            'a', 'z', ' ', '"', '\\', '/', '\n', 'é', '中', '😀', '\u{2028}', '\u{FFFD}',
+        ];
+        let mut rng = SplitMix(7);
+        for _ in 0..500 {
+            let mut raw = String::new();
+            let mut decoded = String::new();
+            // Expected raw offset of each decoded char boundary.
+            let mut expected = vec![];
+            for _ in 0..rng.below(30) {
+                let ch = CHARS[rng.below(CHARS.len())];
+                expected.push((decoded.len(), raw.len()));
+                let escape_start = raw.len();
+                encode_char(ch, rng.below(6), &mut raw);
+                // Inside a character produced by an escape: the escape's start.
+                if raw.len() - escape_start != ch.len_utf8() {
+                    for inside in 1..ch.len_utf8() {
+                        expected.push((decoded.len() + inside, escape_start));
+                    }
+                }
+                decoded.push(ch);
+            }
+            expected.push((decoded.len(), raw.len()));
+            assert_eq!(decode(&raw), decoded, "{raw}");
+            let mut mapper = RawMapper::new(&raw);
+            for &(d, r) in &expected {
+                assert_eq!(decoded_to_raw(&raw, d), r, "{raw} decoded {d}");
+                assert_eq!(mapper.to_raw(d), r, "{raw} mapper {d}");
+                if decoded.is_char_boundary(d) {
+                    assert_eq!(raw_to_decoded(&raw, r), d, "{raw} raw {r}");
+                }
+            }
+        }
     }
 }

@@ -1,4 +1,12 @@
-//! Bytes on disk or in the editor -> lines with byte spans; incremental append; UTF-8/UTF-16
-//! position maps; JSON string literal decoding and offset mapping.
+//! The source layer (DESIGN.md §1): bytes on disk or in the editor -> lines with byte spans
+//! ([`lines::LineIndex`], incremental on append), byte offsets <-> UTF-8 / UTF-16 positions
+//! ([`position`]), and JSON string literals: decoding and decoded <-> raw offset mapping
+//! ([`json_string`]). Everything here works in byte offsets into one text and knows nothing
+//! of formats or editors.
 
 pub mod json_string;
+pub mod lines;
+pub mod position;
+
+pub use lines::LineIndex;
+pub use position::{Encoding, LineCursor, Position, PositionError};

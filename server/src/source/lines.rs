@@ -1,0 +1,265 @@
+//! Line starts of a text, split on `\n` only (DESIGN.md §7: U+2028 inside JSON strings is not
+//! a line break; FORMATS.md §4 hazard checklist).
+//!
+//! Lines are counted the way an editor counts them: a text holding `n` bytes `\n` has `n + 1`
+//! lines, the last one possibly empty (after a final `\n`) or unterminated (a torn line of a
+//! file still being written; the formats layer decides what it is). Only `\n` (0x0A) ends a
+//! line: U+2028, U+2029, U+0085 and a lone `\r` are ordinary line content. A `\r` right before
+//! a `\n` belongs to the line break, not to the content (CRLF files).
+
+use std::ops::Range;
+
+/// Start offsets of the lines of one text. All offsets are byte offsets into that text; all
+/// line numbers are 0-based.
+///
+/// The index does not keep the text: methods that need content take it again, and it must be
+/// the same text (or, after [`LineIndex::append`], the grown text).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct LineIndex {
+    /// Byte offset of the first byte of each line; `starts[0] == 0`, so never empty.
+    starts: Vec<usize>,
+    /// Length of the indexed text in bytes.
+    len: usize,
+}
+
+impl Default for LineIndex {
+    /// The index of the empty text: one empty line.
+    fn default() -> Self {
+        LineIndex {
+            starts: vec![0],
+            len: 0,
+        }
+    }
+}
+
+impl LineIndex {
+    /// Indexes `text`: one `memchr` scan for `\n`, O(bytes). About 100 MB in well under
+    /// 100 ms in release builds (see `benches/read.rs`).
+    pub fn new(text: &str) -> LineIndex {
+        let mut index = LineIndex::default();
+        index.scan_from(text, 0);
+        index
+    }
+
+    /// Updates the index after the text grew append-only from `old_len` bytes to `text.len()`
+    /// bytes (`text[..old_len]` unchanged). Only the appended bytes are scanned, so the cost is
+    /// proportional to `text.len() - old_len`; the last line of the old text (possibly a torn
+    /// line) simply continues.
+    ///
+    /// When the call does not describe an append of the indexed text (`old_len` differs from
+    /// [`LineIndex::len`], or `text` is shorter than `old_len`) the index is rebuilt from
+    /// scratch instead: never wrong, only slower.
+    pub fn append(&mut self, text: &str, old_len: usize) {
+        if old_len != self.len || text.len() < old_len {
+            *self = LineIndex::new(text);
+            return;
+        }
+        self.scan_from(text, old_len);
+    }
+
+    /// Records the line starts found in `text[from..]` and sets the length to `text.len()`.
+    fn scan_from(&mut self, text: &str, from: usize) {
+        let bytes = text.as_bytes();
+        self.starts
+            .extend(memchr::memchr_iter(b'\n', &bytes[from..]).map(|i| from + i + 1));
+        self.len = text.len();
+    }
+
+    /// Number of lines as an editor counts them: the number of `\n` bytes plus one. The empty
+    /// text has 1 (empty) line; `"a\n"` has 2, the second one empty.
+    pub fn line_count(&self) -> usize {
+        self.starts.len()
+    }
+
+    /// Number of lines that hold at least one byte or are terminated by `\n`, as
+    /// `model::Transcript::line_count` counts them: [`LineIndex::line_count`] minus the empty
+    /// last line after a final `\n` (or of an empty text).
+    pub fn record_line_count(&self) -> usize {
+        let last = self.starts.len() - 1;
+        if self.starts[last] == self.len {
+            last
+        } else {
+            last + 1
+        }
+    }
+
+    /// Length of the indexed text in bytes.
+    pub fn len(&self) -> usize {
+        self.len
+    }
+
+    /// True when the indexed text is empty.
+    pub fn is_empty(&self) -> bool {
+        self.len == 0
+    }
+
+    /// Byte offset of the first byte of `line`. Lines past the last clamp to the text length.
+    pub fn line_start(&self, line: usize) -> usize {
+        self.starts.get(line).copied().unwrap_or(self.len)
+    }
+
+    /// Byte offset just past the line break of `line` (the start of the next line), or the
+    /// text length for the last line. Lines past the last clamp to the text length.
+    pub fn line_end_with_break(&self, line: usize) -> usize {
+        self.starts.get(line + 1).copied().unwrap_or(self.len)
+    }
+
+    /// Byte range of the content of `line` in `text`: without its `\n`, and without a `\r`
+    /// right before that `\n`. A `\r` ending the text (the first half of a CRLF still being
+    /// written) is left out too, like `formats::Reader` does for a pending tail, so this range
+    /// equals `model::Entry::span` of the record on that line. Lines past the last give the
+    /// empty range at the end of the text.
+    ///
+    /// `text` must be the indexed text; a shorter one clamps the range to it.
+    pub fn line_span(&self, line: usize, text: &str) -> Range<usize> {
+        let len = text.len().min(self.len);
+        let start = self.line_start(line).min(len);
+        let mut end = match self.starts.get(line + 1) {
+            Some(&next) => (next - 1).min(len),
+            None => len,
+        };
+        if end > start && text.as_bytes()[end - 1] == b'\r' {
+            end -= 1;
+        }
+        start..end
+    }
+
+    /// The line holding byte `offset` (binary search, O(log lines)). An offset on a `\n` belongs
+    /// to the line that `\n` ends; offsets past the end clamp to the text length, which belongs
+    /// to the last line.
+    pub fn line_of(&self, offset: usize) -> usize {
+        let offset = offset.min(self.len);
+        // `starts[0] == 0 <= offset`, so the partition point is at least 1.
+        self.starts.partition_point(|&s| s <= offset) - 1
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn spans(text: &str) -> Vec<&str> {
+        let index = LineIndex::new(text);
+        (0..index.line_count())
+            .map(|l| &text[index.line_span(l, text)])
+            .collect()
+    }
+
+    #[test]
+    fn empty_text_has_one_empty_line() {
+        let index = LineIndex::new("");
+        assert_eq!(index.line_count(), 1);
+        assert_eq!(index.record_line_count(), 0);
+        assert_eq!(index.len(), 0);
+        assert!(index.is_empty());
+        assert_eq!(index.line_span(0, ""), 0..0);
+        assert_eq!(index.line_of(0), 0);
+        assert_eq!(index.line_of(10), 0);
+        assert_eq!(index, LineIndex::default());
+    }
+
+    #[test]
+    fn splits_on_newline_only() {
+        // U+2028, U+2029, U+0085 and a lone CR are content.
+        let text = "a\u{2028}b\u{2029}c\u{85}d\re\nf";
+        let index = LineIndex::new(text);
+        assert_eq!(index.line_count(), 2);
+        assert_eq!(index.record_line_count(), 2);
+        assert_eq!(index.line_start(1), text.len() - 1);
+        assert_eq!(spans(text), vec!["a\u{2028}b\u{2029}c\u{85}d\re", "f"]);
+    }
+
+    #[test]
+    fn crlf_is_excluded_from_content() {
+        let text = "ab\r\ncd\r\n";
+        let index = LineIndex::new(text);
+        assert_eq!(index.line_count(), 3);
+        assert_eq!(index.record_line_count(), 2);
+        assert_eq!(index.line_span(0, text), 0..2);
+        assert_eq!(index.line_span(1, text), 4..6);
+        assert_eq!(index.line_span(2, text), 8..8);
+        assert_eq!(index.line_end_with_break(0), 4);
+        assert_eq!(index.line_end_with_break(2), 8);
+        // A CR at the end of the text is the first half of a CRLF being written.
+        assert_eq!(LineIndex::new("x\r").line_span(0, "x\r"), 0..1);
+        // A line that is only "\r".
+        assert_eq!(spans("\r\n\r"), vec!["", ""]);
+    }
+
+    #[test]
+    fn last_line_without_newline_is_a_line() {
+        let text = "{\"a\":1}\n{\"b\"";
+        let index = LineIndex::new(text);
+        assert_eq!(index.line_count(), 2);
+        assert_eq!(index.record_line_count(), 2);
+        assert_eq!(index.line_span(1, text), 8..12);
+        let text = "{\"a\":1}\n";
+        let index = LineIndex::new(text);
+        assert_eq!(index.line_count(), 2);
+        assert_eq!(index.record_line_count(), 1);
+        assert_eq!(index.line_span(1, text), 8..8);
+    }
+
+    #[test]
+    fn line_of_finds_lines_by_binary_search() {
+        let text = "ab\n\ncde\nf";
+        let index = LineIndex::new(text);
+        assert_eq!(index.line_count(), 4);
+        let lines: Vec<usize> = (0..=text.len() + 2).map(|o| index.line_of(o)).collect();
+        //                   a  b  \n \n c  d  e  \n f  end past past
+        assert_eq!(lines, vec![0, 0, 0, 1, 2, 2, 2, 2, 3, 3, 3, 3]);
+        assert_eq!(index.line_start(3), 8);
+        assert_eq!(index.line_start(4), 9);
+        assert_eq!(index.line_span(7, text), 9..9);
+    }
+
+    #[test]
+    fn append_completes_a_torn_line() {
+        let first = "{\"a\":1}\n{\"b\":";
+        let mut index = LineIndex::new(first);
+        assert_eq!(index.line_count(), 2);
+        let grown = "{\"a\":1}\n{\"b\":2}\n{\"c\"";
+        index.append(grown, first.len());
+        assert_eq!(index, LineIndex::new(grown));
+        assert_eq!(index.line_count(), 3);
+        assert_eq!(index.line_span(1, grown), 8..15);
+        assert_eq!(index.line_span(2, grown), 16..20);
+    }
+
+    #[test]
+    fn append_after_cr_joins_crlf() {
+        let first = "ab\r";
+        let mut index = LineIndex::new(first);
+        let grown = "ab\r\ncd";
+        index.append(grown, first.len());
+        assert_eq!(index, LineIndex::new(grown));
+        assert_eq!(index.line_span(0, grown), 0..2);
+        assert_eq!(index.line_span(1, grown), 4..6);
+    }
+
+    #[test]
+    fn append_of_many_lines() {
+        let mut text = String::from("head");
+        let mut index = LineIndex::new(&text);
+        for round in 0..50 {
+            let old = text.len();
+            for i in 0..round {
+                text.push_str(&format!("\nline {round}.{i} \u{2028}é"));
+            }
+            index.append(&text, old);
+            assert_eq!(index, LineIndex::new(&text), "round {round}");
+        }
+        assert_eq!(index.line_count(), 1 + (0..50).sum::<usize>());
+    }
+
+    #[test]
+    fn append_that_is_not_an_append_rebuilds() {
+        let mut index = LineIndex::new("a\nb\nc");
+        index.append("x\ny", 5);
+        assert_eq!(index, LineIndex::new("x\ny"));
+        let mut index = LineIndex::new("a\nb");
+        index.append("a\nb\nc\nd", 1);
+        assert_eq!(index, LineIndex::new("a\nb\nc\nd"));
+        assert_eq!(index.line_count(), 4);
+    }
+}
