@@ -56,7 +56,7 @@ impl SplitMix64 {
 
     /// True with probability `1 / n`.
     fn one_in(&mut self, n: u64) -> bool {
-        self.next() % n == 0
+        self.next().is_multiple_of(n)
     }
 
     fn pick<'a>(&mut self, items: &[&'a str]) -> &'a str {

@@ -216,10 +216,18 @@ pub enum DurationSource {
 #[derive(Debug, Clone, PartialEq)]
 pub enum Throughput {
     /// Decode time measured by the format (Codex duration minus time to first token).
-    Measured { tok_per_s: f64, tokens: u64, decode_ms: u64 },
+    Measured {
+        tok_per_s: f64,
+        tokens: u64,
+        decode_ms: u64,
+    },
     /// Only row timestamps exist (Claude Code): decode time estimated per step as
     /// (last record − request time); shown as `≈ N tok/s`.
-    Estimate { tok_per_s: f64, tokens: u64, decode_ms: u64 },
+    Estimate {
+        tok_per_s: f64,
+        tokens: u64,
+        decode_ms: u64,
+    },
     /// No figure, and why (e.g. `output counts are streaming placeholders`,
     /// `no output-bearing steps`, `missing timestamps`).
     None { reason: String },

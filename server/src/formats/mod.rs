@@ -69,10 +69,23 @@ pub fn detect_line(line: &str) -> Option<Format> {
     }
     match ty {
         Some(
-            "summary" | "file-history-snapshot" | "queue-operation" | "permission-mode"
-            | "last-prompt" | "custom-title" | "ai-title" | "agent-name" | "pr-link"
-            | "agent-setting" | "bridge-session" | "worktree-state" | "user" | "assistant"
-            | "system" | "progress" | "attachment",
+            "summary"
+            | "file-history-snapshot"
+            | "queue-operation"
+            | "permission-mode"
+            | "last-prompt"
+            | "custom-title"
+            | "ai-title"
+            | "agent-name"
+            | "pr-link"
+            | "agent-setting"
+            | "bridge-session"
+            | "worktree-state"
+            | "user"
+            | "assistant"
+            | "system"
+            | "progress"
+            | "attachment",
         ) => Some(Format::ClaudeCode),
         _ => None,
     }
@@ -155,7 +168,10 @@ impl Reader {
                 if bytes[end - 1] == b'\r' {
                     end -= 1;
                 }
-                self.transcript.pending_tail = Some(PendingTail { line, span: start..end });
+                self.transcript.pending_tail = Some(PendingTail {
+                    line,
+                    span: start..end,
+                });
                 self.transcript.line_count = line + 1;
                 break;
             };
@@ -255,7 +271,6 @@ impl Reader {
             Format::Unknown => read_unknown_line(source, line, span, &mut self.transcript),
         }
     }
-
 }
 
 /// Records a line that is not valid JSON: an `Unparsed` entry and a warning problem with the
@@ -278,7 +293,8 @@ pub fn push_unparsed(t: &mut Transcript, line: usize, span: Span, err: Option<se
         severity: Severity::Warning,
         message,
     });
-    t.entries.push(Entry::new(line, span, Role::Unparsed, "unparsed"));
+    t.entries
+        .push(Entry::new(line, span, Role::Unparsed, "unparsed"));
 }
 
 /// A line of a file in no known format: kept as `Other` (valid JSON) or `Unparsed`.
@@ -288,7 +304,9 @@ pub(crate) fn read_unknown_line_pub(source: &str, line: usize, span: Span, t: &m
 
 fn read_unknown_line(source: &str, line: usize, span: Span, t: &mut Transcript) {
     match serde_json::from_str::<serde::de::IgnoredAny>(&source[span.clone()]) {
-        Ok(_) => t.entries.push(Entry::new(line, span, Role::Other, "unknown")),
+        Ok(_) => t
+            .entries
+            .push(Entry::new(line, span, Role::Other, "unknown")),
         Err(e) => push_unparsed(t, line, span, Some(e)),
     }
 }

@@ -5,5 +5,7 @@
 /// LSP module lands (the LSP helper owns this function and replaces this body): it reports
 /// that the server is not built in.
 pub fn serve_stdio() -> std::io::Result<()> {
-    Err(std::io::Error::other("the language server is not built into this binary yet"))
+    Err(std::io::Error::other(
+        "the language server is not built into this binary yet",
+    ))
 }

@@ -471,8 +471,14 @@ mod tests {
     #[test]
     fn timestamps_with_and_without_fraction_and_offsets() {
         assert_eq!(parse_timestamp("1970-01-01T00:00:01.500Z"), Some(1500));
-        assert_eq!(parse_timestamp("2026-03-02T00:20:00Z"), Some(1_772_410_800_000));
-        assert_eq!(parse_timestamp("2026-03-01T16:20:00-08:00"), Some(1_772_410_800_000));
+        assert_eq!(
+            parse_timestamp("2026-03-02T00:20:00Z"),
+            Some(1_772_410_800_000)
+        );
+        assert_eq!(
+            parse_timestamp("2026-03-01T16:20:00-08:00"),
+            Some(1_772_410_800_000)
+        );
         assert_eq!(parse_timestamp("[trimmed for fixture]"), None);
     }
 }

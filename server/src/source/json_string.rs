@@ -31,8 +31,10 @@ pub fn decode(raw: &str) -> Cow<'_, str> {
 }
 
 /// Decodes the escape starting at `bytes[i] == b'\\'`; returns the character and the number of
-/// source bytes the escape spans. Malformed escapes yield U+FFFD over the backslash alone
-/// (or the whole `\uXXXX` when its hex digits parse).
+/// source bytes the escape spans. Malformed escapes yield U+FFFD: over the backslash and the
+/// character after it (`\q`, `\é`), over `\u` when 4 hex digits do not follow, over a
+/// whole `\uXXXX` lone surrogate, over a lone backslash at the end. The span always ends on a
+/// char boundary when `bytes` is a `str`.
 pub fn decode_escape(bytes: &[u8], i: usize) -> (char, usize) {
     let Some(&c) = bytes.get(i + 1) else {
         return ('\u{FFFD}', 1);
@@ -51,27 +53,40 @@ pub fn decode_escape(bytes: &[u8], i: usize) -> (char, usize) {
                 return ('\u{FFFD}', 2);
             };
             if (0xD800..0xDC00).contains(&hi) {
-                if bytes.get(i + 6) == Some(&b'\\') && bytes.get(i + 7) == Some(&b'u') {
-                    if let Some(lo) = hex4(bytes, i + 8) {
-                        if (0xDC00..0xE000).contains(&lo) {
-                            let cp = 0x10000 + ((hi - 0xD800) << 10) + (lo - 0xDC00);
-                            return (char::from_u32(cp).unwrap_or('\u{FFFD}'), 12);
-                        }
-                    }
+                if bytes.get(i + 6) == Some(&b'\\')
+                    && bytes.get(i + 7) == Some(&b'u')
+                    && let Some(lo) = hex4(bytes, i + 8)
+                    && (0xDC00..0xE000).contains(&lo)
+                {
+                    let cp = 0x10000 + ((hi - 0xD800) << 10) + (lo - 0xDC00);
+                    return (char::from_u32(cp).unwrap_or('\u{FFFD}'), 12);
                 }
                 ('\u{FFFD}', 6)
             } else {
                 (char::from_u32(hi).unwrap_or('\u{FFFD}'), 6)
             }
         }
-        _ => ('\u{FFFD}', 2),
+        // Any other character after the backslash: consume it whole, so decoding resumes on
+        // a char boundary (`\é` is 3 bytes).
+        _ => ('\u{FFFD}', 1 + utf8_len(c)),
+    }
+}
+
+/// Length in bytes of the UTF-8 sequence whose leading byte is `b`.
+fn utf8_len(b: u8) -> usize {
+    match b {
+        0x00..=0x7F => 1,
+        0xC0..=0xDF => 2,
+        0xE0..=0xEF => 3,
+        _ => 4,
     }
 }
 
 /// Maps an offset in the decoded string to an offset in the raw literal contents `raw` (the
 /// bytes between the quotes; both offsets in bytes, relative to their own string).
 ///
-/// Plain bytes map one to one; an offset at or inside the character an escape decodes to
+/// Plain bytes map one to one (an offset inside a multi-byte character maps to the
+/// character's start); an offset at or inside the character an escape decodes to
 /// (`\n`, `\"`, `\u00e9`, a `\ud83d\ude00` pair, or a malformed escape decoded as U+FFFD)
 /// maps to the escape's backslash. Offsets past the decoded end map to `raw.len()`. One
 /// forward pass over `raw`, O(bytes); for many ordered lookups use [`RawMapper`].
@@ -83,11 +98,15 @@ pub fn decoded_to_raw(raw: &str, decoded_offset: usize) -> usize {
 }
 
 /// Maps an offset in the raw literal contents `raw` to the offset in the decoded string (both
-/// in bytes). An offset inside an escape maps to the start of the character it decodes to;
-/// offsets past `raw.len()` map to the decoded length. O(bytes up to the offset).
+/// in bytes). An offset inside an escape maps to the start of the character it decodes to,
+/// one inside a multi-byte character to that character's start; offsets past `raw.len()` map
+/// to the decoded length. O(bytes up to the offset).
 pub fn raw_to_decoded(raw: &str, raw_offset: usize) -> usize {
     let bytes = raw.as_bytes();
-    let target = raw_offset.min(bytes.len());
+    let mut target = raw_offset.min(bytes.len());
+    while !raw.is_char_boundary(target) {
+        target -= 1;
+    }
     let (mut r, mut d) = (0, 0);
     while r < target {
         let Some(n) = memchr::memchr(b'\\', &bytes[r..target]) else {
@@ -114,7 +133,7 @@ pub fn raw_to_decoded(raw: &str, raw_offset: usize) -> usize {
 /// the literal (correct, only slower). Results are those of [`decoded_to_raw`].
 #[derive(Debug, Clone)]
 pub struct RawMapper<'r> {
-    raw: &'r [u8],
+    raw: &'r str,
     /// Current raw offset and the decoded offset it corresponds to; always at a piece
     /// boundary or inside a run of plain bytes, never inside an escape.
     raw_at: usize,
@@ -127,30 +146,28 @@ pub struct RawMapper<'r> {
 impl<'r> RawMapper<'r> {
     /// A mapper over the raw literal contents `raw` (escapes undecoded).
     pub fn new(raw: &'r str) -> RawMapper<'r> {
-        let raw = raw.as_bytes();
         RawMapper {
             raw,
             raw_at: 0,
             decoded_at: 0,
-            next_escape: memchr::memchr(b'\\', raw).unwrap_or(raw.len()),
+            next_escape: memchr::memchr(b'\\', raw.as_bytes()).unwrap_or(raw.len()),
         }
     }
 
     /// The raw offset of decoded offset `decoded_offset` (see [`decoded_to_raw`]).
     pub fn to_raw(&mut self, decoded_offset: usize) -> usize {
         if decoded_offset < self.decoded_at {
-            *self = RawMapper {
-                raw: self.raw,
-                raw_at: 0,
-                decoded_at: 0,
-                next_escape: memchr::memchr(b'\\', self.raw).unwrap_or(self.raw.len()),
-            };
+            *self = RawMapper::new(self.raw);
         }
         loop {
             // A run of plain bytes up to the next escape (or the end).
             let run = self.next_escape - self.raw_at;
             if decoded_offset - self.decoded_at <= run {
-                let step = decoded_offset - self.decoded_at;
+                let mut step = decoded_offset - self.decoded_at;
+                // Plain bytes map one to one; inside a character, back to its start.
+                while !self.raw.is_char_boundary(self.raw_at + step) {
+                    step -= 1;
+                }
                 self.raw_at += step;
                 self.decoded_at += step;
                 return self.raw_at;
@@ -160,13 +177,13 @@ impl<'r> RawMapper<'r> {
             if self.raw_at >= self.raw.len() {
                 return self.raw.len();
             }
-            let (ch, len) = decode_escape(self.raw, self.raw_at);
+            let (ch, len) = decode_escape(self.raw.as_bytes(), self.raw_at);
             if decoded_offset < self.decoded_at + ch.len_utf8() {
                 return self.raw_at; // at or inside the escape's character
             }
             self.raw_at += len;
             self.decoded_at += ch.len_utf8();
-            self.next_escape = memchr::memchr(b'\\', &self.raw[self.raw_at..])
+            self.next_escape = memchr::memchr(b'\\', &self.raw.as_bytes()[self.raw_at..])
                 .map_or(self.raw.len(), |n| self.raw_at + n);
         }
     }
@@ -199,6 +216,12 @@ mod tests {
         assert_eq!(decode(r"bad\q"), "bad\u{FFFD}");
         assert_eq!(decode(r"end\"), "end\u{FFFD}");
         assert_eq!(decode(r"\u12"), "\u{FFFD}12");
+        // A backslash before a multi-byte character consumes the whole character (this used
+        // to slice inside "é" and panic).
+        assert_eq!(decode("a\\éb"), "a\u{FFFD}b");
+        assert_eq!(decode_escape("\\😀".as_bytes(), 0), ('\u{FFFD}', 5));
+        assert_eq!(decoded_to_raw("a\\éb", 4), 4);
+        assert_eq!(raw_to_decoded("a\\éb", 2), 1);
     }
 
     #[test]
@@ -319,6 +342,39 @@ mod tests {
                 if decoded.is_char_boundary(d) {
                     assert_eq!(raw_to_decoded(&raw, r), d, "{raw} raw {r}");
                 }
+            }
+        }
+    }
+
+    #[test]
+    fn arbitrary_backslash_soup_never_panics_and_stays_consistent() {
+        const PIECES: &[&str] = &[
+            "\\", "u", "d", "8", "3", "c", "0", "a", "e", "é", "😀", "\"", "n", "q", " ",
+        ];
+        let mut rng = SplitMix(99);
+        for _ in 0..3000 {
+            let raw: String = (0..rng.below(24))
+                .map(|_| PIECES[rng.below(PIECES.len())])
+                .collect();
+            let decoded = decode(&raw);
+            assert_eq!(decoded_to_raw(&raw, decoded.len()), raw.len(), "{raw:?}");
+            assert_eq!(raw_to_decoded(&raw, raw.len()), decoded.len(), "{raw:?}");
+            let mut mapper = RawMapper::new(&raw);
+            let mut last = 0;
+            for d in 0..=decoded.len() + 1 {
+                let r = mapper.to_raw(d);
+                assert_eq!(r, decoded_to_raw(&raw, d), "{raw:?} {d}");
+                assert!(r >= last && raw.is_char_boundary(r), "{raw:?} {d} -> {r}");
+                last = r;
+            }
+            let mut last = 0;
+            for r in 0..=raw.len() + 1 {
+                let d = raw_to_decoded(&raw, r);
+                assert!(
+                    d >= last && decoded.is_char_boundary(d),
+                    "{raw:?} {r} -> {d}"
+                );
+                last = d;
             }
         }
     }

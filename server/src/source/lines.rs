@@ -110,12 +110,13 @@ impl LineIndex {
     /// equals `model::Entry::span` of the record on that line. Lines past the last give the
     /// empty range at the end of the text.
     ///
-    /// `text` must be the indexed text; a shorter one clamps the range to it.
+    /// `text` must be the indexed text; with any other text (a stale index) the range is
+    /// still a valid, char-aligned range of `text`, only not a meaningful one.
     pub fn line_span(&self, line: usize, text: &str) -> Range<usize> {
-        let len = text.len().min(self.len);
-        let start = self.line_start(line).min(len);
+        let len = floor_char_boundary(text, text.len().min(self.len));
+        let start = floor_char_boundary(text, self.line_start(line).min(len));
         let mut end = match self.starts.get(line + 1) {
-            Some(&next) => (next - 1).min(len),
+            Some(&next) => floor_char_boundary(text, (next - 1).min(len)),
             None => len,
         };
         if end > start && text.as_bytes()[end - 1] == b'\r' {
@@ -132,6 +133,14 @@ impl LineIndex {
         // `starts[0] == 0 <= offset`, so the partition point is at least 1.
         self.starts.partition_point(|&s| s <= offset) - 1
     }
+}
+
+/// The largest char boundary of `text` at or below `offset` (`offset <= text.len()`).
+fn floor_char_boundary(text: &str, mut offset: usize) -> usize {
+    while !text.is_char_boundary(offset) {
+        offset -= 1;
+    }
+    offset
 }
 
 #[cfg(test)]
@@ -250,6 +259,17 @@ mod tests {
             assert_eq!(index, LineIndex::new(&text), "round {round}");
         }
         assert_eq!(index.line_count(), 1 + (0..50).sum::<usize>());
+    }
+
+    #[test]
+    fn a_stale_index_gives_char_aligned_ranges() {
+        let index = LineIndex::new("ab\ncd\nef");
+        let other = "é中😀";
+        for line in 0..4 {
+            let span = index.line_span(line, other);
+            assert!(other.get(span.clone()).is_some(), "{line} {span:?}");
+        }
+        assert_eq!(index.line_span(1, other), 2..5);
     }
 
     #[test]
