@@ -229,14 +229,14 @@ fn run_inner(
         let written = match args.command {
             Command::Outline => write_outline(out, path, &loaded),
             Command::Render => {
-                let v = view::render(
+                let v = view::render_with_phases(
                     &loaded.transcript,
                     &loaded.analysis,
                     &loaded.source,
                     &ViewOptions {
                         verbose: args.verbose,
-                        gate_phases: options.gate_phases.clone(),
                     },
+                    &options.gate_phases,
                 );
                 out.write_all(v.text.as_bytes())
             }

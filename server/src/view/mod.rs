@@ -22,9 +22,6 @@ pub struct ViewOptions {
     /// Show everything (work runs, thinking, meta records), not only prompts and completed
     /// final answers.
     pub verbose: bool,
-    /// The gate phase table the analysis used (setting `gatePhases`), for gate line emoji;
-    /// empty means [`crate::analysis::default_phases`].
-    pub gate_phases: Vec<Phase>,
 }
 
 /// The rendered document.
@@ -159,7 +156,25 @@ pub fn render(
     source: &str,
     options: &ViewOptions,
 ) -> View {
-    render::render(transcript, analysis, source, options)
+    render::render(
+        transcript,
+        analysis,
+        source,
+        options,
+        &crate::analysis::default_phases(),
+    )
+}
+
+/// [`render`] with the gate phase table the analysis used (setting `gatePhases`), for the
+/// emoji of gate lines.
+pub fn render_with_phases(
+    transcript: &Transcript,
+    analysis: &Analysis,
+    source: &str,
+    options: &ViewOptions,
+    phases: &[Phase],
+) -> View {
+    render::render(transcript, analysis, source, options, phases)
 }
 
 /// The collapsed label of a work run (seed 003): `Worked · 3 steps` (one step per tool call

@@ -68,7 +68,13 @@ const SUBAGENT_PROSE_BYTES: usize = 4 * 1024;
 /// The text that opens a gate line (seed 000).
 const GATE_OPEN: &str = "[DEV-PIPELINE";
 
-pub(super) fn render(t: &Transcript, a: &Analysis, src: &str, opts: &ViewOptions) -> View {
+pub(super) fn render(
+    t: &Transcript,
+    a: &Analysis,
+    src: &str,
+    opts: &ViewOptions,
+    phases: &[Phase],
+) -> View {
     let mut pairs = HashMap::new();
     let mut use_of_result = HashMap::new();
     for p in &a.tool_pairs {
@@ -100,10 +106,10 @@ pub(super) fn render(t: &Transcript, a: &Analysis, src: &str, opts: &ViewOptions
             comp_entries.insert(s);
         }
     }
-    let phases = if opts.gate_phases.is_empty() {
+    let phases = if phases.is_empty() {
         default_phases()
     } else {
-        opts.gate_phases.clone()
+        phases.to_vec()
     };
     let mut r = Renderer {
         t,

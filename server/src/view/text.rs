@@ -66,10 +66,10 @@ pub fn fmt_tokens(n: u64) -> String {
     }
 }
 
-/// A duration for people: `850ms`, `42s`, `2m 25s`, `1h 03m`. Input in milliseconds.
+/// A duration for people: `0.8s`, `42s`, `2m 25s`, `1h 03m`. Input in milliseconds.
 pub fn fmt_duration(ms: u64) -> String {
     if ms < 1000 {
-        return format!("{ms}ms");
+        return format!("{:.1}s", ms as f64 / 1000.0);
     }
     let s = ms / 1000;
     if s < 60 {
@@ -326,7 +326,7 @@ mod tests {
         assert_eq!(fmt_tokens(1_234), "1.2k");
         assert_eq!(fmt_tokens(167_094), "167k");
         assert_eq!(fmt_tokens(1_234_567), "1.2M");
-        assert_eq!(fmt_duration(850), "850ms");
+        assert_eq!(fmt_duration(800), "0.8s");
         assert_eq!(fmt_duration(42_000), "42s");
         assert_eq!(fmt_duration(145_000), "2m 25s");
         assert_eq!(fmt_duration(1_800_000), "30m 00s");
