@@ -339,10 +339,6 @@ pub fn push_unparsed(t: &mut Transcript, line: usize, span: Span, err: Option<se
 }
 
 /// A line of a file in no known format: kept as `Other` (valid JSON) or `Unparsed`.
-pub(crate) fn read_unknown_line_pub(source: &str, line: usize, span: Span, t: &mut Transcript) {
-    read_unknown_line(source, line, span, t)
-}
-
 fn read_unknown_line(source: &str, line: usize, span: Span, t: &mut Transcript) {
     match serde_json::from_str::<serde::de::IgnoredAny>(&source[span.clone()]) {
         Ok(_) => t
