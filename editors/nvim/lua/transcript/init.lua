@@ -170,11 +170,11 @@ function M.execute(client, command, arguments, bufnr, on_result)
   end, bufnr)
 end
 
---- Arguments of the position commands: the document URI and the cursor position (in the
---- client's position encoding).
-local function position_arguments(client, bufnr)
+--- Arguments of the position commands (PROTOCOL.md, Commands): one object with the document
+--- URI and the cursor position (in the client's position encoding).
+local function position_arguments(client)
   local params = vim.lsp.util.make_position_params(0, client.offset_encoding)
-  return { params.textDocument.uri, params.position }
+  return { { uri = params.textDocument.uri, line = params.position.line, position = params.position } }
 end
 
 --- `:TranscriptNextTurn` and friends: runs `command` at the cursor and jumps to the Location it
@@ -187,7 +187,7 @@ function M.jump(command)
     vim.notify('transcript: no transcript-ls client in this buffer', vim.log.levels.WARN)
     return
   end
-  M.execute(client, command, position_arguments(client, bufnr), bufnr)
+  M.execute(client, command, position_arguments(client), bufnr)
 end
 
 --- `:TranscriptSubagents`: the transcripts of the session (main, sub-agents, compaction
@@ -255,7 +255,9 @@ function M.session_items(result)
     end
     return vim.startswith(u, 'file:') and vim.uri_to_fname(u) or u
   end
+  local kind_names = { subagent = 'sub-agent', compaction = 'compaction', main = 'main' }
   local function add(kind, f)
+    kind = kind_names[kind] or kind
     local p = path_of(f)
     if not p then
       return
@@ -304,7 +306,8 @@ function M.refresh_lenses(bufnr)
   lens_timers[bufnr] = true
   vim.defer_fn(function()
     lens_timers[bufnr] = nil
-    if vim.api.nvim_buf_is_valid(bufnr) and M.get_client(bufnr) then
+    local client = vim.api.nvim_buf_is_valid(bufnr) and M.get_client(bufnr)
+    if client and not client:is_stopped() then
       vim.lsp.codelens.refresh({ bufnr = bufnr })
     end
   end, 50)
@@ -327,7 +330,7 @@ end
 --- Brings buffer `bufnr` in step with its file after a change on disk: appended bytes are
 --- added as lines (the last buffer line completed when it was a torn line), anything else
 --- (truncation, replacement) reloads the buffer.
-local function catch_up(bufnr)
+function M.catch_up(bufnr)
   local st = follows[bufnr]
   if not st or not vim.api.nvim_buf_is_loaded(bufnr) then
     return
@@ -395,7 +398,7 @@ function M.follow(bufnr)
     pending = true
     vim.defer_fn(function()
       pending = false
-      catch_up(bufnr)
+      M.catch_up(bufnr)
     end, 30)
   end
   local handle = vim.uv.new_fs_event()
@@ -544,6 +547,21 @@ end
 M.handlers = {
   ['workspace/textDocumentContent/refresh'] = view_refresh_handler,
   ['transcript/didChangeVirtualDocument'] = view_refresh_handler,
+  -- A raw transcript open here changed on disk: catch up now (the plugin's own file watcher
+  -- may not have fired yet).
+  ['transcript/didChangeFile'] = function(_, params)
+    local uri = type(params) == 'table' and params.uri or nil
+    if uri and vim.startswith(uri, 'file:') then
+      vim.schedule(function()
+        local path = vim.fn.resolve(vim.uri_to_fname(uri))
+        for b, st in pairs(follows) do
+          if vim.fn.resolve(st.path) == path then
+            M.catch_up(b)
+          end
+        end
+      end)
+    end
+  end,
   -- Neovim 0.11 has no default handler for this request.
   ['workspace/codeLens/refresh'] = function(_, _, ctx)
     vim.schedule(function()
@@ -570,7 +588,14 @@ local function lens_commands()
         M.pick_session_files(client, command.arguments or {}, ctx.bufnr)
         return
       end
-      M.execute(client, name, command.arguments or {}, ctx.bufnr)
+      local args = command.arguments or {}
+      local first = args[1]
+      if type(first) == 'table' and first.reveal == true then
+        -- the server shows the target itself (window/showDocument)
+        M.execute(client, name, args, ctx.bufnr, function() end)
+      else
+        M.execute(client, name, args, ctx.bufnr)
+      end
     end
   end
   return cmds
