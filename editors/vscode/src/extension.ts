@@ -114,7 +114,8 @@ async function start(): Promise<void> {
         const result = await next(command, args);
         if (command === 'transcript.listSessionFiles') {
           await pickSessionFile(result);
-        } else {
+        } else if (!(args?.[0] && typeof args[0] === 'object' && args[0].reveal === true)) {
+          // with `reveal: true` the server moves there itself (window/showDocument)
           await showResult(result, command);
         }
         return result;
@@ -123,9 +124,11 @@ async function start(): Promise<void> {
   };
   const c = new LanguageClient('transcript-ls', 'Transcript LS', serverOptions, clientOptions);
   client = c;
+  // languageclient answers `workspace/textDocumentContent/refresh` for its own provider; the
+  // server's notification matters only to the fallback provider.
   c.onNotification('transcript/didChangeVirtualDocument', (params: { uri?: string }) => {
     if (params?.uri) {
-      fireViewChanged(vscode.Uri.parse(params.uri));
+      fallbackViews?.emitter.fire(vscode.Uri.parse(params.uri));
     }
   });
   try {
@@ -206,13 +209,6 @@ function ensureViewProvider(): void {
   }
 }
 
-function fireViewChanged(uri: vscode.Uri): void {
-  for (const p of standardViewProviders()) {
-    p.onDidChangeEmitter.fire(uri);
-  }
-  fallbackViews?.emitter.fire(uri);
-}
-
 /** The resource of the active tab: an editor's document, or a tab whose file VS Code did not
  * sync to extensions (over 50 MB), which has no `TextEditor`. */
 function activeResource(): vscode.Uri | undefined {
@@ -261,7 +257,8 @@ async function jump(command: string, what: string): Promise<void> {
   if (!c || !ed) {
     return;
   }
-  const args = [c.code2ProtocolConverter.asUri(ed.document.uri), c.code2ProtocolConverter.asPosition(ed.selection.active)];
+  const position = c.code2ProtocolConverter.asPosition(ed.selection.active);
+  const args = [{ uri: c.code2ProtocolConverter.asUri(ed.document.uri), line: position.line, position }];
   const result = await c.sendRequest(ExecuteCommandRequest.type, { command, arguments: args });
   await showResult(result, what);
 }
@@ -333,7 +330,8 @@ export function sessionItems(result: any): SessionItem[] {
     return items;
   }
   if (Array.isArray(result)) {
-    result.forEach((f) => add(f?.kind ?? 'file', f));
+    const names: Record<string, string> = { main: 'main', subagent: 'sub-agent', compaction: 'compaction' };
+    result.forEach((f) => add(names[f?.kind] ?? f?.kind ?? 'file', f));
     return items;
   }
   if (result.main) {
@@ -368,7 +366,7 @@ async function showSessionFiles(arg?: vscode.Uri): Promise<void> {
   }
   const result = await c.sendRequest(ExecuteCommandRequest.type, {
     command: 'transcript.listSessionFiles',
-    arguments: [c.code2ProtocolConverter.asUri(uri)],
+    arguments: [{ uri: c.code2ProtocolConverter.asUri(uri) }],
   });
   await pickSessionFile(result);
 }
@@ -453,11 +451,55 @@ export function compact(n: number): string {
   return `${(n / 1_000_000).toFixed(1)}M`;
 }
 
+/** Output tokens in a usage hint label (`… · out 660`, `out 1.2k`); undefined for `out ?`. */
+export function outputTokens(label: string): { n: number; exact: boolean } | undefined {
+  const m = /(?:^|· )out (\d+(?:\.\d+)?)(k|M)?$/.exec(label.trim());
+  if (!m) {
+    return undefined;
+  }
+  const scale = m[2] === 'k' ? 1e3 : m[2] === 'M' ? 1e6 : 1;
+  return { n: Math.round(parseFloat(m[1]) * scale), exact: scale === 1 };
+}
+
+/** Turns from the outline; output tokens from the per-response usage hints of the raw file
+ * (each model response once, as the server de-duplicates them). */
 async function statusText(c: LanguageClient, doc: vscode.TextDocument): Promise<{ text: string; tooltip: string } | undefined> {
   const symbols = (await vscode.commands.executeCommand<vscode.DocumentSymbol[]>('vscode.executeDocumentSymbolProvider', doc.uri)) ?? [];
   const turns = symbols.filter((s) => /^Turn \d+/.test(s.name)).length;
   if (turns === 0) {
     return undefined;
   }
-  return { text: `$(comment-discussion) ${turns} turn${turns === 1 ? '' : 's'}`, tooltip: `${turns} turns` };
+  let text = `$(comment-discussion) ${turns} turn${turns === 1 ? '' : 's'}`;
+  let tooltip = `${turns} turn${turns === 1 ? '' : 's'} (from the outline)`;
+  if (doc.uri.scheme === 'file') {
+    const end = doc.lineAt(doc.lineCount - 1).range.end;
+    const hints = (await vscode.commands.executeCommand<vscode.InlayHint[]>('vscode.executeInlayHintProvider', doc.uri, new vscode.Range(0, 0, end.line, end.character))) ?? [];
+    let total = 0;
+    let exact = true;
+    let unknown = 0;
+    for (const h of hints) {
+      const label = typeof h.label === 'string' ? h.label : h.label.map((p) => p.value).join('');
+      if (label.startsWith('turn ')) {
+        continue;
+      }
+      if (/(?:^|· )out \?$/.test(label.trim())) {
+        unknown++;
+        continue;
+      }
+      const o = outputTokens(label);
+      if (o) {
+        total += o.n;
+        exact = exact && o.exact;
+      }
+    }
+    if (total > 0 || unknown > 0) {
+      text += ` · ${exact ? '' : '≈'}${compact(total)} tokens out`;
+      tooltip += `\n${exact ? '' : '≈'}${total} output tokens over the model responses (from the usage hints)`;
+      if (unknown > 0) {
+        text += '+';
+        tooltip += `\n${unknown} response(s) with no final output count (streaming placeholders)`;
+      }
+    }
+  }
+  return { text, tooltip };
 }
