@@ -190,7 +190,32 @@ async function main(page) {
   await shot(page, '3-raw-final-answer-token.png');
   await page.keyboard.press('Escape');
 
-  // 8. The rendered view, from the explorer's context menu on the file.
+  // 8. Navigation: the Next Turn command, a gate lens (the server moves the cursor to the next
+  // gate through window/showDocument), and the session's transcripts.
+  const cursorLine = async () => {
+    const t = nbsp(await page.locator('.statusbar-item[id="status.editor.selection"]').first().innerText());
+    return Number((/Ln (\d+)/.exec(t) || [])[1]);
+  };
+  const waitLine = async (want) => {
+    for (let i = 0; i < 50 && (await cursorLine()) !== want; i++) await page.waitForTimeout(100);
+    return cursorLine();
+  };
+  await activeEditor(page).locator('.view-line').first().click();
+  await gotoLine(page, 1);
+  await palette(page, 'Transcript: Next Turn');
+  eq('command Next Turn from line 1', await waitLine(4), 4);
+  await palette(page, 'Transcript: Next Gate');
+  eq('command Next Gate from line 4', await waitLine(23), 23);
+  const lens = page.locator('.codelens-decoration a', { hasText: 'APPROVED' }).first();
+  await lens.click();
+  eq('gate lens on line 23 goes to the next gate', await waitLine(30), 30);
+  await palette(page, 'Transcript: Show Sub-agents');
+  await page.locator('.quick-input-list .monaco-list-row', { hasText: 'sub-agent:' }).first().waitFor({ timeout: 15000 });
+  const pickTexts = (await page.locator('.quick-input-list .monaco-list-row .label-name').allInnerTexts()).map(nbsp);
+  eq('Show Sub-agents lists the session', pickTexts, ['main: 3f8a2c61-9d4e-4b7a-8c15-e2d07b9a4f63.jsonl', 'sub-agent: agent-a6e2b9f04c71d3a58.jsonl']);
+  await page.keyboard.press('Escape');
+
+  // 9. The rendered view, from the explorer's context menu on the file.
   await page.locator('.explorer-viewlet .pane-header', { hasText: 'ws' }).first().click(); // expand the folder tree again
   const item = page.locator('.explorer-folders-view .monaco-list-row', { hasText: DEMO }).first();
   await item.click({ button: 'right' });
