@@ -152,6 +152,7 @@ pub fn turn(
     title: &str,
 ) -> Turn {
     Turn {
+        sidechain_usage: Default::default(),
         n,
         kind,
         opener,
@@ -195,6 +196,7 @@ pub fn run(kind: RunKind, blocks: &[(usize, usize)], tool_calls: u32) -> Run {
 
 pub fn answer(blocks: &[(usize, usize)]) -> FinalAnswer {
     FinalAnswer {
+        stray_markers: Vec::new(),
         blocks: blocks.to_vec(),
         marker: None,
         end_turn: true,
@@ -457,8 +459,10 @@ pub fn rich_session() -> (Doc, Analysis) {
         run(RunKind::Prose, &[(fin, 0)], 0),
     ];
     t1.final_answer = Some(FinalAnswer {
+        stray_markers: Vec::new(),
         blocks: vec![(fin, 0)],
         marker: Some(Marker {
+            duplicate_lead: None,
             entry: fin,
             block: 0,
             span: m_at..m_end,
@@ -484,6 +488,7 @@ pub fn rich_session() -> (Doc, Analysis) {
     let mut t3 = turn(3, TurnKind::Prompt, Some(p3), p3..n3 + 1, "Try again");
     t3.runs = vec![run(RunKind::Prose, &[(n3, 0)], 0)];
     t3.final_answer = Some(FinalAnswer {
+        stray_markers: Vec::new(),
         blocks: vec![(n3, 0)],
         marker: None,
         end_turn: false,
@@ -522,6 +527,7 @@ pub fn rich_session() -> (Doc, Analysis) {
             n: 1,
         }],
         subagent_calls: vec![SubagentCall {
+            agent_type: None,
             entry: task,
             block: 0,
             tool_use_id: "toolu_T".into(),
