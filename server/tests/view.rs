@@ -15,15 +15,7 @@ fn quiet(d: &Doc, a: &Analysis) -> View {
 }
 
 fn verbose(d: &Doc, a: &Analysis) -> View {
-    let v = render(
-        &d.t,
-        a,
-        &d.src,
-        &ViewOptions {
-            verbose: true,
-            ..Default::default()
-        },
-    );
+    let v = render(&d.t, a, &d.src, &ViewOptions { verbose: true });
     check_view(&v, "verbose");
     v
 }
@@ -700,7 +692,7 @@ fn view_snapshots() {
         corpus.join("marot__spotter/test/fixtures/transcripts/short.jsonl"),
         corpus.join("marot__spotter/test/fixtures/transcripts/tool_heavy.jsonl"),
     ];
-    let names = snapshot_names(&files.to_vec());
+    let names = snapshot_names(&files);
     for (path, name) in files.iter().zip(names) {
         let (src, t, a) = analyze_file(path);
         for (mode, verbose) in [("quiet", false), ("verbose", true)] {
