@@ -81,6 +81,16 @@ pub fn fmt_duration(ms: u64) -> String {
     }
 }
 
+/// Tokens per second for people: one decimal under 10 (`0.3`, `8.0`), none above (`41`).
+pub fn fmt_tok_per_s(x: f64) -> String {
+    if x < 9.95 {
+        // Round half away from zero, as `stats --json` does (`0.25` -> `0.3`).
+        format!("{:.1}", (x * 10.0).round() / 10.0)
+    } else {
+        format!("{:.0}", x.round())
+    }
+}
+
 /// `n thing` / `n things`.
 pub fn plural(n: u64, one: &str, many: &str) -> String {
     if n == 1 {
@@ -342,6 +352,9 @@ mod tests {
         assert_eq!(fmt_duration(145_000), "2m 25s");
         assert_eq!(fmt_duration(1_800_000), "30m 00s");
         assert_eq!(fmt_duration(3_780_000), "1h 03m");
+        assert_eq!(fmt_tok_per_s(0.25), "0.3");
+        assert_eq!(fmt_tok_per_s(9.96), "10");
+        assert_eq!(fmt_tok_per_s(41.5), "42");
         assert_eq!(activity_label(2, 6), "2 comments · 6 tool calls");
         assert_eq!(activity_label(0, 1), "1 tool call");
         assert_eq!(activity_label(1, 0), "1 comment");
