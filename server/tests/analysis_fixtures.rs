@@ -399,11 +399,23 @@ fn inline_sidechains_and_compaction() {
     assert_eq!(t.duration.unwrap().ms, 33_591);
 }
 
+/// `(line, start col, end col, id, mode, verdict, phase, phase name)`.
+type GateRow<'a> = (
+    usize,
+    usize,
+    usize,
+    &'a str,
+    &'a str,
+    &'a str,
+    Option<usize>,
+    &'a str,
+);
+
 #[test]
 fn gates_table() {
     let f = load("rules/gates.jsonl");
     let g = &f.a.gates;
-    let got: Vec<(usize, usize, usize, &str, &str, &str, Option<usize>, &str)> = g
+    let got: Vec<GateRow> = g
         .iter()
         .map(|g| {
             let line = g.line + 1;
