@@ -126,9 +126,14 @@ fn many_turns_and_one_huge_turn_stay_linear() {
         let a = analysis::analyze(&t, &src, &Options::default());
         let ms = started.elapsed().as_millis();
         println!(
-            "{turns} turns x {steps} steps: {} entries, {} bytes, analyze {ms} ms (debug build)",
+            "{turns} turns x {steps} steps: {} entries, {} bytes, analyze {ms} ms ({})",
             t.entries.len(),
-            src.len()
+            src.len(),
+            if cfg!(debug_assertions) {
+                "debug"
+            } else {
+                "release"
+            }
         );
         assert_eq!(a.turn_count, turns);
         assert_eq!(a.steps.len(), turns * (steps + 1));
@@ -148,4 +153,137 @@ fn many_turns_and_one_huge_turn_stay_linear() {
         assert_eq!(last.runs[0].steps as usize, steps);
         assert_eq!(last.final_answer.as_ref().unwrap().blocks.len(), 1);
     }
+}
+
+/// Read + analysis of the synthetic Claude Code session of `testing::synth_claude_transcript`
+/// (4 MB by default; `TRANSCRIPT_LS_ANALYSIS_MB=100` with `--release` for the DESIGN.md §6
+/// figure). Every synthetic turn ends with an `end_turn` answer and a `turn_duration`.
+#[test]
+fn synthetic_session_analyses_fully() {
+    let mb: usize = std::env::var("TRANSCRIPT_LS_ANALYSIS_MB")
+        .ok()
+        .and_then(|v| v.parse().ok())
+        .unwrap_or(4);
+    let src = transcript_ls::testing::synth_claude_transcript(mb << 20, 7);
+    let started = Instant::now();
+    let t = transcript_ls::formats::read(&src);
+    let read_ms = started.elapsed().as_millis();
+    let started = Instant::now();
+    let a = analysis::analyze(&t, &src, &Options::default());
+    let analyze_ms = started.elapsed().as_millis();
+    println!(
+        "{} bytes, {} entries, {} turns: read {read_ms} ms, analyze {analyze_ms} ms",
+        src.len(),
+        t.entries.len(),
+        a.turn_count
+    );
+    assert!(a.turn_count > 0);
+    for turn in a
+        .turns
+        .iter()
+        .filter(|t| t.kind != analysis::TurnKind::Preamble)
+    {
+        assert_eq!(turn.state, TurnState::Complete, "turn {}", turn.n);
+        assert!(turn.final_answer.is_some(), "turn {}", turn.n);
+        assert!(turn.duration.is_some(), "turn {}", turn.n);
+    }
+    let results = t
+        .entries
+        .iter()
+        .flat_map(|e| &e.blocks)
+        .filter(|b| matches!(b.kind, BlockKind::ToolResult(_)))
+        .count();
+    assert_eq!(a.tool_pairs.len(), results);
+    assert!(a.tool_pairs.iter().all(|p| p.result_entry.is_some()));
+}
+
+/// Crafted inputs that would be quadratic with a naive implementation: a 1.5 MB line of gate
+/// openers without `]`, 30 000 gates on one line, 20 000 sub-agent calls with anonymous
+/// sidechain records, 20 000 unmatched calls sharing one id.
+#[test]
+fn crafted_inputs_stay_linear() {
+    let mut src = String::new();
+    let mut entries = Vec::new();
+    push(
+        &mut src,
+        &mut entries,
+        Role::Prompt(PromptKind::Typed),
+        0,
+        "go",
+    );
+    let openers = "[DEV-PIPELINE | GATE 1 ".repeat(65_000);
+    push(&mut src, &mut entries, Role::Model, 0, &openers);
+    let gates = "[DEV-PIPELINE | GATE 6 | M: NOT-READY] ".repeat(30_000);
+    push(&mut src, &mut entries, Role::Model, 0, &gates);
+    let started = Instant::now();
+    let a = analysis::analyze(
+        &Transcript {
+            entries: entries.clone(),
+            ..Default::default()
+        },
+        &src,
+        &Options::default(),
+    );
+    println!("gate lines: {} ms", started.elapsed().as_millis());
+    assert_eq!(a.gates.len(), 30_000);
+    assert_eq!(
+        a.gates[0].verdict,
+        analysis::Verdict::Blocked {
+            reason: String::new()
+        }
+    );
+
+    // Sub-agent calls (all open: no results) and anonymous sidechain roots that match none.
+    let mut src = String::new();
+    let mut entries = Vec::new();
+    push(
+        &mut src,
+        &mut entries,
+        Role::Prompt(PromptKind::Typed),
+        0,
+        "go",
+    );
+    for _ in 0..20_000 {
+        let i = push(&mut src, &mut entries, Role::Model, 2, "{}");
+        if let BlockKind::ToolUse(u) = &mut entries[i].blocks[0].kind {
+            u.name = "Task".into();
+            u.subagent = Some(Default::default());
+            u.id = "same".into();
+        }
+    }
+    for k in 0..20_000 {
+        let i = push(
+            &mut src,
+            &mut entries,
+            Role::Prompt(PromptKind::Typed),
+            0,
+            "x",
+        );
+        entries[i].sidechain = true;
+        entries[i].agent_id = (k % 2 == 0).then(|| format!("agent{k}").into());
+    }
+    for _ in 0..20_000 {
+        let i = push(&mut src, &mut entries, Role::ToolResults, 3, "r");
+        entries[i].session_id = Some("OTHER".into());
+        if let BlockKind::ToolResult(r) = &mut entries[i].blocks[0].kind {
+            r.tool_use_id = "same".into();
+        }
+    }
+    let t = Transcript {
+        entries,
+        ..Default::default()
+    };
+    let started = Instant::now();
+    let a = analysis::analyze(&t, &src, &Options::default());
+    println!("sub-agent calls: {} ms", started.elapsed().as_millis());
+    assert_eq!(a.subagent_calls.len(), 20_000);
+    assert!(a.tool_pairs.iter().all(|p| p.result_entry.is_none()));
+    // The 10 000 named agents go to the first 10 000 calls, in order (fallback 2).
+    assert_eq!(a.subagent_calls[1].agent_id.as_deref(), Some("agent2"));
+    assert_eq!(
+        a.subagent_calls[9_999].agent_id.as_deref(),
+        Some("agent19998")
+    );
+    assert_eq!(a.subagent_calls[10_000].agent_id, None);
+    assert_eq!(a.turn_count, 1);
 }
