@@ -147,7 +147,9 @@ pub fn subagent_calls(
     // increasing order of first record, so the earliest unassigned call is the only candidate.
     let named: std::collections::HashSet<&str> =
         calls.iter().filter_map(|c| c.agent_id.as_deref()).collect();
-    let unnamed: Vec<usize> = (0..calls.len()).filter(|&c| calls[c].agent_id.is_none()).collect();
+    let unnamed: Vec<usize> = (0..calls.len())
+        .filter(|&c| calls[c].agent_id.is_none())
+        .collect();
     let mut next_unnamed = 0;
     let mut assigned: Vec<(usize, &str)> = Vec::new();
     for &a in &agent_order {
@@ -195,7 +197,10 @@ pub fn subagent_calls(
         let mut by_prompt: HashMap<String, std::collections::VecDeque<usize>> = HashMap::new();
         for (ci, c) in calls.iter().enumerate() {
             if let Some(p) = task_prompt(t, source, c.entry, c.block) {
-                by_prompt.entry(p.trim().to_string()).or_default().push_back(ci);
+                by_prompt
+                    .entry(p.trim().to_string())
+                    .or_default()
+                    .push_back(ci);
             }
         }
         let mut owner: HashMap<&str, usize> = HashMap::new();
