@@ -39,6 +39,11 @@ Options:
   --json               stats: one JSON object per file, one per line
   --time-zone ZONE     IANA zone for finish times (default: the system zone; TZ is respected)
   --no-final-marker    ignore [[OMNISCIO_FINAL]] / [[AMC_FINAL]] final-answer markers
+  --complete           read the file as finished: a torn last line is invalid, and a last
+                       turn without completion evidence is not in flight
+  --growing            read the file as still being written (a torn last line is pending,
+                       a last turn without completion evidence is in flight)
+                       Default: finished when last modified more than 2 minutes ago.
 
 Exit status: 0 ok, 1 a file could not be read as a transcript, 2 usage error.
 ";
@@ -104,6 +109,8 @@ struct Args {
     json: bool,
     time_zone: Option<String>,
     final_marker: bool,
+    /// `Some(true)` `--complete`, `Some(false)` `--growing`, `None`: from the file's age.
+    complete: Option<bool>,
 }
 
 fn parse(args: Vec<OsString>) -> Result<Option<Args>, Failure> {
@@ -114,6 +121,7 @@ fn parse(args: Vec<OsString>) -> Result<Option<Args>, Failure> {
     let mut json = false;
     let mut time_zone = None;
     let mut final_marker = true;
+    let mut complete = None;
     let mut only_files = false;
     while let Some(arg) = it.next() {
         let s = arg.to_string_lossy().into_owned();
@@ -141,6 +149,8 @@ fn parse(args: Vec<OsString>) -> Result<Option<Args>, Failure> {
             "--verbose" | "-v" => verbose = true,
             "--json" => json = true,
             "--no-final-marker" => final_marker = false,
+            "--complete" => complete = Some(true),
+            "--growing" => complete = Some(false),
             "--time-zone" | "--timezone" | "--tz" => {
                 let v = match inline {
                     Some(v) => v,
@@ -187,6 +197,7 @@ fn parse(args: Vec<OsString>) -> Result<Option<Args>, Failure> {
         json,
         time_zone,
         final_marker,
+        complete,
     }))
 }
 
@@ -218,7 +229,7 @@ fn run_inner(
     };
     let mut status = 0;
     for path in &args.files {
-        let loaded = match load(path, &options) {
+        let loaded = match load(path, &options, args.complete) {
             Ok(l) => l,
             Err(message) => {
                 let _ = writeln!(err, "transcript-ls: {}: {message}", path.display());
@@ -268,16 +279,33 @@ pub struct Loaded {
     pub analysis: Analysis,
 }
 
-/// Reads a transcript file as a snapshot (a torn last line stays pending, as while the agent
-/// is still writing; FORMATS.md §4 item 2) and analyses it. Errors are one-line reasons: `no
-/// such file`, `is a directory, not a transcript file`, `not UTF-8 (invalid byte at offset
-/// 12, line 1)`, `not a transcript: 3 lines of JSON with no Claude Code or Codex records`.
-/// An empty (or whitespace-only) file is an empty transcript, not an error (case 03).
-pub fn load(path: &Path, options: &analysis::Options) -> Result<Loaded, String> {
+/// How long a file must have been left alone to be read as finished when neither
+/// `--complete` nor `--growing` is given.
+pub const SETTLED_AFTER: std::time::Duration = std::time::Duration::from_secs(120);
+
+/// Reads a transcript file and analyses it. `complete`: `Some(true)` reads it as finished (a
+/// torn last line is an invalid line; a last turn without completion evidence is not in
+/// flight), `Some(false)` as still being written (the torn line stays pending, FORMATS.md §4
+/// item 2, case 03), `None` decides from the file's age ([`SETTLED_AFTER`]). Errors are
+/// one-line reasons: `no such file`, `is a directory, not a transcript file`, `not UTF-8
+/// (invalid byte at offset 12, line 1)`, `not a transcript: 3 lines of JSON with no Claude
+/// Code or Codex records`. An empty (or whitespace-only) file is an empty transcript, not an
+/// error (case 03).
+pub fn load(
+    path: &Path,
+    options: &analysis::Options,
+    complete: Option<bool>,
+) -> Result<Loaded, String> {
     let meta = std::fs::metadata(path).map_err(|e| io_reason(&e))?;
     if meta.is_dir() {
         return Err("is a directory, not a transcript file".to_string());
     }
+    let complete = complete.unwrap_or_else(|| {
+        meta.modified()
+            .ok()
+            .and_then(|m| m.elapsed().ok())
+            .is_some_and(|age| age >= SETTLED_AFTER)
+    });
     let bytes = std::fs::read(path).map_err(|e| io_reason(&e))?;
     let source = match String::from_utf8(bytes) {
         Ok(s) => s,
@@ -289,11 +317,22 @@ pub fn load(path: &Path, options: &analysis::Options) -> Result<Loaded, String> 
             ));
         }
     };
-    let transcript = formats::read(&source);
+    let transcript = if complete {
+        let mut reader = formats::Reader::new();
+        reader.feed(&source);
+        reader.finish(&source);
+        reader.into_transcript()
+    } else {
+        formats::read(&source)
+    };
     if transcript.format() == crate::model::Format::Unknown && !source.trim().is_empty() {
         return Err(format!("not a transcript: {}", unknown_reason(&transcript)));
     }
-    let analysis = analysis::analyze(&transcript, &source, options);
+    let options = analysis::Options {
+        file_complete: complete,
+        ..options.clone()
+    };
+    let analysis = analysis::analyze(&transcript, &source, &options);
     Ok(Loaded {
         source,
         transcript,
@@ -644,7 +683,7 @@ fn write_stats(out: &mut dyn Write, s: &Stats) -> std::io::Result<()> {
         }
         if let Some(tps) = &t.tok_per_s {
             let approx = if tps.kind == "estimate" { "≈" } else { "" };
-            parts.push(format!("{approx}{:.0} tok/s", tps.value));
+            parts.push(format!("{approx}{} tok/s", text::fmt_tok_per_s(tps.value)));
         }
         if let Some(at) = &t.finished_at {
             parts.push(at.clone());

@@ -1591,3 +1591,91 @@ fn discovery_skips_what_it_cannot_read() {
     );
     assert_eq!(found[0].description, None);
 }
+
+// ---------------------------------------------------------------------------------------------
+// Robustness: damaged real lines never panic and still give exactly one entry.
+
+fn corpus_claude_lines() -> Vec<String> {
+    let mut files = Vec::new();
+    jsonl_files(&shared().join("corpus"), &mut files);
+    let mut lines = Vec::new();
+    for path in files {
+        let p = path.to_string_lossy();
+        if p.contains("/agents/") && !p.contains("/agents/claude/") {
+            continue;
+        }
+        let src = std::fs::read_to_string(&path).unwrap();
+        // Every 7th line, at most 60 per file, none over 200 KB: variety without a slow test.
+        lines.extend(
+            src.lines()
+                .step_by(7)
+                .filter(|l| !l.trim().is_empty() && l.len() < 200_000)
+                .take(60)
+                .map(str::to_string),
+        );
+    }
+    lines
+}
+
+fn read_one(state: &mut claude_code::State, text: &str) -> Transcript {
+    let mut t = Transcript::default();
+    state.line(text, 0, 0..text.len(), &mut t);
+    t
+}
+
+#[test]
+fn truncated_real_lines_never_panic_and_keep_one_entry() {
+    let lines = corpus_claude_lines();
+    assert!(lines.len() > 300, "{}", lines.len());
+    let mut state = claude_code::State::default();
+    for line in &lines {
+        for k in 1..23 {
+            let mut cut = line.len() * k / 23;
+            while !line.is_char_boundary(cut) {
+                cut -= 1;
+            }
+            let t = read_one(&mut state, &line[..cut]);
+            assert_eq!(t.entries.len(), 1);
+            assert_eq!(
+                t.entries[0].role,
+                Role::Unparsed,
+                "{}",
+                &line[..cut.min(200)]
+            );
+            assert_eq!(t.problems.len(), 1);
+        }
+    }
+}
+
+#[test]
+fn a_lone_surrogate_in_any_real_record_keeps_its_role() {
+    let mut fresh = claude_code::State::default();
+    let mut damaged = claude_code::State::default();
+    let mut patched = 0;
+    for line in corpus_claude_lines() {
+        let bad = line
+            .replacen(r#""uuid":""#, r#""uuid":"\ud800"#, 1)
+            .replacen(r#""version":""#, r#""version":"\udcb2"#, 1);
+        let a = read_one(&mut fresh, &line);
+        let b = read_one(&mut damaged, &bad);
+        if bad != line {
+            patched += 1;
+            assert_eq!(b.problems, [], "{}", &bad[..bad.len().min(300)]);
+            assert_eq!(
+                b.entries[0]
+                    .uuid
+                    .as_deref()
+                    .map(|u| u.starts_with('\u{FFFD}')),
+                Some(true)
+            );
+        }
+        assert_eq!(
+            a.entries[0].role,
+            b.entries[0].role,
+            "{}",
+            &line[..line.len().min(300)]
+        );
+        assert_eq!(a.entries[0].blocks.len(), b.entries[0].blocks.len());
+    }
+    assert!(patched > 250, "{patched}");
+}

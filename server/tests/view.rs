@@ -15,15 +15,7 @@ fn quiet(d: &Doc, a: &Analysis) -> View {
 }
 
 fn verbose(d: &Doc, a: &Analysis) -> View {
-    let v = render(
-        &d.t,
-        a,
-        &d.src,
-        &ViewOptions {
-            verbose: true,
-            ..Default::default()
-        },
-    );
+    let v = render(&d.t, a, &d.src, &ViewOptions { verbose: true });
     check_view(&v, "verbose");
     v
 }
@@ -416,7 +408,6 @@ Claude Code · 1 turn
 
 ## Before the first prompt
 
-🤖 no activity
 · 1 record: file-history-snapshot
 
 ## Turn 1 — spec line 1
@@ -620,5 +611,228 @@ fn outline_with_preamble_and_small_session() {
   Worked · 1 step | 1 tool call | WorkRun 14-18 @14
   Final answer |  | FinalAnswer 20-23 @20
 "
+    );
+}
+
+fn analyze_file(path: &std::path::Path) -> (String, transcript_ls::model::Transcript, Analysis) {
+    let src = std::fs::read_to_string(path).unwrap();
+    let t = transcript_ls::formats::read(&src);
+    let options = transcript_ls::analysis::Options {
+        time_zone: Some("UTC".into()),
+        ..Default::default()
+    };
+    let a = transcript_ls::analysis::analyze(&t, &src, &options);
+    (src, t, a)
+}
+
+/// DESIGN.md §2 limits and the view contract, on every transcript we have, both modes; the
+/// outlines of both documents stay inside their documents.
+#[test]
+fn invariants_on_every_corpus_case_and_fixture_file() {
+    let mut files = jsonl_files(&shared().join("corpus"));
+    files.extend(jsonl_files(&shared().join("cases")));
+    files.extend(jsonl_files(&repo_root().join("fixtures")));
+    assert!(files.len() > 60, "found only {} files", files.len());
+    for path in &files {
+        let (src, t, a) = analyze_file(path);
+        let what = path.display().to_string();
+        for verbose in [false, true] {
+            let v = render(&t, &a, &src, &ViewOptions { verbose });
+            check_view(&v, &format!("{what} verbose={verbose}"));
+            let n = v.lines.len();
+            for s in transcript_ls::ide::symbols::view_symbols(&v, &a) {
+                assert!(
+                    s.start_line <= s.end_line && s.end_line < n,
+                    "{what}: {s:?}"
+                );
+                for c in &s.children {
+                    assert!(
+                        c.start_line <= c.end_line && c.end_line < n,
+                        "{what}: {c:?}"
+                    );
+                }
+            }
+            // Every turn has its heading (the preamble only in verbose mode).
+            let headings = v.anchors.iter().filter(|x| x.child.is_none()).count();
+            let expected = a
+                .turns
+                .iter()
+                .filter(|t| verbose || t.kind != TurnKind::Preamble)
+                .count();
+            assert_eq!(headings, expected, "{what} verbose={verbose}");
+        }
+        for s in transcript_ls::ide::symbols::raw_symbols(&t, &a, &src) {
+            assert!(
+                s.start_line <= s.end_line && s.end_line < t.line_count.max(1),
+                "{what}: {s:?}"
+            );
+        }
+    }
+}
+
+/// Quiet and verbose views of a few files, for review (READ them: `server/tests/snapshots`).
+#[test]
+fn view_snapshots() {
+    let root = repo_root();
+    let corpus = shared().join("corpus");
+    let files = [
+        root.join("fixtures/demo/3f8a2c61-9d4e-4b7a-8c15-e2d07b9a4f63.jsonl"),
+        root.join("fixtures/rules/gates.jsonl"),
+        root.join("fixtures/rules/marker-bold.jsonl"),
+        root.join("fixtures/rules/in-flight.jsonl"),
+        root.join("fixtures/rules/compaction-mid-turn.jsonl"),
+        root.join("fixtures/rules/inline-sidechains.jsonl"),
+        root.join("fixtures/rules/codex-rollout.jsonl"),
+        root.join("fixtures/rules/invalid-json-middle.jsonl"),
+        shared().join("cases/06-images-in-prompt-and-tool-result.jsonl"),
+        shared().join("cases/07-queued-prompt-typed-while-working.jsonl"),
+        shared().join("cases/08-steering-record-shapes.jsonl"),
+        shared().join("cases/18-parallel-subagents-interleaved.jsonl"),
+        shared().join("cases/26-long-pasted-user-message.jsonl"),
+        corpus.join("marot__spotter/test/fixtures/transcripts/short.jsonl"),
+        corpus.join("marot__spotter/test/fixtures/transcripts/tool_heavy.jsonl"),
+    ];
+    let names = snapshot_names(&files);
+    for (path, name) in files.iter().zip(names) {
+        let (src, t, a) = analyze_file(path);
+        for (mode, verbose) in [("quiet", false), ("verbose", true)] {
+            let v = render(&t, &a, &src, &ViewOptions { verbose });
+            insta::assert_snapshot!(format!("view-{name}-{mode}"), v.text);
+        }
+    }
+}
+
+/// The whole-view budget: a transcript with far more turns than the view may show ends with
+/// an explicit marker, and stays under 300,000 lines.
+#[test]
+fn view_budget_caps_huge_transcripts() {
+    let mut d = Doc::new();
+    let mut turns = Vec::new();
+    for i in 0..60_000 {
+        let p = d.entry(
+            Role::Prompt(PromptKind::Typed),
+            "user",
+            &[B::Text("Do the next thing")],
+        );
+        let f = d.entry(Role::Model, "assistant", &[B::Text("Done.\nAll good.")]);
+        let mut t = turn(
+            i + 1,
+            TurnKind::Prompt,
+            Some(p),
+            p..f + 1,
+            "Do the next thing",
+        );
+        t.runs = vec![run(RunKind::Prose, &[(f, 0)], 0)];
+        t.final_answer = Some(answer(&[(f, 0)]));
+        turns.push(t);
+    }
+    let a = Analysis {
+        turns,
+        turn_count: 60_000,
+        ..Default::default()
+    };
+    let v = quiet(&d, &a);
+    assert!(v.lines.len() < 300_000, "{} lines", v.lines.len());
+    assert!(v.text.len() < 20 * 1024 * 1024);
+    let last = v.text.lines().last().unwrap();
+    assert!(
+        last.starts_with("… view limit reached: ")
+            && last.ends_with(" more turns not shown (open the raw file to read them)"),
+        "{last}"
+    );
+}
+
+/// A synthetic 8 MB Claude Code session (the generator behind the 100 MB benchmark): the
+/// verbose view stays a small fraction of the input.
+#[test]
+fn synthetic_session_view_is_bounded() {
+    let src = transcript_ls::testing::synth_claude_transcript(8_000_000, 3);
+    let t = transcript_ls::formats::read(&src);
+    let a = transcript_ls::analysis::analyze(&t, &src, &Default::default());
+    for verbose in [false, true] {
+        let v = render(&t, &a, &src, &ViewOptions { verbose });
+        check_view(&v, &format!("synthetic verbose={verbose}"));
+        assert!(
+            v.text.len() < src.len() / 5,
+            "{} bytes of view",
+            v.text.len()
+        );
+    }
+}
+
+/// Seed 000 markers: kept prose before the marker is part of the answer, the marker line, a
+/// stray marker and the duplicate lead line are never shown.
+#[test]
+fn marker_lines_and_duplicate_lead_never_show() {
+    use transcript_ls::analysis::{FinalAnswer, Marker};
+    use transcript_ls::model::BlockKind;
+    let mut d = Doc::new();
+    let p = d.entry(
+        Role::Prompt(PromptKind::Typed),
+        "user",
+        &[B::Text("Status?")],
+    );
+    let f1 = d.entry(
+        Role::Model,
+        "assistant",
+        &[B::Text(
+            "All green.\n[[OMNISCIO_FINAL]]\nAll green.\nDetails: 48 tests pass.",
+        )],
+    );
+    let f2 = d.entry(
+        Role::Model,
+        "assistant",
+        &[B::Text("Ready.\n**[[AMC_FINAL]]**")],
+    );
+    let raw = |e: usize| match &d.t.entries[e].blocks[0].kind {
+        BlockKind::Text { text } => text.raw.clone(),
+        _ => unreachable!(),
+    };
+    let (r1, r2) = (raw(f1), raw(f2));
+    let find = |r: &std::ops::Range<usize>, needle: &str| {
+        let at = r.start + d.src[r.clone()].find(needle).unwrap();
+        at..at + needle.len()
+    };
+    let marker = find(&r1, "[[OMNISCIO_FINAL]]");
+    let lead = r1.start..r1.start + "All green.".len();
+    let stray = find(&r2, "**[[AMC_FINAL]]**");
+    let mut t = turn(1, TurnKind::Prompt, Some(p), p..f2 + 1, "Status?");
+    t.runs = vec![run(RunKind::Prose, &[(f1, 0), (f2, 0)], 0)];
+    t.final_answer = Some(FinalAnswer {
+        blocks: vec![(f1, 0), (f2, 0)],
+        marker: Some(Marker {
+            entry: f1,
+            block: 0,
+            span: marker,
+            answer_start: r1.start,
+            duplicate_lead: Some(lead),
+        }),
+        stray_markers: vec![stray],
+        end_turn: true,
+    });
+    let a = Analysis {
+        turns: vec![t],
+        turn_count: 1,
+        ..Default::default()
+    };
+    let expected = "## Turn 1 — Status?
+
+> Status?
+
+**Answer**
+All green.
+Details: 48 tests pass.
+
+Ready.
+";
+    assert!(
+        quiet(&d, &a).text.ends_with(expected),
+        "{}",
+        quiet(&d, &a).text
+    );
+    assert!(
+        verbose(&d, &a).text.ends_with(expected),
+        "{}",
+        verbose(&d, &a).text
     );
 }

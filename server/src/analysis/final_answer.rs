@@ -65,7 +65,7 @@ pub fn is_question(text: &str) -> bool {
 }
 
 /// Openers of intermediate narration (seed 000 R69: "Let me try X:").
-const NARRATION_OPENERS: &[&str] = &[
+pub const NARRATION_OPENERS: &[&str] = &[
     "let me",
     "now let me",
     "i'll",
@@ -87,7 +87,7 @@ const NARRATION_OPENERS: &[&str] = &[
 ];
 
 /// Maximum length (characters) of a narration line.
-const NARRATION_MAX_CHARS: usize = 200;
+pub const NARRATION_MAX_CHARS: usize = 200;
 
 /// True for non-substantive intermediate narration: one short paragraph (at most
 /// [`NARRATION_MAX_CHARS`] characters) that ends with `:` or starts with a narration opener
@@ -363,7 +363,9 @@ fn stray_markers(
 /// The decided final answer: item indices (ascending) and the marker when one decided it.
 #[derive(Debug, Default)]
 pub struct Decision {
+    /// Indices into the body items of the answer's prose blocks, ascending.
     pub items: Vec<usize>,
+    /// The marker that decided the answer, if one did.
     pub marker: Option<Marker>,
     /// Source spans of marker lines inside the answer that did not decide it.
     pub stray_markers: Vec<Span>,

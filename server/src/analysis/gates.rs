@@ -102,6 +102,9 @@ struct Parsed {
     phase_name: String,
 }
 
+/// Longest bracketed gate text looked for, in bytes.
+const MAX_GATE_BYTES: usize = 1024;
+
 /// Separators between a verdict word and its reason, earliest wins.
 const SEPARATORS: &[&str] = &[" — ", " – ", " - ", ": ", " (", "; ", ", ", "—", "–"];
 
@@ -110,7 +113,9 @@ const SEPARATORS: &[&str] = &[" — ", " – ", " - ", ": ", " (", "; ", ", ", "
 /// colon, parenthesis, semicolon or comma, or after a known verdict word), or else the rest of
 /// the line after `]` (leading dashes and colons dropped).
 fn parse(s: &str, phases: &[Phase]) -> Option<Parsed> {
-    let close = s.find(']')?;
+    // Gate lines are short: the closing bracket is looked for in the first
+    // [`MAX_GATE_BYTES`] only, so a long line of repeated openers stays linear.
+    let close = memchr::memchr(b']', &s.as_bytes()[..s.len().min(MAX_GATE_BYTES)])?;
     let inside = &s[1..close];
     let mut parts = inside.splitn(3, '|').map(str::trim);
     let head = parts.next()?;
@@ -150,8 +155,14 @@ fn parse(s: &str, phases: &[Phase]) -> Option<Parsed> {
         reason = more.trim();
     }
     if reason.is_empty() {
+        // The rest of the line, up to the next gate and at most MAX_GATE_BYTES.
         let after = &s[close + 1..];
-        let after = after.split('\n').next().unwrap_or("");
+        let mut end = after.find('\n').unwrap_or(after.len()).min(MAX_GATE_BYTES);
+        while !after.is_char_boundary(end) {
+            end -= 1;
+        }
+        let after = &after[..end];
+        let after = after.find(GATE_OPEN).map_or(after, |n| &after[..n]);
         reason = after
             .trim_start_matches(|c: char| c.is_whitespace() || matches!(c, '—' | '–' | '-' | ':'))
             .trim_end();

@@ -13,13 +13,16 @@ use crate::model::{BlockKind, Role, Transcript};
 /// answer no call are not listed.
 pub fn pair_tools(t: &Transcript) -> Vec<ToolPair> {
     let mut pairs = Vec::new();
-    let mut open: HashMap<(&str, &str), Vec<usize>> = HashMap::new();
+    // Unmatched calls per `(sessionId, id)`, as an intrusive stack: `head[key]` is the latest
+    // unmatched call, `below[pair]` the one before it (no allocation per key, O(1) per pair).
+    let mut head: HashMap<(&str, &str), usize> = HashMap::new();
+    let mut below: Vec<Option<usize>> = Vec::new();
     for (i, e) in t.entries.iter().enumerate() {
         let sess = e.session_id.as_deref().unwrap_or("");
         for (b, block) in e.blocks.iter().enumerate() {
             match &block.kind {
                 BlockKind::ToolUse(u) => {
-                    open.entry((sess, &u.id)).or_default().push(pairs.len());
+                    below.push(head.insert((sess, &u.id), pairs.len()));
                     pairs.push(ToolPair {
                         use_entry: i,
                         use_block: b,
@@ -28,14 +31,26 @@ pub fn pair_tools(t: &Transcript) -> Vec<ToolPair> {
                     });
                 }
                 BlockKind::ToolResult(r) => {
-                    let mut found = open.get_mut(&(sess, &*r.tool_use_id)).and_then(Vec::pop);
-                    if found.is_none() && !sess.is_empty() {
-                        found = open.get_mut(&("", &*r.tool_use_id)).and_then(Vec::pop);
+                    let id: &str = &r.tool_use_id;
+                    let mut key = (sess, id);
+                    let mut top = head.get(&key).copied();
+                    if top.is_none() && !sess.is_empty() {
+                        key = ("", id);
+                        top = head.get(&key).copied();
                     }
-                    if let Some(p) = found {
-                        pairs[p].result_entry = Some(i);
-                        pairs[p].result_block = Some(b);
+                    let Some(p) = top else {
+                        continue;
+                    };
+                    match below[p] {
+                        Some(next) => {
+                            head.insert(key, next);
+                        }
+                        None => {
+                            head.remove(&key);
+                        }
                     }
+                    pairs[p].result_entry = Some(i);
+                    pairs[p].result_block = Some(b);
                 }
                 _ => {}
             }
@@ -53,7 +68,9 @@ pub fn pair_tools(t: &Transcript) -> Vec<ToolPair> {
 ///    (`toolUseResult.agentId`), never by position (case 18);
 /// 2. last resort, for calls whose result names no agent (still running, or an older format):
 ///    agent ids that no result names are given to those calls in order of first appearance,
-///    each to the earliest such call made before the id's first record;
+///    each to the earliest such call made before the id's first record. When several calls
+///    name the same agent (a resumed sub-agent), each record goes to the latest of them made
+///    before it;
 /// 3. sidechain records without any `agentId` (1.0.x inline sidechains) are attributed through
 ///    the DAG: a sidechain root (`parentUuid: null`) whose prompt text equals a call's
 ///    `input.prompt` belongs to that call (the first call with that prompt not yet matched), and
@@ -126,55 +143,100 @@ pub fn subagent_calls(
             None => anonymous.push(i),
         }
     }
-    // Fallback 2: ids no result names, to calls without an id, in order.
-    let named: Vec<String> = calls.iter().filter_map(|c| c.agent_id.clone()).collect();
-    for a in agent_order {
-        if named.iter().any(|n| n == a) {
+    // Fallback 2: ids no result names, to calls without an id, in order. Agent ids appear in
+    // increasing order of first record, so the earliest unassigned call is the only candidate.
+    let named: std::collections::HashSet<&str> =
+        calls.iter().filter_map(|c| c.agent_id.as_deref()).collect();
+    let unnamed: Vec<usize> = (0..calls.len())
+        .filter(|&c| calls[c].agent_id.is_none())
+        .collect();
+    let mut next_unnamed = 0;
+    let mut assigned: Vec<(usize, &str)> = Vec::new();
+    for &a in &agent_order {
+        if named.contains(a) {
             continue;
         }
         let first = by_agent[a][0];
-        if let Some(c) = calls
-            .iter_mut()
-            .find(|c| c.agent_id.is_none() && c.entry < first)
+        if let Some(&c) = unnamed.get(next_unnamed)
+            && calls[c].entry < first
         {
-            c.agent_id = Some(a.to_string());
+            assigned.push((c, a));
+            next_unnamed += 1;
         }
     }
-    for c in &mut calls {
-        if let Some(v) = c.agent_id.as_deref().and_then(|a| by_agent.get(a)) {
-            c.sidechain_entries = v.clone();
+    for (c, a) in assigned {
+        calls[c].agent_id = Some(a.to_string());
+    }
+    // Records of an agent go to the calls naming it; when several calls name the same agent
+    // (a resumed sub-agent), each record goes to the latest of them made before it.
+    let mut calls_of: HashMap<&str, Vec<usize>> = HashMap::new();
+    for (ci, c) in calls.iter().enumerate() {
+        if let Some(a) = c.agent_id.as_deref() {
+            calls_of.entry(a).or_default().push(ci);
         }
+    }
+    let mut owned: Vec<(usize, usize)> = Vec::new();
+    for (a, cs) in &calls_of {
+        let Some(records) = by_agent.get(a) else {
+            continue;
+        };
+        let mut k = 0;
+        for &r in records {
+            while k + 1 < cs.len() && calls[cs[k + 1]].entry < r {
+                k += 1;
+            }
+            owned.push((cs[k], r));
+        }
+    }
+    for (c, r) in owned {
+        calls[c].sidechain_entries.push(r);
     }
     // Fallbacks 3 and 4: anonymous sidechain records, through the DAG, else to the single open
-    // call.
+    // call (a sweep over calls in file order).
     if !anonymous.is_empty() {
-        let prompts: Vec<Option<String>> = calls
-            .iter()
-            .map(|c| task_prompt(t, source, c.entry, c.block))
-            .collect();
-        let mut root_taken = vec![false; calls.len()];
+        let mut by_prompt: HashMap<String, std::collections::VecDeque<usize>> = HashMap::new();
+        for (ci, c) in calls.iter().enumerate() {
+            if let Some(p) = task_prompt(t, source, c.entry, c.block) {
+                by_prompt
+                    .entry(p.trim().to_string())
+                    .or_default()
+                    .push_back(ci);
+            }
+        }
         let mut owner: HashMap<&str, usize> = HashMap::new();
+        let mut open: std::collections::BTreeSet<usize> = std::collections::BTreeSet::new();
+        let mut closing: std::collections::BinaryHeap<std::cmp::Reverse<(usize, usize)>> =
+            std::collections::BinaryHeap::new();
+        let mut next_call = 0;
         for i in anonymous {
+            while next_call < calls.len() && calls[next_call].entry < i {
+                open.insert(next_call);
+                if let Some(r) = calls[next_call].result_entry {
+                    closing.push(std::cmp::Reverse((r, next_call)));
+                }
+                next_call += 1;
+            }
+            while let Some(&std::cmp::Reverse((r, c))) = closing.peek() {
+                if r > i {
+                    break;
+                }
+                open.remove(&c);
+                closing.pop();
+            }
             let e = &t.entries[i];
             let mut call = e.parent_uuid.as_deref().and_then(|p| owner.get(p).copied());
-            if call.is_none() && e.parent_uuid.is_none() {
-                let text = first_text(t, source, i);
-                call = (0..calls.len()).find(|&c| {
-                    !root_taken[c]
-                        && calls[c].entry < i
-                        && text.is_some()
-                        && prompts[c].as_deref().map(str::trim) == text.as_deref().map(str::trim)
-                });
-                if let Some(c) = call {
-                    root_taken[c] = true;
-                }
+            if call.is_none()
+                && e.parent_uuid.is_none()
+                && let Some(text) = first_text(t, source, i)
+                && let Some(q) = by_prompt.get_mut(text.trim())
+                && let Some(&c) = q.front()
+                && calls[c].entry < i
+            {
+                q.pop_front();
+                call = Some(c);
             }
-            if call.is_none() {
-                let mut open = (0..calls.len())
-                    .filter(|&c| calls[c].entry < i && calls[c].result_entry.is_none_or(|r| r > i));
-                if let (Some(c), None) = (open.next(), open.next()) {
-                    call = Some(c);
-                }
+            if call.is_none() && open.len() == 1 {
+                call = open.first().copied();
             }
             if let Some(c) = call {
                 calls[c].sidechain_entries.push(i);

@@ -7,12 +7,12 @@
 
 use crate::model::{Span, Transcript, Usage};
 
-mod body;
+pub mod body;
 pub mod clock;
 pub mod final_answer;
 pub mod gates;
-mod links;
-mod steps;
+pub mod links;
+pub mod steps;
 pub mod text;
 pub mod throughput;
 mod turns;
@@ -151,11 +151,15 @@ impl TurnKind {
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum TurnState {
     /// The final answer is complete (its step ended with end_turn / stop, or the conversation
-    /// moved on after it: a later prompt, a turn_duration / task_complete record).
+    /// moved on after it: a later turn, a turn_duration / task_complete / interruption record),
+    /// or the file is known complete. Always the state of the preamble.
     Complete,
-    /// Last turn of a file still being written, with no completion evidence.
+    /// Last turn of a file still being written, with no completion evidence: with or without
+    /// an answer so far (a turn waiting on a tool is in flight, not replyless). No throughput
+    /// is given for it.
     InFlight,
-    /// The turn has no final answer (it ended on a tool call, was interrupted or cut off).
+    /// The turn has no final answer (it ended on a tool call, was interrupted or cut off) and
+    /// is over: a later turn, a closing record, an end_turn step, or a complete file.
     Replyless,
 }
 
@@ -179,20 +183,26 @@ pub struct Turn {
     /// The turn's body cut into maximal runs of work and prose (seed 003), main thread only.
     pub runs: Vec<Run>,
     /// Entries between the opener and the final answer (seed 000 activity), as an entry index
-    /// range; `None` when there is no activity.
+    /// range: from the entry after the opener to the answer's first entry; without an answer,
+    /// to the last model / tool-result record of the turn. `None` when that range holds no
+    /// model or tool-result record (a plain answer, or a turn with no model output).
     pub activity: Option<std::ops::Range<usize>>,
     pub final_answer: Option<FinalAnswer>,
     pub state: TurnState,
     /// Step indices (into `Analysis::steps`) of the main thread in this turn.
     pub steps: Vec<usize>,
-    /// Agent prose blocks outside the final answer (seed 000 comments).
+    /// Agent prose blocks (non-blank main-thread text of model records) outside the final
+    /// answer (seed 000 comments).
     pub comments: u32,
     /// Tool calls of the main thread.
     pub tool_calls: u32,
+    /// The last turn_duration / task_complete duration of the turn (main thread), else the
+    /// latest timestamp in the turn minus the opener's (case 16). `None` for the preamble.
     pub duration: Option<Duration>,
+    /// See [`throughput`].
     pub throughput: Throughput,
-    /// Finish time: the last step's timestamp (epoch ms) and its local 12-hour clock label
-    /// (`07:28 am`) in the configured zone.
+    /// Finish time: the latest end timestamp of the turn's main-thread steps (epoch ms) and
+    /// its local 12-hour clock label (`07:28 am`, [`clock_label`]) in `Options::time_zone`.
     pub finished_at_ms: Option<i64>,
     pub finished_at: Option<String>,
     /// Usage of the turn's main-thread steps, each step once (case 10).
@@ -233,7 +243,8 @@ pub enum DurationSource {
 /// divided by total decode time; never an average of per-step rates.
 #[derive(Debug, Clone, PartialEq)]
 pub enum Throughput {
-    /// Decode time measured by the format (Codex duration minus time to first token).
+    /// Decode time measured by the format: Codex `task_complete` duration minus time to first
+    /// token minus tool execution (see [`throughput`]).
     Measured {
         tok_per_s: f64,
         tokens: u64,
@@ -246,8 +257,8 @@ pub enum Throughput {
         tokens: u64,
         decode_ms: u64,
     },
-    /// No figure, and why (e.g. `output counts are streaming placeholders`,
-    /// `no output-bearing steps`, `missing timestamps`).
+    /// No figure, and why: `output counts are streaming placeholders`, `no output-bearing
+    /// steps`, `missing timestamps`, `turn in flight` (constants in [`throughput`]).
     None { reason: String },
 }
 
@@ -256,7 +267,9 @@ pub enum Throughput {
 pub struct Run {
     pub kind: RunKind,
     /// Blocks of the run in order, as `(entry, block)` pairs (tool results included in work
-    /// runs).
+    /// runs). Blank text, images and unknown blocks of model records ride in the run they fall
+    /// in (leading ones in the first run) without splitting it; empty thinking is a `Thought`
+    /// unless it sits between two prose blocks.
     pub blocks: Vec<(usize, usize)>,
     /// First and last line (0-based, inclusive).
     pub start_line: usize,
@@ -269,7 +282,8 @@ pub struct Run {
 /// Kind of a run.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum RunKind {
-    /// Tool calls, tool results and thinking; labelled `Worked · N steps`.
+    /// Tool calls, tool results and thinking (and the text of synthetic API-error responses);
+    /// labelled `Worked · N steps`.
     Work,
     /// Thinking only; labelled `Thought`.
     Thought,

@@ -25,8 +25,13 @@ pub fn build(
     let mut steps: Vec<Step> = Vec::new();
     let mut entry_step = vec![None; t.entries.len()];
     let mut by_key: HashMap<&str, usize> = HashMap::new();
-    // Latest non-model timestamp per thread: `None` = main thread, `Some(agentId)` = sidechain.
-    let mut last_input: HashMap<Option<&str>, i64> = HashMap::new();
+    // Latest non-model timestamp per thread: the main thread, and each sidechain by agentId
+    // (hashed only for sidechain records).
+    let mut main_input: Option<i64> = None;
+    let mut side_input: HashMap<&str, i64> = HashMap::new();
+    // The step of the previous keyed record: consecutive records of one response skip the
+    // hash lookup.
+    let mut recent: Option<(&str, usize)> = None;
     // Whether every record seen so far of a step is a placeholder.
     let mut all_placeholder: Vec<bool> = Vec::new();
     // Whether a model record of the step was seen (its first one fixes the request time).
@@ -40,22 +45,27 @@ pub fn build(
         };
         let is_model = e.role == Role::Model;
         if let Some(info) = &e.step {
-            let idx = *by_key.entry(&info.key).or_insert_with(|| {
-                all_placeholder.push(true);
-                model_seen.push(false);
-                steps.push(Step {
-                    entries: Vec::new(),
-                    usage: Default::default(),
-                    output_final: true,
-                    end_turn: false,
-                    start_ms: None,
-                    end_ms: None,
-                    request_ms: None,
-                    tool_calls: 0,
-                    sidechain: thread.is_some(),
-                });
-                steps.len() - 1
-            });
+            let key: &str = &info.key;
+            let idx = match recent {
+                Some((k, idx)) if k == key => idx,
+                _ => *by_key.entry(key).or_insert_with(|| {
+                    all_placeholder.push(true);
+                    model_seen.push(false);
+                    steps.push(Step {
+                        entries: Vec::new(),
+                        usage: Default::default(),
+                        output_final: true,
+                        end_turn: false,
+                        start_ms: None,
+                        end_ms: None,
+                        request_ms: None,
+                        tool_calls: 0,
+                        sidechain: thread.is_some(),
+                    });
+                    steps.len() - 1
+                }),
+            };
+            recent = Some((key, idx));
             let s = &mut steps[idx];
             if s.entries.is_empty() {
                 s.sidechain = thread.is_some();
@@ -76,7 +86,10 @@ pub fn build(
             if is_model {
                 if !model_seen[idx] {
                     model_seen[idx] = true;
-                    s.request_ms = last_input.get(&thread).copied();
+                    s.request_ms = match thread {
+                        None => main_input,
+                        Some(a) => side_input.get(a).copied(),
+                    };
                 }
                 if let Some(ts) = e.timestamp_ms {
                     if s.start_ms.is_none() {
@@ -88,7 +101,10 @@ pub fn build(
             entry_step[i] = Some(idx);
         }
         if !is_model && let Some(ts) = e.timestamp_ms {
-            let slot = last_input.entry(thread).or_insert(ts);
+            let slot = match thread {
+                None => main_input.get_or_insert(ts),
+                Some(a) => side_input.entry(a).or_insert(ts),
+            };
             *slot = (*slot).max(ts);
         }
     }

@@ -20,11 +20,13 @@
 
 use super::{Step, Throughput};
 
-/// Reasons given in [`Throughput::None`].
+/// [`Throughput::None`] reason: no main-thread step of the turn has output tokens.
 pub const NO_OUTPUT: &str = "no output-bearing steps";
+/// [`Throughput::None`] reason: an output-bearing step's count is a streaming placeholder.
 pub const PLACEHOLDERS: &str = "output counts are streaming placeholders";
+/// [`Throughput::None`] reason: an output-bearing step has no request or end timestamp.
 pub const MISSING_TIMESTAMPS: &str = "missing timestamps";
-/// A turn still in flight has no closing figure yet (seed 002: the rate belongs to the closing
+/// [`Throughput::None`] reason: a turn still in flight has no closing figure yet (seed 002: the rate belongs to the closing
 /// receipt).
 pub const IN_FLIGHT: &str = "turn in flight";
 

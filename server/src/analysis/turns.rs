@@ -126,7 +126,12 @@ pub(super) fn analyze(t: &Transcript, source: &str, options: &Options) -> Analys
             let e = &t.entries[i];
             if let Some(ts) = e.timestamp_ms {
                 first_ts.get_or_insert(ts);
-                last_ts = Some(last_ts.map_or(ts, |l: i64| l.max(ts)));
+                // The turn's work ends at its last conversation record: local commands, meta
+                // and other bookkeeping typed after the agent settled (`/model`, `/exit` the
+                // next day) do not lengthen it.
+                if counts_for_duration(&e.role) {
+                    last_ts = Some(last_ts.map_or(ts, |l: i64| l.max(ts)));
+                }
             }
             if !main(i) {
                 continue;
@@ -337,6 +342,51 @@ pub(super) fn analyze(t: &Transcript, source: &str, options: &Options) -> Analys
     }
 }
 
+/// Records whose timestamps bound a turn's duration when no recorded duration exists: the
+/// opener, steering, model output, tool results, interruptions and the closing records.
+fn counts_for_duration(role: &Role) -> bool {
+    matches!(
+        role,
+        Role::Prompt(_)
+            | Role::Wake(_)
+            | Role::Steering
+            | Role::Model
+            | Role::ToolResults
+            | Role::Interruption
+            | Role::TurnDuration { .. }
+            | Role::TurnCompleted { .. }
+    )
+}
+
+/// Editor context blocks Claude Code puts before the typed prompt (2.0.x IDE integration) and
+/// reminders: never a turn's title.
+const CONTEXT_TAGS: [&str; 4] = [
+    "ide_opened_file",
+    "ide_selection",
+    "ide_diagnostics",
+    "system-reminder",
+];
+
+/// `text` with leading editor-context elements (`<ide_selection>…</ide_selection>`) removed;
+/// `None` when nothing else is left.
+fn strip_context(text: &str) -> Option<&str> {
+    let mut rest = text.trim_start();
+    loop {
+        let Some(tag) = CONTEXT_TAGS.iter().find(|t| {
+            rest.strip_prefix('<')
+                .is_some_and(|r| r.starts_with(*t) && r[t.len()..].starts_with('>'))
+        }) else {
+            break;
+        };
+        let close = format!("</{tag}>");
+        match rest.find(&close) {
+            Some(at) => rest = rest[at + close.len()..].trim_start(),
+            None => return None,
+        }
+    }
+    (!rest.trim().is_empty()).then_some(rest)
+}
+
 /// Title of a turn opener: a wake's label; a prompt's first non-empty line (at most 80
 /// characters, `…` when cut); a prompt-type command as `/name args`; `[image]` for a prompt of
 /// images only. Only a prefix of a long prompt is decoded.
@@ -348,6 +398,7 @@ fn title_of(t: &Transcript, source: &str, opener: usize) -> String {
         _ => PromptKind::Typed,
     };
     let mut has_image = false;
+    let mut fallback: Option<String> = None;
     for b in &e.blocks {
         match &b.kind {
             BlockKind::Text { text: s } => {
@@ -361,13 +412,20 @@ fn title_of(t: &Transcript, source: &str, opener: usize) -> String {
                 {
                     return text::cut(&c, TITLE_MAX);
                 }
-                return text::first_line(&prefix, TITLE_MAX);
+                match strip_context(&prefix) {
+                    Some(typed) => return text::first_line(typed, TITLE_MAX),
+                    None => {
+                        fallback.get_or_insert_with(|| text::first_line(&prefix, TITLE_MAX));
+                    }
+                }
             }
             BlockKind::Image { .. } => has_image = true,
             _ => {}
         }
     }
-    if has_image {
+    if let Some(f) = fallback {
+        f
+    } else if has_image {
         "[image]".to_string()
     } else {
         String::new()

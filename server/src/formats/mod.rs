@@ -76,8 +76,8 @@ pub fn detect_line(line: &str) -> Option<Format> {
     {
         return Some(Format::Codex);
     }
-    let claude_envelope =
-        probe.uuid.is_some() || probe.session_id.is_some() || probe.message.is_some();
+    // `message` alone is not enough: pi and Factory sessions also nest a `message` object.
+    let claude_envelope = probe.uuid.is_some() || probe.session_id.is_some();
     if !claude_envelope {
         if probe.instructions.0 || probe.record_type.0 {
             return Some(Format::Codex);
@@ -121,13 +121,11 @@ pub fn detect_line(line: &str) -> Option<Format> {
             | "pr-link"
             | "agent-setting"
             | "bridge-session"
-            | "worktree-state"
-            | "user"
-            | "assistant"
-            | "system"
-            | "progress"
-            | "attachment",
+            | "worktree-state",
         ) => Some(Format::ClaudeCode),
+        // Conversation records without the envelope ids: Claude only when they carry the
+        // Anthropic `message` object (Gemini CLI writes `{"type":"user","content":…}`).
+        Some("user" | "assistant") if probe.message.is_some() => Some(Format::ClaudeCode),
         _ => None,
     }
 }

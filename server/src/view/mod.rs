@@ -203,10 +203,10 @@ pub fn turn_detail(turn: &crate::analysis::Turn) -> String {
     }
     match &turn.throughput {
         crate::analysis::Throughput::Measured { tok_per_s, .. } => {
-            parts.push(format!("{tok_per_s:.0} tok/s"))
+            parts.push(format!("{} tok/s", text::fmt_tok_per_s(*tok_per_s)))
         }
         crate::analysis::Throughput::Estimate { tok_per_s, .. } => {
-            parts.push(format!("≈{tok_per_s:.0} tok/s"))
+            parts.push(format!("≈{} tok/s", text::fmt_tok_per_s(*tok_per_s)))
         }
         crate::analysis::Throughput::None { .. } => {}
     }

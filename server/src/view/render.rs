@@ -52,7 +52,7 @@ const LONG_PROMPT_LINES: usize = 20;
 /// Tool output preview under a tool call (verbose).
 const OUTPUT_PREVIEW_LINES: usize = 8;
 const OUTPUT_PREVIEW_CHARS: usize = 300;
-const OUTPUT_PREVIEW_RAW_BYTES: usize = 8 * 1024;
+const OUTPUT_PREVIEW_RAW_BYTES: usize = 3 * 1024;
 /// Full text of a thought under its one-line form (verbose).
 const THOUGHT_LINES: usize = 60;
 const THOUGHT_BYTES: usize = 8 * 1024;
@@ -131,6 +131,7 @@ pub(super) fn render(
         blank_lines: Vec::new(),
         activity_label: String::new(),
         activity_head: None,
+        activity_closed: false,
         answer_last: None,
     };
     r.header();
@@ -210,6 +211,14 @@ enum ProseRole {
     Answer,
 }
 
+/// How one text block of the final answer is shown: source ranges (see
+/// `Renderer::answer_parts`).
+struct AnswerParts {
+    narration: Span,
+    answer: Span,
+    hidden: Vec<Span>,
+}
+
 /// Events of a turn body, ordered by their position `(entry, block)`.
 #[derive(Clone, Copy, Debug)]
 enum Ev {
@@ -246,6 +255,8 @@ struct Renderer<'a> {
     /// Verbose: the label of the current turn's activity header, and its line once emitted.
     activity_label: String,
     activity_head: Option<usize>,
+    /// No activity header any more in this turn: the answer has begun, or it is the preamble.
+    activity_closed: bool,
     /// Verbose: last line of the current turn's answer text so far.
     answer_last: Option<usize>,
 }
@@ -390,8 +401,9 @@ impl<'a> Renderer<'a> {
 
     /// Emits a multi-line text: each logical line (long ones wrapped) as a view line with
     /// `prefix`, as a `kind` span; leading and trailing blank lines dropped; at most
-    /// `max_lines` / `max_bytes`, then `… N KB more`. With `gates`, gate texts become `Gate`
-    /// spans and gate anchors (gates of block `gate_key`). Returns (first, last) line.
+    /// `max_lines` / `max_bytes`, then `… N KB more`. Gate texts become `Gate` spans; the k-th
+    /// one found gets an outline anchor for `gates[k]` (indices into `Analysis::gates`).
+    /// Returns (first, last) line.
     #[allow(clippy::too_many_arguments)]
     fn emit_text(
         &mut self,
@@ -401,16 +413,13 @@ impl<'a> Renderer<'a> {
         origin: &Origin,
         max_lines: usize,
         max_bytes: usize,
-        gate_key: Option<(usize, usize)>,
+        gates: &[usize],
     ) -> Option<(usize, usize)> {
         let s = s.trim_matches(|c| c == '\n' || c == '\r');
         let s = trim_blank_lines(s);
         if s.is_empty() {
             return None;
         }
-        let gates: Vec<usize> = gate_key
-            .and_then(|k| self.gates_by_block.get(&k).cloned())
-            .unwrap_or_default();
         let mut gate_i = 0;
         let width = MAX_LINE_CHARS - prefix.chars().count() - 1;
         let mut first = None;
@@ -618,6 +627,7 @@ impl<'a> Renderer<'a> {
         }
         self.activity_label = label;
         self.activity_head = None;
+        self.activity_closed = turn.kind == TurnKind::Preamble;
         self.answer_last = None;
         let (answer_line, activity_end) = self.turn_body(turn);
 
@@ -679,7 +689,7 @@ impl<'a> Renderer<'a> {
                         &origin,
                         MAX_PROSE_LINES,
                         MAX_PROSE_BYTES,
-                        None,
+                        &[],
                     );
                 }
                 BlockKind::Image {
@@ -708,7 +718,7 @@ impl<'a> Renderer<'a> {
             let origin = self.entry_origin(e, Some(b));
             if let BlockKind::Text { text } = &block.kind {
                 let s = self.decode(text);
-                self.emit_text(&s, "> ", SpanKind::Meta, &origin, 40, 8 * 1024, None);
+                self.emit_text(&s, "> ", SpanKind::Meta, &origin, 40, 8 * 1024, &[]);
             }
         }
     }
@@ -734,7 +744,7 @@ impl<'a> Renderer<'a> {
     /// Verbose: emits the turn's activity header (`🤖 2 comments · 6 tool calls`) before its
     /// first piece of activity.
     fn ensure_activity(&mut self) {
-        if self.verbose && self.activity_head.is_none() {
+        if self.verbose && self.activity_head.is_none() && !self.activity_closed {
             self.blank();
             let label = format!("🤖 {}", self.activity_label);
             self.activity_head =
@@ -794,10 +804,9 @@ impl<'a> Renderer<'a> {
                 let in_answer = answer_shown_quiet
                     && fa.is_some_and(|f| {
                         f.blocks.contains(&(gate.entry, gate.block))
-                            && f.marker.as_ref().is_none_or(|m| {
-                                (m.entry, m.block) != (gate.entry, gate.block)
-                                    || gate.span.start >= m.answer_start
-                            })
+                            && self
+                                .answer_parts(f, gate.entry, gate.block)
+                                .is_none_or(|p| p.answer.contains(&gate.span.start))
                     });
                 if !in_answer {
                     evs.push(((gate.entry, gate.block), Ev::Gate(g)));
@@ -842,7 +851,10 @@ impl<'a> Renderer<'a> {
                         let label = self.emit(Line::new().raw("**Answer**"), Origin::None);
                         answer_line = Some(label);
                         let first = self.next_line();
-                        for &(e, b) in &f.blocks {
+                        for (k, &(e, b)) in f.blocks.iter().enumerate() {
+                            if k > 0 {
+                                self.blank();
+                            }
                             self.prose_block(e, b, ProseRole::Answer, f);
                         }
                         let last = self.last_content_line(first);
@@ -865,6 +877,7 @@ impl<'a> Renderer<'a> {
                         .filter_map(|(_, ev)| if let Ev::Misc(e) = ev { Some(*e) } else { None })
                         .collect();
                     self.ensure_activity();
+                    self.blank();
                     self.misc(&entries);
                     i = j;
                     continue;
@@ -929,13 +942,16 @@ impl<'a> Renderer<'a> {
         for &(e, b) in &run.blocks {
             let in_answer = answer_set.contains(&(e, b));
             if in_answer {
-                // Narration before a marker, in the marker's own block.
-                if let Some((before, _)) = self.marker_split(fa, e, b) {
-                    let s = self.decode_range(before);
+                // Folded prose before the answer's start, in the answer's first block.
+                if let Some(parts) = self.answer_parts(fa, e, b)
+                    && !parts.narration.is_empty()
+                {
+                    let s = self.decode_without(parts.narration.clone(), &parts.hidden);
                     if !s.trim().is_empty() {
                         self.ensure_activity();
                         self.blank();
                         let origin = self.entry_origin(e, Some(b));
+                        let gates = self.gates_in(e, b, &parts.narration);
                         self.emit_text(
                             &s,
                             "",
@@ -943,7 +959,7 @@ impl<'a> Renderer<'a> {
                             &origin,
                             MAX_PROSE_LINES,
                             MAX_PROSE_BYTES,
-                            Some((e, b)),
+                            &gates,
                         );
                     }
                 }
@@ -955,6 +971,7 @@ impl<'a> Renderer<'a> {
                         "**Answer**"
                     };
                     *answer_line = Some(self.emit(Line::new().raw(label), Origin::None));
+                    self.activity_closed = true;
                 } else {
                     self.blank();
                 }
@@ -968,7 +985,7 @@ impl<'a> Renderer<'a> {
         }
     }
 
-    /// An answer block, honouring the marker: only the text after it is the answer.
+    /// An answer block: its answer part only, without marker lines (seed 000).
     fn prose_block(
         &mut self,
         e: usize,
@@ -976,51 +993,121 @@ impl<'a> Renderer<'a> {
         role: ProseRole,
         fa: &crate::analysis::FinalAnswer,
     ) {
-        if let Some((_, after)) = self.marker_split(fa, e, b) {
-            let s = self.decode_range(after.clone());
-            let origin = Origin::Entry {
-                entry: e,
-                block: Some(b),
-                span: Some(after),
-            };
-            let kind = span_kind(role);
-            self.emit_text(
-                &s,
-                "",
-                kind,
-                &origin,
-                MAX_PROSE_LINES,
-                MAX_PROSE_BYTES,
-                Some((e, b)),
-            );
+        let Some(parts) = self.answer_parts(fa, e, b) else {
+            self.prose_block_plain(e, b, role);
             return;
-        }
-        self.prose_block_plain(e, b, role);
+        };
+        let s = self.decode_without(parts.answer.clone(), &parts.hidden);
+        let origin = Origin::Entry {
+            entry: e,
+            block: Some(b),
+            span: Some(parts.answer.clone()),
+        };
+        let gates = self.gates_in(e, b, &parts.answer);
+        self.emit_text(
+            &s,
+            "",
+            span_kind(role),
+            &origin,
+            MAX_PROSE_LINES,
+            MAX_PROSE_BYTES,
+            &gates,
+        );
     }
 
-    /// For the block holding the final-answer marker: the raw source ranges of the text
-    /// before the marker line and of the answer after it (seed 000: the marker line itself is
-    /// never shown). `None` for other blocks or a marker outside the block's text.
-    fn marker_split(
+    /// How a text block of the final answer is shown (seed 000 markers): the folded prose
+    /// before `Marker::answer_start` (first answer block only), the answer part, and the
+    /// source ranges never shown inside them (the deciding marker line, stray marker lines,
+    /// the duplicate lead line, each with the newline that ends it). `None` for a block that
+    /// is not text.
+    fn answer_parts(
         &self,
         fa: &crate::analysis::FinalAnswer,
         e: usize,
         b: usize,
-    ) -> Option<(Span, Span)> {
-        let m = fa
-            .marker
-            .as_ref()
-            .filter(|m| (m.entry, m.block) == (e, b))?;
+    ) -> Option<AnswerParts> {
         let Some(BlockKind::Text { text }) = self.block(e, b).map(|b| &b.kind) else {
             return None;
         };
-        let r = &text.raw;
-        let ok = r.start <= m.span.start
-            && m.span.start <= m.answer_start
-            && m.answer_start <= r.end
-            && self.src.is_char_boundary(m.span.start)
-            && self.src.is_char_boundary(m.answer_start);
-        ok.then_some((r.start..m.span.start, m.answer_start..r.end))
+        let r = text.raw.clone();
+        let first = fa.blocks.first() == Some(&(e, b));
+        let start = match &fa.marker {
+            Some(m)
+                if first
+                    && r.start <= m.answer_start
+                    && m.answer_start <= r.end
+                    && self.src.is_char_boundary(m.answer_start) =>
+            {
+                m.answer_start
+            }
+            _ => r.start,
+        };
+        let mut hidden: Vec<Span> = Vec::new();
+        if let Some(m) = &fa.marker {
+            if (m.entry, m.block) == (e, b) {
+                hidden.push(m.span.clone());
+            }
+            if let Some(d) = &m.duplicate_lead {
+                hidden.push(d.clone());
+            }
+        }
+        hidden.extend(fa.stray_markers.iter().cloned());
+        let bytes = self.src.as_bytes();
+        let mut hidden: Vec<Span> = hidden
+            .into_iter()
+            .filter(|h| {
+                r.start <= h.start
+                    && h.start < h.end
+                    && h.end <= r.end
+                    && self.src.is_char_boundary(h.start)
+                    && self.src.is_char_boundary(h.end)
+            })
+            .map(|h| {
+                // The line goes with its newline (a `\n` escape in the source).
+                if h.end + 2 <= r.end && &bytes[h.end..h.end + 2] == b"\\n" {
+                    h.start..h.end + 2
+                } else {
+                    h
+                }
+            })
+            .collect();
+        hidden.sort_by_key(|h| h.start);
+        Some(AnswerParts {
+            narration: r.start..start,
+            answer: start..r.end,
+            hidden,
+        })
+    }
+
+    /// Decodes `range` of the source leaving out the `hidden` ranges (sorted).
+    fn decode_without(&self, range: Span, hidden: &[Span]) -> String {
+        let mut out = String::new();
+        let mut at = range.start;
+        for h in hidden {
+            if h.end <= at || h.start >= range.end {
+                continue;
+            }
+            let cut = h.start.max(at);
+            out.push_str(&self.decode_range(at..cut));
+            at = h.end.min(range.end);
+        }
+        if at < range.end {
+            out.push_str(&self.decode_range(at..range.end));
+        }
+        out
+    }
+
+    /// Gates of block `(e, b)` whose text starts inside `range`, in source order.
+    fn gates_in(&self, e: usize, b: usize, range: &Span) -> Vec<usize> {
+        self.gates_by_block
+            .get(&(e, b))
+            .map(|v| {
+                v.iter()
+                    .copied()
+                    .filter(|&g| range.contains(&self.a.gates[g].span.start))
+                    .collect()
+            })
+            .unwrap_or_default()
     }
 
     fn prose_block_plain(&mut self, e: usize, b: usize, role: ProseRole) {
@@ -1031,6 +1118,7 @@ impl<'a> Renderer<'a> {
         match &block.kind {
             BlockKind::Text { text } => {
                 let s = self.decode(text);
+                let gates = self.gates_in(e, b, &text.raw);
                 self.emit_text(
                     &s,
                     "",
@@ -1038,7 +1126,7 @@ impl<'a> Renderer<'a> {
                     &origin,
                     MAX_PROSE_LINES,
                     MAX_PROSE_BYTES,
-                    Some((e, b)),
+                    &gates,
                 );
             }
             other => self.other_block_line("", other, origin),
@@ -1178,7 +1266,7 @@ impl<'a> Renderer<'a> {
                         &origin,
                         THOUGHT_LINES,
                         THOUGHT_BYTES,
-                        None,
+                        &[],
                     ) {
                         self.region(RegionKind::Thought, l, last, one_line(&s, 60));
                     }
@@ -1216,7 +1304,7 @@ impl<'a> Renderer<'a> {
                     &origin,
                     SUBAGENT_PROSE_LINES,
                     SUBAGENT_PROSE_BYTES,
-                    None,
+                    &[],
                 );
             }
             other => self.other_block_line(indent, other, origin),
@@ -1245,8 +1333,9 @@ impl<'a> Renderer<'a> {
             }
         }
         let more_lines = lines.len() > OUTPUT_PREVIEW_LINES;
+        // One line is already on the call's line (with the image placeholders).
         let non_empty = lines.iter().filter(|l| !l.trim().is_empty()).count();
-        if non_empty < 2 && r.images.is_empty() {
+        if non_empty < 2 {
             return;
         }
         lines.truncate(OUTPUT_PREVIEW_LINES);
@@ -1277,7 +1366,7 @@ impl<'a> Renderer<'a> {
                 origin.clone(),
             );
         }
-        let truncated_raw = r.content_len > raw_used;
+        let truncated_raw = raw_used < r.content.len();
         if more_lines || truncated_raw {
             let more = r.content_len.saturating_sub(shown.min(raw_used)).max(1);
             last = self.emit(
@@ -1414,7 +1503,7 @@ impl<'a> Renderer<'a> {
                                 &origin,
                                 MAX_PROSE_LINES,
                                 MAX_PROSE_BYTES,
-                                None,
+                                &[],
                             );
                         }
                     } else {
@@ -1425,7 +1514,7 @@ impl<'a> Renderer<'a> {
                             &origin,
                             MAX_PROSE_LINES,
                             MAX_PROSE_BYTES,
-                            None,
+                            &[],
                         );
                     }
                 }
@@ -1493,7 +1582,7 @@ impl<'a> Renderer<'a> {
                             &origin,
                             SUMMARY_LINES,
                             SUMMARY_BYTES,
-                            None,
+                            &[],
                         );
                     }
                 }
@@ -1757,7 +1846,12 @@ fn result_text_prefix(src: &str, r: &ToolResult) -> Option<(String, usize)> {
                 }
             }
         }
-        let used = out.len().min(raw.len());
+        // All the text is there unless it was cut: then count the whole content as more.
+        let used = if out.len() >= OUTPUT_PREVIEW_RAW_BYTES {
+            out.len().min(raw.len())
+        } else {
+            raw.len()
+        };
         return Some((out, used));
     }
     None

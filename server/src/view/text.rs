@@ -81,6 +81,16 @@ pub fn fmt_duration(ms: u64) -> String {
     }
 }
 
+/// Tokens per second for people: one decimal under 10 (`0.3`, `8.0`), none above (`41`).
+pub fn fmt_tok_per_s(x: f64) -> String {
+    if x < 9.95 {
+        // Round half away from zero, as `stats --json` does (`0.25` -> `0.3`).
+        format!("{:.1}", (x * 10.0).round() / 10.0)
+    } else {
+        format!("{:.0}", x.round())
+    }
+}
+
 /// `n thing` / `n things`.
 pub fn plural(n: u64, one: &str, many: &str) -> String {
     if n == 1 {
@@ -182,9 +192,7 @@ fn skip_ansi<I: Iterator<Item = char>>(iter: &mut std::iter::Peekable<I>) {
 /// otherwise break the line and the view's line map), base64 runs replaced. Borrows when
 /// nothing changes.
 pub fn clean(s: &str) -> Cow<'_, str> {
-    let needs = s
-        .chars()
-        .any(|c| (c.is_control() && c != '\t') || matches!(c, '\u{2028}' | '\u{2029}'));
+    let needs = needs_clean(s.as_bytes());
     let s: Cow<'_, str> = if needs {
         let mut out = String::with_capacity(s.len());
         let mut iter = s.chars().peekable();
@@ -205,6 +213,19 @@ pub fn clean(s: &str) -> Cow<'_, str> {
         Cow::Borrowed(_) => s,
         Cow::Owned(o) => Cow::Owned(o),
     }
+}
+
+/// True when the text holds a control character other than tab (C0, DEL, C1) or U+2028 /
+/// U+2029 (byte scan, no char decoding).
+fn needs_clean(b: &[u8]) -> bool {
+    b.iter().enumerate().any(|(i, &c)| {
+        (c < 0x20 && c != b'\t')
+            || c == 0x7f
+            || (c == 0xC2 && b.get(i + 1).is_some_and(|n| (0x80..=0x9F).contains(n)))
+            || (c == 0xE2
+                && b.get(i + 1) == Some(&0x80)
+                && matches!(b.get(i + 2), Some(0xA8 | 0xA9)))
+    })
 }
 
 /// True for a byte of the base64 or base64url alphabet.
@@ -331,6 +352,9 @@ mod tests {
         assert_eq!(fmt_duration(145_000), "2m 25s");
         assert_eq!(fmt_duration(1_800_000), "30m 00s");
         assert_eq!(fmt_duration(3_780_000), "1h 03m");
+        assert_eq!(fmt_tok_per_s(0.25), "0.3");
+        assert_eq!(fmt_tok_per_s(9.96), "10");
+        assert_eq!(fmt_tok_per_s(41.5), "42");
         assert_eq!(activity_label(2, 6), "2 comments · 6 tool calls");
         assert_eq!(activity_label(0, 1), "1 tool call");
         assert_eq!(activity_label(1, 0), "1 comment");
@@ -356,7 +380,8 @@ mod tests {
         // A long lower-case identifier or hex digest is not base64.
         let hex = "0123456789abcdef".repeat(20);
         assert_eq!(clean(&hex), hex.as_str());
-        assert!(matches!(clean("plain text"), Cow::Borrowed(_)));
+        assert!(matches!(clean("plain text é ✓"), Cow::Borrowed(_)));
+        assert_eq!(clean("a\u{85}b\u{7f}c"), "a b c");
     }
 
     #[test]

@@ -618,3 +618,56 @@ pub fn check_view(v: &transcript_ls::view::View, what: &str) {
         );
     }
 }
+
+/// Every `.jsonl` file under `dir` (recursively), sorted.
+pub fn jsonl_files(dir: &std::path::Path) -> Vec<std::path::PathBuf> {
+    let mut out = Vec::new();
+    let mut stack = vec![dir.to_path_buf()];
+    while let Some(d) = stack.pop() {
+        let Ok(rd) = std::fs::read_dir(&d) else {
+            continue;
+        };
+        for e in rd.flatten() {
+            let p = e.path();
+            if p.is_dir() {
+                stack.push(p);
+            } else if p.extension().is_some_and(|x| x == "jsonl") {
+                out.push(p);
+            }
+        }
+    }
+    out.sort();
+    out
+}
+
+/// The shared directory (`../shared` from the worktree root).
+pub fn shared() -> std::path::PathBuf {
+    std::path::Path::new(concat!(env!("CARGO_MANIFEST_DIR"), "/../../shared")).to_path_buf()
+}
+
+/// The repository root (one level above `server/`).
+pub fn repo_root() -> std::path::PathBuf {
+    std::path::Path::new(concat!(env!("CARGO_MANIFEST_DIR"), "/..")).to_path_buf()
+}
+
+/// Snapshot names by file stem; a stem shared by several files is prefixed with its parent
+/// directory's name (`claude-small`, `codex-small`).
+pub fn snapshot_names(files: &[std::path::PathBuf]) -> Vec<String> {
+    let stem = |p: &std::path::PathBuf| p.file_stem().unwrap().to_string_lossy().into_owned();
+    files
+        .iter()
+        .map(|p| {
+            let s = stem(p);
+            if files.iter().filter(|q| stem(q) == s).count() > 1 {
+                let parent = p
+                    .parent()
+                    .and_then(|d| d.file_name())
+                    .unwrap()
+                    .to_string_lossy();
+                format!("{parent}-{s}")
+            } else {
+                s
+            }
+        })
+        .collect()
+}

@@ -36,9 +36,16 @@ impl<'t> Ctx<'t> {
         raw::span_of(raw, self.text, self.base)
     }
 
-    /// The raw (undecoded) contents of a `Str` read from this line.
+    /// The raw (undecoded) contents of a `Str` read from this line (`""` for a `Str` that is
+    /// not inside it).
     pub fn raw_text(&self, s: &Str) -> &'t str {
-        &self.text[s.raw.start - self.base..s.raw.end - self.base]
+        let (Some(a), Some(b)) = (
+            s.raw.start.checked_sub(self.base),
+            s.raw.end.checked_sub(self.base),
+        ) else {
+            return "";
+        };
+        self.text.get(a..b).unwrap_or("")
     }
 
     /// A `Str` for a string literal; `None` for any other JSON value.
