@@ -18,6 +18,7 @@ const URL = arg('url');
 const WS = arg('ws');
 const ART = arg('art');
 const DEMO = '3f8a2c61-9d4e-4b7a-8c15-e2d07b9a4f63.jsonl';
+const BIG = JSON.parse(arg('big') || '{}'); // {path, bytes, copies} from make-big.js
 
 const t0 = Date.now();
 const log = (...a) => console.log(`${String(Date.now() - t0).padStart(7)}ms`, ...a);
@@ -61,6 +62,28 @@ async function gotoLine(page, line, col) {
   await input.fill(col ? `:${line}:${col}` : `:${line}`); // ':' is Go to Line's prefix
   await page.keyboard.press('Enter');
   await page.waitForTimeout(200);
+}
+
+/** Runs an item of the explorer's context menu on the file `name` (retried: a click that lands
+ * while the menu is still being laid out is lost). */
+async function explorerMenu(page, name, label) {
+  const row = page.locator('.explorer-folders-view .monaco-list-row', { hasText: name }).first();
+  for (let attempt = 1; attempt <= 3; attempt++) {
+    await row.click({ button: 'right' });
+    const item = page.locator('.context-view .action-item', { hasText: label }).first();
+    await item.waitFor({ timeout: 10000 });
+    await page.waitForTimeout(200);
+    await item.hover();
+    await item.click();
+    try {
+      await page.locator('.context-view .monaco-menu').first().waitFor({ state: 'hidden', timeout: 3000 });
+      return;
+    } catch {
+      log(`context menu still open after clicking "${label}" (attempt ${attempt})`);
+      await page.keyboard.press('Escape');
+    }
+  }
+  throw new Error(`could not run "${label}" from the explorer menu`);
 }
 
 const activeEditor = (page) => page.locator('.editor-group-container.active .monaco-editor').first();
@@ -217,9 +240,7 @@ async function main(page) {
 
   // 9. The rendered view, from the explorer's context menu on the file.
   await page.locator('.explorer-viewlet .pane-header', { hasText: 'ws' }).first().click(); // expand the folder tree again
-  const item = page.locator('.explorer-folders-view .monaco-list-row', { hasText: DEMO }).first();
-  await item.click({ button: 'right' });
-  await page.locator('.context-view .action-label', { hasText: 'Open Transcript View' }).first().click();
+  await explorerMenu(page, DEMO, 'Open Transcript View');
   const viewEditor = page.locator('.editor-group-container.active .monaco-editor .view-lines:has-text("## Turn 1")');
   await viewEditor.first().waitFor({ timeout: 30000 });
   const tab = nbsp(await page.locator('.editor-group-container.active .tab.active').first().innerText());
@@ -248,6 +269,27 @@ async function main(page) {
   check('view: semantic token at the final answer: finalAnswer', /semantic token type\s*finalAnswer/.test(vinsp), vinsp.match(/semantic token type \S+/)?.[0]);
   await shot(page, '4-view-tab.png');
   await page.keyboard.press('Escape');
+
+  // 10. A transcript over 50 MB: VS Code does not sync it to extensions, but its view opens
+  // from the explorer (the server reads the file from disk).
+  if (BIG.path) {
+    const name = path.basename(BIG.path);
+    await explorerMenu(page, name, 'Open Transcript View');
+    await page.locator('.editor-group-container.active .tab.active', { hasText: name }).first().waitFor({ timeout: 60000 });
+    await activeEditor(page).locator('.view-lines:has-text("## Turn 1")').first().waitFor({ timeout: 60000 });
+    const header = nbsp(await activeEditor(page).locator('.view-lines').first().innerText()).replace(/\s+/g, ' ');
+    // each copy of the demo conversation holds its 9 turns
+    const turns = 9 * BIG.copies;
+    check(`view of a ${(BIG.bytes / 1048576).toFixed(0)} MiB transcript: ${turns} turns`, header.includes(`· ${turns} turns ·`), header.slice(0, 240));
+    // LSP features work on that view (47k lines): the turn hint on the first heading.
+    let bigFlat = '';
+    for (let i = 0; i < 150 && !bigFlat.includes(`turn 1/${turns}`); i++) {
+      await page.waitForTimeout(200);
+      bigFlat = await flatText();
+    }
+    check('view of the big transcript: turn hint', bigFlat.includes(`turn 1/${turns} · 2 comments · 5 tool calls · 39s · ≈48 tok/s · 11:48 am`), bigFlat.match(/turn 1\/.{0,70}/)?.[0]);
+    await shot(page, '5-view-of-56MB-transcript.png');
+  }
 }
 
 (async () => {

@@ -26,6 +26,8 @@ mkdir -p "$HOME" "$RUN/data/User" "$RUN/ext" "$RUN/ws"
 # The workspace: a copy of the demo session (main file + sub-agent folder).
 cp -r "$ROOT/fixtures/demo/." "$RUN/ws/"
 rm -f "$RUN/ws/README.md"
+# ... and a 56 MiB session, over VS Code's 50 MB limit for syncing documents to extensions.
+BIG=$(node "$ROOT/tests/e2e/vscode/make-big.js" "$RUN/ws/3f8a2c61-9d4e-4b7a-8c15-e2d07b9a4f63.jsonl" "$RUN/ws/big-session.jsonl")
 
 cat >"$RUN/data/User/settings.json" <<EOF
 {
@@ -89,6 +91,6 @@ ts "code-server up on :$PORT"
 
 rc=0
 NODE_PATH=$C/npm/node_modules node "$ROOT/tests/e2e/vscode/drive.js" \
-  --url "http://127.0.0.1:$PORT/?folder=$RUN/ws" --ws "$RUN/ws" --art "$ART" || rc=$?
+  --url "http://127.0.0.1:$PORT/?folder=$RUN/ws" --ws "$RUN/ws" --art "$ART" --big "$BIG" || rc=$?
 ts "drive.js exit $rc; screenshots in $ART"
 exit "$rc"
