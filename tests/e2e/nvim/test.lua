@@ -228,6 +228,20 @@ local function demo_raw()
   end)
   H.eq('demo: gate lens on line 23 goes to the next gate', vim.api.nvim_win_get_cursor(0)[1], 30)
 
+  -- The sub-agent lens (line 97) opens the sub-agent's view (transcript.openView, revealed by
+  -- the server with window/showDocument).
+  vim.api.nvim_win_set_cursor(0, { 97, 0 })
+  vim.lsp.codelens.run()
+  local sub_view = 'transcript://' .. SUBAGENT
+  H.wait('sub-agent view', 5000, function()
+    return vim.api.nvim_buf_get_name(0) == sub_view and vim.api.nvim_buf_line_count(0) > 3
+  end)
+  local lines = vim.api.nvim_buf_get_lines(0, 0, -1, false)
+  H.eq('demo: the sub-agent lens opens its view', { vim.api.nvim_buf_get_name(0), vim.bo.filetype, #vim.tbl_filter(function(l)
+    return l:match('^## Turn ')
+  end, lines) }, { sub_view, 'transcript', 1 })
+  vim.cmd.buffer(buf)
+
   -- Sub-agents through vim.ui.select (replaced to pick the sub-agent).
   local offered
   local orig_select = vim.ui.select

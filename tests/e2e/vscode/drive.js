@@ -232,6 +232,15 @@ async function main(page) {
   const lens = page.locator('.codelens-decoration a', { hasText: 'APPROVED' }).first();
   await lens.click();
   eq('gate lens on line 23 goes to the next gate', await waitLine(30), 30);
+  // The sub-agent lens on line 97 opens the sub-agent transcript's view in a tab.
+  await gotoLine(page, 97);
+  await page.locator('.codelens-decoration a', { hasText: 'Open sub-agent' }).first().click();
+  await page.locator('.editor-group-container.active .tab.active', { hasText: 'agent-a6e2b9f04c71d3a58' }).first().waitFor({ timeout: 15000 });
+  await activeEditor(page).locator('.view-lines:has-text("## Turn 1")').first().waitFor({ timeout: 15000 });
+  const subLang = nbsp(await page.locator('.statusbar-item[id="status.editor.mode"]').first().innerText());
+  check('sub-agent lens opens the sub-agent view', subLang.includes('Transcript View'), subLang);
+  await page.keyboard.press('Control+W'); // back to the demo
+  await page.locator('.editor-group-container.active .tab.active', { hasText: '9f04c71d3a58' }).first().waitFor({ state: 'detached', timeout: 15000 });
   await palette(page, 'Transcript: Show Sub-agents');
   await page.locator('.quick-input-list .monaco-list-row', { hasText: 'sub-agent:' }).first().waitFor({ timeout: 15000 });
   const pickTexts = (await page.locator('.quick-input-list .monaco-list-row .label-name').allInnerTexts()).map(nbsp);
