@@ -299,6 +299,28 @@ async function main(page) {
     check('view of the big transcript: turn hint', bigFlat.includes(`turn 1/${turns} · 2 comments · 5 tool calls · 39s · ≈48 tok/s · 11:48 am`), bigFlat.match(/turn 1\/.{0,70}/)?.[0]);
     await shot(page, '5-view-of-56MB-transcript.png');
   }
+
+  // 11. Live: a turn appended to the demo on disk shows in its view (refreshed by the server)
+  // and in the raw editor (VS Code reloads the unmodified file; status bar from the outline).
+  await page.locator('.editor-group-container.active .tab', { hasText: DEMO }).nth(1).click(); // the view tab
+  await activeEditor(page).locator('.view-lines:has-text("· 9 turns ·")').first().waitFor({ timeout: 15000 });
+  const ids = 'e2e00000-0000-4000-8000-0000000000';
+  const prompt = { parentUuid: '2a6eaf7d-aab0-4004-a99e-620588f11315', isSidechain: false, type: 'user',
+    message: { role: 'user', content: 'Thanks, that is all for today.' }, uuid: ids + '02', timestamp: '2026-05-12T12:10:00.000Z',
+    userType: 'external', cwd: '/home/user/project', sessionId: '3f8a2c61-9d4e-4b7a-8c15-e2d07b9a4f63', version: '2.1.114' };
+  const answer = { parentUuid: ids + '02', isSidechain: false, type: 'assistant', requestId: 'req_e2e_append_0001',
+    message: { model: 'claude-sonnet-4-5-20250929', id: 'msg_e2e_append_0001', type: 'message', role: 'assistant',
+      content: [{ type: 'text', text: 'You are welcome. The branch is ready for review.' }], stop_reason: 'end_turn',
+      usage: { input_tokens: 3, cache_creation_input_tokens: 10, cache_read_input_tokens: 100, output_tokens: 40 } },
+    uuid: ids + '03', timestamp: '2026-05-12T12:10:04.000Z', userType: 'external', cwd: '/home/user/project',
+    sessionId: '3f8a2c61-9d4e-4b7a-8c15-e2d07b9a4f63', version: '2.1.114' };
+  fs.appendFileSync(path.join(WS, DEMO), JSON.stringify(prompt) + '\n' + JSON.stringify(answer) + '\n');
+  const refreshed = await activeEditor(page).locator('.view-lines:has-text("· 10 turns ·")').first().waitFor({ timeout: 20000 }).then(() => true, () => false);
+  check('live: the view follows the file (10 turns)', refreshed);
+  await page.locator('.editor-group-container.active .tab', { hasText: DEMO }).first().click(); // the raw editor
+  const raw10 = await page.locator('.statusbar-item', { hasText: '10 turns' }).first().waitFor({ timeout: 20000 }).then(() => true, () => false);
+  check('live: the raw editor follows the file (status bar: 10 turns)', raw10, nbsp(await page.locator('.statusbar-item', { hasText: 'turns' }).first().innerText()));
+  await shot(page, '6-live-append.png');
 }
 
 (async () => {
