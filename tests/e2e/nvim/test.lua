@@ -480,6 +480,45 @@ local function corpus()
   H.eq('corpus: token at the tool name (line 7)', H.token_at(buf, 6, col_in(buf, 7, '"name":"')), 'toolName')
 end
 
+--- What a user sees: the screen grid of the raw demo (foldlevel 1) and of its view, saved under
+--- tests/e2e/artifacts/ as text.
+local function screens()
+  local dir = ROOT .. '/tests/e2e/artifacts'
+  vim.fn.mkdir(dir, 'p')
+  vim.o.columns, vim.o.lines = 150, 40
+  vim.o.showtabline = 0 -- screen row N is buffer line N while nothing is folded above it
+  local function dump(name)
+    vim.cmd('redraw!')
+    local rows = {}
+    for r = 1, vim.o.lines - 1 do
+      rows[#rows + 1] = H.screen_row(r)
+    end
+    vim.fn.writefile(rows, dir .. '/' .. name)
+    return rows
+  end
+  vim.cmd('tabnew')
+  vim.cmd.edit(vim.fn.fnameescape(DEMO))
+  vim.wo.foldlevel = 1
+  vim.wo.wrap = false
+  vim.api.nvim_win_set_cursor(0, { 1, 0 })
+  H.wait('hints on screen', 3000, function()
+    return H.hints(0)[3] ~= nil
+  end)
+  local rows = dump('nvim-raw-foldlevel1.txt')
+  -- Row 4 is turn 1's prompt (with its hint far right of the long JSON line, off screen), row
+  -- 5 the closed activity fold with its label.
+  H.check('screen: the closed activity shows its label', (rows[5] or ''):find('2 comments · 5 tool calls', 1, true) ~= nil, rows[5])
+  vim.cmd('TranscriptView')
+  vim.wo.wrap = false
+  H.wait('view hints on screen', 3000, function()
+    return H.hints(0)[3] ~= nil
+  end)
+  rows = dump('nvim-view.txt')
+  H.check('screen: the view shows the turn 1 heading with its hint',
+    (rows[4] or ''):find('## Turn 1 — GET /accounts', 1, true) ~= nil and (rows[4] or ''):find('turn 1/9 · 2 comments', 1, true) ~= nil, rows[4])
+  vim.cmd('tabclose')
+end
+
 --- :checkhealth transcript and the help file.
 local function health_and_help()
   vim.cmd.edit(vim.fn.fnameescape(DEMO))
@@ -510,7 +549,7 @@ local function health_and_help()
   H.eq('help: tags for the commands and setup', missing, {})
 end
 
-for _, scenario in ipairs({ demo_raw, demo_view, live_append, corpus, health_and_help }) do
+for _, scenario in ipairs({ demo_raw, demo_view, live_append, corpus, screens, health_and_help }) do
   local ok, err = xpcall(scenario, debug.traceback)
   if not ok then
     H.check('no Lua error', false, err)
