@@ -57,13 +57,13 @@ t0=$(date +%s%N)
 ts() { printf '%6.1fs %s\n' "$(( ($(date +%s%N) - t0) / 1000000 ))e-3" "$*"; }
 
 # Package the extension exactly as a user gets it, and install the .vsix.
-(cd "$ROOT/editors/vscode" && npx --no-install vsce package --allow-missing-repository -o "$RUN/transcript-ls.vsix" >"$RUN/vsce.log" 2>&1) || {
+(cd "$ROOT/editors/vscode" && npx --no-install vsce package --allow-missing-repository -o "$RUN/transcript-ls.vsix" </dev/null >"$RUN/vsce.log" 2>&1) || {
   cat "$RUN/vsce.log" >&2
   exit 1
 }
 CS=("$C/npm/node_modules/.bin/code-server" --auth none --disable-telemetry --disable-update-check
   --disable-workspace-trust --disable-getting-started-override --user-data-dir "$RUN/data" --extensions-dir "$RUN/ext")
-"${CS[@]}" --install-extension "$RUN/transcript-ls.vsix" >"$RUN/install.log" 2>&1 || {
+"${CS[@]}" --install-extension "$RUN/transcript-ls.vsix" </dev/null >"$RUN/install.log" 2>&1 || {
   cat "$RUN/install.log" >&2
   exit 1
 }
