@@ -25,6 +25,8 @@ APT_PACKAGES=(chromium libkrb5-dev build-essential pkg-config fonts-noto-color-e
 
 export npm_config_cache=$C/npm-cache npm_config_update_notifier=false npm_config_fund=false \
   npm_config_audit=false npm_config_loglevel=warn
+# `nvim --version` and `code-server --version` below write nothing to ~ with these.
+export XDG_STATE_HOME=$C/xdg/state XDG_DATA_HOME=$C/xdg/data XDG_CONFIG_HOME=$C/xdg/config XDG_CACHE_HOME=$C/xdg/cache
 mkdir -p "$C/bin"
 log() { printf '[e2e-setup %s] %s\n' "$(date +%H:%M:%S)" "$*"; }
 sha() { cat "$@" | sha256sum | cut -d' ' -f1; }
