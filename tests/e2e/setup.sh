@@ -84,7 +84,7 @@ fi
 
 # --- the extension's own dependencies (pinned by editors/vscode/package-lock.json) -----------
 EXT=$ROOT/editors/vscode
-want=$(sha "$EXT/package.json" "$EXT/package-lock.json")
+want=$(sha "$EXT/package-lock.json")
 if [ "$(cat "$EXT/node_modules/.stamp" 2>/dev/null)" != "$want" ]; then
   log "npm ci in editors/vscode"
   (cd "$EXT" && npm ci >/dev/null)
