@@ -1,5 +1,7 @@
 #!/usr/bin/env bash
-# Runs every test of the project: the Rust unit, snapshot, conformance and LSP tests.
+# Runs every test of the project: the Rust unit, snapshot, conformance and LSP tests, then the
+# real-editor end-to-end suites (headless Neovim 0.11.4 and VS Code via code-server). The first
+# run installs the editors into .cache/e2e (needs root for apt; see tests/e2e/setup.sh).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 if [ ! -d ../shared/corpus ]; then
@@ -7,3 +9,4 @@ if [ ! -d ../shared/corpus ]; then
   exit 1
 fi
 cargo test --workspace --all-targets
+bash tests/e2e/run.sh

@@ -7,6 +7,18 @@
 
 use crate::model::{Span, Transcript, Usage};
 
+pub mod body;
+pub mod clock;
+pub mod final_answer;
+pub mod gates;
+pub mod links;
+pub mod steps;
+pub mod text;
+pub mod throughput;
+mod turns;
+
+pub use clock::clock_label;
+
 /// Options that change analysis results (from settings: `finalMarker`, `timeZone`,
 /// `gatePhases`).
 #[derive(Debug, Clone)]
@@ -108,6 +120,8 @@ pub struct Step {
     /// tool result): the request time, for the estimated decode time (FORMATS.md §1.9).
     pub request_ms: Option<i64>,
     pub tool_calls: u32,
+    /// True for an inline sidechain (sub-agent) response. Never set in a sub-agent file, whose
+    /// records are its own main thread.
     pub sidechain: bool,
 }
 
@@ -137,11 +151,15 @@ impl TurnKind {
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum TurnState {
     /// The final answer is complete (its step ended with end_turn / stop, or the conversation
-    /// moved on after it: a later prompt, a turn_duration / task_complete record).
+    /// moved on after it: a later turn, a turn_duration / task_complete / interruption record),
+    /// or the file is known complete. Always the state of the preamble.
     Complete,
-    /// Last turn of a file still being written, with no completion evidence.
+    /// Last turn of a file still being written, with no completion evidence: with or without
+    /// an answer so far (a turn waiting on a tool is in flight, not replyless). No throughput
+    /// is given for it.
     InFlight,
-    /// The turn has no final answer (it ended on a tool call, was interrupted or cut off).
+    /// The turn has no final answer (it ended on a tool call, was interrupted or cut off) and
+    /// is over: a later turn, a closing record, an end_turn step, or a complete file.
     Replyless,
 }
 
@@ -165,23 +183,33 @@ pub struct Turn {
     /// The turn's body cut into maximal runs of work and prose (seed 003), main thread only.
     pub runs: Vec<Run>,
     /// Entries between the opener and the final answer (seed 000 activity), as an entry index
-    /// range; `None` when there is no activity.
+    /// range: from the entry after the opener to the answer's first entry; without an answer,
+    /// to the last model / tool-result record of the turn. `None` when that range holds no
+    /// model or tool-result record (a plain answer, or a turn with no model output).
     pub activity: Option<std::ops::Range<usize>>,
     pub final_answer: Option<FinalAnswer>,
     pub state: TurnState,
     /// Step indices (into `Analysis::steps`) of the main thread in this turn.
     pub steps: Vec<usize>,
-    /// Agent prose blocks outside the final answer (seed 000 comments).
+    /// Agent prose blocks (non-blank main-thread text of model records) outside the final
+    /// answer (seed 000 comments).
     pub comments: u32,
     /// Tool calls of the main thread.
     pub tool_calls: u32,
+    /// The last turn_duration / task_complete duration of the turn (main thread), else the
+    /// latest timestamp in the turn minus the opener's (case 16). `None` for the preamble.
     pub duration: Option<Duration>,
+    /// See [`throughput`].
     pub throughput: Throughput,
-    /// Finish time: the last step's timestamp (epoch ms) and its local 12-hour clock label
-    /// (`07:28 am`) in the configured zone.
+    /// Finish time: the latest end timestamp of the turn's main-thread steps (epoch ms) and
+    /// its local 12-hour clock label (`07:28 am`, [`clock_label`]) in `Options::time_zone`.
     pub finished_at_ms: Option<i64>,
     pub finished_at: Option<String>,
+    /// Usage of the turn's main-thread steps, each step once (case 10).
     pub usage: Usage,
+    /// Usage of the inline sidechain (sub-agent) steps that fall in this turn, kept separable
+    /// from `usage` (case 20: session totals include child usage, but separably).
+    pub sidechain_usage: Usage,
     /// Steering entries absorbed by this turn.
     pub steering: Vec<usize>,
     /// Indices into `Analysis::gates`.
@@ -215,7 +243,8 @@ pub enum DurationSource {
 /// divided by total decode time; never an average of per-step rates.
 #[derive(Debug, Clone, PartialEq)]
 pub enum Throughput {
-    /// Decode time measured by the format (Codex duration minus time to first token).
+    /// Decode time measured by the format: Codex `task_complete` duration minus time to first
+    /// token minus tool execution (see [`throughput`]).
     Measured {
         tok_per_s: f64,
         tokens: u64,
@@ -228,8 +257,8 @@ pub enum Throughput {
         tokens: u64,
         decode_ms: u64,
     },
-    /// No figure, and why (e.g. `output counts are streaming placeholders`,
-    /// `no output-bearing steps`, `missing timestamps`).
+    /// No figure, and why: `output counts are streaming placeholders`, `no output-bearing
+    /// steps`, `missing timestamps`, `turn in flight` (constants in [`throughput`]).
     None { reason: String },
 }
 
@@ -238,7 +267,9 @@ pub enum Throughput {
 pub struct Run {
     pub kind: RunKind,
     /// Blocks of the run in order, as `(entry, block)` pairs (tool results included in work
-    /// runs).
+    /// runs). Blank text, images and unknown blocks of model records ride in the run they fall
+    /// in (leading ones in the first run) without splitting it; empty thinking is a `Thought`
+    /// unless it sits between two prose blocks.
     pub blocks: Vec<(usize, usize)>,
     /// First and last line (0-based, inclusive).
     pub start_line: usize,
@@ -251,7 +282,8 @@ pub struct Run {
 /// Kind of a run.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum RunKind {
-    /// Tool calls, tool results and thinking; labelled `Worked · N steps`.
+    /// Tool calls, tool results and thinking (and the text of synthetic API-error responses);
+    /// labelled `Worked · N steps`.
     Work,
     /// Thinking only; labelled `Thought`.
     Thought,
@@ -267,6 +299,10 @@ pub struct FinalAnswer {
     /// When an explicit marker decided it: where the marker is, and the byte offset in the
     /// source where the answer starts after it.
     pub marker: Option<Marker>,
+    /// Source spans of other marker lines inside the answer's blocks (a marker ignored because
+    /// nothing follows it, or an earlier one superseded by the last): they did not decide the
+    /// answer but are never shown either (seed 000). Empty when `Options::final_marker` is off.
+    pub stray_markers: Vec<Span>,
     /// True when the step that ends it has completion evidence of its own (end_turn / stop).
     pub end_turn: bool,
 }
@@ -279,8 +315,15 @@ pub struct Marker {
     pub block: usize,
     /// Byte span of the marker line in the source (never shown in the view).
     pub span: Span,
-    /// Byte offset in the source where the answer text starts.
+    /// Byte offset in the source where the answer text starts: inside the first block of
+    /// [`FinalAnswer::blocks`]. Usually just after the marker; when substantive prose right
+    /// before the marker is kept (seed 000 "never hides your answer"), it is the start of that
+    /// prose and the marker line (`span`) then lies after it: it is still never shown.
     pub answer_start: usize,
+    /// Seed 000 "a repeated lead line shows once": when prose before the marker is kept and
+    /// its last non-empty line is byte-for-byte the answer's first non-empty line, the source
+    /// span of that earlier copy (to be shown once, i.e. hidden here).
+    pub duplicate_lead: Option<Span>,
 }
 
 /// Verdict of a gate (seed 000).
@@ -359,9 +402,12 @@ pub struct SubagentCall {
     /// `agentId` of the sidechain records linked to it.
     pub agent_id: Option<String>,
     pub description: Option<String>,
+    /// `input.subagent_type` of the call.
+    pub agent_type: Option<String>,
     /// The result record, when it arrived.
     pub result_entry: Option<usize>,
-    /// Inline sidechain records attributed to this call (by `agentId`, never by order).
+    /// Inline sidechain records attributed to this call, by `agentId` (see the fallbacks in
+    /// `links::subagent_calls`: order of first appearance only for ids no result names).
     pub sidechain_entries: Vec<usize>,
     /// Lines spanned by the call, its inline records and its result (inclusive).
     pub start_line: usize,
@@ -383,8 +429,20 @@ pub struct ToolPair {
 }
 
 /// Analyses a transcript. `source` is the text the transcript was read from. Never panics on
-/// any model a reader can produce.
+/// any model a reader can produce (spans outside `source` read as empty text).
+///
+/// Rules (DESIGN.md §4; details in the submodules):
+/// * Turns open at `Prompt` / `Wake` records of the main thread; sidechain records never open
+///   turns, except in a sub-agent file (`meta.is_subagent_file`) where every record is
+///   sidechain and the sidechain is the main thread (case 20). Records before the first
+///   opener form the preamble (turn 0) when there are any.
+/// * Steps: [`steps::build`]. Runs: [`body::runs`]. Final answer: [`final_answer::decide`].
+///   Gates: [`gates::find`]. Throughput: [`throughput`]. Links: [`links`].
+/// * State: a turn with an answer is `Complete` when the answer's step ended with end_turn,
+///   a later turn exists, or a turn_duration / task_complete / interruption record follows the
+///   answer; a turn without an answer is `Replyless` on the same evidence (or when its last
+///   main step ended with end_turn). Without any evidence the turn (necessarily the last) is
+///   `InFlight`, unless `options.file_complete`. The preamble is always `Complete`.
 pub fn analyze(transcript: &Transcript, source: &str, options: &Options) -> Analysis {
-    let _ = (transcript, source, options);
-    Analysis::default()
+    turns::analyze(transcript, source, options)
 }

@@ -1,16 +1,722 @@
 //! Claude Code session files (FORMATS.md §1), versions 1.0.24 – 2.1.x.
+//!
+//! [`State::line`] reads one JSONL line into exactly one [`Entry`]: typed, borrowed serde
+//! structs (`raw`), content blocks read one by one (`blocks`), byte spans by pointer arithmetic
+//! on `&RawValue`s borrowed from the line. Roles follow FORMATS.md §0 (turn boundary) and §1.8
+//! (commands, meta rows, interruptions); steering records are paired across lines
+//! (`steering`, cases 07 and 08). [`discover_subagents`] finds the sub-agent files of a session
+//! (FORMATS.md §1.1, case 20).
+//!
+//! Roles, first matching rule wins:
+//!
+//! | record | role |
+//! |---|---|
+//! | `user` with a `tool_result` block (even `isMeta`) | `ToolResults` (errors and sub-agent totals from `toolUseResult`) |
+//! | `user` `isCompactSummary` | `CompactSummary` |
+//! | `user` `isMeta` | `Meta`; if its `parentUuid` is the last `<command-name>` line, that line becomes `Prompt(Command)` |
+//! | `user` text starting `<task-notification>` | `Wake(TaskNotification)` |
+//! | `user` text starting `[Request interrupted by user` | `Interruption` |
+//! | `user` `<local-command-caveat>` / `Caveat: The messages below…` | `Meta` |
+//! | `user` `<local-command-…>`, `<bash-input>`, `<bash-stdout>`, `<bash-stderr>`, `<command-name>` first | `LocalCommand` |
+//! | `user` `<command-message>` first (`/init`, custom commands) | `Prompt(Command)` |
+//! | `user` with no text and no image | `Meta` |
+//! | other `user` (string, text / image blocks) | `Prompt(Typed)` (sidechain ones keep `sidechain: true`) |
+//! | `assistant` | `Model` with a [`StepInfo`] |
+//! | `system/compact_boundary`, `turn_duration`, `local_command` | `CompactBoundary`, `TurnDuration`, `LocalCommand`; other subtypes `Meta` |
+//! | `attachment/queued_command`, `queue-operation` | `Steering` or `Meta` (pairing rules in `steering`) |
+//! | other `attachment`, `progress`, envelope-less types of FORMATS.md §1.3 | `Meta` (titles go to `SessionMeta::title`) |
+//! | any other `type` | `Other`, with one Hint problem per type and file |
+//!
+//! `record_type` is `type`, or `type/subtype` for `system/<subtype>`, `attachment/<type>`,
+//! `progress/<data.type>` and `queue-operation/<operation>`. `SessionMeta::is_subagent_file`
+//! counts envelope records only (those with `uuid` or `isSidechain`).
+//!
+//! Failure handling (DESIGN.md §7): a line that is not JSON becomes `Unparsed` plus a warning;
+//! a line whose string escapes hold a lone surrogate (`\udcb2`, which serde rejects in
+//! decoded strings) is read again from a copy where each lone surrogate escape is replaced by
+//! `\ufffd` (same length, so spans still index the source); a valid JSON object that still
+//! cannot be read is kept as `Other` with a warning.
 
-use crate::model::{Span, Transcript};
+mod blocks;
+mod raw;
+mod steering;
+mod subagents;
+
+use std::collections::HashSet;
+
+use serde::de::IgnoredAny;
+
+use self::blocks::{Ctx, decode_prefix};
+use self::raw::Record;
+use self::steering::Steering;
+use crate::model::{
+    Block, BlockKind, Entry, Problem, PromptKind, Role, Severity, Span, StepInfo, StopReason,
+    Transcript, Usage, WakeKind, parse_timestamp,
+};
+
+pub use self::blocks::{SUMMARY_MAX, one_line};
+pub use self::subagents::discover_subagents;
+
+/// Record types without conversation content that FORMATS.md §1.3 lists (real, schema or
+/// catalog): read as [`Role::Meta`]. Any other unknown `type` is [`Role::Other`].
+const META_TYPES: &[&str] = &[
+    "file-history-snapshot",
+    "permission-mode",
+    "last-prompt",
+    "agent-name",
+    "pr-link",
+    "agent-setting",
+    "bridge-session",
+    "worktree-state",
+    "mode",
+    "frame-link",
+    "started",
+    "result",
+    "relocated",
+    "atis-latch",
+];
+
+/// Content block types FORMATS.md §1.4 lists that this crate keeps as `Other` without a hint.
+const KNOWN_OTHER_BLOCKS: &[&str] = &[
+    "document",
+    "tool_reference",
+    "web_search_tool_result",
+    "web_fetch_tool_result",
+    "advisor_tool_result",
+    "fallback",
+];
+
+/// How many bytes of a user message are decoded to classify it (wrappers are at the start).
+const HEAD: usize = 256;
+
+/// Most distinct unknown record / block types hinted per file (bounded memory).
+const MAX_HINTED: usize = 256;
 
 /// Line-reader state kept across lines of one file.
 #[derive(Debug, Default)]
-pub struct State {}
+pub struct State {
+    steering: Steering,
+    /// Envelope records (with `uuid` or `isSidechain`) seen, and whether one was not a
+    /// sidechain record (for `SessionMeta::is_subagent_file`).
+    envelope_records: usize,
+    saw_main_thread: bool,
+    /// Rank of the title kind in `t.meta.title`: 0 none, 1 `summary`, 2 `ai-title`,
+    /// 3 `custom-title`.
+    title_rank: u8,
+    /// Unknown record / block types already reported (one hint per type and file).
+    hinted: HashSet<Box<str>>,
+    /// The last `<command-name>` user line: `(entry index, uuid)`. An `isMeta` expansion whose
+    /// `parentUuid` is that uuid makes it a prompt-type command (FORMATS.md §1.8).
+    last_command: Option<(usize, Box<str>)>,
+}
 
 impl State {
     /// Reads one complete, non-blank line (`span` excludes the newline) and appends what it
     /// holds to `t`: exactly one entry per line (an `Unparsed` entry plus a problem when the
-    /// line is not valid JSON). May revise roles of earlier entries (steering pairing).
+    /// line is not valid JSON). May revise roles of earlier entries (steering pairing, a
+    /// `<command-name>` line followed by its expanded prompt).
     pub fn line(&mut self, source: &str, line: usize, span: Span, t: &mut Transcript) {
-        super::read_unknown_line_pub(source, line, span, t);
+        let text = &source[span.clone()];
+        // Checked first: serde reads a struct from a JSON array too.
+        let is_object = text.trim_start().starts_with('{');
+        let err = match is_object.then(|| serde_json::from_str::<Record>(text)) {
+            Some(Ok(rec)) => {
+                let ctx = Ctx {
+                    text,
+                    base: span.start,
+                };
+                return self.record(source, ctx, rec, line, span, t);
+            }
+            Some(Err(e)) => Some(e),
+            None => None,
+        };
+        if let Err(e) = serde_json::from_str::<IgnoredAny>(text) {
+            return super::push_unparsed(t, line, span, Some(e));
+        }
+        let Some(mut err) = err else {
+            t.problems.push(Problem {
+                line,
+                span: span.clone(),
+                severity: Severity::Warning,
+                message: "not a JSON object: a Claude Code record is one object per line"
+                    .to_string(),
+            });
+            t.entries
+                .push(Entry::new(line, span, Role::Unparsed, "unparsed"));
+            return;
+        };
+        if let Some(patched) = patch_lone_surrogates(text) {
+            match serde_json::from_str::<Record>(&patched) {
+                Ok(rec) => {
+                    let ctx = Ctx {
+                        text: &patched,
+                        base: span.start,
+                    };
+                    return self.record(source, ctx, rec, line, span, t);
+                }
+                Err(e) => err = e,
+            }
+        }
+        let ty = serde_json::from_str::<raw::Typed>(text)
+            .ok()
+            .and_then(|r| r.ty.boxed())
+            .unwrap_or_else(|| "unknown".into());
+        t.problems.push(Problem {
+            line,
+            span: span.clone(),
+            severity: Severity::Warning,
+            message: format!("could not read this {ty} record ({err}); kept as raw JSON"),
+        });
+        t.entries.push(Entry::new(line, span, Role::Other, &ty));
+    }
+
+    fn record(
+        &mut self,
+        source: &str,
+        ctx: Ctx,
+        rec: Record,
+        line: usize,
+        span: Span,
+        t: &mut Transcript,
+    ) {
+        let mut e = Entry::new(line, span, Role::Meta, "");
+        e.timestamp_ms = rec.timestamp.get().and_then(parse_timestamp);
+        e.uuid = rec.uuid.boxed();
+        e.parent_uuid = rec.parent_uuid.boxed();
+        e.session_id = rec.session_id.boxed();
+        e.sidechain = rec.is_sidechain.is_true();
+        e.agent_id = rec.agent_id.boxed();
+        self.update_meta(&rec, t);
+        let mut r = Reading {
+            source,
+            ctx,
+            line,
+            entry: e,
+            problems: Vec::new(),
+        };
+        let ty = rec.ty.get().unwrap_or("");
+        let (role, record_type): (Role, String) = match ty {
+            "user" => (self.user(&mut r, &rec, t), ty.into()),
+            "assistant" => (self.assistant(&mut r, &rec, t), ty.into()),
+            "system" => system(&mut r, &rec),
+            "attachment" => self.attachment(&mut r, &rec, t),
+            "progress" => {
+                let sub = rec.data.0.as_ref().and_then(|d| d.ty.get()).unwrap_or("");
+                (Role::Meta, join_type("progress", sub))
+            }
+            "queue-operation" => self.queue_operation(&mut r, &rec, t),
+            "summary" => {
+                self.title(t, 1, rec.summary.get());
+                (Role::Meta, ty.into())
+            }
+            "ai-title" => {
+                self.title(t, 2, rec.ai_title.get());
+                (Role::Meta, ty.into())
+            }
+            "custom-title" => {
+                self.title(t, 3, rec.custom_title.get());
+                (Role::Meta, ty.into())
+            }
+            t if META_TYPES.contains(&t) => (Role::Meta, t.into()),
+            _ => {
+                let name = if ty.is_empty() { "(no type)" } else { ty };
+                self.hint_once(
+                    &mut r,
+                    format!("type:{name}"),
+                    format!("unknown record type '{name}' (kept as other)"),
+                );
+                (
+                    Role::Other,
+                    if ty.is_empty() {
+                        "unknown".into()
+                    } else {
+                        ty.into()
+                    },
+                )
+            }
+        };
+        self.hint_unknown_blocks(&mut r);
+        let Reading {
+            mut entry,
+            problems,
+            ..
+        } = r;
+        entry.role = role;
+        entry.record_type = record_type.into();
+        t.problems.extend(problems);
+        t.entries.push(entry);
+    }
+
+    fn update_meta(&mut self, rec: &Record, t: &mut Transcript) {
+        let m = &mut t.meta;
+        let first = |slot: &mut Option<String>, v: Option<&str>| {
+            if slot.is_none()
+                && let Some(v) = v.filter(|v| !v.is_empty())
+            {
+                *slot = Some(v.to_string());
+            }
+        };
+        first(&mut m.session_id, rec.session_id.get());
+        first(&mut m.version, rec.version.get());
+        first(&mut m.cwd, rec.cwd.get());
+        if rec.uuid.0.is_some() || rec.is_sidechain.0.is_some() {
+            self.envelope_records += 1;
+            if !rec.is_sidechain.is_true() {
+                self.saw_main_thread = true;
+            }
+        }
+        m.is_subagent_file = self.envelope_records > 0 && !self.saw_main_thread;
+        if m.is_subagent_file {
+            first(&mut m.agent_id, rec.agent_id.get());
+        } else {
+            m.agent_id = None;
+        }
+    }
+
+    /// Sets the title when `rank` beats the current one; `ai-title` and `custom-title` are
+    /// replaced by later records of the same kind, `summary` keeps the first.
+    fn title(&mut self, t: &mut Transcript, rank: u8, title: Option<&str>) {
+        let Some(title) = title.map(str::trim).filter(|s| !s.is_empty()) else {
+            return;
+        };
+        if rank > self.title_rank || (rank == self.title_rank && rank >= 2) {
+            self.title_rank = rank;
+            t.meta.title = Some(title.to_string());
+        }
+    }
+
+    fn hint_once(&mut self, r: &mut Reading, key: String, message: String) {
+        if self.hinted.len() < MAX_HINTED && self.hinted.insert(key.into()) {
+            r.problems.push(Problem {
+                line: r.line,
+                span: r.entry.span.clone(),
+                severity: Severity::Hint,
+                message,
+            });
+        }
+    }
+
+    fn hint_unknown_blocks(&mut self, r: &mut Reading) {
+        let unknown: Vec<(Box<str>, Span)> = r
+            .entry
+            .blocks
+            .iter()
+            .filter_map(|b| match &b.kind {
+                BlockKind::Other { block_type }
+                    if !KNOWN_OTHER_BLOCKS.contains(&&**block_type)
+                        && !block_type.starts_with('(') =>
+                {
+                    Some((block_type.clone(), b.span.clone()))
+                }
+                _ => None,
+            })
+            .collect();
+        for (ty, span) in unknown {
+            if self.hinted.len() < MAX_HINTED && self.hinted.insert(format!("block:{ty}").into()) {
+                r.problems.push(Problem {
+                    line: r.line,
+                    span,
+                    severity: Severity::Hint,
+                    message: format!("unknown content block type '{ty}' (kept as other)"),
+                });
+            }
+        }
+    }
+
+    /// A `user` line (FORMATS.md §0 turn boundary, §1.7, §1.8).
+    fn user(&mut self, r: &mut Reading, rec: &Record, t: &mut Transcript) -> Role {
+        let Some(msg) = &rec.message.0 else {
+            self.hint_once(
+                r,
+                "user-without-message".into(),
+                "user record without a message object (kept as other)".into(),
+            );
+            return Role::Other;
+        };
+        if let Some(c) = msg.content
+            && !blocks::content_blocks(r.ctx, c, &mut r.entry.blocks)
+            && c.get() != "null"
+        {
+            r.entry.blocks.push(Block {
+                span: r.ctx.span(c),
+                kind: BlockKind::Other {
+                    block_type: "(content)".into(),
+                },
+            });
+            r.problems.push(Problem {
+                line: r.line,
+                span: r.ctx.span(c),
+                severity: Severity::Hint,
+                message: "user message content is neither a string nor a list of blocks \
+                              (kept as raw JSON)"
+                    .into(),
+            });
+        }
+        let results = r
+            .entry
+            .blocks
+            .iter()
+            .filter(|b| matches!(b.kind, BlockKind::ToolResult(_)))
+            .count();
+        if results > 0 {
+            if let Some(tur) = rec.tool_use_result {
+                let (is_error, subagent) = blocks::tool_use_result(tur);
+                for b in &mut r.entry.blocks {
+                    if let BlockKind::ToolResult(tr) = &mut b.kind {
+                        tr.is_error |= is_error;
+                        if results == 1 {
+                            tr.subagent = subagent.clone();
+                        }
+                    }
+                }
+            }
+            return Role::ToolResults;
+        }
+        if rec.is_compact_summary.is_true() {
+            return Role::CompactSummary;
+        }
+        let head = first_text(r).map(|s| decode_prefix(s, HEAD).trim_start().to_string());
+        let head = head.as_deref().unwrap_or("");
+        if rec.is_meta.is_true() {
+            // A prompt-type command written `<command-name>` first is followed by its expanded
+            // prompt as an `isMeta` line hanging off it.
+            if let (Some((idx, uuid)), Some(parent)) = (&self.last_command, rec.parent_uuid.get())
+                && **uuid == *parent
+                && !is_caveat(head)
+                && !head.starts_with("<local-command-")
+            {
+                if let Some(e) = t.entries.get_mut(*idx)
+                    && e.role == Role::LocalCommand
+                {
+                    e.role = Role::Prompt(PromptKind::Command);
+                }
+                self.last_command = None;
+            }
+            return Role::Meta;
+        }
+        let has_image = r
+            .entry
+            .blocks
+            .iter()
+            .any(|b| matches!(b.kind, BlockKind::Image { .. }));
+        let role = if head.starts_with("<task-notification>") {
+            Role::Wake(WakeKind::TaskNotification)
+        } else if head.starts_with("[Request interrupted by user") {
+            Role::Interruption
+        } else if is_caveat(head) {
+            Role::Meta
+        } else if head.starts_with("<local-command-")
+            || head.starts_with("<bash-input>")
+            || head.starts_with("<bash-stdout>")
+            || head.starts_with("<bash-stderr>")
+        {
+            Role::LocalCommand
+        } else if head.starts_with("<command-name>") {
+            self.last_command = rec.uuid.boxed().map(|u| (t.entries.len(), u));
+            Role::LocalCommand
+        } else if head.starts_with("<command-message>") {
+            Role::Prompt(PromptKind::Command)
+        } else if head.is_empty() && !has_image {
+            Role::Meta
+        } else {
+            Role::Prompt(PromptKind::Typed)
+        };
+        if role.opens_turn() && self.steering.has_claims(rec.session_id.get()) {
+            let text = joined_text(r);
+            self.steering
+                .prompt(rec.session_id.get(), &text, &mut t.entries);
+        }
+        role
+    }
+
+    /// An `assistant` line: one model response step (FORMATS.md §1.4, §1.6).
+    fn assistant(&mut self, r: &mut Reading, rec: &Record, t: &mut Transcript) -> Role {
+        let Some(msg) = &rec.message.0 else {
+            self.hint_once(
+                r,
+                "assistant-without-message".into(),
+                "assistant record without a message object (kept as other)".into(),
+            );
+            return Role::Other;
+        };
+        if let Some(c) = msg.content {
+            blocks::content_blocks(r.ctx, c, &mut r.entry.blocks);
+        }
+        let id = msg.id.get().filter(|s| !s.is_empty());
+        let req = rec.request_id.get().filter(|s| !s.is_empty());
+        let key: Box<str> = match (id, req) {
+            (Some(id), Some(req)) => format!("{id}|{req}").into(),
+            (Some(id), None) => id.into(),
+            _ => match rec.uuid.get().filter(|s| !s.is_empty()) {
+                Some(u) => u.into(),
+                None => format!("line:{}", r.line).into(),
+            },
+        };
+        let model = msg.model.boxed();
+        if t.meta.model.is_none()
+            && let Some(m) = model.as_deref().filter(|m| *m != "<synthetic>")
+        {
+            t.meta.model = Some(m.to_string());
+        }
+        let usage = msg.usage.0.as_ref().map(|u| Usage {
+            input: u.input_tokens.0.unwrap_or(0),
+            output: u.output_tokens.0.unwrap_or(0),
+            cache_creation: u.cache_creation_input_tokens.0.unwrap_or(0),
+            cache_read: u.cache_read_input_tokens.0.unwrap_or(0),
+            reasoning: 0,
+        });
+        let stop = msg.stop_reason.get().map(|s| match s {
+            "end_turn" => StopReason::EndTurn,
+            "tool_use" => StopReason::ToolUse,
+            "max_tokens" => StopReason::MaxTokens,
+            other => StopReason::Other(other.into()),
+        });
+        let synthetic = model.as_deref() == Some("<synthetic>");
+        let text = first_text(r).map(|s| one_line(&decode_prefix(s, 4096), 500));
+        let api_error = if rec.is_api_error_message.is_true() {
+            Some(
+                text.clone()
+                    .filter(|s| !s.is_empty())
+                    .or_else(|| rec.error.get().map(str::to_string))
+                    .unwrap_or_else(|| "API error".to_string()),
+            )
+        } else if synthetic {
+            text.filter(|s| s.starts_with("API Error"))
+        } else {
+            None
+        };
+        r.entry.step = Some(StepInfo {
+            key,
+            model,
+            usage,
+            output_is_placeholder: stop.is_none(),
+            stop,
+            api_error: api_error.map(Into::into),
+        });
+        Role::Model
+    }
+
+    /// An `attachment` line; `queued_command` is steering input (cases 07, 08).
+    fn attachment(&mut self, r: &mut Reading, rec: &Record, t: &mut Transcript) -> (Role, String) {
+        let Some(att) = &rec.attachment.0 else {
+            return (Role::Meta, "attachment".into());
+        };
+        let sub = att.ty.get().unwrap_or("");
+        let record_type = join_type("attachment", sub);
+        if sub != "queued_command" {
+            return (Role::Meta, record_type);
+        }
+        let shaped = att
+            .prompt
+            .is_some_and(|p| blocks::content_blocks(r.ctx, p, &mut r.entry.blocks));
+        if !shaped {
+            let span = att.prompt.map_or(r.entry.span.clone(), |p| r.ctx.span(p));
+            r.entry.blocks.push(Block {
+                span: span.clone(),
+                kind: BlockKind::Other {
+                    block_type: "(queued prompt)".into(),
+                },
+            });
+            r.problems.push(Problem {
+                line: r.line,
+                span,
+                severity: Severity::Hint,
+                message: "queued_command prompt is neither a string nor a list of blocks \
+                          (shown as raw JSON)"
+                    .into(),
+            });
+        }
+        let text = joined_text(r);
+        let machine = att.command_mode.get() == Some("task-notification")
+            || text.trim_start().starts_with("<task-notification>");
+        let text = Some(text.as_str()).filter(|s| !s.trim().is_empty());
+        let role =
+            self.steering
+                .queued_command(rec.session_id.get(), text, machine, &mut t.entries);
+        (role, record_type)
+    }
+
+    /// A `queue-operation` line (FORMATS.md §1.3; pairing rules in `steering`).
+    fn queue_operation(
+        &mut self,
+        r: &mut Reading,
+        rec: &Record,
+        t: &mut Transcript,
+    ) -> (Role, String) {
+        let op = rec.operation.get().unwrap_or("");
+        let record_type = join_type("queue-operation", op);
+        if let Some(c) = rec.content {
+            blocks::content_blocks(r.ctx, c, &mut r.entry.blocks);
+        }
+        let text = joined_text(r);
+        let text = Some(text.as_str()).filter(|s| !s.trim().is_empty());
+        let session = rec.session_id.get();
+        let idx = t.entries.len();
+        let role = match op {
+            "enqueue" => {
+                let head = text.unwrap_or("").trim_start();
+                let machine = head.starts_with('/') || head.starts_with("<task-notification>");
+                self.steering.enqueue(session, text, machine, idx)
+            }
+            "remove" => self.steering.remove(session, text, idx),
+            "dequeue" => {
+                self.steering.dequeue(session, &mut t.entries);
+                Role::Meta
+            }
+            "popAll" => {
+                self.steering.pop_all(session, &mut t.entries);
+                Role::Meta
+            }
+            _ => Role::Meta,
+        };
+        (role, record_type)
+    }
+}
+
+/// The line being read: where its raw values sit, and the entry and problems built so far.
+struct Reading<'s, 't> {
+    source: &'s str,
+    ctx: Ctx<'t>,
+    line: usize,
+    entry: Entry,
+    problems: Vec<Problem>,
+}
+
+/// A `system` line (FORMATS.md §1.3): compact boundary, turn duration, local command, or meta.
+fn system(r: &mut Reading, rec: &Record) -> (Role, String) {
+    let sub = rec.subtype.get().unwrap_or("");
+    if let Some(c) = rec.content
+        && let Some(text) = r.ctx.str(c)
+    {
+        r.entry.blocks.push(Block {
+            span: r.ctx.span(c),
+            kind: BlockKind::Text { text },
+        });
+    }
+    let role = match sub {
+        "compact_boundary" => {
+            let cm = rec.compact_metadata.0.as_ref();
+            Role::CompactBoundary {
+                trigger: cm
+                    .and_then(|m| m.trigger.boxed())
+                    .or_else(|| rec.trigger.boxed()),
+                pre_tokens: cm.and_then(|m| m.pre_tokens.0),
+            }
+        }
+        "turn_duration" => match rec.duration_ms.0 {
+            Some(duration_ms) => Role::TurnDuration { duration_ms },
+            None => Role::Meta,
+        },
+        "local_command" => Role::LocalCommand,
+        _ => Role::Meta,
+    };
+    (role, join_type("system", sub))
+}
+
+fn join_type(ty: &str, sub: &str) -> String {
+    if sub.is_empty() {
+        ty.to_string()
+    } else {
+        format!("{ty}/{sub}")
+    }
+}
+
+/// `<local-command-caveat>…` (2.x) or the plain `Caveat: The messages below…` (1.0.x).
+fn is_caveat(head: &str) -> bool {
+    head.starts_with("<local-command-caveat>")
+        || head.starts_with("Caveat: The messages below were generated by the user")
+}
+
+/// Raw (undecoded) contents of the entry's first text block.
+fn first_text<'t>(r: &Reading<'_, 't>) -> Option<&'t str> {
+    r.entry.blocks.iter().find_map(|b| match &b.kind {
+        BlockKind::Text { text } => Some(r.ctx.raw_text(text)),
+        _ => None,
+    })
+}
+
+/// The decoded text of all text blocks of the entry, joined by `\n` (for pairing steering
+/// records by text).
+fn joined_text(r: &Reading) -> String {
+    let mut out = String::new();
+    for b in &r.entry.blocks {
+        if let BlockKind::Text { text } = &b.kind {
+            if !out.is_empty() {
+                out.push('\n');
+            }
+            out.push_str(&text.decode(r.source));
+        }
+    }
+    out
+}
+
+/// A copy of `text` in which every lone surrogate escape (`\ud800`–`\udfff` not part of a
+/// high+low pair) is replaced by `\ufffd`, or `None` when there is none. Same byte length, so
+/// offsets into the copy are offsets into the original.
+pub fn patch_lone_surrogates(text: &str) -> Option<String> {
+    let b = text.as_bytes();
+    let mut out: Option<Vec<u8>> = None;
+    let mut i = 0;
+    while i < b.len() {
+        let Some(n) = memchr::memchr(b'\\', &b[i..]) else {
+            break;
+        };
+        let at = i + n;
+        if b.get(at + 1) != Some(&b'u') {
+            i = at + 2;
+            continue;
+        }
+        let Some(cp) = hex4(b, at + 2) else {
+            i = at + 2;
+            continue;
+        };
+        let lone = if (0xD800..0xDC00).contains(&cp) {
+            let paired = b.get(at + 6) == Some(&b'\\')
+                && b.get(at + 7) == Some(&b'u')
+                && hex4(b, at + 8).is_some_and(|lo| (0xDC00..0xE000).contains(&lo));
+            if paired {
+                i = at + 12;
+                continue;
+            }
+            true
+        } else {
+            (0xDC00..0xE000).contains(&cp)
+        };
+        if lone {
+            out.get_or_insert_with(|| b.to_vec())[at..at + 6].copy_from_slice(b"\\ufffd");
+        }
+        i = at + 6;
+    }
+    out.and_then(|v| String::from_utf8(v).ok())
+}
+
+fn hex4(b: &[u8], at: usize) -> Option<u32> {
+    let d = b.get(at..at + 4)?;
+    d.iter()
+        .try_fold(0u32, |v, &c| Some(v * 16 + (c as char).to_digit(16)?))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn patches_only_lone_surrogates() {
+        assert_eq!(patch_lone_surrogates(r#"{"a":"x"}"#), None);
+        assert_eq!(patch_lone_surrogates(r#""\ud83d\ude00""#), None);
+        assert_eq!(patch_lone_surrogates(r#""\\udcb2""#), None);
+        assert_eq!(
+            patch_lone_surrogates(r#""a\udcb2b""#).as_deref(),
+            Some(r#""a\ufffdb""#)
+        );
+        assert_eq!(
+            patch_lone_surrogates(r#""\ud83dz""#).as_deref(),
+            Some(r#""\ufffdz""#)
+        );
+        assert_eq!(
+            patch_lone_surrogates(r#""\ud83d\ud83d\ude00""#).as_deref(),
+            Some(r#""\ufffd\ud83d\ude00""#)
+        );
+        assert_eq!(patch_lone_surrogates("\"end\\"), None);
     }
 }

@@ -1,16 +1,1734 @@
 //! OpenAI Codex CLI rollouts (FORMATS.md §2).
+//!
+//! A rollout line is an envelope `{"timestamp","type","payload"}` (newer CLIs add `ordinal`)
+//! whose `type` is `session_meta`, `turn_context`, `response_item`, `event_msg`, `compacted`,
+//! `world_state`, …. Legacy rollouts (CLIs around / before 0.3x) have no envelope: a bare meta
+//! object `{"id","timestamp","instructions","git"}`, then bare response items and
+//! `{"record_type":"state"}` lines. [`State::line`] reads both into the model, one [`Entry`]
+//! per line.
+//!
+//! Rules applied here (FORMATS.md §2 quirks; cases 13 and 15):
+//! * **Duplicates.** User text, assistant text and reasoning summaries are logged twice: as a
+//!   `response_item` and as an `event_msg` copy (`user_message`, `agent_message`,
+//!   `agent_reasoning`), in either order; newer CLIs write no copies, some older ones only
+//!   copies. The `response_item` is canonical. A copy whose response item exists in the same
+//!   turn (same family, same text after whitespace normalisation) becomes `Meta` with no
+//!   blocks; a copy with no such item stands in for it (`Prompt`, `Model` text, `Model`
+//!   thinking). When the item arrives after its stand-in, the stand-in is demoted to `Meta`.
+//! * **Context preamble.** Developer messages and user messages injected by the CLI
+//!   (`<environment_context>`, `<user_instructions>`, `# AGENTS.md instructions …`, raw
+//!   AGENTS.md contents before the first real prompt) are `Context`, never prompts. In files
+//!   that log `user_message` copies, user items before the first prompt that got a copy are
+//!   demoted to `Context` once that prompt is confirmed (injected messages never get a copy).
+//! * **Steps and usage.** Every model record (assistant message, reasoning, function call,
+//!   custom tool call, web search call, local shell call, tool search call, image generation
+//!   call, and stand-in copies) between two `token_count` events with *new* totals shares one
+//!   [`StepInfo::key`] `codex-call-N` (N from 1). The usage of that call is the delta of
+//!   `info.total_token_usage` from the previous distinct totals (a zero delta is a re-emit,
+//!   `info: null` is ignored) and is set on the call's last model record. Files with no
+//!   `token_count` at all (legacy) start a new call at each model record that follows a
+//!   prompt or tool result. A prompt, `task_started` or `session_meta` always starts a new
+//!   call. Before the first metering `token_count`, the turn's model records are split at
+//!   tool results; that `token_count` re-keys them as the one call it closes.
+//! * **Turns.** `task_started` / `task_complete` / `turn_aborted` become `TurnStarted`,
+//!   `TurnCompleted` (with `duration_ms`, `time_to_first_token_ms`) and `Interruption`. A
+//!   prompt that arrives while a task that already has its prompt is running is `Steering`.
+//!   `task_complete.last_agent_message` repeats the answer and is never read as text.
+//! * **Compaction.** `compacted` and `event_msg/context_compacted` are `CompactBoundary`;
+//!   a `context_compacted` that follows a `compacted` with only non-conversation records in
+//!   between is `Meta` (one divider per compaction).
+//!
+//! Bulky fields (`base_instructions`, `replacement_history`, `encrypted_content`, image
+//! generation `result`) are never decoded: undeclared fields are skipped by serde as
+//! `IgnoredAny`, `encrypted_content` is read as `IgnoredAny` for its presence only.
 
-use crate::model::{Span, Transcript};
+use std::borrow::Cow;
+use std::hash::Hasher;
+
+use serde::de::{IgnoredAny, MapAccess, Visitor};
+use serde::{Deserialize, Deserializer};
+use serde_json::value::RawValue;
+
+use crate::model::{
+    Block, BlockKind, Entry, Problem, PromptKind, Role, Severity, Span, StepInfo, StopReason, Str,
+    ToolResult, ToolUse, Transcript, Usage, parse_timestamp,
+};
+use crate::source::json_string;
+
+/// Longest summary of a tool call or result, in chars (model: `ToolUse::summary`).
+const SUMMARY_MAX: usize = 160;
+/// Most pending duplicates remembered per list (bounded memory on any input).
+const DEDUP_CAP: usize = 512;
+/// Most model records of one turn re-keyed when a file turns out to be metered.
+const MERGE_CAP: usize = 4096;
+
+type Raw<'a> = &'a RawValue;
 
 /// Line-reader state kept across lines of one file.
 #[derive(Debug, Default)]
-pub struct State {}
+pub struct State {
+    /// `turn_context.model` of the latest turn context.
+    model: Option<Box<str>>,
+    /// 0-based index of the current API call; keys are `codex-call-{call + 1}`.
+    call: u64,
+    /// The current call has at least one record with its key.
+    call_has_records: bool,
+    /// Entry index of the current call's last model record.
+    call_last_model: Option<usize>,
+    /// A `token_count` with new totals was seen: calls end only at those (and at prompts).
+    metered: bool,
+    /// A prompt or tool result was read since the last model record.
+    input_since_model: bool,
+    /// Before the first metering `token_count`: the model records of the current turn and
+    /// the call index of the first of them. When a `token_count` then shows the file is
+    /// metered, they are re-keyed as the one call it closes.
+    unmetered: Vec<usize>,
+    unmetered_base: u64,
+    /// Last distinct cumulative totals.
+    totals: Option<Totals>,
+    /// Response items of the current turn whose `event_msg` copy has not been seen.
+    items: Vec<Logged>,
+    /// Stand-in `event_msg` copies of the current turn whose response item has not been seen.
+    events: Vec<Logged>,
+    /// A user item was paired with its `user_message` copy (the file logs copies).
+    confirmed: bool,
+    /// Prompt entries read from user items before the first confirmed prompt.
+    preamble_candidates: Vec<usize>,
+    /// A user message was read as a real prompt.
+    real_prompt_seen: bool,
+    /// Between `task_started` and `task_complete` / `turn_aborted`.
+    task_open: bool,
+    /// Prompts read for the open task.
+    task_prompts: u32,
+    /// A prompt was read since the last task ended.
+    prompt_since_task_end: bool,
+    /// A `compacted` was read and no conversation record since.
+    compaction_open: bool,
+    /// A `session_meta` (or legacy meta) was read.
+    session_meta_seen: bool,
+}
+
+/// The three message families Codex logs twice.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Family {
+    User,
+    Assistant,
+    Reasoning,
+}
+
+/// One side of a possible duplicate pair: family, hash of the normalised text, entry index.
+#[derive(Debug, Clone, Copy)]
+struct Logged {
+    family: Family,
+    hash: u64,
+    entry: usize,
+    /// Injected context (kept across turn resets: its copy may come after the prompt).
+    context: bool,
+}
+
+/// Cumulative token totals of `token_count.info.total_token_usage`.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default, Deserialize)]
+struct Totals {
+    #[serde(default, deserialize_with = "count")]
+    input_tokens: u64,
+    #[serde(default, deserialize_with = "count")]
+    cached_input_tokens: u64,
+    #[serde(default, deserialize_with = "count")]
+    output_tokens: u64,
+    #[serde(default, deserialize_with = "count")]
+    reasoning_output_tokens: u64,
+}
+
+impl Totals {
+    fn covers(&self, o: &Totals) -> bool {
+        self.input_tokens >= o.input_tokens
+            && self.cached_input_tokens >= o.cached_input_tokens
+            && self.output_tokens >= o.output_tokens
+            && self.reasoning_output_tokens >= o.reasoning_output_tokens
+    }
+}
+
+#[derive(Deserialize)]
+struct TokenInfo {
+    #[serde(default)]
+    total_token_usage: Option<Totals>,
+}
+
+/// A token count that may be written as an integer or a float (or null).
+fn count<'de, D: Deserializer<'de>>(d: D) -> Result<u64, D::Error> {
+    let v = Option::<f64>::deserialize(d)?;
+    Ok(v.filter(|v| v.is_finite() && *v > 0.0)
+        .map_or(0, |v| v as u64))
+}
+
+/// A field whose presence matters even when its value is `null`.
+#[derive(Debug, Default)]
+struct Seen<'a> {
+    present: bool,
+    raw: Option<Raw<'a>>,
+}
+
+impl<'de: 'a, 'a> Deserialize<'de> for Seen<'a> {
+    fn deserialize<D: Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+        let raw = Option::<Raw<'a>>::deserialize(d)?;
+        Ok(Seen { present: true, raw })
+    }
+}
+
+/// One line, envelope or legacy bare record. Only what decides the shape is read here.
+#[derive(Deserialize)]
+struct Record<'a> {
+    #[serde(rename = "type", borrow, default)]
+    ty: Option<Raw<'a>>,
+    #[serde(borrow, default)]
+    timestamp: Option<Raw<'a>>,
+    #[serde(borrow, default)]
+    payload: Option<Raw<'a>>,
+    #[serde(borrow, default)]
+    record_type: Seen<'a>,
+    #[serde(borrow, default)]
+    instructions: Seen<'a>,
+    #[serde(borrow, default)]
+    git: Seen<'a>,
+    #[serde(borrow, default)]
+    id: Option<Raw<'a>>,
+}
+
+/// A payload (or a legacy bare item). Every field is a borrowed raw value, so a field of an
+/// unexpected JSON type never fails the record; it is interpreted where it is used.
+#[derive(Deserialize, Default)]
+#[serde(default)]
+struct Payload<'a> {
+    #[serde(rename = "type", borrow)]
+    ty: Option<Raw<'a>>,
+    #[serde(borrow)]
+    role: Option<Raw<'a>>,
+    #[serde(borrow)]
+    phase: Option<Raw<'a>>,
+    #[serde(borrow)]
+    content: Option<Raw<'a>>,
+    #[serde(borrow)]
+    summary: Option<Raw<'a>>,
+    /// Only its presence is used; the opaque payload is skipped (KBs).
+    encrypted_content: Option<IgnoredAny>,
+    #[serde(borrow)]
+    name: Option<Raw<'a>>,
+    #[serde(borrow)]
+    arguments: Option<Raw<'a>>,
+    #[serde(borrow)]
+    input: Option<Raw<'a>>,
+    #[serde(borrow)]
+    call_id: Option<Raw<'a>>,
+    #[serde(borrow)]
+    id: Option<Raw<'a>>,
+    #[serde(borrow)]
+    output: Option<Raw<'a>>,
+    #[serde(borrow)]
+    action: Option<Raw<'a>>,
+    #[serde(borrow)]
+    message: Option<Raw<'a>>,
+    #[serde(borrow)]
+    text: Option<Raw<'a>>,
+    #[serde(borrow)]
+    images: Option<Raw<'a>>,
+    #[serde(borrow)]
+    local_images: Option<Raw<'a>>,
+    #[serde(borrow)]
+    kind: Option<Raw<'a>>,
+    #[serde(borrow)]
+    info: Option<Raw<'a>>,
+    #[serde(borrow)]
+    turn_id: Option<Raw<'a>>,
+    #[serde(borrow)]
+    duration_ms: Option<Raw<'a>>,
+    #[serde(borrow)]
+    time_to_first_token_ms: Option<Raw<'a>>,
+    #[serde(borrow)]
+    cwd: Option<Raw<'a>>,
+    #[serde(borrow)]
+    cli_version: Option<Raw<'a>>,
+    #[serde(borrow)]
+    model: Option<Raw<'a>>,
+    #[serde(borrow)]
+    source: Option<Raw<'a>>,
+    #[serde(borrow)]
+    revised_prompt: Option<Raw<'a>>,
+    #[serde(borrow)]
+    tools: Option<Raw<'a>>,
+}
+
+/// A content item of a message or tool output (`input_text`, `output_text`, `input_image`,
+/// `refusal`, `encrypted_content`, …).
+#[derive(Deserialize, Default)]
+#[serde(default)]
+struct ContentItem<'a> {
+    #[serde(rename = "type", borrow)]
+    ty: Option<Raw<'a>>,
+    #[serde(borrow)]
+    text: Option<Raw<'a>>,
+    #[serde(borrow)]
+    refusal: Option<Raw<'a>>,
+    #[serde(borrow)]
+    image_url: Option<Raw<'a>>,
+    /// `{"content": "...", "success": false}` outputs.
+    #[serde(borrow)]
+    content: Option<Raw<'a>>,
+    success: Option<bool>,
+}
+
+/// `web_search_call.action` / `local_shell_call.action`.
+#[derive(Deserialize, Default)]
+#[serde(default)]
+struct Action<'a> {
+    #[serde(borrow)]
+    query: Option<Raw<'a>>,
+    #[serde(borrow)]
+    queries: Option<Raw<'a>>,
+    #[serde(borrow)]
+    url: Option<Raw<'a>>,
+    #[serde(borrow)]
+    pattern: Option<Raw<'a>>,
+    #[serde(borrow)]
+    command: Option<Raw<'a>>,
+}
+
+/// The old JSON-string tool output `{"output": "...", "metadata": {"exit_code": 0, …}}`.
+#[derive(Deserialize)]
+struct OldOutput<'a> {
+    #[serde(borrow, default)]
+    output: Option<Raw<'a>>,
+    #[serde(default)]
+    metadata: Option<OldMetadata>,
+}
+
+#[derive(Deserialize)]
+struct OldMetadata {
+    #[serde(default)]
+    exit_code: Option<f64>,
+}
+
+/// `session_meta.source` when it is an object: `{"subagent": …}` marks a sub-agent rollout.
+#[derive(Deserialize)]
+struct SourceObj {
+    #[serde(default)]
+    subagent: Option<IgnoredAny>,
+}
+
+/// The line being read.
+struct Line<'s> {
+    source: &'s str,
+    line: usize,
+    span: Span,
+    ts: Option<i64>,
+}
+
+impl<'s> Line<'s> {
+    fn entry(&self, role: Role, record_type: &str) -> Entry {
+        let mut e = Entry::new(self.line, self.span.clone(), role, record_type);
+        e.timestamp_ms = self.ts;
+        e
+    }
+
+    /// Byte span in the source of `s`, a slice of this line (an empty span at the line start
+    /// if it is not one: never panics).
+    fn span_of(&self, s: &str) -> Span {
+        let start = (s.as_ptr() as usize).wrapping_sub(self.source.as_ptr() as usize);
+        if start >= self.span.start && start + s.len() <= self.span.end {
+            start..start + s.len()
+        } else {
+            self.span.start..self.span.start
+        }
+    }
+
+    /// The contents of a string literal (between its quotes) as a [`Str`].
+    fn str_of(&self, r: Raw<'_>) -> Option<Str> {
+        let s = r.get();
+        if s.len() >= 2 && s.starts_with('"') {
+            Some(Str {
+                raw: self.span_of(&s[1..s.len() - 1]),
+            })
+        } else {
+            None
+        }
+    }
+
+    fn empty_str(&self) -> Str {
+        Str {
+            raw: self.span.start..self.span.start,
+        }
+    }
+}
+
+/// Reads a JSON object into a typed struct. Anything else is an error (serde would read a
+/// struct from an array positionally).
+fn object<'a, T: Deserialize<'a>>(text: &'a str) -> Result<T, serde_json::Error> {
+    if text.trim_start().starts_with('{') {
+        serde_json::from_str(text)
+    } else {
+        Err(serde::de::Error::custom("expected a JSON object"))
+    }
+}
+
+/// Decodes a raw string literal; `None` when the value is not a string.
+fn jstr<'a>(r: Option<Raw<'a>>) -> Option<Cow<'a, str>> {
+    let s = r?.get();
+    if s.len() >= 2 && s.starts_with('"') {
+        Some(json_string::decode(&s[1..s.len() - 1]))
+    } else {
+        None
+    }
+}
+
+/// A non-negative integer written as an integer or a float.
+fn jcount(r: Option<Raw<'_>>) -> Option<u64> {
+    let s = r?.get();
+    if let Ok(v) = s.parse::<u64>() {
+        return Some(v);
+    }
+    s.parse::<f64>()
+        .ok()
+        .filter(|v| v.is_finite() && *v >= 0.0)
+        .map(|v| v.round() as u64)
+}
+
+fn is_array(r: Raw<'_>) -> bool {
+    r.get().starts_with('[')
+}
+
+fn is_object(r: Raw<'_>) -> bool {
+    r.get().starts_with('{')
+}
+
+/// Elements of an array value (empty for anything else or on error).
+fn elements<'a>(r: Option<Raw<'a>>) -> Vec<Raw<'a>> {
+    match r {
+        Some(r) if is_array(r) => serde_json::from_str(r.get()).unwrap_or_default(),
+        _ => Vec::new(),
+    }
+}
+
+/// Hash of a text with whitespace runs collapsed and ends trimmed: the normalised text used
+/// to pair duplicates (case 15). Parts are joined by whitespace.
+fn text_hash<'t>(parts: impl IntoIterator<Item = &'t str>) -> u64 {
+    let mut h = std::collections::hash_map::DefaultHasher::new();
+    let mut first = true;
+    for part in parts {
+        for word in part.split_whitespace() {
+            if !first {
+                h.write_u8(b' ');
+            }
+            h.write(word.as_bytes());
+            first = false;
+        }
+    }
+    h.finish()
+}
+
+/// First non-empty line of `text`, trimmed, at most [`SUMMARY_MAX`] chars (`…` when cut).
+fn one_line(text: &str) -> String {
+    let line = text
+        .lines()
+        .map(str::trim)
+        .find(|l| !l.is_empty())
+        .unwrap_or("");
+    clip(line)
+}
+
+fn clip(line: &str) -> String {
+    if line.chars().count() <= SUMMARY_MAX {
+        return line.to_string();
+    }
+    let mut out: String = line.chars().take(SUMMARY_MAX - 1).collect();
+    out.push('…');
+    out
+}
+
+/// The first file path of an apply_patch body: the first `*** Update File:` / `*** Add
+/// File:` path, else the first `*** Delete File:` path.
+fn patch_path(text: &str) -> Option<String> {
+    let mut deleted = None;
+    for line in text.lines() {
+        let line = line.trim();
+        if let Some(p) = line
+            .strip_prefix("*** Update File:")
+            .or_else(|| line.strip_prefix("*** Add File:"))
+        {
+            return Some(clip(p.trim()));
+        }
+        if deleted.is_none() {
+            deleted = line
+                .strip_prefix("*** Delete File:")
+                .map(|p| clip(p.trim()));
+        }
+    }
+    deleted
+}
+
+/// `data:image/png;base64,AAAA` -> (`image/png`, payload length in source bytes).
+fn image_of(raw_url: Option<Raw<'_>>) -> (Box<str>, usize) {
+    let unknown = || ("image/unknown".into(), 0);
+    let Some(r) = raw_url else { return unknown() };
+    let s = r.get();
+    if s.len() < 2 || !s.starts_with('"') {
+        return unknown();
+    }
+    let s = &s[1..s.len() - 1];
+    let Some(rest) = s.strip_prefix("data:") else {
+        return unknown();
+    };
+    let Some(comma) = rest.find(',') else {
+        return unknown();
+    };
+    let media = rest[..comma].split(';').next().unwrap_or("");
+    let media = if media.is_empty() {
+        "image/unknown"
+    } else {
+        media
+    };
+    (media.into(), rest.len() - comma - 1)
+}
+
+/// What the arguments of a call say, scanned in key order.
+#[derive(Default)]
+struct ArgsScan {
+    /// `cmd` / `command`, arrays joined with spaces.
+    command: Option<String>,
+    /// Number of `plan` steps.
+    plan: Option<usize>,
+    /// First string value that holds an apply_patch body.
+    patch: Option<String>,
+    /// First short (≤ 160 chars, non-empty) string value.
+    first_short: Option<String>,
+    /// First string value of any length.
+    first: Option<String>,
+}
+
+impl<'de> Deserialize<'de> for ArgsScan {
+    fn deserialize<D: Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+        struct V;
+        impl<'de> Visitor<'de> for V {
+            type Value = ArgsScan;
+            fn expecting(&self, f: &mut std::fmt::Formatter) -> std::fmt::Result {
+                f.write_str("a JSON object of arguments")
+            }
+            fn visit_map<A: MapAccess<'de>>(self, mut m: A) -> Result<ArgsScan, A::Error> {
+                let mut scan = ArgsScan::default();
+                while let Some(key) = m.next_key::<Cow<'de, str>>()? {
+                    let value: &'de RawValue = m.next_value()?;
+                    let text = jstr(Some(value));
+                    if matches!(key.as_ref(), "cmd" | "command") && scan.command.is_none() {
+                        scan.command = match &text {
+                            Some(t) => Some(t.to_string()),
+                            None => joined(value),
+                        };
+                    }
+                    if key == "plan" && is_array(value) {
+                        scan.plan = Some(elements(Some(value)).len());
+                    }
+                    if let Some(t) = text {
+                        if scan.patch.is_none() && t.contains("*** Begin Patch") {
+                            scan.patch = Some(t.to_string());
+                        }
+                        let short = !t.trim().is_empty() && t.chars().count() <= SUMMARY_MAX;
+                        if scan.first_short.is_none() && short {
+                            scan.first_short = Some(t.to_string());
+                        }
+                        if scan.first.is_none() {
+                            scan.first = Some(t.into_owned());
+                        }
+                    }
+                }
+                Ok(scan)
+            }
+        }
+        d.deserialize_map(V)
+    }
+}
+
+/// An array of strings joined with spaces (`["bash","-lc","ls"]` -> `bash -lc ls`).
+fn joined(r: Raw<'_>) -> Option<String> {
+    if !is_array(r) {
+        return None;
+    }
+    let parts: Vec<Cow<str>> = elements(Some(r))
+        .into_iter()
+        .filter_map(|e| jstr(Some(e)))
+        .collect();
+    Some(parts.join(" "))
+}
+
+/// Summary of a call from its name and decoded arguments (a JSON object, or free text).
+fn call_summary(name: &str, args: &str) -> String {
+    let Ok(scan) = object::<ArgsScan>(args) else {
+        return match patch_path(args) {
+            Some(p) if args.contains("*** Begin Patch") => p,
+            _ => one_line(args),
+        };
+    };
+    if let Some(cmd) = &scan.command {
+        if cmd.contains("*** Begin Patch")
+            && let Some(p) = patch_path(cmd)
+        {
+            return clip(&format!("apply_patch {p}"));
+        }
+        return one_line(cmd);
+    }
+    if name == "apply_patch"
+        && let Some(p) = scan.patch.as_deref().and_then(patch_path)
+    {
+        return p;
+    }
+    if let Some(n) = scan.plan {
+        return if n == 1 {
+            "1 step".into()
+        } else {
+            format!("{n} steps")
+        };
+    }
+    if let Some(s) = scan.first_short.or(scan.first) {
+        return one_line(&s);
+    }
+    String::new()
+}
+
+/// Exit code and first meaningful line of a tool output text: the old JSON-string shape
+/// `{"output":…,"metadata":{"exit_code":N}}`, or the newer header shape (`Chunk ID: …`,
+/// `Wall time: …`, `Process exited with code N` / `Exit code: N`, `Output:`) followed by the
+/// output.
+fn output_facts(text: &str) -> (Option<i64>, String) {
+    if text.trim_start().starts_with('{')
+        && let Ok(old) = object::<OldOutput>(text)
+        && (old.output.is_some() || old.metadata.is_some())
+    {
+        let exit = old.metadata.and_then(|m| m.exit_code).map(|c| c as i64);
+        let inner = jstr(old.output).unwrap_or_default();
+        let (inner_exit, summary) = output_facts(&inner);
+        return (exit.or(inner_exit), summary);
+    }
+    let mut exit = None;
+    for line in text.lines() {
+        let l = line.trim();
+        if l.is_empty() || l == "Output:" {
+            continue;
+        }
+        if let Some(n) = l
+            .strip_prefix("Process exited with code ")
+            .or_else(|| l.strip_prefix("Exit code: "))
+            .or_else(|| l.strip_prefix("Exit code "))
+            && let Ok(n) = n.trim().parse::<i64>()
+        {
+            exit = Some(n);
+            continue;
+        }
+        const HEADERS: [&str; 5] = [
+            "Chunk ID:",
+            "Wall time:",
+            "Original token count:",
+            "Process running with session ID",
+            "Total output lines:",
+        ];
+        if HEADERS.iter().any(|h| l.starts_with(h)) {
+            continue;
+        }
+        return (exit, clip(l));
+    }
+    (exit, String::new())
+}
+
+/// How a user-role message reads (FORMATS.md §2: the context preamble; case 15).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum UserClass {
+    Context,
+    LocalCommand,
+    Prompt,
+}
+
+/// Markers of CLI-injected user messages, wherever they appear.
+const CONTEXT_PREFIXES: [&str; 6] = [
+    "<environment_context>",
+    "<user_instructions>",
+    "# AGENTS.md instructions",
+    "<INSTRUCTIONS>",
+    "<turn_aborted>",
+    "<skill>",
+];
 
 impl State {
     /// Reads one complete, non-blank line (`span` excludes the newline) and appends what it
     /// holds to `t`: exactly one entry per line (an `Unparsed` entry plus a problem when the
-    /// line is not valid JSON). May revise roles of earlier entries (steering pairing).
+    /// line is not valid JSON or not an object; an `Other` entry plus a hint when an object
+    /// has an unexpected shape). May revise earlier entries: a stand-in `event_msg` copy is
+    /// demoted to `Meta` when its response item arrives, preamble user items are demoted to
+    /// `Context`, and a call's usage is set on its last model record when its `token_count`
+    /// arrives.
     pub fn line(&mut self, source: &str, line: usize, span: Span, t: &mut Transcript) {
-        super::read_unknown_line_pub(source, line, span, t);
+        let text = &source[span.clone()];
+        let rec: Record = match object(text) {
+            Ok(r) => r,
+            Err(e) => return malformed(source, line, span, e, t),
+        };
+        let ts = jstr(rec.timestamp).and_then(|s| parse_timestamp(&s));
+        let l = Line {
+            source,
+            line,
+            span,
+            ts,
+        };
+        let outer = jstr(rec.ty);
+        let entry = match (rec.payload, outer.as_deref()) {
+            (Some(payload), Some(outer)) => match object::<Payload>(payload.get()) {
+                Ok(p) => self.enveloped(&l, outer, &p, payload, t),
+                Err(e) => shape_mismatch(&l, outer, e, t),
+            },
+            (None, _) if rec.record_type.present => {
+                let rt = jstr(rec.record_type.raw).unwrap_or(Cow::Borrowed("record_type"));
+                l.entry(Role::Meta, &rt)
+            }
+            (None, None) if rec.instructions.present || rec.git.present => {
+                self.legacy_meta(&l, rec.id, t)
+            }
+            (None, Some(kind)) if is_item_kind(kind) => match object::<Payload>(text) {
+                Ok(p) => self.response_item(&l, &p, l.span_of(text), kind, t),
+                Err(e) => shape_mismatch(&l, kind, e, t),
+            },
+            (_, kind) => l.entry(Role::Other, kind.unwrap_or("unknown")),
+        };
+        if !matches!(
+            entry.role,
+            Role::Meta | Role::Context | Role::Other | Role::CompactBoundary { .. }
+        ) {
+            self.compaction_open = false;
+        }
+        t.entries.push(entry);
     }
+
+    /// An envelope line `{"timestamp","type":outer,"payload"}`.
+    fn enveloped(
+        &mut self,
+        l: &Line,
+        outer: &str,
+        p: &Payload,
+        raw: Raw<'_>,
+        t: &mut Transcript,
+    ) -> Entry {
+        let inner = jstr(p.ty);
+        let rt = match &inner {
+            Some(i) => format!("{outer}/{i}"),
+            None => outer.to_string(),
+        };
+        match outer {
+            "session_meta" => self.session_meta(l, p, t),
+            "turn_context" => {
+                if let Some(m) = jstr(p.model) {
+                    t.meta.model.get_or_insert_with(|| m.to_string());
+                    self.model = Some(m.into());
+                }
+                if let Some(cwd) = jstr(p.cwd) {
+                    t.meta.cwd.get_or_insert_with(|| cwd.into_owned());
+                }
+                l.entry(Role::Context, outer)
+            }
+            "response_item" => self.response_item(l, p, l.span_of(raw.get()), &rt, t),
+            "event_msg" => self.event_msg(l, p, inner.as_deref().unwrap_or(""), &rt, t),
+            "compacted" => {
+                let mut e = l.entry(
+                    Role::CompactBoundary {
+                        trigger: None,
+                        pre_tokens: None,
+                    },
+                    outer,
+                );
+                if let Some(m) = p.message
+                    && let Some(s) = l.str_of(m).filter(|s| !s.is_empty())
+                {
+                    e.blocks.push(Block {
+                        span: l.span_of(m.get()),
+                        kind: BlockKind::Text { text: s },
+                    });
+                }
+                self.compaction_open = true;
+                e
+            }
+            "world_state" => l.entry(Role::Context, outer),
+            "inter_agent_communication_metadata" => l.entry(Role::Meta, outer),
+            _ => l.entry(Role::Other, &rt),
+        }
+    }
+
+    /// `session_meta`: fills the session metadata (first values seen) and starts over the
+    /// task state (a resume or fork appends a new `session_meta`).
+    fn session_meta(&mut self, l: &Line, p: &Payload, t: &mut Transcript) -> Entry {
+        let first = !self.session_meta_seen;
+        self.session_meta_seen = true;
+        if let Some(id) = jstr(p.id) {
+            t.meta.session_id.get_or_insert_with(|| id.into_owned());
+        }
+        if let Some(v) = jstr(p.cli_version) {
+            t.meta.version.get_or_insert_with(|| v.into_owned());
+        }
+        if let Some(cwd) = jstr(p.cwd) {
+            t.meta.cwd.get_or_insert_with(|| cwd.into_owned());
+        }
+        if first {
+            let sub = p
+                .source
+                .filter(|s| is_object(s))
+                .and_then(|s| object::<SourceObj>(s.get()).ok())
+                .is_some_and(|s| s.subagent.is_some());
+            if sub {
+                t.meta.is_subagent_file = true;
+                t.meta.agent_id = jstr(p.id).map(Cow::into_owned);
+            }
+        }
+        self.end_task();
+        self.bump();
+        l.entry(Role::Context, "session_meta")
+    }
+
+    /// The legacy first line `{"id","timestamp","instructions","git"}`.
+    fn legacy_meta(&mut self, l: &Line, id: Option<Raw<'_>>, t: &mut Transcript) -> Entry {
+        self.session_meta_seen = true;
+        if let Some(id) = jstr(id) {
+            t.meta.session_id.get_or_insert_with(|| id.into_owned());
+        }
+        l.entry(Role::Context, "session_meta")
+    }
+
+    /// A response item (`kind` = its `type`), enveloped or bare.
+    fn response_item(
+        &mut self,
+        l: &Line,
+        p: &Payload,
+        pspan: Span,
+        rt: &str,
+        t: &mut Transcript,
+    ) -> Entry {
+        let kind = jstr(p.ty).unwrap_or_default();
+        match kind.as_ref() {
+            "message" => self.message(l, p, rt, t),
+            "reasoning" => self.reasoning(l, p, rt, t),
+            "function_call"
+            | "custom_tool_call"
+            | "web_search_call"
+            | "local_shell_call"
+            | "tool_search_call"
+            | "image_generation_call" => {
+                let tool = tool_use(l, p, kind.as_ref(), pspan.clone());
+                let idx = t.entries.len();
+                let mut e = l.entry(Role::Model, rt);
+                e.step = Some(self.model_step(idx, None, None));
+                e.blocks.push(Block {
+                    span: pspan,
+                    kind: BlockKind::ToolUse(tool),
+                });
+                e
+            }
+            "function_call_output" | "custom_tool_call_output" | "tool_search_output" => {
+                self.input_since_model = true;
+                let mut e = l.entry(Role::ToolResults, rt);
+                e.blocks.push(Block {
+                    span: pspan,
+                    kind: BlockKind::ToolResult(tool_result(l, p, kind.as_ref())),
+                });
+                e
+            }
+            "agent_message" => {
+                // A message between agents (collab): injected context, not a prompt.
+                let mut e = l.entry(Role::Context, rt);
+                e.blocks = content_blocks(l, p.content).0;
+                e
+            }
+            "ghost_snapshot" => l.entry(Role::Meta, rt),
+            _ => l.entry(Role::Other, rt),
+        }
+    }
+
+    /// `message` items: developer / system -> Context; user -> Prompt, Steering, Context or
+    /// LocalCommand; assistant -> Model text.
+    fn message(&mut self, l: &Line, p: &Payload, rt: &str, t: &mut Transcript) -> Entry {
+        let (blocks, texts) = content_blocks(l, p.content);
+        let role = jstr(p.role).unwrap_or_default();
+        let idx = t.entries.len();
+        let mut e = l.entry(Role::Other, rt);
+        e.blocks = blocks;
+        match role.as_ref() {
+            "developer" | "system" => e.role = Role::Context,
+            "assistant" => {
+                let hash = text_hash(texts.iter().map(|s| s.as_ref()));
+                let paired = self.pair_item(t, Family::Assistant, &[hash]);
+                self.remember(Family::Assistant, &paired.unmatched, idx, false);
+                let stop = match jstr(p.phase).as_deref() {
+                    Some("final_answer") => Some(StopReason::EndTurn),
+                    _ => None,
+                };
+                e.role = Role::Model;
+                e.step = Some(self.model_step(idx, stop, paired.step));
+            }
+            "user" => {
+                let first = texts.first().map(|s| s.as_ref()).unwrap_or("");
+                let class = self.classify_user(first, None);
+                let hash = text_hash(texts.iter().map(|s| s.as_ref()));
+                let paired = self.pair_item(t, Family::User, &[hash]);
+                e.role = match (class, paired.role) {
+                    (UserClass::Context, _) => Role::Context,
+                    (UserClass::LocalCommand, _) => Role::LocalCommand,
+                    (UserClass::Prompt, Some(prev @ (Role::Prompt(_) | Role::Steering))) => {
+                        let demoted = self.confirm(t, idx);
+                        if demoted && prev == Role::Steering {
+                            Role::Prompt(PromptKind::Typed)
+                        } else {
+                            prev
+                        }
+                    }
+                    // Its copy said it is context (`kind: environment_context`).
+                    (UserClass::Prompt, Some(other)) => other,
+                    (UserClass::Prompt, None) => {
+                        if !self.confirmed && self.preamble_candidates.len() < DEDUP_CAP {
+                            self.preamble_candidates.push(idx);
+                        }
+                        self.new_prompt()
+                    }
+                };
+                // Remembered after `new_prompt`, which forgets the previous turn's items.
+                let context = !matches!(e.role, Role::Prompt(_) | Role::Steering);
+                self.remember(Family::User, &paired.unmatched, idx, context);
+            }
+            _ => {}
+        }
+        e
+    }
+
+    /// `reasoning` items: Model with one Thinking block (first summary text, else first
+    /// reasoning text; `encrypted` when only `encrypted_content` holds it).
+    fn reasoning(&mut self, l: &Line, p: &Payload, rt: &str, t: &mut Transcript) -> Entry {
+        let texts = |field: Option<Raw<'_>>| -> Vec<(Span, Str, u64)> {
+            let mut out = Vec::new();
+            for el in elements(field) {
+                let Ok(item) = object::<ContentItem>(el.get()) else {
+                    continue;
+                };
+                let Some(text) = item.text.and_then(|r| l.str_of(r)) else {
+                    continue;
+                };
+                let hash = text_hash([jstr(item.text).unwrap_or_default().as_ref()]);
+                out.push((l.span_of(el.get()), text, hash));
+            }
+            out
+        };
+        let summary = texts(p.summary);
+        let hashes: Vec<u64> = summary.iter().map(|(_, _, h)| *h).collect();
+        let idx = t.entries.len();
+        let paired = self.pair_item(t, Family::Reasoning, &hashes);
+        self.remember(Family::Reasoning, &paired.unmatched, idx, false);
+        let mut e = l.entry(Role::Model, rt);
+        e.step = Some(self.model_step(idx, None, paired.step));
+        let first = summary
+            .into_iter()
+            .next()
+            .or_else(|| texts(p.content).into_iter().next());
+        let block = match first {
+            Some((span, text, _)) => Block {
+                span,
+                kind: BlockKind::Thinking {
+                    text,
+                    encrypted: false,
+                },
+            },
+            None => Block {
+                span: e.span.clone(),
+                kind: BlockKind::Thinking {
+                    text: l.empty_str(),
+                    encrypted: p.encrypted_content.is_some(),
+                },
+            },
+        };
+        e.blocks.push(block);
+        e
+    }
+
+    /// An `event_msg` line; `inner` is its payload type.
+    fn event_msg(
+        &mut self,
+        l: &Line,
+        p: &Payload,
+        inner: &str,
+        rt: &str,
+        t: &mut Transcript,
+    ) -> Entry {
+        match inner {
+            "user_message" => self.user_copy(l, p, rt, t),
+            "agent_message" => {
+                let idx = t.entries.len();
+                let text = p.message.and_then(|m| l.str_of(m).map(|s| (m, s)));
+                let decoded = jstr(p.message).unwrap_or_default();
+                let hash = text_hash([decoded.as_ref()]);
+                if self.pair_event(Family::Assistant, hash, idx) {
+                    return l.entry(Role::Meta, rt);
+                }
+                let stop = match jstr(p.phase).as_deref() {
+                    Some("final_answer") => Some(StopReason::EndTurn),
+                    _ => None,
+                };
+                let mut e = l.entry(Role::Model, rt);
+                e.step = Some(self.model_step(idx, stop, None));
+                if let Some((m, s)) = text {
+                    e.blocks.push(Block {
+                        span: l.span_of(m.get()),
+                        kind: BlockKind::Text { text: s },
+                    });
+                }
+                e
+            }
+            "agent_reasoning" => {
+                let idx = t.entries.len();
+                let decoded = jstr(p.text).unwrap_or_default();
+                let hash = text_hash([decoded.as_ref()]);
+                if self.pair_event(Family::Reasoning, hash, idx) {
+                    return l.entry(Role::Meta, rt);
+                }
+                let mut e = l.entry(Role::Model, rt);
+                e.step = Some(self.model_step(idx, None, None));
+                let (span, text) = match p.text.and_then(|r| l.str_of(r).map(|s| (r, s))) {
+                    Some((r, s)) => (l.span_of(r.get()), s),
+                    None => (e.span.clone(), l.empty_str()),
+                };
+                e.blocks.push(Block {
+                    span,
+                    kind: BlockKind::Thinking {
+                        text,
+                        encrypted: false,
+                    },
+                });
+                e
+            }
+            "token_count" => self.token_count(l, p, rt, t),
+            "task_started" => {
+                self.bump();
+                self.task_open = true;
+                self.task_prompts = u32::from(self.prompt_since_task_end);
+                l.entry(
+                    Role::TurnStarted {
+                        turn_id: jstr(p.turn_id).map(|s| s.into()),
+                    },
+                    rt,
+                )
+            }
+            "task_complete" => {
+                self.end_task();
+                let role = Role::TurnCompleted {
+                    turn_id: jstr(p.turn_id).map(|s| s.into()),
+                    duration_ms: jcount(p.duration_ms),
+                    time_to_first_token_ms: jcount(p.time_to_first_token_ms),
+                };
+                l.entry(role, rt)
+            }
+            "turn_aborted" => {
+                self.end_task();
+                l.entry(Role::Interruption, rt)
+            }
+            "context_compacted" => {
+                if std::mem::take(&mut self.compaction_open) {
+                    l.entry(Role::Meta, rt)
+                } else {
+                    l.entry(
+                        Role::CompactBoundary {
+                            trigger: None,
+                            pre_tokens: None,
+                        },
+                        rt,
+                    )
+                }
+            }
+            _ => l.entry(Role::Meta, rt),
+        }
+    }
+
+    /// `event_msg/user_message`: Meta when its user item is in the turn, else a stand-in
+    /// prompt (or context, for `kind: user_instructions | environment_context` and
+    /// preamble text).
+    fn user_copy(&mut self, l: &Line, p: &Payload, rt: &str, t: &mut Transcript) -> Entry {
+        let idx = t.entries.len();
+        let decoded = jstr(p.message).unwrap_or_default();
+        let kind = jstr(p.kind);
+        let class = self.classify_user(&decoded, kind.as_deref());
+        let hash = text_hash([decoded.as_ref()]);
+        let context = class != UserClass::Prompt;
+        if let Some(item) = self.take_item(Family::User, hash) {
+            let is_prompt = t
+                .entries
+                .get(item.entry)
+                .is_some_and(|e| matches!(e.role, Role::Prompt(_) | Role::Steering));
+            if is_prompt
+                && self.confirm(t, item.entry)
+                && let Some(e) = t.entries.get_mut(item.entry)
+            {
+                e.role = Role::Prompt(PromptKind::Typed);
+            }
+            return l.entry(Role::Meta, rt);
+        }
+        let role = match class {
+            UserClass::Context => Role::Context,
+            UserClass::LocalCommand => Role::LocalCommand,
+            UserClass::Prompt => self.new_prompt(),
+        };
+        self.push_logged(
+            false,
+            Logged {
+                family: Family::User,
+                hash,
+                entry: idx,
+                context,
+            },
+        );
+        let mut e = l.entry(role, rt);
+        if let Some(s) = p.message.and_then(|m| l.str_of(m).map(|s| (m, s))) {
+            e.blocks.push(Block {
+                span: l.span_of(s.0.get()),
+                kind: BlockKind::Text { text: s.1 },
+            });
+        }
+        for img in elements(p.images) {
+            let (media_type, data_len) = image_of(Some(img));
+            e.blocks.push(Block {
+                span: l.span_of(img.get()),
+                kind: BlockKind::Image {
+                    media_type,
+                    data_len,
+                },
+            });
+        }
+        for img in elements(p.local_images) {
+            e.blocks.push(Block {
+                span: l.span_of(img.get()),
+                kind: BlockKind::Image {
+                    media_type: "image/unknown".into(),
+                    data_len: 0,
+                },
+            });
+        }
+        e
+    }
+
+    /// `event_msg/token_count`: Meta; new totals end the current call and set its usage.
+    fn token_count(&mut self, l: &Line, p: &Payload, rt: &str, t: &mut Transcript) -> Entry {
+        let mut e = l.entry(Role::Meta, rt);
+        let Some(info) = p.info else { return e };
+        let totals = match object::<TokenInfo>(info.get()) {
+            Ok(i) => i.total_token_usage,
+            Err(err) => {
+                t.problems.push(Problem {
+                    line: l.line,
+                    span: l.span_of(info.get()),
+                    severity: Severity::Hint,
+                    message: format!("token_count info has an unexpected shape: {err}"),
+                });
+                None
+            }
+        };
+        let Some(new) = totals else { return e };
+        if self.totals == Some(new) {
+            return e; // a re-emit (rate-limit refresh): counts nothing
+        }
+        let base = match self.totals {
+            Some(prev) if new.covers(&prev) => prev,
+            _ => Totals::default(), // first totals, or counting restarted
+        };
+        self.totals = Some(new);
+        let d = Totals {
+            input_tokens: new.input_tokens - base.input_tokens,
+            cached_input_tokens: new.cached_input_tokens - base.cached_input_tokens,
+            output_tokens: new.output_tokens - base.output_tokens,
+            reasoning_output_tokens: new.reasoning_output_tokens - base.reasoning_output_tokens,
+        };
+        if d == Totals::default() {
+            return e;
+        }
+        let usage = Usage {
+            input: d.input_tokens.saturating_sub(d.cached_input_tokens),
+            output: d.output_tokens,
+            cache_creation: 0,
+            cache_read: d.cached_input_tokens,
+            reasoning: d.reasoning_output_tokens,
+        };
+        if !self.metered {
+            self.metered = true;
+            self.merge_unmetered(t);
+        }
+        let target = self
+            .call_last_model
+            .and_then(|i| t.entries.get_mut(i))
+            .and_then(|e| e.step.as_mut());
+        match target {
+            Some(step) => step.usage = Some(step.usage.map_or(usage, |u| u.add(usage))),
+            None => {
+                // A call with no model record (e.g. a compaction request): the usage stays
+                // on this Meta entry so file totals remain exact.
+                e.step = Some(StepInfo {
+                    key: self.key(),
+                    model: self.model.clone(),
+                    usage: Some(usage),
+                    ..StepInfo::default()
+                });
+            }
+        }
+        self.call_has_records = true;
+        self.bump();
+        e
+    }
+
+    /// How a user-role text reads. `kind` is `user_message.kind` when given.
+    fn classify_user(&self, text: &str, kind: Option<&str>) -> UserClass {
+        if matches!(kind, Some("user_instructions" | "environment_context")) {
+            return UserClass::Context;
+        }
+        let s = text.trim_start();
+        if s.starts_with("<user_shell_command>") {
+            return UserClass::LocalCommand;
+        }
+        if CONTEXT_PREFIXES.iter().any(|p| s.starts_with(p)) {
+            return UserClass::Context;
+        }
+        if !self.real_prompt_seen {
+            let first_line = s.lines().next().unwrap_or("");
+            if first_line.starts_with('#') && first_line.contains("AGENTS.md") {
+                return UserClass::Context;
+            }
+            if wrapped_in_one_tag(s.trim_end()) {
+                return UserClass::Context;
+            }
+        }
+        UserClass::Prompt
+    }
+
+    /// Side effects of a new (non-duplicate) prompt; returns its role.
+    fn new_prompt(&mut self) -> Role {
+        let steering = self.task_open && self.task_prompts > 0;
+        if !steering {
+            self.reset_turn();
+            self.bump();
+            self.unmetered.clear();
+        }
+        if self.task_open {
+            self.task_prompts += 1;
+        }
+        self.prompt_since_task_end = true;
+        self.input_since_model = true;
+        self.real_prompt_seen = true;
+        if steering {
+            Role::Steering
+        } else {
+            Role::Prompt(PromptKind::Typed)
+        }
+    }
+
+    /// A user item at `prompt` was paired with its copy. The first time, user items read as
+    /// prompts before it become `Context` (injected messages get no copy). Returns true when
+    /// some were demoted.
+    fn confirm(&mut self, t: &mut Transcript, prompt: usize) -> bool {
+        if self.confirmed {
+            return false;
+        }
+        self.confirmed = true;
+        let mut demoted = false;
+        for i in std::mem::take(&mut self.preamble_candidates) {
+            if i >= prompt {
+                continue;
+            }
+            if let Some(e) = t.entries.get_mut(i)
+                && matches!(e.role, Role::Prompt(_) | Role::Steering)
+            {
+                e.role = Role::Context;
+                demoted = true;
+            }
+        }
+        if demoted && self.task_open {
+            self.task_prompts = 1;
+        }
+        demoted
+    }
+
+    /// A task ended (or a new session started): its prompts and duplicates are done. The
+    /// current call stays open: a `token_count` after `turn_aborted` still belongs to it.
+    fn end_task(&mut self) {
+        self.task_open = false;
+        self.task_prompts = 0;
+        self.prompt_since_task_end = false;
+        self.reset_turn();
+    }
+
+    /// Forgets the unpaired duplicates of the turn that ended (context messages excepted).
+    fn reset_turn(&mut self) {
+        self.items.retain(|c| c.context);
+        self.events.retain(|c| c.context);
+    }
+
+    /// Remembers a response item's unpaired text hashes for copies that may follow.
+    fn remember(&mut self, family: Family, hashes: &[u64], entry: usize, context: bool) {
+        for &hash in hashes {
+            self.push_logged(
+                true,
+                Logged {
+                    family,
+                    hash,
+                    entry,
+                    context,
+                },
+            );
+        }
+    }
+
+    fn push_logged(&mut self, item: bool, logged: Logged) {
+        let list = if item {
+            &mut self.items
+        } else {
+            &mut self.events
+        };
+        if list.len() >= DEDUP_CAP {
+            list.remove(0);
+        }
+        list.push(logged);
+    }
+
+    /// An event copy arrived: takes its response item if the turn has one.
+    fn take_item(&mut self, family: Family, hash: u64) -> Option<Logged> {
+        let pos = self
+            .items
+            .iter()
+            .position(|c| c.family == family && c.hash == hash)?;
+        Some(self.items.remove(pos))
+    }
+
+    /// An event copy (not `user_message`) arrived: true when it is a duplicate (its response
+    /// item is in the turn); otherwise it is remembered as a stand-in.
+    fn pair_event(&mut self, family: Family, hash: u64, idx: usize) -> bool {
+        if self.take_item(family, hash).is_some() {
+            return true;
+        }
+        self.push_logged(
+            false,
+            Logged {
+                family,
+                hash,
+                entry: idx,
+                context: false,
+            },
+        );
+        false
+    }
+
+    /// A response item arrived with the given text hashes: stand-in copies with the same text
+    /// are demoted to `Meta` (blocks and step removed); hashes with no stand-in are returned
+    /// for [`State::remember`].
+    fn pair_item(&mut self, t: &mut Transcript, family: Family, hashes: &[u64]) -> Paired {
+        let mut paired = Paired::default();
+        for &hash in hashes {
+            let pos = self
+                .events
+                .iter()
+                .position(|c| c.family == family && c.hash == hash);
+            let Some(pos) = pos else {
+                paired.unmatched.push(hash);
+                continue;
+            };
+            let stand_in = self.events.remove(pos);
+            let Some(e) = t.entries.get_mut(stand_in.entry) else {
+                continue;
+            };
+            paired.role.get_or_insert(e.role.clone());
+            e.role = Role::Meta;
+            e.blocks.clear();
+            if let Some(step) = e.step.take()
+                && step.usage.is_some()
+            {
+                paired.step = Some(step);
+            }
+            if self.call_last_model == Some(stand_in.entry) {
+                self.call_last_model = None;
+            }
+        }
+        paired
+    }
+
+    /// Step info for a model record at entry `idx`. A record that replaces a stand-in which
+    /// already carries its call's usage takes over that step.
+    fn model_step(
+        &mut self,
+        idx: usize,
+        stop: Option<StopReason>,
+        inherited: Option<StepInfo>,
+    ) -> StepInfo {
+        if let Some(mut step) = inherited {
+            if stop.is_some() {
+                step.stop = stop;
+            }
+            return step;
+        }
+        if !self.metered {
+            if self.input_since_model {
+                self.bump();
+            }
+            if self.unmetered.is_empty() {
+                self.unmetered_base = self.call;
+            }
+            if self.unmetered.len() < MERGE_CAP {
+                self.unmetered.push(idx);
+            }
+        }
+        self.input_since_model = false;
+        self.call_has_records = true;
+        self.call_last_model = Some(idx);
+        StepInfo {
+            key: self.key(),
+            model: self.model.clone(),
+            stop,
+            ..StepInfo::default()
+        }
+    }
+
+    /// The first `token_count` with new totals closes one API call: the model records of the
+    /// turn read before it (split at tool results while the file looked unmetered) become
+    /// that one call.
+    fn merge_unmetered(&mut self, t: &mut Transcript) {
+        let list = std::mem::take(&mut self.unmetered);
+        if list.is_empty() || list.len() >= MERGE_CAP {
+            return;
+        }
+        self.call = self.unmetered_base;
+        self.call_has_records = true;
+        let key = self.key();
+        for i in list {
+            if let Some(step) = t.entries.get_mut(i).and_then(|e| e.step.as_mut()) {
+                step.key = key.clone();
+                self.call_last_model = Some(i);
+            }
+        }
+    }
+
+    fn key(&self) -> Box<str> {
+        format!("codex-call-{}", self.call + 1).into()
+    }
+
+    /// Ends the current call if it has records.
+    fn bump(&mut self) {
+        if self.call_has_records {
+            self.call += 1;
+            self.call_has_records = false;
+            self.call_last_model = None;
+        }
+    }
+}
+
+/// What pairing a response item with earlier stand-ins found.
+#[derive(Default)]
+struct Paired {
+    /// Role of the first demoted stand-in.
+    role: Option<Role>,
+    /// Step of a demoted stand-in that carried usage.
+    step: Option<StepInfo>,
+    /// Text hashes no stand-in matched.
+    unmatched: Vec<u64>,
+}
+
+/// True for response item kinds read from legacy bare lines.
+fn is_item_kind(kind: &str) -> bool {
+    matches!(
+        kind,
+        "message"
+            | "reasoning"
+            | "function_call"
+            | "function_call_output"
+            | "custom_tool_call"
+            | "custom_tool_call_output"
+            | "local_shell_call"
+            | "web_search_call"
+            | "tool_search_call"
+            | "tool_search_output"
+            | "image_generation_call"
+            | "ghost_snapshot"
+    )
+}
+
+/// True when the whole text is one `<tag …>…</tag>` element (CLI-injected context such as
+/// `<permissions instructions>…</permissions instructions>`).
+fn wrapped_in_one_tag(s: &str) -> bool {
+    let Some(rest) = s.strip_prefix('<') else {
+        return false;
+    };
+    let Some(close) = rest.find('>') else {
+        return false;
+    };
+    let open = &rest[..close];
+    if open.is_empty() || open.starts_with('/') || open.contains('<') || !s.ends_with('>') {
+        return false;
+    }
+    let Some(end) = s.rfind("</") else {
+        return false;
+    };
+    if end < close + 2 {
+        return false;
+    }
+    let closing = s[end + 2..s.len() - 1].trim();
+    !closing.is_empty() && (closing == open || open.split_whitespace().next() == Some(closing))
+}
+
+/// Content blocks of a message, and the decoded texts of its text blocks.
+fn content_blocks<'a>(l: &Line, content: Option<Raw<'a>>) -> (Vec<Block>, Vec<Cow<'a, str>>) {
+    let mut blocks = Vec::new();
+    let mut texts = Vec::new();
+    let Some(content) = content else {
+        return (blocks, texts);
+    };
+    if let Some(s) = l.str_of(content) {
+        blocks.push(Block {
+            span: l.span_of(content.get()),
+            kind: BlockKind::Text { text: s },
+        });
+        texts.extend(jstr(Some(content)));
+        return (blocks, texts);
+    }
+    for el in elements(Some(content)) {
+        let span = l.span_of(el.get());
+        let Ok(item) = object::<ContentItem>(el.get()) else {
+            blocks.push(Block {
+                span,
+                kind: BlockKind::Other {
+                    block_type: "unknown".into(),
+                },
+            });
+            continue;
+        };
+        let ty = jstr(item.ty).unwrap_or_default();
+        let kind = match ty.as_ref() {
+            "input_text" | "output_text" | "text" | "refusal" => {
+                let raw = if ty == "refusal" {
+                    item.refusal.or(item.text)
+                } else {
+                    item.text
+                };
+                match raw.and_then(|r| l.str_of(r)) {
+                    Some(s) => {
+                        texts.extend(jstr(raw));
+                        BlockKind::Text { text: s }
+                    }
+                    None => BlockKind::Other {
+                        block_type: ty.as_ref().into(),
+                    },
+                }
+            }
+            "input_image" | "output_image" | "image" => {
+                let (media_type, data_len) = image_of(item.image_url);
+                BlockKind::Image {
+                    media_type,
+                    data_len,
+                }
+            }
+            other => BlockKind::Other {
+                block_type: if other.is_empty() {
+                    "unknown".into()
+                } else {
+                    other.into()
+                },
+            },
+        };
+        blocks.push(Block { span, kind });
+    }
+    (blocks, texts)
+}
+
+/// The tool call of a `function_call`, `custom_tool_call`, `web_search_call`,
+/// `local_shell_call`, `tool_search_call` or `image_generation_call` item.
+fn tool_use(l: &Line, p: &Payload, kind: &str, pspan: Span) -> ToolUse {
+    let id: Box<str> = jstr(p.call_id)
+        .or_else(|| jstr(p.id))
+        .unwrap_or_default()
+        .into();
+    let empty = pspan.start..pspan.start;
+    let (name, input, summary) = match kind {
+        "function_call" | "custom_tool_call" | "tool_search_call" => {
+            let name = jstr(p.name).map(Cow::into_owned).unwrap_or_else(|| {
+                if kind == "tool_search_call" {
+                    "tool_search".into()
+                } else {
+                    String::new()
+                }
+            });
+            let raw = if kind == "custom_tool_call" {
+                p.input
+            } else {
+                p.arguments
+            };
+            let (input, text) = match raw {
+                Some(r) => match l.str_of(r) {
+                    Some(s) => (s.raw.clone(), jstr(Some(r)).unwrap_or_default()),
+                    None => (l.span_of(r.get()), Cow::Borrowed(r.get())),
+                },
+                None => (empty, Cow::Borrowed("")),
+            };
+            let summary = if name == "apply_patch" || text.contains("*** Begin Patch") {
+                patch_path(&text).unwrap_or_else(|| call_summary(&name, &text))
+            } else {
+                call_summary(&name, &text)
+            };
+            (name, input, summary)
+        }
+        "web_search_call" | "local_shell_call" => {
+            let action = p
+                .action
+                .and_then(|a| object::<Action>(a.get()).ok())
+                .unwrap_or_default();
+            let input = p.action.map_or(empty, |a| l.span_of(a.get()));
+            let summary = if kind == "web_search_call" {
+                jstr(action.query)
+                    .or_else(|| {
+                        elements(action.queries)
+                            .into_iter()
+                            .find_map(|q| jstr(Some(q)))
+                    })
+                    .or_else(|| jstr(action.url))
+                    .or_else(|| jstr(action.pattern))
+                    .map(|s| one_line(&s))
+                    .unwrap_or_default()
+            } else {
+                action
+                    .command
+                    .and_then(|c| jstr(Some(c)).map(Cow::into_owned).or_else(|| joined(c)))
+                    .map(|s| one_line(&s))
+                    .unwrap_or_default()
+            };
+            let name = if kind == "web_search_call" {
+                "web_search"
+            } else {
+                "local_shell"
+            };
+            (name.to_string(), input, summary)
+        }
+        _ => {
+            // image_generation_call: the prompt it ran with; `result` (base64) is never read.
+            let summary = jstr(p.revised_prompt)
+                .map(|s| one_line(&s))
+                .unwrap_or_default();
+            ("image_generation".to_string(), pspan, summary)
+        }
+    };
+    ToolUse {
+        id,
+        name: name.into(),
+        input,
+        summary,
+        subagent: None,
+    }
+}
+
+/// The tool result of a `function_call_output`, `custom_tool_call_output` or
+/// `tool_search_output` item.
+fn tool_result(l: &Line, p: &Payload, kind: &str) -> ToolResult {
+    let id: Box<str> = jstr(p.call_id)
+        .or_else(|| jstr(p.id))
+        .unwrap_or_default()
+        .into();
+    let mut result = ToolResult {
+        tool_use_id: id,
+        is_error: false,
+        content: l.span.start..l.span.start,
+        content_len: 0,
+        summary: String::new(),
+        images: Vec::new(),
+        subagent: None,
+    };
+    if kind == "tool_search_output" {
+        if let Some(tools) = p.tools {
+            result.content = l.span_of(tools.get());
+            result.content_len = result.content.len();
+            let n = elements(Some(tools)).len();
+            result.summary = if n == 1 {
+                "1 tool".into()
+            } else {
+                format!("{n} tools")
+            };
+        }
+        return result;
+    }
+    let Some(out) = p.output else { return result };
+    let mut exit = None;
+    if let Some(s) = l.str_of(out) {
+        result.content = s.raw.clone();
+        let text = jstr(Some(out)).unwrap_or_default();
+        let (code, summary) = output_facts(&text);
+        exit = code;
+        result.summary = summary;
+    } else {
+        result.content = l.span_of(out.get());
+        let items = if is_array(out) {
+            elements(Some(out))
+        } else {
+            vec![out]
+        };
+        for el in items {
+            let Ok(item) = object::<ContentItem>(el.get()) else {
+                continue;
+            };
+            let ty = jstr(item.ty).unwrap_or_default();
+            if matches!(ty.as_ref(), "input_image" | "output_image" | "image") {
+                let image = image_of(item.image_url);
+                if result.summary.is_empty() {
+                    result.summary = format!("[image {}]", image.0);
+                }
+                result.images.push(image);
+                continue;
+            }
+            if item.success == Some(false) {
+                result.is_error = true;
+            }
+            if let Some(text) = jstr(item.text).or_else(|| jstr(item.content)) {
+                let (code, summary) = output_facts(&text);
+                exit = exit.or(code);
+                if result.summary.is_empty() {
+                    result.summary = summary;
+                }
+            }
+        }
+    }
+    result.content_len = result.content.len();
+    result.is_error |= exit.is_some_and(|c| c != 0);
+    result
+}
+
+/// A line that failed the record parse: `Unparsed` when it is not JSON or not an object,
+/// else `Other` with a hint (never silently dropped).
+fn malformed(source: &str, line: usize, span: Span, err: serde_json::Error, t: &mut Transcript) {
+    let text = &source[span.clone()];
+    if let Err(e) = serde_json::from_str::<IgnoredAny>(text) {
+        return super::push_unparsed(t, line, span, Some(e));
+    }
+    if !text.trim_start().starts_with('{') {
+        t.problems.push(Problem {
+            line,
+            span: span.clone(),
+            severity: Severity::Warning,
+            message: "record is not a JSON object".to_string(),
+        });
+        t.entries
+            .push(Entry::new(line, span, Role::Unparsed, "unparsed"));
+        return;
+    }
+    t.problems.push(Problem {
+        line,
+        span: span.clone(),
+        severity: Severity::Hint,
+        message: format!("Codex record with an unexpected shape: {err}"),
+    });
+    t.entries
+        .push(Entry::new(line, span, Role::Other, "unknown"));
+}
+
+/// A record whose payload could not be read (not an object, duplicate keys): `Other` with a
+/// hint.
+fn shape_mismatch(l: &Line, kind: &str, err: serde_json::Error, t: &mut Transcript) -> Entry {
+    t.problems.push(Problem {
+        line: l.line,
+        span: l.span.clone(),
+        severity: Severity::Hint,
+        message: format!("Codex `{kind}` record with an unexpected shape: {err}"),
+    });
+    l.entry(Role::Other, kind)
 }

@@ -29,9 +29,20 @@ pub fn read(source: &str) -> Transcript {
 /// `sessionId`, `message`) or one of the envelope-less Claude types (`summary`,
 /// `file-history-snapshot`, `queue-operation`, …). Codex records are
 /// `{"timestamp","type","payload"}` with `type` in `session_meta`, `turn_context`,
-/// `response_item`, `event_msg`, `compacted`; legacy Codex starts with a bare meta object
-/// `{"id","timestamp","instructions"}`.
+/// `response_item`, `event_msg`, `compacted` (or any other `type` with a `payload` and a
+/// `timestamp` and no Claude envelope field: `world_state`, …); legacy Codex starts with a
+/// bare meta object `{"id","timestamp","instructions","git"}` (`instructions` may be `null`),
+/// has `{"record_type":"state"}` lines and bare response items (`{"type":"message","role":…}`,
+/// `{"type":"function_call",…}`, …) with no Claude envelope field (FORMATS.md §2).
 pub fn detect_line(line: &str) -> Option<Format> {
+    /// A key that is present, whatever its value (`null` included).
+    #[derive(Default)]
+    struct Present(bool);
+    impl<'de> serde::Deserialize<'de> for Present {
+        fn deserialize<D: serde::Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+            serde::de::IgnoredAny::deserialize(d).map(|_| Present(true))
+        }
+    }
     #[derive(serde::Deserialize)]
     struct Probe<'a> {
         #[serde(rename = "type", borrow, default)]
@@ -45,9 +56,15 @@ pub fn detect_line(line: &str) -> Option<Format> {
         #[serde(default)]
         uuid: Option<serde::de::IgnoredAny>,
         #[serde(default)]
-        instructions: Option<serde::de::IgnoredAny>,
+        instructions: Present,
         #[serde(default)]
-        record_type: Option<serde::de::IgnoredAny>,
+        record_type: Present,
+        #[serde(default)]
+        git: Present,
+        #[serde(default)]
+        timestamp: Present,
+        #[serde(default)]
+        role: Present,
     }
     let probe: Probe = serde_json::from_str(line).ok()?;
     let ty = probe.ty.as_deref();
@@ -59,13 +76,37 @@ pub fn detect_line(line: &str) -> Option<Format> {
     {
         return Some(Format::Codex);
     }
-    if probe.instructions.is_some() || probe.record_type.is_some() {
-        return Some(Format::Codex);
-    }
-    if probe.uuid.is_some() || probe.session_id.is_some() || probe.message.is_some() {
-        if ty.is_some() {
-            return Some(Format::ClaudeCode);
+    // `message` alone is not enough: pi and Factory sessions also nest a `message` object.
+    let claude_envelope = probe.uuid.is_some() || probe.session_id.is_some();
+    if !claude_envelope {
+        if probe.instructions.0 || probe.record_type.0 {
+            return Some(Format::Codex);
         }
+        if probe.payload.is_some() && probe.timestamp.0 && ty.is_some() {
+            return Some(Format::Codex);
+        }
+        if ty.is_none() && probe.git.0 && probe.timestamp.0 {
+            return Some(Format::Codex);
+        }
+        let bare_item = match ty {
+            Some("message") => probe.role.0,
+            Some(
+                "reasoning"
+                | "function_call"
+                | "function_call_output"
+                | "custom_tool_call"
+                | "custom_tool_call_output"
+                | "local_shell_call"
+                | "web_search_call",
+            ) => true,
+            _ => false,
+        };
+        if bare_item {
+            return Some(Format::Codex);
+        }
+    }
+    if claude_envelope && ty.is_some() {
+        return Some(Format::ClaudeCode);
     }
     match ty {
         Some(
@@ -80,13 +121,11 @@ pub fn detect_line(line: &str) -> Option<Format> {
             | "pr-link"
             | "agent-setting"
             | "bridge-session"
-            | "worktree-state"
-            | "user"
-            | "assistant"
-            | "system"
-            | "progress"
-            | "attachment",
+            | "worktree-state",
         ) => Some(Format::ClaudeCode),
+        // Conversation records without the envelope ids: Claude only when they carry the
+        // Anthropic `message` object (Gemini CLI writes `{"type":"user","content":…}`).
+        Some("user" | "assistant") if probe.message.is_some() => Some(Format::ClaudeCode),
         _ => None,
     }
 }
@@ -298,10 +337,6 @@ pub fn push_unparsed(t: &mut Transcript, line: usize, span: Span, err: Option<se
 }
 
 /// A line of a file in no known format: kept as `Other` (valid JSON) or `Unparsed`.
-pub(crate) fn read_unknown_line_pub(source: &str, line: usize, span: Span, t: &mut Transcript) {
-    read_unknown_line(source, line, span, t)
-}
-
 fn read_unknown_line(source: &str, line: usize, span: Span, t: &mut Transcript) {
     match serde_json::from_str::<serde::de::IgnoredAny>(&source[span.clone()]) {
         Ok(_) => t

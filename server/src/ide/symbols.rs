@@ -1,10 +1,14 @@
 //! Document symbols (the outline): turns with their prompt's first line; children for work
 //! runs, the final answer, gates, compactions, sub-agent calls and steering prompts
 //! (DESIGN.md §5). Plain data in line terms; `crate::lsp` converts to LSP.
+//!
+//! The raw outline ([`raw_symbols`]) is built from the analysis in raw file lines; the view
+//! outline ([`view_symbols`]) from the anchors the renderer placed (`View::anchors`), so both
+//! use the same names and details (`crate::view::turn_name`, `run_label`, `gate_label`, …).
 
-use crate::analysis::Analysis;
+use crate::analysis::{Analysis, RunKind, Turn, TurnKind, default_phases};
 use crate::model::Transcript;
-use crate::view::View;
+use crate::view::{self, AnchorKind, View};
 
 /// Kinds of outline entry (mapped to LSP `SymbolKind`s by `crate::lsp`).
 #[derive(Debug, Clone, Copy, PartialEq, Eq, serde::Serialize)]
@@ -38,14 +42,214 @@ pub struct Symbol {
     pub children: Vec<Symbol>,
 }
 
-/// The outline of the raw `.jsonl` document.
-pub fn raw_symbols(transcript: &Transcript, analysis: &Analysis, source: &str) -> Vec<Symbol> {
-    let _ = (transcript, analysis, source);
-    Vec::new()
+impl Symbol {
+    fn new(name: String, detail: String, kind: SymbolKind, start: usize, end: usize) -> Symbol {
+        Symbol {
+            name,
+            detail,
+            kind,
+            start_line: start,
+            end_line: end.max(start),
+            selection_line: start,
+            children: Vec::new(),
+        }
+    }
 }
 
-/// The outline of the rendered view.
+/// The outline of the raw `.jsonl` document: one entry per turn (the preamble first when the
+/// file has one), in raw file lines. Children, in line order: work runs and thoughts, the
+/// final answer, gates, compactions, sub-agent calls, steering prompts (case 07). Uses the
+/// default gate phase table for gate emoji; see [`raw_symbols_with_phases`].
+pub fn raw_symbols(transcript: &Transcript, analysis: &Analysis, source: &str) -> Vec<Symbol> {
+    raw_symbols_with_phases(transcript, analysis, source, &default_phases())
+}
+
+/// [`raw_symbols`] with the configured gate phase table (setting `gatePhases`).
+pub fn raw_symbols_with_phases(
+    transcript: &Transcript,
+    analysis: &Analysis,
+    source: &str,
+    phases: &[crate::analysis::Phase],
+) -> Vec<Symbol> {
+    let line_of = |e: usize| transcript.entries.get(e).map(|e| e.line);
+    analysis
+        .turns
+        .iter()
+        .map(|turn| {
+            let kind = if turn.kind == TurnKind::Preamble {
+                SymbolKind::Preamble
+            } else {
+                SymbolKind::Turn
+            };
+            let mut sym = Symbol::new(
+                view::turn_name(turn),
+                turn_detail(turn),
+                kind,
+                turn.start_line,
+                turn.end_line,
+            );
+            if let Some(l) = turn.opener.and_then(line_of) {
+                sym.selection_line = l;
+            }
+            let mut children = Vec::new();
+            for run in &turn.runs {
+                let kind = match run.kind {
+                    RunKind::Work => SymbolKind::WorkRun,
+                    RunKind::Thought => SymbolKind::Thought,
+                    RunKind::Prose => continue,
+                };
+                children.push(Symbol::new(
+                    view::run_label(run),
+                    run_detail(run),
+                    kind,
+                    run.start_line,
+                    run.end_line,
+                ));
+            }
+            if let Some(fa) = &turn.final_answer {
+                let lines: Vec<usize> = fa.blocks.iter().filter_map(|&(e, _)| line_of(e)).collect();
+                if let (Some(&first), Some(&last)) = (lines.iter().min(), lines.iter().max()) {
+                    children.push(Symbol::new(
+                        "Final answer".to_string(),
+                        String::new(),
+                        SymbolKind::FinalAnswer,
+                        first,
+                        last,
+                    ));
+                }
+            }
+            for &g in &turn.gates {
+                if let Some(gate) = analysis.gates.get(g) {
+                    children.push(Symbol::new(
+                        view::gate_label(gate, phases),
+                        view::gate_detail(gate),
+                        SymbolKind::Gate,
+                        gate.line,
+                        gate.line,
+                    ));
+                }
+            }
+            for &c in &turn.compactions {
+                if let Some(comp) = analysis.compactions.get(c) {
+                    children.push(Symbol::new(
+                        format!("Compaction {}", comp.n),
+                        view::compaction_detail(comp),
+                        SymbolKind::Compaction,
+                        comp.start_line,
+                        comp.end_line,
+                    ));
+                }
+            }
+            for &c in &turn.subagent_calls {
+                if let Some(call) = analysis.subagent_calls.get(c) {
+                    let mut s = Symbol::new(
+                        view::subagent_label(call),
+                        view::subagent_detail(call),
+                        SymbolKind::Subagent,
+                        call.start_line,
+                        call.end_line,
+                    );
+                    if let Some(l) = line_of(call.entry) {
+                        s.selection_line = l;
+                    }
+                    children.push(s);
+                }
+            }
+            for &e in &turn.steering {
+                if let Some(entry) = transcript.entries.get(e) {
+                    children.push(Symbol::new(
+                        view::steering_label(entry, source),
+                        String::new(),
+                        SymbolKind::Steering,
+                        entry.line,
+                        entry.line,
+                    ));
+                }
+            }
+            children.sort_by_key(|s| (s.start_line, kind_order(s.kind)));
+            sym.children = children;
+            sym
+        })
+        .collect()
+}
+
+/// The outline of the rendered view, from its anchors: the same names, details and kinds as
+/// [`raw_symbols`], in view lines. Children are only those the view shows (quiet views have no
+/// work runs).
 pub fn view_symbols(view: &View, analysis: &Analysis) -> Vec<Symbol> {
-    let _ = (view, analysis);
-    Vec::new()
+    // Top-level symbols and the turn number each stands for.
+    let mut out: Vec<(Option<usize>, Symbol)> = Vec::new();
+    for a in &view.anchors {
+        let kind = match a.kind {
+            AnchorKind::Preamble => SymbolKind::Preamble,
+            AnchorKind::Turn => SymbolKind::Turn,
+            AnchorKind::WorkRun => SymbolKind::WorkRun,
+            AnchorKind::Thought => SymbolKind::Thought,
+            AnchorKind::FinalAnswer => SymbolKind::FinalAnswer,
+            AnchorKind::Gate => SymbolKind::Gate,
+            AnchorKind::Compaction => SymbolKind::Compaction,
+            AnchorKind::Subagent => SymbolKind::Subagent,
+            AnchorKind::Steering => SymbolKind::Steering,
+        };
+        if matches!(a.kind, AnchorKind::Turn | AnchorKind::Preamble) {
+            let preamble = a.kind == AnchorKind::Preamble;
+            let turn = analysis
+                .turns
+                .iter()
+                .find(|t| t.n == a.turn && (t.kind == TurnKind::Preamble) == preamble);
+            let name = turn.map_or_else(|| format!("Turn {}", a.turn), view::turn_name);
+            out.push((
+                Some(a.turn),
+                Symbol::new(name, a.detail.clone(), kind, a.line, a.end_line),
+            ));
+            continue;
+        }
+        let child = Symbol::new(
+            a.child.clone().unwrap_or_default(),
+            a.detail.clone(),
+            kind,
+            a.line,
+            a.end_line,
+        );
+        match out.last_mut() {
+            Some((Some(n), parent)) if *n == a.turn => parent.children.push(child),
+            _ => out.push((None, child)),
+        }
+    }
+    out.into_iter()
+        .map(|(_, mut s)| {
+            s.children
+                .sort_by_key(|c| (c.start_line, kind_order(c.kind)));
+            s
+        })
+        .collect()
+}
+
+/// The figures beside a turn: [`view::turn_detail`]; for the preamble, its record count.
+fn turn_detail(turn: &Turn) -> String {
+    if turn.kind == TurnKind::Preamble {
+        let n = turn.entries.len() as u64;
+        return view::text::plural(n, "record", "records");
+    }
+    view::turn_detail(turn)
+}
+
+fn run_detail(run: &crate::analysis::Run) -> String {
+    match run.kind {
+        RunKind::Work => view::text::plural(run.tool_calls.into(), "tool call", "tool calls"),
+        _ => String::new(),
+    }
+}
+
+fn kind_order(k: SymbolKind) -> u8 {
+    match k {
+        SymbolKind::Preamble | SymbolKind::Turn => 0,
+        SymbolKind::Compaction => 1,
+        SymbolKind::Steering => 2,
+        SymbolKind::Thought => 3,
+        SymbolKind::WorkRun => 4,
+        SymbolKind::Subagent => 5,
+        SymbolKind::FinalAnswer => 6,
+        SymbolKind::Gate => 7,
+    }
 }

@@ -341,6 +341,7 @@ impl Usage {
     }
 
     /// Component-wise sum: for adding different steps together.
+    #[allow(clippy::should_implement_trait)]
     pub fn add(self, o: Usage) -> Usage {
         Usage {
             input: self.input + o.input,

@@ -10,7 +10,10 @@
 //! the regions and spans that editor features need on the view are produced here, in view
 //! line / byte terms.
 
-use crate::analysis::Analysis;
+mod render;
+pub mod text;
+
+use crate::analysis::{Analysis, Phase};
 use crate::model::{Span, Transcript};
 
 /// View options (settings `verbose`; query `?verbose=1` on a `transcript:` URI).
@@ -118,7 +121,31 @@ pub struct Anchor {
     /// Turn number; the anchor is the turn heading when `child` is `None`.
     pub turn: usize,
     pub line: usize,
+    /// The child's outline name (`Worked · 3 steps`, `Final answer`, `🔨 Build: PASS`,
+    /// `Compaction 1`, `Sub-agent: Audit auth`, `↪ queued: add --json`); `None` for the turn
+    /// heading (its name comes from the analysis: `Turn 3: Fix the failing test`).
     pub child: Option<String>,
+    /// What the anchor marks.
+    pub kind: AnchorKind,
+    /// Last view line of the thing (inclusive, `>= line`).
+    pub end_line: usize,
+    /// Figures shown beside the name (`3 tool calls`, a gate's reason); empty when none. For
+    /// turn headings, [`turn_detail`] of the turn.
+    pub detail: String,
+}
+
+/// What an [`Anchor`] marks (the outline entry kinds of DESIGN.md §5).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum AnchorKind {
+    Preamble,
+    Turn,
+    WorkRun,
+    Thought,
+    FinalAnswer,
+    Gate,
+    Compaction,
+    Subagent,
+    Steering,
 }
 
 /// Renders the view of a transcript. Never panics; bounded output size (DESIGN.md §2: the
@@ -129,6 +156,183 @@ pub fn render(
     source: &str,
     options: &ViewOptions,
 ) -> View {
-    let _ = (transcript, analysis, source, options);
-    View::default()
+    render::render(
+        transcript,
+        analysis,
+        source,
+        options,
+        &crate::analysis::default_phases(),
+    )
+}
+
+/// [`render`] with the gate phase table the analysis used (setting `gatePhases`), for the
+/// emoji of gate lines.
+pub fn render_with_phases(
+    transcript: &Transcript,
+    analysis: &Analysis,
+    source: &str,
+    options: &ViewOptions,
+    phases: &[Phase],
+) -> View {
+    render::render(transcript, analysis, source, options, phases)
+}
+
+/// The collapsed label of a work run (seed 003): `Worked · 3 steps` (one step per tool call
+/// of the run) or `Thought` for a run of thinking only.
+pub fn run_label(run: &crate::analysis::Run) -> String {
+    match run.kind {
+        crate::analysis::RunKind::Thought => "Thought".to_string(),
+        crate::analysis::RunKind::Work if run.tool_calls > 0 => {
+            format!(
+                "Worked · {}",
+                text::plural(run.tool_calls.into(), "step", "steps")
+            )
+        }
+        crate::analysis::RunKind::Work => "Worked".to_string(),
+        crate::analysis::RunKind::Prose => "Prose".to_string(),
+    }
+}
+
+/// The per-turn figures (DESIGN.md §5 inlay hint, without the turn number): `4 comments · 6
+/// tool calls · 2m 25s · ≈41 tok/s · 07:28 am`. Durations from [`text::fmt_duration`]; a
+/// measured throughput has no `≈`, an estimate has one, none is left out.
+pub fn turn_detail(turn: &crate::analysis::Turn) -> String {
+    let mut parts = vec![text::activity_label(turn.comments, turn.tool_calls)];
+    if let Some(d) = turn.duration {
+        parts.push(text::fmt_duration(d.ms));
+    }
+    match &turn.throughput {
+        crate::analysis::Throughput::Measured { tok_per_s, .. } => {
+            parts.push(format!("{} tok/s", text::fmt_tok_per_s(*tok_per_s)))
+        }
+        crate::analysis::Throughput::Estimate { tok_per_s, .. } => {
+            parts.push(format!("≈{} tok/s", text::fmt_tok_per_s(*tok_per_s)))
+        }
+        crate::analysis::Throughput::None { .. } => {}
+    }
+    if let Some(at) = &turn.finished_at {
+        parts.push(at.clone());
+    }
+    parts.join(" · ")
+}
+
+/// The one-line name of a gate, as in the view and the outline: `🔨 Build: PASS`, with the
+/// phase's emoji from `phases` (`🏷` for a badge: a custom gate outside the phase table).
+pub fn gate_label(gate: &crate::analysis::Gate, phases: &[Phase]) -> String {
+    let emoji = gate
+        .phase
+        .and_then(|i| phases.get(i))
+        .map_or("🏷", |p| p.emoji.as_str());
+    let name = text::one_line(&gate.phase_name, 60);
+    let verdict = text::one_line(&gate.verdict_text, 40);
+    format!("{emoji} {name}: {verdict}")
+}
+
+/// The reason shown beside a gate that needs you or is blocked (seed 000); empty otherwise.
+pub fn gate_detail(g: &crate::analysis::Gate) -> String {
+    match &g.verdict {
+        crate::analysis::Verdict::NeedsYou { reason }
+        | crate::analysis::Verdict::Blocked { reason } => text::one_line(reason, 120),
+        _ => String::new(),
+    }
+}
+
+/// A compaction divider's text: `Compaction 1 (auto, 167k tokens)`.
+pub fn compaction_label(c: &crate::analysis::Compaction) -> String {
+    let mut inner = Vec::new();
+    if let Some(t) = &c.trigger {
+        inner.push(text::one_line(t, 20));
+    }
+    if let Some(p) = c.pre_tokens {
+        inner.push(format!("{} tokens", text::fmt_tokens(p)));
+    }
+    if inner.is_empty() {
+        format!("Compaction {}", c.n)
+    } else {
+        format!("Compaction {} ({})", c.n, inner.join(", "))
+    }
+}
+
+/// The outline name of a turn: `Turn 3: Fix the failing test`, `Turn 4: ⏰ background task
+/// finished` for a wake-up, `Before the first prompt` for the preamble.
+pub fn turn_name(turn: &crate::analysis::Turn) -> String {
+    use crate::analysis::TurnKind;
+    match turn.kind {
+        TurnKind::Preamble => "Before the first prompt".to_string(),
+        TurnKind::Prompt => format!("Turn {}: {}", turn.n, text::one_line(&turn.title, 80)),
+        TurnKind::Wake => format!("Turn {}: ⏰ {}", turn.n, text::one_line(&turn.title, 80)),
+    }
+}
+
+/// The figures of a compaction: `auto · 167k tokens` (empty when the record gives none).
+pub fn compaction_detail(c: &crate::analysis::Compaction) -> String {
+    let mut parts = Vec::new();
+    if let Some(t) = &c.trigger {
+        parts.push(text::one_line(t, 20));
+    }
+    if let Some(p) = c.pre_tokens {
+        parts.push(format!("{} tokens", text::fmt_tokens(p)));
+    }
+    parts.join(" · ")
+}
+
+/// The figures of a sub-agent call: `aaa · 2 tool calls · 1m 25s · 14k tokens` (agent id,
+/// tool uses, duration, total tokens; each when known).
+pub fn subagent_detail(c: &crate::analysis::SubagentCall) -> String {
+    let mut figures = Vec::new();
+    if let Some(id) = &c.agent_id {
+        figures.push(text::one_line(id, 40));
+    }
+    if let Some(n) = c.tool_uses {
+        figures.push(text::plural(n, "tool call", "tool calls"));
+    }
+    if let Some(ms) = c.duration_ms {
+        figures.push(text::fmt_duration(ms));
+    }
+    if let Some(tk) = c.total_tokens {
+        figures.push(format!("{} tokens", text::fmt_tokens(tk)));
+    }
+    figures.join(" · ")
+}
+
+/// The outline name of a steering prompt (cases 07, 08): `↪ queued: also add a --json flag`
+/// (first non-empty line of its text, at most 80 chars), or its first image placeholder, or
+/// `↪ queued: (empty)`.
+pub fn steering_label(entry: &crate::model::Entry, source: &str) -> String {
+    use crate::model::BlockKind;
+    let mut image = None;
+    for b in &entry.blocks {
+        match &b.kind {
+            BlockKind::Text { text } => {
+                let Some(raw) = source.get(text.raw.clone()) else {
+                    continue;
+                };
+                let decoded = crate::source::json_string::decode(raw);
+                if let Some(line) = decoded.lines().find(|l| !l.trim().is_empty()) {
+                    return format!("↪ queued: {}", text::one_line(line, 80));
+                }
+            }
+            BlockKind::Image {
+                media_type,
+                data_len,
+            } if image.is_none() => {
+                image = Some(text::image_placeholder(media_type, *data_len));
+            }
+            _ => {}
+        }
+    }
+    format!(
+        "↪ queued: {}",
+        image.unwrap_or_else(|| "(empty)".to_string())
+    )
+}
+
+/// The outline name of a sub-agent call: `Sub-agent: Audit auth` (its description), or
+/// `Sub-agent aaa` (its agent id) when it has none.
+pub fn subagent_label(c: &crate::analysis::SubagentCall) -> String {
+    match (&c.description, &c.agent_id) {
+        (Some(d), _) if !d.trim().is_empty() => format!("Sub-agent: {}", text::one_line(d, 80)),
+        (_, Some(id)) => format!("Sub-agent {}", text::one_line(id, 40)),
+        _ => "Sub-agent".to_string(),
+    }
 }

@@ -1,0 +1,42 @@
+--- Highlight groups for the server's custom semantic token types and modifiers
+--- (server/PROTOCOL.md, "Semantic tokens"). Each `@lsp.type.<type>` / `@lsp.mod.<modifier>` is
+--- linked to a `Transcript*` group, and those link to groups every colour scheme defines, so
+--- the tokens are visible out of the box and a user can restyle one group by name. All links are
+--- `default = true`: a colour scheme or the user's config wins.
+local M = {}
+
+--- Token type -> { our group, the builtin group it links to }.
+M.types = {
+  prompt = { 'TranscriptPrompt', 'Title' },
+  finalAnswer = { 'TranscriptFinalAnswer', 'DiagnosticOk' },
+  narration = { 'TranscriptNarration', 'Identifier' },
+  thinking = { 'TranscriptThinking', 'Comment' },
+  toolName = { 'TranscriptToolName', 'Function' },
+  toolError = { 'TranscriptToolError', 'DiagnosticError' },
+  gate = { 'TranscriptGate', 'DiagnosticWarn' },
+  meta = { 'TranscriptMeta', 'PreProc' },
+}
+
+--- Token modifier -> { our group, attributes }. Modifiers add a style on top of the type's
+--- colour (their extmarks have a higher priority, and attributes without a colour combine).
+M.modifiers = {
+  incomplete = { 'TranscriptIncomplete', { italic = true, underdashed = true } },
+  inFlight = { 'TranscriptInFlight', { italic = true, underdotted = true } },
+  sidechain = { 'TranscriptSidechain', { italic = true } },
+}
+
+--- Defines (or re-defines after `:colorscheme`) every group.
+function M.apply()
+  local set = vim.api.nvim_set_hl
+  for ty, g in pairs(M.types) do
+    set(0, g[1], { link = g[2], default = true })
+    set(0, '@lsp.type.' .. ty, { link = g[1], default = true })
+  end
+  for mod, g in pairs(M.modifiers) do
+    local attrs = vim.tbl_extend('force', g[2], { default = true })
+    set(0, g[1], attrs)
+    set(0, '@lsp.mod.' .. mod, { link = g[1], default = true })
+  end
+end
+
+return M

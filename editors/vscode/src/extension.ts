@@ -1,0 +1,505 @@
+// VS Code client of transcript-ls: starts the server on stdio for `.jsonl` transcripts and for the
+// rendered views (`transcript:` URIs), and adds the commands, the status bar item and the view
+// plumbing that the protocol leaves to clients (server/PROTOCOL.md).
+import * as os from 'os';
+import * as path from 'path';
+import * as vscode from 'vscode';
+import {
+  DidChangeConfigurationNotification,
+  ExecuteCommandRequest,
+  LanguageClient,
+  LanguageClientOptions,
+  Location as LspLocation,
+  LocationLink as LspLocationLink,
+  ServerOptions,
+  State,
+} from 'vscode-languageclient/node';
+
+/** Scheme of the rendered views: `transcript:///abs/path/session.jsonl[?verbose=1]`. */
+export const VIEW_SCHEME = 'transcript';
+/** Language given to view documents (so no JSON tooling runs on them). */
+export const VIEW_LANGUAGE = 'transcript-view';
+/** Server settings, section `transcript` (PROTOCOL.md, Settings). */
+const SERVER_KEYS = ['verbose', 'finalMarker', 'roots', 'timeZone', 'gatePhases', 'semanticTokens'] as const;
+/** Settings read only when the server starts. */
+const RESTART_KEYS = ['transcript-ls.path', 'transcript.semanticTokens'];
+
+let client: LanguageClient | undefined;
+let output: vscode.LogOutputChannel;
+let status: StatusItem | undefined;
+/** Content provider used when the server offers only the `transcript/virtualDocument` alias. */
+let fallbackViews: FallbackViewProvider | undefined;
+
+export async function activate(ctx: vscode.ExtensionContext): Promise<void> {
+  output = vscode.window.createOutputChannel('Transcript LS', { log: true });
+  ctx.subscriptions.push(output);
+
+  const command = (id: string, fn: (...args: any[]) => unknown) =>
+    ctx.subscriptions.push(vscode.commands.registerCommand(id, fn));
+  command('transcript-ls.openView', (uri?: vscode.Uri) => openView(uri, undefined));
+  command('transcript-ls.openViewVerbose', (uri?: vscode.Uri) => openView(uri, true));
+  command('transcript-ls.nextTurn', () => jump('transcript.nextTurn', 'next turn'));
+  command('transcript-ls.previousTurn', () => jump('transcript.previousTurn', 'previous turn'));
+  command('transcript-ls.nextGate', () => jump('transcript.nextGate', 'next gate'));
+  command('transcript-ls.showSubagents', (uri?: vscode.Uri) => showSessionFiles(uri));
+  command('transcript-ls.restartServer', () => restart());
+
+  // Views get their own language (their URI ends in `.jsonl`, which would make them JSON Lines).
+  ctx.subscriptions.push(vscode.workspace.onDidOpenTextDocument(setViewLanguage));
+  vscode.workspace.textDocuments.forEach(setViewLanguage);
+
+  ctx.subscriptions.push(
+    vscode.workspace.onDidChangeConfiguration(async (e) => {
+      if (RESTART_KEYS.some((k) => e.affectsConfiguration(k))) {
+        await restart();
+      } else if (e.affectsConfiguration('transcript') && client?.state === State.Running) {
+        await client.sendNotification(DidChangeConfigurationNotification.type, {
+          settings: { transcript: serverSettings() },
+        });
+      }
+      if (e.affectsConfiguration('transcript-ls.statusBar')) {
+        status?.update();
+      }
+    }),
+  );
+
+  status = new StatusItem();
+  ctx.subscriptions.push(status);
+
+  await start();
+}
+
+export async function deactivate(): Promise<void> {
+  if (client) {
+    const c = client;
+    client = undefined;
+    await c.stop();
+  }
+}
+
+/** The server settings from the `transcript.*` configuration; unset values are `null`. */
+export function serverSettings(): Record<string, unknown> {
+  const cfg = vscode.workspace.getConfiguration('transcript');
+  const out: Record<string, unknown> = {};
+  for (const k of SERVER_KEYS) {
+    const v = cfg.get(k);
+    out[k] = v === undefined || v === '' ? null : v;
+  }
+  return out;
+}
+
+/** The server binary: `transcript-ls.path` (with `~` expanded) or `transcript-ls` on PATH. */
+function serverPath(): string {
+  const p = vscode.workspace.getConfiguration('transcript-ls').get<string | null>('path');
+  if (!p) {
+    return 'transcript-ls';
+  }
+  return p.startsWith('~/') ? path.join(os.homedir(), p.slice(2)) : p;
+}
+
+async function start(): Promise<void> {
+  const serverOptions: ServerOptions = { command: serverPath(), args: [] };
+  const clientOptions: LanguageClientOptions = {
+    documentSelector: [
+      { scheme: 'file', language: 'jsonl' },
+      { scheme: 'file', pattern: '**/*.jsonl' },
+      { scheme: VIEW_SCHEME },
+    ],
+    initializationOptions: serverSettings(),
+    outputChannel: output,
+    middleware: {
+      // Commands carried by code lenses (gate stepper -> next gate, sub-agent -> open it) run on
+      // the server; show what they return.
+      executeCommand: async (command, args, next) => {
+        const result = await next(command, args);
+        if (command === 'transcript.listSessionFiles') {
+          await pickSessionFile(result);
+        } else if (!(args?.[0] && typeof args[0] === 'object' && args[0].reveal === true)) {
+          // with `reveal: true` the server moves there itself (window/showDocument)
+          await showResult(result, command);
+        }
+        return result;
+      },
+    },
+  };
+  const c = new LanguageClient('transcript-ls', 'Transcript LS', serverOptions, clientOptions);
+  client = c;
+  // languageclient answers `workspace/textDocumentContent/refresh` for its own provider; the
+  // server's notification matters only to the fallback provider.
+  c.onNotification('transcript/didChangeVirtualDocument', (params: { uri?: string }) => {
+    if (params?.uri) {
+      fallbackViews?.emitter.fire(vscode.Uri.parse(params.uri));
+    }
+  });
+  try {
+    await c.start();
+  } catch (e) {
+    const msg = `Transcript LS: cannot start the server \`${serverPath()}\`: ${e instanceof Error ? e.message : e}`;
+    output.appendLine(msg);
+    const pick = await vscode.window.showErrorMessage(msg, 'Open Settings');
+    if (pick) {
+      await vscode.commands.executeCommand('workbench.action.openSettings', 'transcript-ls.path');
+    }
+    return;
+  }
+  status?.update();
+}
+
+async function restart(): Promise<void> {
+  if (client) {
+    const c = client;
+    client = undefined;
+    try {
+      await c.stop();
+    } catch (e) {
+      output.appendLine(`stopping the server: ${e}`);
+    }
+  }
+  await start();
+}
+
+function running(): LanguageClient | undefined {
+  if (!client || client.state !== State.Running) {
+    void vscode.window.showWarningMessage('Transcript LS: the server is not running.');
+    return undefined;
+  }
+  return client;
+}
+
+// ---- views ---------------------------------------------------------------------------------
+
+async function setViewLanguage(doc: vscode.TextDocument): Promise<void> {
+  if (doc.uri.scheme === VIEW_SCHEME && doc.languageId !== VIEW_LANGUAGE) {
+    await vscode.languages.setTextDocumentLanguage(doc, VIEW_LANGUAGE);
+  }
+}
+
+/** The providers languageclient registered for `workspace/textDocumentContent`, if any. */
+function standardViewProviders(): { scheme: string; onDidChangeEmitter: vscode.EventEmitter<vscode.Uri> }[] {
+  const feature = client?.getFeature('workspace/textDocumentContent' as any) as any;
+  const providers = feature?.getProviders?.() ?? [];
+  return providers.filter((p: any) => p.scheme === VIEW_SCHEME);
+}
+
+/** Serves views through the alias request when the server registered no standard provider. */
+class FallbackViewProvider implements vscode.TextDocumentContentProvider, vscode.Disposable {
+  readonly emitter = new vscode.EventEmitter<vscode.Uri>();
+  readonly onDidChange = this.emitter.event;
+  private readonly registration = vscode.workspace.registerTextDocumentContentProvider(VIEW_SCHEME, this);
+
+  async provideTextDocumentContent(uri: vscode.Uri, token: vscode.CancellationToken): Promise<string> {
+    const c = client;
+    if (!c) {
+      throw new Error('the transcript-ls server is not running');
+    }
+    const res = await c.sendRequest<{ text: string }>('transcript/virtualDocument', { uri: uri.toString() }, token);
+    return res.text;
+  }
+
+  dispose(): void {
+    this.registration.dispose();
+    this.emitter.dispose();
+  }
+}
+
+function ensureViewProvider(): void {
+  if (standardViewProviders().length === 0 && !fallbackViews) {
+    output.appendLine('the server registered no workspace/textDocumentContent provider: using transcript/virtualDocument');
+    fallbackViews = new FallbackViewProvider();
+  }
+}
+
+/** The resource of the active tab: an editor's document, or a tab whose file VS Code did not
+ * sync to extensions (over 50 MB), which has no `TextEditor`. */
+function activeResource(): vscode.Uri | undefined {
+  const ed = vscode.window.activeTextEditor;
+  if (ed) {
+    return ed.document.uri;
+  }
+  const input = vscode.window.tabGroups.activeTabGroup.activeTab?.input;
+  return input instanceof vscode.TabInputText ? input.uri : undefined;
+}
+
+/** The view URI of a transcript (file or view) URI. */
+export function viewUri(uri: vscode.Uri, verbose: boolean | undefined): vscode.Uri {
+  const query = verbose === undefined ? '' : verbose ? 'verbose=1' : 'verbose=0';
+  return uri.with({ scheme: VIEW_SCHEME, query, fragment: '' });
+}
+
+/** Opens the rendered view of a transcript. Works from the explorer for files too large for
+ * VS Code to sync (the server reads the file by its path). In a view, toggles verbose. */
+async function openView(arg: vscode.Uri | undefined, verbose: boolean | undefined): Promise<void> {
+  const uri = arg instanceof vscode.Uri ? arg : activeResource();
+  if (!uri) {
+    void vscode.window.showInformationMessage('Transcript LS: open a transcript (.jsonl) first.');
+    return;
+  }
+  if (!running()) {
+    return;
+  }
+  if (uri.scheme === VIEW_SCHEME && verbose === undefined) {
+    const q = new URLSearchParams(uri.query).get('verbose');
+    const was = q === null ? vscode.workspace.getConfiguration('transcript').get<boolean>('verbose') === true : q === '1' || q === 'true';
+    verbose = !was;
+  }
+  ensureViewProvider();
+  const doc = await vscode.workspace.openTextDocument(viewUri(uri, verbose));
+  const shown = doc.languageId === VIEW_LANGUAGE ? doc : await vscode.languages.setTextDocumentLanguage(doc, VIEW_LANGUAGE);
+  await vscode.window.showTextDocument(shown, { preview: false });
+}
+
+// ---- navigation ----------------------------------------------------------------------------
+
+/** Runs a position command (`transcript.nextTurn` …) at the cursor and goes where it says. */
+async function jump(command: string, what: string): Promise<void> {
+  const c = running();
+  const ed = vscode.window.activeTextEditor;
+  if (!c || !ed) {
+    return;
+  }
+  const position = c.code2ProtocolConverter.asPosition(ed.selection.active);
+  const args = [{ uri: c.code2ProtocolConverter.asUri(ed.document.uri), line: position.line, position }];
+  const result = await c.sendRequest(ExecuteCommandRequest.type, { command, arguments: args });
+  await showResult(result, what);
+}
+
+/** Shows a command result: a Location/LocationLink is revealed, a URI is opened. */
+async function showResult(result: unknown, what: string): Promise<void> {
+  const c = client;
+  if (!c) {
+    return;
+  }
+  let r: any = Array.isArray(result) ? result[0] : result;
+  if (r === null || r === undefined) {
+    vscode.window.setStatusBarMessage(`Transcript: no ${what}`, 3000);
+    return;
+  }
+  if (typeof r === 'string') {
+    r = { uri: r };
+  }
+  if (LspLocationLink.is(r)) {
+    r = { uri: r.targetUri, range: r.targetSelectionRange ?? r.targetRange };
+  }
+  if (typeof r.uri !== 'string') {
+    return; // not something to show (e.g. a list the caller handles)
+  }
+  const uri = c.protocol2CodeConverter.asUri(r.uri);
+  if (uri.scheme === VIEW_SCHEME) {
+    ensureViewProvider();
+  }
+  const range = LspLocation.is(r) ? c.protocol2CodeConverter.asRange(r.range) : undefined;
+  const doc = await vscode.workspace.openTextDocument(uri);
+  const ed = await vscode.window.showTextDocument(doc, { selection: range ? new vscode.Range(range.start, range.start) : undefined, preview: false });
+  if (range) {
+    ed.revealRange(range, vscode.TextEditorRevealType.AtTop);
+  }
+}
+
+// ---- session files -------------------------------------------------------------------------
+
+interface SessionItem extends vscode.QuickPickItem {
+  uri: vscode.Uri;
+}
+
+/** The reply of `transcript.listSessionFiles` as quick-pick items. */
+export function sessionItems(result: any): SessionItem[] {
+  const items: SessionItem[] = [];
+  const uriOf = (f: any): vscode.Uri | undefined => {
+    const u = typeof f === 'string' ? f : f && (f.uri ?? f.path);
+    if (typeof u !== 'string') {
+      return undefined;
+    }
+    return u.includes(':') && !u.startsWith('/') ? vscode.Uri.parse(u) : vscode.Uri.file(u);
+  };
+  const add = (kind: string, f: any) => {
+    const uri = uriOf(f);
+    if (!uri) {
+      return;
+    }
+    const details: string[] = [];
+    if (f && typeof f === 'object') {
+      for (const k of ['agentId', 'agentType', 'description', 'label', 'title']) {
+        if (typeof f[k] === 'string' && f[k]) {
+          details.push(f[k]);
+        }
+      }
+    }
+    items.push({ label: `${kind}: ${path.basename(uri.fsPath)}`, description: details.join(' · '), uri });
+  };
+  if (!result || typeof result !== 'object') {
+    return items;
+  }
+  if (Array.isArray(result)) {
+    const names: Record<string, string> = { main: 'main', subagent: 'sub-agent', compaction: 'compaction' };
+    result.forEach((f) => add(names[f?.kind] ?? f?.kind ?? 'file', f));
+    return items;
+  }
+  if (result.main) {
+    add('main', result.main);
+  }
+  for (const f of result.subagents ?? []) {
+    add(f?.compaction ? 'compaction' : 'sub-agent', f);
+  }
+  for (const f of result.compaction ?? result.compactions ?? []) {
+    add('compaction', f);
+  }
+  return items;
+}
+
+async function pickSessionFile(result: unknown): Promise<void> {
+  const items = sessionItems(result);
+  if (items.length === 0) {
+    void vscode.window.showInformationMessage('Transcript LS: no transcript found for this session.');
+    return;
+  }
+  const pick = await vscode.window.showQuickPick(items, { title: 'Transcripts of this session', matchOnDescription: true });
+  if (pick) {
+    await vscode.window.showTextDocument(pick.uri, { preview: false });
+  }
+}
+
+async function showSessionFiles(arg?: vscode.Uri): Promise<void> {
+  const c = running();
+  const uri = arg instanceof vscode.Uri ? arg : activeResource();
+  if (!c || !uri) {
+    return;
+  }
+  const result = await c.sendRequest(ExecuteCommandRequest.type, {
+    command: 'transcript.listSessionFiles',
+    arguments: [{ uri: c.code2ProtocolConverter.asUri(uri) }],
+  });
+  await pickSessionFile(result);
+}
+
+// ---- status bar ----------------------------------------------------------------------------
+
+/** `$(comment-discussion) 9 turns · 6.7k tokens` for the active transcript. */
+class StatusItem implements vscode.Disposable {
+  private readonly item = vscode.window.createStatusBarItem('transcript-ls.status', vscode.StatusBarAlignment.Left, 50);
+  private readonly subs: vscode.Disposable[] = [];
+  private timer: NodeJS.Timeout | undefined;
+  private seq = 0;
+
+  constructor() {
+    this.item.name = 'Transcript';
+    this.item.command = 'transcript-ls.showSubagents';
+    this.subs.push(
+      vscode.window.onDidChangeActiveTextEditor(() => this.update()),
+      vscode.workspace.onDidChangeTextDocument((e) => {
+        if (e.document === vscode.window.activeTextEditor?.document) {
+          this.schedule();
+        }
+      }),
+    );
+  }
+
+  schedule(): void {
+    if (this.timer) {
+      clearTimeout(this.timer);
+    }
+    this.timer = setTimeout(() => this.update(), 500);
+  }
+
+  async update(): Promise<void> {
+    const seq = ++this.seq;
+    const doc = vscode.window.activeTextEditor?.document;
+    const enabled = vscode.workspace.getConfiguration('transcript-ls').get<boolean>('statusBar') !== false;
+    const c = client;
+    if (!enabled || !doc || !c || c.state !== State.Running || !isTranscriptDocument(doc)) {
+      this.item.hide();
+      return;
+    }
+    try {
+      const text = await statusText(c, doc);
+      if (seq !== this.seq) {
+        return;
+      }
+      if (text) {
+        this.item.text = text.text;
+        this.item.tooltip = text.tooltip;
+        this.item.show();
+      } else {
+        this.item.hide();
+      }
+    } catch (e) {
+      output.appendLine(`status bar: ${e}`);
+      this.item.hide();
+    }
+  }
+
+  dispose(): void {
+    if (this.timer) {
+      clearTimeout(this.timer);
+    }
+    this.subs.forEach((s) => s.dispose());
+    this.item.dispose();
+  }
+}
+
+function isTranscriptDocument(doc: vscode.TextDocument): boolean {
+  return doc.uri.scheme === VIEW_SCHEME || (doc.uri.scheme === 'file' && (doc.languageId === 'jsonl' || doc.uri.path.endsWith('.jsonl')));
+}
+
+/** `1234` -> `1.2k`, `2500000` -> `2.5M`. */
+export function compact(n: number): string {
+  if (n < 1000) {
+    return String(n);
+  }
+  if (n < 1_000_000) {
+    return `${(n / 1000).toFixed(n < 10_000 ? 1 : 0)}k`;
+  }
+  return `${(n / 1_000_000).toFixed(1)}M`;
+}
+
+/** Output tokens in a usage hint label (`… · out 660`, `out 1.2k`); undefined for `out ?`. */
+export function outputTokens(label: string): { n: number; exact: boolean } | undefined {
+  const m = /(?:^|· )out (\d+(?:\.\d+)?)(k|M)?$/.exec(label.trim());
+  if (!m) {
+    return undefined;
+  }
+  const scale = m[2] === 'k' ? 1e3 : m[2] === 'M' ? 1e6 : 1;
+  return { n: Math.round(parseFloat(m[1]) * scale), exact: scale === 1 };
+}
+
+/** Turns from the outline; output tokens from the per-response usage hints of the raw file
+ * (each model response once, as the server de-duplicates them). */
+async function statusText(c: LanguageClient, doc: vscode.TextDocument): Promise<{ text: string; tooltip: string } | undefined> {
+  const symbols = (await vscode.commands.executeCommand<vscode.DocumentSymbol[]>('vscode.executeDocumentSymbolProvider', doc.uri)) ?? [];
+  const turns = symbols.filter((s) => /^Turn \d+/.test(s.name)).length;
+  if (turns === 0) {
+    return undefined;
+  }
+  let text = `$(comment-discussion) ${turns} turn${turns === 1 ? '' : 's'}`;
+  let tooltip = `${turns} turn${turns === 1 ? '' : 's'} (from the outline)`;
+  if (doc.uri.scheme === 'file') {
+    const end = doc.lineAt(doc.lineCount - 1).range.end;
+    const hints = (await vscode.commands.executeCommand<vscode.InlayHint[]>('vscode.executeInlayHintProvider', doc.uri, new vscode.Range(0, 0, end.line, end.character))) ?? [];
+    let total = 0;
+    let exact = true;
+    let unknown = 0;
+    for (const h of hints) {
+      const label = typeof h.label === 'string' ? h.label : h.label.map((p) => p.value).join('');
+      if (label.startsWith('turn ')) {
+        continue;
+      }
+      if (/(?:^|· )out \?$/.test(label.trim())) {
+        unknown++;
+        continue;
+      }
+      const o = outputTokens(label);
+      if (o) {
+        total += o.n;
+        exact = exact && o.exact;
+      }
+    }
+    if (total > 0 || unknown > 0) {
+      text += ` · ${exact ? '' : '≈'}${compact(total)} tokens out`;
+      tooltip += `\n${exact ? '' : '≈'}${total} output tokens over the model responses (from the usage hints)`;
+      if (unknown > 0) {
+        text += '+';
+        tooltip += `\n${unknown} response(s) with no final output count (streaming placeholders)`;
+      }
+    }
+  }
+  return { text, tooltip };
+}

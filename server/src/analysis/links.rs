@@ -1,0 +1,348 @@
+//! Links between records: tool_use ↔ tool_result pairs (case 23), sub-agent calls and their
+//! records (cases 18, 20; DESIGN.md §3), compaction dividers.
+
+use std::collections::HashMap;
+
+use super::{Compaction, SubagentCall, ToolPair};
+use crate::model::{BlockKind, Role, Transcript};
+
+/// Pairs every tool_use block with the tool_result that answers it, keyed by
+/// `(sessionId, tool_use_id)`: a result takes the nearest preceding unmatched call with the
+/// same key (case 23). A result whose session has no such call falls back to a call recorded
+/// without a session id. Returns one [`ToolPair`] per tool_use, in file order; results that
+/// answer no call are not listed.
+pub fn pair_tools(t: &Transcript) -> Vec<ToolPair> {
+    let mut pairs = Vec::new();
+    // Unmatched calls per `(sessionId, id)`, as an intrusive stack: `head[key]` is the latest
+    // unmatched call, `below[pair]` the one before it (no allocation per key, O(1) per pair).
+    let mut head: HashMap<(&str, &str), usize> = HashMap::new();
+    let mut below: Vec<Option<usize>> = Vec::new();
+    for (i, e) in t.entries.iter().enumerate() {
+        let sess = e.session_id.as_deref().unwrap_or("");
+        for (b, block) in e.blocks.iter().enumerate() {
+            match &block.kind {
+                BlockKind::ToolUse(u) => {
+                    below.push(head.insert((sess, &u.id), pairs.len()));
+                    pairs.push(ToolPair {
+                        use_entry: i,
+                        use_block: b,
+                        result_entry: None,
+                        result_block: None,
+                    });
+                }
+                BlockKind::ToolResult(r) => {
+                    let id: &str = &r.tool_use_id;
+                    let mut key = (sess, id);
+                    let mut top = head.get(&key).copied();
+                    if top.is_none() && !sess.is_empty() {
+                        key = ("", id);
+                        top = head.get(&key).copied();
+                    }
+                    let Some(p) = top else {
+                        continue;
+                    };
+                    match below[p] {
+                        Some(next) => {
+                            head.insert(key, next);
+                        }
+                        None => {
+                            head.remove(&key);
+                        }
+                    }
+                    pairs[p].result_entry = Some(i);
+                    pairs[p].result_block = Some(b);
+                }
+                _ => {}
+            }
+        }
+    }
+    pairs
+}
+
+/// The sub-agent calls (tool_use blocks with `subagent` set: `Task` / `Agent`) with their
+/// result figures and inline sidechain records.
+///
+/// Attribution of inline sidechain records (not done in a sub-agent file, where every record
+/// is the sub-agent's own):
+/// 1. by `agentId`: the records whose `agent_id` equals the agent id named by the call's result
+///    (`toolUseResult.agentId`), never by position (case 18);
+/// 2. last resort, for calls whose result names no agent (still running, or an older format):
+///    agent ids that no result names are given to those calls in order of first appearance,
+///    each to the earliest such call made before the id's first record. When several calls
+///    name the same agent (a resumed sub-agent), each record goes to the latest of them made
+///    before it;
+/// 3. sidechain records without any `agentId` (1.0.x inline sidechains) are attributed through
+///    the DAG: a sidechain root (`parentUuid: null`) whose prompt text equals a call's
+///    `input.prompt` belongs to that call (the first call with that prompt not yet matched), and
+///    every record whose `parentUuid` names an attributed record belongs to the same call;
+/// 4. an anonymous record the DAG does not place goes to the only sub-agent call open at that
+///    point (called, result not yet arrived), if exactly one is.
+pub fn subagent_calls(
+    t: &Transcript,
+    source: &str,
+    pairs: &[ToolPair],
+    turn_of: &impl Fn(usize) -> usize,
+) -> Vec<SubagentCall> {
+    let mut calls = Vec::new();
+    for p in pairs {
+        let Some(BlockKind::ToolUse(u)) = t.entries[p.use_entry]
+            .blocks
+            .get(p.use_block)
+            .map(|b| &b.kind)
+        else {
+            continue;
+        };
+        let Some(spawn) = &u.subagent else {
+            continue;
+        };
+        let result = match (p.result_entry, p.result_block) {
+            (Some(e), Some(b)) => match t.entries[e].blocks.get(b).map(|b| &b.kind) {
+                Some(BlockKind::ToolResult(r)) => r.subagent.clone(),
+                _ => None,
+            },
+            _ => None,
+        };
+        let line = t.entries[p.use_entry].line;
+        calls.push(SubagentCall {
+            entry: p.use_entry,
+            block: p.use_block,
+            tool_use_id: u.id.to_string(),
+            agent_id: result.as_ref().and_then(|r| r.agent_id.clone()),
+            description: spawn.description.clone(),
+            agent_type: spawn.agent_type.clone(),
+            result_entry: p.result_entry,
+            sidechain_entries: Vec::new(),
+            start_line: line,
+            end_line: p.result_entry.map_or(line, |r| t.entries[r].line.max(line)),
+            duration_ms: result.as_ref().and_then(|r| r.duration_ms),
+            total_tokens: result.as_ref().and_then(|r| r.total_tokens),
+            tool_uses: result.as_ref().and_then(|r| r.tool_uses),
+            turn: turn_of(p.use_entry),
+        });
+    }
+    if calls.is_empty() || t.meta.is_subagent_file {
+        return calls;
+    }
+
+    // Inline sidechain records by agent id, in order of first appearance.
+    let mut by_agent: HashMap<&str, Vec<usize>> = HashMap::new();
+    let mut agent_order: Vec<&str> = Vec::new();
+    let mut anonymous: Vec<usize> = Vec::new();
+    for (i, e) in t.entries.iter().enumerate() {
+        if !e.sidechain {
+            continue;
+        }
+        match e.agent_id.as_deref() {
+            Some(a) => {
+                let v = by_agent.entry(a).or_default();
+                if v.is_empty() {
+                    agent_order.push(a);
+                }
+                v.push(i);
+            }
+            None => anonymous.push(i),
+        }
+    }
+    // Fallback 2: ids no result names, to calls without an id, in order. Agent ids appear in
+    // increasing order of first record, so the earliest unassigned call is the only candidate.
+    let named: std::collections::HashSet<&str> =
+        calls.iter().filter_map(|c| c.agent_id.as_deref()).collect();
+    let unnamed: Vec<usize> = (0..calls.len())
+        .filter(|&c| calls[c].agent_id.is_none())
+        .collect();
+    let mut next_unnamed = 0;
+    let mut assigned: Vec<(usize, &str)> = Vec::new();
+    for &a in &agent_order {
+        if named.contains(a) {
+            continue;
+        }
+        let first = by_agent[a][0];
+        if let Some(&c) = unnamed.get(next_unnamed)
+            && calls[c].entry < first
+        {
+            assigned.push((c, a));
+            next_unnamed += 1;
+        }
+    }
+    for (c, a) in assigned {
+        calls[c].agent_id = Some(a.to_string());
+    }
+    // Records of an agent go to the calls naming it; when several calls name the same agent
+    // (a resumed sub-agent), each record goes to the latest of them made before it.
+    let mut calls_of: HashMap<&str, Vec<usize>> = HashMap::new();
+    for (ci, c) in calls.iter().enumerate() {
+        if let Some(a) = c.agent_id.as_deref() {
+            calls_of.entry(a).or_default().push(ci);
+        }
+    }
+    let mut owned: Vec<(usize, usize)> = Vec::new();
+    for (a, cs) in &calls_of {
+        let Some(records) = by_agent.get(a) else {
+            continue;
+        };
+        let mut k = 0;
+        for &r in records {
+            while k + 1 < cs.len() && calls[cs[k + 1]].entry < r {
+                k += 1;
+            }
+            owned.push((cs[k], r));
+        }
+    }
+    for (c, r) in owned {
+        calls[c].sidechain_entries.push(r);
+    }
+    // Fallbacks 3 and 4: anonymous sidechain records, through the DAG, else to the single open
+    // call (a sweep over calls in file order).
+    if !anonymous.is_empty() {
+        let mut by_prompt: HashMap<String, std::collections::VecDeque<usize>> = HashMap::new();
+        for (ci, c) in calls.iter().enumerate() {
+            if let Some(p) = task_prompt(t, source, c.entry, c.block) {
+                by_prompt
+                    .entry(p.trim().to_string())
+                    .or_default()
+                    .push_back(ci);
+            }
+        }
+        let mut owner: HashMap<&str, usize> = HashMap::new();
+        let mut open: std::collections::BTreeSet<usize> = std::collections::BTreeSet::new();
+        let mut closing: std::collections::BinaryHeap<std::cmp::Reverse<(usize, usize)>> =
+            std::collections::BinaryHeap::new();
+        let mut next_call = 0;
+        for i in anonymous {
+            while next_call < calls.len() && calls[next_call].entry < i {
+                open.insert(next_call);
+                if let Some(r) = calls[next_call].result_entry {
+                    closing.push(std::cmp::Reverse((r, next_call)));
+                }
+                next_call += 1;
+            }
+            while let Some(&std::cmp::Reverse((r, c))) = closing.peek() {
+                if r > i {
+                    break;
+                }
+                open.remove(&c);
+                closing.pop();
+            }
+            let e = &t.entries[i];
+            let mut call = e.parent_uuid.as_deref().and_then(|p| owner.get(p).copied());
+            if call.is_none()
+                && e.parent_uuid.is_none()
+                && let Some(text) = first_text(t, source, i)
+                && let Some(q) = by_prompt.get_mut(text.trim())
+                && let Some(&c) = q.front()
+                && calls[c].entry < i
+            {
+                q.pop_front();
+                call = Some(c);
+            }
+            if call.is_none() && open.len() == 1 {
+                call = open.first().copied();
+            }
+            if let Some(c) = call {
+                calls[c].sidechain_entries.push(i);
+                if let Some(u) = e.uuid.as_deref() {
+                    owner.insert(u, c);
+                }
+            }
+        }
+    }
+    for c in &mut calls {
+        c.sidechain_entries.sort_unstable();
+        for &i in &c.sidechain_entries {
+            let l = t.entries[i].line;
+            c.start_line = c.start_line.min(l);
+            c.end_line = c.end_line.max(l);
+        }
+    }
+    calls
+}
+
+/// `input.prompt` of a sub-agent call (parsed from the call's input JSON; calls are few).
+fn task_prompt(t: &Transcript, source: &str, entry: usize, block: usize) -> Option<String> {
+    #[derive(serde::Deserialize)]
+    struct Input<'a> {
+        #[serde(borrow, default)]
+        prompt: Option<std::borrow::Cow<'a, str>>,
+    }
+    let BlockKind::ToolUse(u) = &t.entries[entry].blocks.get(block)?.kind else {
+        return None;
+    };
+    let raw = source.get(u.input.clone())?;
+    let input: Input = serde_json::from_str(raw).ok()?;
+    input.prompt.map(|p| p.into_owned())
+}
+
+/// Decoded text of the first text block of an entry.
+fn first_text(t: &Transcript, source: &str, entry: usize) -> Option<String> {
+    t.entries[entry].blocks.iter().find_map(|b| match &b.kind {
+        BlockKind::Text { text } => source
+            .get(text.raw.clone())
+            .map(|raw| crate::source::json_string::decode(raw).into_owned()),
+        _ => None,
+    })
+}
+
+/// Compaction dividers: each compact boundary and the compaction summary that follows it
+/// (before the next boundary or turn opener). A boundary that follows another one with only
+/// meta / context records between (Codex writes `compacted` and `context_compacted` for one
+/// compaction) extends it instead of starting a new one.
+pub fn compactions(
+    t: &Transcript,
+    turn_of: &impl Fn(usize) -> usize,
+) -> (Vec<Compaction>, Vec<usize>) {
+    let mut out: Vec<Compaction> = Vec::new();
+    let mut turns = Vec::new();
+    // Index into `out` of the compaction that may still take a summary / merge a boundary.
+    let mut open: Option<usize> = None;
+    let mut quiet_since_open = true;
+    for (i, e) in t.entries.iter().enumerate() {
+        match &e.role {
+            Role::CompactBoundary {
+                trigger,
+                pre_tokens,
+            } => {
+                if let (Some(c), true) = (open, quiet_since_open) {
+                    let c = &mut out[c];
+                    c.end_line = c.end_line.max(e.line);
+                    if c.trigger.is_none() {
+                        c.trigger = trigger.as_deref().map(str::to_string);
+                    }
+                    if c.pre_tokens.is_none() {
+                        c.pre_tokens = *pre_tokens;
+                    }
+                    continue;
+                }
+                open = Some(out.len());
+                quiet_since_open = true;
+                turns.push(turn_of(i));
+                out.push(Compaction {
+                    boundary: i,
+                    summary: None,
+                    start_line: e.line,
+                    end_line: e.line,
+                    trigger: trigger.as_deref().map(str::to_string),
+                    pre_tokens: *pre_tokens,
+                    n: out.len() + 1,
+                });
+            }
+            Role::CompactSummary => {
+                if let Some(c) = open {
+                    let c = &mut out[c];
+                    if c.summary.is_none() {
+                        c.summary = Some(i);
+                        c.end_line = c.end_line.max(e.line);
+                    }
+                }
+                quiet_since_open = false;
+            }
+            Role::Meta | Role::Context | Role::Other => {}
+            r => {
+                quiet_since_open = false;
+                if r.opens_turn() && !e.sidechain {
+                    open = None;
+                }
+            }
+        }
+    }
+    (out, turns)
+}

@@ -1,0 +1,115 @@
+//! Steps: model responses grouped by `StepInfo::key` (DESIGN.md §3; FORMATS.md §1.6; case 10).
+
+use std::collections::HashMap;
+
+use super::Step;
+use crate::model::{BlockKind, Role, StopReason, Transcript};
+
+/// Groups the entries that carry a [`crate::model::StepInfo`] into [`Step`]s, in order of
+/// first appearance. Returns the steps and, per entry, the index of its step.
+///
+/// * Records sharing a key form one step even when other records fall between them (parallel
+///   tool results are written between the lines of one Claude response); different keys are
+///   never fused.
+/// * `usage` is the component-wise maximum over the group (Claude repeats a snapshot on every
+///   line; Codex sets it on one record) — never the sum (case 10).
+/// * `output_final` is false only when every record of the group flags its output count as a
+///   streaming placeholder (FORMATS.md §1.6).
+/// * `end_turn` is true when any record of the group has `StopReason::EndTurn`.
+/// * `request_ms` (FORMATS.md §1.9 recipe): the latest timestamp of a non-`Model` record of the
+///   same thread (main thread, or the sidechain's `agentId`) before the step's first record.
+pub fn build(
+    t: &Transcript,
+    main_thread: impl Fn(usize) -> bool,
+) -> (Vec<Step>, Vec<Option<usize>>) {
+    let mut steps: Vec<Step> = Vec::new();
+    let mut entry_step = vec![None; t.entries.len()];
+    let mut by_key: HashMap<&str, usize> = HashMap::new();
+    // Latest non-model timestamp per thread: the main thread, and each sidechain by agentId
+    // (hashed only for sidechain records).
+    let mut main_input: Option<i64> = None;
+    let mut side_input: HashMap<&str, i64> = HashMap::new();
+    // The step of the previous keyed record: consecutive records of one response skip the
+    // hash lookup.
+    let mut recent: Option<(&str, usize)> = None;
+    // Whether every record seen so far of a step is a placeholder.
+    let mut all_placeholder: Vec<bool> = Vec::new();
+    // Whether a model record of the step was seen (its first one fixes the request time).
+    let mut model_seen: Vec<bool> = Vec::new();
+
+    for (i, e) in t.entries.iter().enumerate() {
+        let thread = if main_thread(i) {
+            None
+        } else {
+            Some(e.agent_id.as_deref().unwrap_or(""))
+        };
+        let is_model = e.role == Role::Model;
+        if let Some(info) = &e.step {
+            let key: &str = &info.key;
+            let idx = match recent {
+                Some((k, idx)) if k == key => idx,
+                _ => *by_key.entry(key).or_insert_with(|| {
+                    all_placeholder.push(true);
+                    model_seen.push(false);
+                    steps.push(Step {
+                        entries: Vec::new(),
+                        usage: Default::default(),
+                        output_final: true,
+                        end_turn: false,
+                        start_ms: None,
+                        end_ms: None,
+                        request_ms: None,
+                        tool_calls: 0,
+                        sidechain: thread.is_some(),
+                    });
+                    steps.len() - 1
+                }),
+            };
+            recent = Some((key, idx));
+            let s = &mut steps[idx];
+            if s.entries.is_empty() {
+                s.sidechain = thread.is_some();
+            }
+            s.entries.push(i);
+            if let Some(u) = info.usage {
+                s.usage = s.usage.max(u);
+            }
+            all_placeholder[idx] &= info.output_is_placeholder;
+            s.end_turn |= info.stop == Some(StopReason::EndTurn);
+            s.tool_calls += e
+                .blocks
+                .iter()
+                .filter(|b| matches!(b.kind, BlockKind::ToolUse(_)))
+                .count() as u32;
+            // Timing comes from the model's own records only: a tool output that a reader
+            // grouped with the next API call must not stretch the step.
+            if is_model {
+                if !model_seen[idx] {
+                    model_seen[idx] = true;
+                    s.request_ms = match thread {
+                        None => main_input,
+                        Some(a) => side_input.get(a).copied(),
+                    };
+                }
+                if let Some(ts) = e.timestamp_ms {
+                    if s.start_ms.is_none() {
+                        s.start_ms = Some(ts);
+                    }
+                    s.end_ms = Some(ts);
+                }
+            }
+            entry_step[i] = Some(idx);
+        }
+        if !is_model && let Some(ts) = e.timestamp_ms {
+            let slot = match thread {
+                None => main_input.get_or_insert(ts),
+                Some(a) => side_input.entry(a).or_insert(ts),
+            };
+            *slot = (*slot).max(ts);
+        }
+    }
+    for (s, all) in steps.iter_mut().zip(all_placeholder) {
+        s.output_final = !all;
+    }
+    (steps, entry_step)
+}

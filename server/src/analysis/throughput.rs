@@ -1,0 +1,137 @@
+//! Tokens per second of a turn (seed 002 "Turn throughput"; DESIGN.md §4; FORMATS.md §1.9).
+//!
+//! Always total output tokens of the turn's output-bearing steps (main thread) divided by the
+//! total decode time; never an average of per-step rates.
+//!
+//! * **Measured** (Codex `task_complete` with `duration_ms` and `time_to_first_token_ms`):
+//!   decode = duration − time to first token − tool execution time, where tool execution time
+//!   is the union of the intervals from each tool call record's timestamp to its result
+//!   record's timestamp inside the turn. Used only when every tool call of the turn has a
+//!   timestamped result (else tool time cannot be excluded and the estimate below is used).
+//!   Codex records the time to first token of the turn's first API call only, so on a turn with
+//!   several API calls the later calls' waits stay in the decode time: the figure is then a
+//!   lower bound of the decode speed.
+//! * **Estimate** (only row timestamps, Claude Code): per output-bearing step, decode ≈ the
+//!   step's last record − its request time (latest non-model record before its first record,
+//!   FORMATS.md §1.9 recipe); this includes time to first token, so it is a lower bound too.
+//! * **None** while the turn is in flight (the figure belongs to the closing receipt), when
+//!   there is no output-bearing step, when an output-bearing step's count is a
+//!   streaming placeholder (a wrong figure is worse than none), or when a step lacks timing.
+
+use super::{Step, Throughput};
+
+/// [`Throughput::None`] reason: no main-thread step of the turn has output tokens.
+pub const NO_OUTPUT: &str = "no output-bearing steps";
+/// [`Throughput::None`] reason: an output-bearing step's count is a streaming placeholder.
+pub const PLACEHOLDERS: &str = "output counts are streaming placeholders";
+/// [`Throughput::None`] reason: an output-bearing step has no request or end timestamp.
+pub const MISSING_TIMESTAMPS: &str = "missing timestamps";
+/// [`Throughput::None`] reason: a turn still in flight has no closing figure yet (seed 002: the rate belongs to the closing
+/// receipt).
+pub const IN_FLIGHT: &str = "turn in flight";
+
+/// Throughput of one turn. `steps` are the turn's main-thread steps; `measured` is the turn's
+/// `(duration_ms, time_to_first_token_ms)` when the format recorded both; `tools` the turn's
+/// main-thread tool calls as `(call timestamp, result timestamp)` (either may be missing).
+pub fn of_turn(
+    steps: &[&Step],
+    measured: Option<(u64, u64)>,
+    tools: &[(Option<i64>, Option<i64>)],
+) -> Throughput {
+    let bearing: Vec<&Step> = steps
+        .iter()
+        .copied()
+        .filter(|s| s.usage.output > 0)
+        .collect();
+    if bearing.is_empty() {
+        return Throughput::None {
+            reason: NO_OUTPUT.to_string(),
+        };
+    }
+    if bearing.iter().any(|s| !s.output_final) {
+        return Throughput::None {
+            reason: PLACEHOLDERS.to_string(),
+        };
+    }
+    let tokens: u64 = bearing.iter().map(|s| s.usage.output).sum();
+    if let Some((duration, ttft)) = measured
+        && let Some(tool_ms) = tool_time(tools)
+    {
+        let decode = duration.saturating_sub(ttft).saturating_sub(tool_ms);
+        if decode > 0 {
+            return Throughput::Measured {
+                tok_per_s: rate(tokens, decode),
+                tokens,
+                decode_ms: decode,
+            };
+        }
+    }
+    let mut decode: u64 = 0;
+    for s in &bearing {
+        match (s.request_ms, s.end_ms) {
+            (Some(r), Some(e)) if e > r => decode += (e - r) as u64,
+            _ => {
+                return Throughput::None {
+                    reason: MISSING_TIMESTAMPS.to_string(),
+                };
+            }
+        }
+    }
+    Throughput::Estimate {
+        tok_per_s: rate(tokens, decode),
+        tokens,
+        decode_ms: decode,
+    }
+}
+
+fn rate(tokens: u64, ms: u64) -> f64 {
+    tokens as f64 * 1000.0 / ms as f64
+}
+
+/// Total time covered by the tool intervals (overlapping parallel calls counted once), or
+/// `None` when a call or its result has no timestamp.
+fn tool_time(tools: &[(Option<i64>, Option<i64>)]) -> Option<u64> {
+    let mut iv: Vec<(i64, i64)> = Vec::with_capacity(tools.len());
+    for &(a, b) in tools {
+        let (a, b) = (a?, b?);
+        if b > a {
+            iv.push((a, b));
+        }
+    }
+    iv.sort_unstable();
+    let mut total: u64 = 0;
+    let mut cur: Option<(i64, i64)> = None;
+    for (a, b) in iv {
+        cur = match cur {
+            Some((ca, cb)) if a <= cb => Some((ca, cb.max(b))),
+            Some((ca, cb)) => {
+                total += (cb - ca) as u64;
+                Some((a, b))
+            }
+            None => Some((a, b)),
+        };
+    }
+    if let Some((ca, cb)) = cur {
+        total += (cb - ca) as u64;
+    }
+    Some(total)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn tool_time_merges_overlaps() {
+        assert_eq!(
+            tool_time(&[
+                (Some(0), Some(10)),
+                (Some(5), Some(20)),
+                (Some(30), Some(35))
+            ]),
+            Some(25)
+        );
+        assert_eq!(tool_time(&[(Some(0), None)]), None);
+        assert_eq!(tool_time(&[]), Some(0));
+    }
+}

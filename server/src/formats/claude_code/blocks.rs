@@ -1,0 +1,539 @@
+//! Content blocks of Claude Code messages (FORMATS.md §1.4, §1.5): each block is read on its
+//! own from its raw JSON, so an unknown or malformed block becomes `BlockKind::Other` without
+//! touching its siblings (case 04). Images are measured, never decoded (cases 05, 06).
+
+use std::borrow::Cow;
+
+use serde_json::value::RawValue;
+
+use super::raw::{self, Members, RawBlock, ToolUseResultObj};
+use crate::model::{
+    Block, BlockKind, Span, Str, SubagentResult, SubagentSpawn, ToolResult, ToolUse,
+};
+use crate::source::json_string;
+
+/// Longest summary, in characters (model: `ToolUse::summary`, `ToolResult::summary`).
+pub const SUMMARY_MAX: usize = 160;
+
+/// How many raw source bytes of a string are decoded to find a summary line: a first try,
+/// then a longer one when the first holds only blank lines.
+const SUMMARY_SCAN_FIRST: usize = 1024;
+const SUMMARY_SCAN: usize = 16 * 1024;
+
+/// A tool-input string longer than this (raw bytes) is not "short" (fallback summary).
+const SHORT_FIELD: usize = 400;
+
+/// Where the raw values being read sit in the source: `text` is the line as parsed (the
+/// original or a same-length patched copy), `base` its byte offset in the source.
+#[derive(Clone, Copy)]
+pub struct Ctx<'t> {
+    pub text: &'t str,
+    pub base: usize,
+}
+
+impl<'t> Ctx<'t> {
+    pub fn span(&self, raw: &RawValue) -> Span {
+        raw::span_of(raw, self.text, self.base)
+    }
+
+    /// The raw (undecoded) contents of a `Str` read from this line (`""` for a `Str` that is
+    /// not inside it).
+    pub fn raw_text(&self, s: &Str) -> &'t str {
+        let (Some(a), Some(b)) = (
+            s.raw.start.checked_sub(self.base),
+            s.raw.end.checked_sub(self.base),
+        ) else {
+            return "";
+        };
+        self.text.get(a..b).unwrap_or("")
+    }
+
+    /// A `Str` for a string literal; `None` for any other JSON value.
+    pub fn str(&self, raw: &RawValue) -> Option<Str> {
+        raw::str_span(raw, self.text, self.base).map(|raw| Str { raw })
+    }
+}
+
+/// Reads `message.content` (or a queued prompt, or a `queue-operation` content): a string
+/// becomes one `Text` block spanning the string literal; a list becomes one block per element.
+/// Returns `false` when the value is neither (the caller reports the shape).
+pub fn content_blocks(ctx: Ctx, content: &RawValue, out: &mut Vec<Block>) -> bool {
+    let s = content.get();
+    if s.starts_with('"') {
+        let span = ctx.span(content);
+        let text = ctx.str(content).unwrap_or_default();
+        out.push(Block {
+            span,
+            kind: BlockKind::Text { text },
+        });
+        true
+    } else if s.starts_with('[') {
+        match serde_json::from_str::<Vec<&RawValue>>(s) {
+            Ok(items) => {
+                out.extend(items.into_iter().map(|b| block(ctx, b)));
+                true
+            }
+            Err(_) => false,
+        }
+    } else {
+        false
+    }
+}
+
+/// Reads one content block.
+pub fn block(ctx: Ctx, raw: &RawValue) -> Block {
+    let span = ctx.span(raw);
+    let s = raw.get();
+    if s.starts_with('"') {
+        // A bare string inside a content list: take it as text.
+        let text = ctx.str(raw).unwrap_or_default();
+        return Block {
+            span,
+            kind: BlockKind::Text { text },
+        };
+    }
+    let other = |t: &str| BlockKind::Other {
+        block_type: t.into(),
+    };
+    if !s.starts_with('{') {
+        return Block {
+            span,
+            kind: other("(not an object)"),
+        };
+    }
+    let Ok(b) = serde_json::from_str::<RawBlock>(s) else {
+        return Block {
+            span,
+            kind: other("(unreadable)"),
+        };
+    };
+    let ty = b.ty.get().unwrap_or("");
+    let kind = match ty {
+        "text" => match b.text.and_then(|t| ctx.str(t)) {
+            Some(text) => BlockKind::Text { text },
+            None => other("text"),
+        },
+        "thinking" => BlockKind::Thinking {
+            text: b.thinking.and_then(|t| ctx.str(t)).unwrap_or(Str {
+                raw: span.start..span.start,
+            }),
+            encrypted: false,
+        },
+        "redacted_thinking" => BlockKind::Thinking {
+            text: Str {
+                raw: span.start..span.start,
+            },
+            encrypted: true,
+        },
+        "tool_use" | "server_tool_use" => BlockKind::ToolUse(tool_use(ctx, &b, span.end)),
+        "tool_result" => BlockKind::ToolResult(tool_result(ctx, &b, span.end)),
+        "image" => image(&b),
+        "" => other("(no type)"),
+        t => other(t),
+    };
+    Block { span, kind }
+}
+
+fn image(b: &RawBlock) -> BlockKind {
+    let (media_type, data_len) = match &b.source.0 {
+        Some(src) => (
+            src.media_type
+                .get()
+                .filter(|m| !m.is_empty())
+                .unwrap_or("image/unknown"),
+            src.data.and_then(raw::str_contents).map_or(0, str::len),
+        ),
+        None => ("image/unknown", 0),
+    };
+    BlockKind::Image {
+        media_type: media_type.into(),
+        data_len,
+    }
+}
+
+fn tool_use(ctx: Ctx, b: &RawBlock, end: usize) -> ToolUse {
+    let name = b.name.get().unwrap_or("");
+    let input = b.input.map_or(end..end, |i| ctx.span(i));
+    let members = b
+        .input
+        .and_then(|i| serde_json::from_str::<Members>(i.get()).ok())
+        .unwrap_or_default();
+    let (summary, subagent) = tool_summary(name, &members);
+    ToolUse {
+        id: b.id.get().unwrap_or("").into(),
+        name: name.into(),
+        input,
+        summary,
+        subagent,
+    }
+}
+
+/// The key argument of a tool call, one line of at most [`SUMMARY_MAX`] chars, and the
+/// sub-agent description for `Task` / `Agent` calls.
+///
+/// Bash → `command`; Read/Write/Edit/MultiEdit → `file_path`; NotebookEdit → `notebook_path`
+/// (or `file_path`); Grep/Glob → `pattern`; WebFetch → `url`; WebSearch → `query`;
+/// Task/Agent → `description`; TodoWrite → `N todos`; any other tool (or a missing key
+/// argument) → the first string member of at most 400 source bytes.
+pub fn tool_summary(name: &str, input: &Members) -> (String, Option<SubagentSpawn>) {
+    let field = |k: &str| input.get(k).and_then(raw::str_contents);
+    let is = |n: &str| name.eq_ignore_ascii_case(n);
+    let key: Option<&str> = if is("Bash") {
+        field("command")
+    } else if is("Read") || is("Write") || is("Edit") || is("MultiEdit") {
+        field("file_path")
+    } else if is("NotebookEdit") {
+        field("notebook_path").or_else(|| field("file_path"))
+    } else if is("Grep") || is("Glob") {
+        field("pattern")
+    } else if is("WebFetch") {
+        field("url")
+    } else if is("WebSearch") {
+        field("query")
+    } else if is("Task") || is("Agent") {
+        field("description")
+    } else if is("TodoWrite") {
+        if let Some(todos) = input.get("todos")
+            && let Ok(v) = serde_json::from_str::<Vec<serde::de::IgnoredAny>>(todos.get())
+        {
+            return (format!("{} todos", v.len()), None);
+        }
+        None
+    } else {
+        None
+    };
+    let key = key.or_else(|| {
+        input
+            .0
+            .iter()
+            .filter_map(|(_, v)| raw::str_contents(v))
+            .find(|s| !s.trim().is_empty() && s.len() <= SHORT_FIELD)
+    });
+    let summary = key.map_or_else(String::new, |raw| summary_line(raw, |_| None));
+    let subagent = (is("Task") || is("Agent")).then(|| SubagentSpawn {
+        description: field("description").map(|r| json_string::decode(r).into_owned()),
+        agent_type: field("subagent_type").map(|r| json_string::decode(r).into_owned()),
+    });
+    (summary, subagent)
+}
+
+fn tool_result(ctx: Ctx, b: &RawBlock, end: usize) -> ToolResult {
+    let mut images = Vec::new();
+    let mut summary = String::new();
+    let content = match b.content {
+        Some(c) => {
+            let s = c.get();
+            if let Some(raw) = raw::str_contents(c) {
+                summary = result_summary(raw);
+                ctx.str(c).map_or_else(|| ctx.span(c), |s| s.raw)
+            } else {
+                if s.starts_with('[') {
+                    summary = list_result_summary(ctx, c, &mut images);
+                }
+                ctx.span(c)
+            }
+        }
+        None => end..end,
+    };
+    ToolResult {
+        tool_use_id: b.tool_use_id.get().unwrap_or("").into(),
+        is_error: b.is_error.is_true(),
+        content_len: content.len(),
+        content,
+        summary,
+        images,
+        subagent: None,
+    }
+}
+
+fn list_result_summary(ctx: Ctx, list: &RawValue, images: &mut Vec<(Box<str>, usize)>) -> String {
+    let Ok(items) = serde_json::from_str::<Vec<&RawValue>>(list.get()) else {
+        return String::new();
+    };
+    let mut text = String::new();
+    let mut tools: Vec<String> = Vec::new();
+    for item in items {
+        let b = block(ctx, item);
+        match b.kind {
+            BlockKind::Image {
+                media_type,
+                data_len,
+            } => images.push((media_type, data_len)),
+            BlockKind::Text { text: t } if text.is_empty() => {
+                text = result_summary(ctx.raw_text(&t));
+            }
+            BlockKind::Other { block_type } if &*block_type == "tool_reference" => {
+                if let Ok(rb) = serde_json::from_str::<RawBlock>(item.get())
+                    && let Some(n) = rb.tool_name.get()
+                {
+                    tools.push(n.to_string());
+                }
+            }
+            _ => {}
+        }
+    }
+    if !text.is_empty() {
+        text
+    } else if !tools.is_empty() {
+        one_line(&format!("loaded tools: {}", tools.join(", ")), SUMMARY_MAX)
+    } else if let Some((mt, _)) = images.first() {
+        format!("[{mt}]")
+    } else {
+        String::new()
+    }
+}
+
+/// The summary of a string result: its first meaningful line, or for a `<persisted-output>`
+/// result (FORMATS.md §1.5) `output saved to …/tool-results/<file> (141KB)`.
+pub fn result_summary(raw: &str) -> String {
+    summary_line(raw, |text| {
+        let rest = text.trim_start().strip_prefix("<persisted-output>")?;
+        persisted_summary(rest)
+    })
+}
+
+/// [`one_line`] of a raw string literal, decoding a short prefix first and a longer one only
+/// when the short one holds no meaningful line; `special` may replace the summary.
+fn summary_line(raw: &str, special: impl Fn(&str) -> Option<String>) -> String {
+    let mut out = String::new();
+    for limit in [SUMMARY_SCAN_FIRST, SUMMARY_SCAN] {
+        let text = decode_prefix(raw, limit);
+        if let Some(s) = special(&text) {
+            return s;
+        }
+        let cut = raw.len() > limit;
+        out = one_line(&text, SUMMARY_MAX);
+        if cut && !out.ends_with('…') && !out.is_empty() && text.trim_end().ends_with(out.as_str())
+        {
+            // The prefix ended inside (or right after) the first line: more text follows.
+            if out.chars().count() >= SUMMARY_MAX {
+                out.pop();
+            }
+            out.push('…');
+        }
+        if !out.is_empty() || !cut {
+            break;
+        }
+    }
+    out
+}
+
+fn persisted_summary(rest: &str) -> Option<String> {
+    let path_at = rest.find("saved to: ")? + "saved to: ".len();
+    let path = rest[path_at..].lines().next()?.trim();
+    let comps: Vec<&str> = path.rsplit('/').take(2).collect();
+    let short = if comps.len() == 2 && path.matches('/').count() > 1 {
+        format!("…/{}/{}", comps[1], comps[0])
+    } else {
+        path.to_string()
+    };
+    let size = rest
+        .find("too large (")
+        .map(|i| &rest[i + "too large (".len()..])
+        .and_then(|r| r.find(')').map(|j| &r[..j]));
+    let s = match size {
+        Some(size) => format!("output saved to {short} ({size})"),
+        None => format!("output saved to {short}"),
+    };
+    Some(one_line(&s, SUMMARY_MAX))
+}
+
+/// Reads a `toolUseResult` sidecar (FORMATS.md §1.5) into what it says about the result:
+/// `(is_error, subagent)`. A string starting with `Error` or `User rejected` is an error;
+/// an object with `agentId` or sub-agent totals reports on a sub-agent.
+pub fn tool_use_result(raw: &RawValue) -> (bool, Option<SubagentResult>) {
+    if let Some(s) = raw::str_contents(raw) {
+        let head = decode_prefix(s, 64);
+        let head = head.trim_start();
+        return (
+            head.starts_with("Error") || head.starts_with("User rejected"),
+            None,
+        );
+    }
+    // Most results are not about sub-agents: skip the parse unless a sub-agent key is there.
+    let keys: [&[u8]; 4] = [
+        b"\"agentId\"",
+        b"\"totalDurationMs\"",
+        b"\"totalTokens\"",
+        b"\"totalToolUseCount\"",
+    ];
+    let bytes = raw.get().as_bytes();
+    if !raw.get().starts_with('{')
+        || !keys
+            .iter()
+            .any(|k| memchr::memmem::find(bytes, k).is_some())
+    {
+        return (false, None);
+    }
+    let Ok(o) = serde_json::from_str::<ToolUseResultObj>(raw.get()) else {
+        return (false, None);
+    };
+    let r = SubagentResult {
+        agent_id: o.agent_id.get().map(str::to_string),
+        duration_ms: o.total_duration_ms.0,
+        total_tokens: o.total_tokens.0,
+        tool_uses: o.total_tool_use_count.0,
+    };
+    let any = r.agent_id.is_some()
+        || r.duration_ms.is_some()
+        || r.total_tokens.is_some()
+        || r.tool_uses.is_some();
+    (false, any.then_some(r))
+}
+
+/// Decodes at most `max_raw` bytes of the raw contents of a JSON string literal, cutting at a
+/// character boundary and never inside an escape.
+pub fn decode_prefix(raw: &str, max_raw: usize) -> Cow<'_, str> {
+    if raw.len() <= max_raw {
+        return json_string::decode(raw);
+    }
+    let bytes = raw.as_bytes();
+    let mut cut = max_raw;
+    while !raw.is_char_boundary(cut) {
+        cut -= 1;
+    }
+    let mut i = 0;
+    while let Some(n) = memchr::memchr(b'\\', &bytes[i..cut]) {
+        let at = i + n;
+        let (_, len) = json_string::decode_escape(bytes, at);
+        if at + len > cut {
+            cut = at;
+            break;
+        }
+        i = at + len;
+    }
+    json_string::decode(&raw[..cut])
+}
+
+/// The first non-blank line of `s` with ANSI escape sequences removed, trimmed, and cut to at
+/// most `max` characters (an ellipsis `…` marks a cut or further lines).
+pub fn one_line(s: &str, max: usize) -> String {
+    let mut lines = s.lines().map(str::trim).filter(|l| !l.is_empty());
+    let Some(first) = lines.next() else {
+        return String::new();
+    };
+    let first = strip_ansi(first);
+    let first = first.trim();
+    let more = lines.next().is_some();
+    let n = first.chars().count();
+    if n > max {
+        let mut out: String = first.chars().take(max.saturating_sub(1)).collect();
+        out.push('…');
+        out
+    } else if more && n < max {
+        format!("{first}…")
+    } else {
+        first.to_string()
+    }
+}
+
+/// Removes ANSI CSI / OSC escape sequences (`ESC [ … final`, `ESC ] … BEL`) and other control
+/// characters except tab.
+pub fn strip_ansi(s: &str) -> Cow<'_, str> {
+    if !s.chars().any(|c| c.is_control() && c != '\t') {
+        return Cow::Borrowed(s);
+    }
+    let mut out = String::with_capacity(s.len());
+    let mut it = s.chars().peekable();
+    while let Some(c) = it.next() {
+        if c == '\u{1b}' {
+            match it.peek() {
+                Some('[') => {
+                    it.next();
+                    for d in it.by_ref() {
+                        if ('@'..='~').contains(&d) {
+                            break;
+                        }
+                    }
+                }
+                Some(']') => {
+                    it.next();
+                    while let Some(d) = it.next() {
+                        if d == '\u{7}' {
+                            break;
+                        }
+                        if d == '\u{1b}' && it.peek() == Some(&'\\') {
+                            it.next();
+                            break;
+                        }
+                    }
+                }
+                _ => {}
+            }
+        } else if !c.is_control() || c == '\t' {
+            out.push(c);
+        }
+    }
+    Cow::Owned(out)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn one_line_cuts_and_marks_more() {
+        assert_eq!(one_line("\n\n  first  \nsecond", 160), "first…");
+        assert_eq!(one_line("only", 160), "only");
+        assert_eq!(one_line("abcdef", 4), "abc…");
+        assert_eq!(one_line("   \n \n", 10), "");
+        assert_eq!(one_line("\u{1b}[1mbold\u{1b}[22m text", 160), "bold text");
+    }
+
+    #[test]
+    fn decode_prefix_never_cuts_an_escape_or_a_char() {
+        assert_eq!(decode_prefix(r"ab\ncd", 3), "ab");
+        assert_eq!(decode_prefix(r"ab\ncd", 4), "ab\n");
+        assert_eq!(decode_prefix(r"é\u00e9x", 3), "é");
+        assert_eq!(decode_prefix(r"é\u00e9x", 8), "éé");
+        assert_eq!(decode_prefix("ééé", 3), "é");
+    }
+
+    #[test]
+    fn summaries_look_past_a_short_prefix_only_when_needed() {
+        let blank_then_text = format!("{}found it\\nmore", r"\n".repeat(700));
+        assert_eq!(result_summary(&blank_then_text), "found it…");
+        let long_line = "y".repeat(3000);
+        let s = result_summary(&long_line);
+        assert_eq!(s.chars().count(), SUMMARY_MAX);
+        assert!(s.ends_with('…'));
+        let line_at_cut = format!("{}{}", "z".repeat(SUMMARY_MAX), " ".repeat(2000));
+        let s = result_summary(&line_at_cut);
+        assert_eq!(s.chars().count(), SUMMARY_MAX);
+        assert!(s.ends_with('…'));
+        assert_eq!(result_summary(r"short\nsecond"), "short…");
+        assert_eq!(result_summary("short"), "short");
+    }
+
+    #[test]
+    fn persisted_output_summary() {
+        let raw = r"<persisted-output>\nOutput too large (141KB). Full output saved to: /home/u/.claude/projects/p/s/tool-results/toolu_019C.txt\n\nPreview (first 2KB):\nfoo";
+        assert_eq!(
+            result_summary(raw),
+            "output saved to …/tool-results/toolu_019C.txt (141KB)"
+        );
+    }
+
+    #[test]
+    fn tool_use_result_strings_and_objects() {
+        let r = |s: &str| tool_use_result(serde_json::from_str::<&RawValue>(s).unwrap());
+        assert_eq!(r(r#""User rejected tool use""#), (true, None));
+        assert_eq!(r(r#""Error: exit code 1""#), (true, None));
+        assert_eq!(r(r#""fine""#), (false, None));
+        assert_eq!(r(r#"{"stdout":"x","stderr":""}"#), (false, None));
+        assert_eq!(
+            r(
+                r#"{"agentId":"a1","totalDurationMs":85000,"totalTokens":24000,"totalToolUseCount":3,"content":[]}"#
+            ),
+            (
+                false,
+                Some(SubagentResult {
+                    agent_id: Some("a1".into()),
+                    duration_ms: Some(85000),
+                    total_tokens: Some(24000),
+                    tool_uses: Some(3),
+                })
+            )
+        );
+    }
+}

@@ -1,0 +1,517 @@
+//! Typed, borrowed views of Claude Code records (FORMATS.md §1.2–§1.5) and lenient field types.
+//!
+//! Every leaf field is *lenient*: a value of an unexpected JSON type reads as absent instead of
+//! failing the whole record (FORMATS.md §4 item 5: `"[trimmed for fixture]"` in numeric fields,
+//! fields added or retyped between releases). Bulky values (`toolUseResult`, `snapshot`, image
+//! `data`, `signature`, `stdout` …) are either `&RawValue` (borrowed, never decoded) or unknown
+//! fields, which serde skips without allocating.
+
+use std::borrow::Cow;
+use std::fmt;
+use std::marker::PhantomData;
+
+use serde::de::{self, Deserialize, Deserializer, IgnoredAny, MapAccess, SeqAccess, Visitor};
+use serde_json::value::RawValue;
+
+use crate::model::Span;
+
+/// Implements the visitor methods for the JSON kinds every lenient field maps to "absent": null,
+/// arrays and objects (drained without allocating).
+macro_rules! other_values_are_none {
+    ($none:expr) => {
+        fn visit_unit<E: de::Error>(self) -> Result<Self::Value, E> {
+            Ok($none)
+        }
+        fn visit_none<E: de::Error>(self) -> Result<Self::Value, E> {
+            Ok($none)
+        }
+        fn visit_some<D2: Deserializer<'de>>(self, d: D2) -> Result<Self::Value, D2::Error> {
+            d.deserialize_any(self)
+        }
+        fn visit_seq<A: SeqAccess<'de>>(self, mut seq: A) -> Result<Self::Value, A::Error> {
+            while seq.next_element::<IgnoredAny>()?.is_some() {}
+            Ok($none)
+        }
+        fn visit_map<A: MapAccess<'de>>(self, mut map: A) -> Result<Self::Value, A::Error> {
+            while map.next_entry::<IgnoredAny, IgnoredAny>()?.is_some() {}
+            Ok($none)
+        }
+    };
+}
+
+/// A string field: `Some` for a JSON string, `None` for anything else (absent, null, number…).
+#[derive(Debug, Default)]
+pub struct S<'a>(pub Option<Cow<'a, str>>);
+
+impl<'a> S<'a> {
+    pub fn get(&self) -> Option<&str> {
+        self.0.as_deref()
+    }
+
+    /// The value when present and not empty, as a boxed string.
+    pub fn boxed(&self) -> Option<Box<str>> {
+        self.get().filter(|s| !s.is_empty()).map(Box::from)
+    }
+}
+
+impl<'de: 'a, 'a> Deserialize<'de> for S<'a> {
+    fn deserialize<D: Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+        struct V<'a>(PhantomData<&'a ()>);
+        impl<'de: 'a, 'a> Visitor<'de> for V<'a> {
+            type Value = S<'a>;
+            fn expecting(&self, f: &mut fmt::Formatter) -> fmt::Result {
+                f.write_str("any JSON value")
+            }
+            fn visit_borrowed_str<E: de::Error>(self, v: &'de str) -> Result<S<'a>, E> {
+                Ok(S(Some(Cow::Borrowed(v))))
+            }
+            fn visit_str<E: de::Error>(self, v: &str) -> Result<S<'a>, E> {
+                Ok(S(Some(Cow::Owned(v.to_owned()))))
+            }
+            fn visit_string<E: de::Error>(self, v: String) -> Result<S<'a>, E> {
+                Ok(S(Some(Cow::Owned(v))))
+            }
+            fn visit_bool<E: de::Error>(self, _: bool) -> Result<S<'a>, E> {
+                Ok(S(None))
+            }
+            fn visit_u64<E: de::Error>(self, _: u64) -> Result<S<'a>, E> {
+                Ok(S(None))
+            }
+            fn visit_i64<E: de::Error>(self, _: i64) -> Result<S<'a>, E> {
+                Ok(S(None))
+            }
+            fn visit_f64<E: de::Error>(self, _: f64) -> Result<S<'a>, E> {
+                Ok(S(None))
+            }
+            other_values_are_none!(S(None));
+        }
+        d.deserialize_any(V(PhantomData))
+    }
+}
+
+/// A non-negative integer field: JSON integers ≥ 0 and finite non-negative floats (truncated);
+/// `None` for anything else.
+#[derive(Debug, Default, Clone, Copy)]
+pub struct N(pub Option<u64>);
+
+impl<'de> Deserialize<'de> for N {
+    fn deserialize<D: Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+        struct V;
+        impl<'de> Visitor<'de> for V {
+            type Value = N;
+            fn expecting(&self, f: &mut fmt::Formatter) -> fmt::Result {
+                f.write_str("any JSON value")
+            }
+            fn visit_u64<E: de::Error>(self, v: u64) -> Result<N, E> {
+                Ok(N(Some(v)))
+            }
+            fn visit_i64<E: de::Error>(self, v: i64) -> Result<N, E> {
+                Ok(N(u64::try_from(v).ok()))
+            }
+            fn visit_f64<E: de::Error>(self, v: f64) -> Result<N, E> {
+                Ok(N(
+                    (v.is_finite() && v >= 0.0 && v < u64::MAX as f64).then_some(v as u64)
+                ))
+            }
+            fn visit_borrowed_str<E: de::Error>(self, _: &'de str) -> Result<N, E> {
+                Ok(N(None))
+            }
+            fn visit_str<E: de::Error>(self, _: &str) -> Result<N, E> {
+                Ok(N(None))
+            }
+            fn visit_bool<E: de::Error>(self, _: bool) -> Result<N, E> {
+                Ok(N(None))
+            }
+            other_values_are_none!(N(None));
+        }
+        d.deserialize_any(V)
+    }
+}
+
+/// A boolean field: `Some(b)` for JSON `true`/`false`, `None` for anything else.
+#[derive(Debug, Default, Clone, Copy)]
+pub struct B(pub Option<bool>);
+
+impl B {
+    /// True only for JSON `true`.
+    pub fn is_true(self) -> bool {
+        self.0 == Some(true)
+    }
+}
+
+impl<'de> Deserialize<'de> for B {
+    fn deserialize<D: Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+        struct V;
+        impl<'de> Visitor<'de> for V {
+            type Value = B;
+            fn expecting(&self, f: &mut fmt::Formatter) -> fmt::Result {
+                f.write_str("any JSON value")
+            }
+            fn visit_bool<E: de::Error>(self, v: bool) -> Result<B, E> {
+                Ok(B(Some(v)))
+            }
+            fn visit_borrowed_str<E: de::Error>(self, _: &'de str) -> Result<B, E> {
+                Ok(B(None))
+            }
+            fn visit_str<E: de::Error>(self, _: &str) -> Result<B, E> {
+                Ok(B(None))
+            }
+            fn visit_u64<E: de::Error>(self, _: u64) -> Result<B, E> {
+                Ok(B(None))
+            }
+            fn visit_i64<E: de::Error>(self, _: i64) -> Result<B, E> {
+                Ok(B(None))
+            }
+            fn visit_f64<E: de::Error>(self, _: f64) -> Result<B, E> {
+                Ok(B(None))
+            }
+            other_values_are_none!(B(None));
+        }
+        d.deserialize_any(V)
+    }
+}
+
+/// An object field read as `T`; `None` when the value is not an object (string, array, null…).
+#[derive(Debug)]
+pub struct Obj<T>(pub Option<T>);
+
+impl<T> Default for Obj<T> {
+    fn default() -> Self {
+        Obj(None)
+    }
+}
+
+impl<'de, T: Deserialize<'de>> Deserialize<'de> for Obj<T> {
+    fn deserialize<D: Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+        struct V<T>(PhantomData<T>);
+        impl<'de, T: Deserialize<'de>> Visitor<'de> for V<T> {
+            type Value = Obj<T>;
+            fn expecting(&self, f: &mut fmt::Formatter) -> fmt::Result {
+                f.write_str("any JSON value")
+            }
+            fn visit_map<A: MapAccess<'de>>(self, map: A) -> Result<Obj<T>, A::Error> {
+                T::deserialize(de::value::MapAccessDeserializer::new(map)).map(|t| Obj(Some(t)))
+            }
+            fn visit_bool<E: de::Error>(self, _: bool) -> Result<Obj<T>, E> {
+                Ok(Obj(None))
+            }
+            fn visit_u64<E: de::Error>(self, _: u64) -> Result<Obj<T>, E> {
+                Ok(Obj(None))
+            }
+            fn visit_i64<E: de::Error>(self, _: i64) -> Result<Obj<T>, E> {
+                Ok(Obj(None))
+            }
+            fn visit_f64<E: de::Error>(self, _: f64) -> Result<Obj<T>, E> {
+                Ok(Obj(None))
+            }
+            fn visit_borrowed_str<E: de::Error>(self, _: &'de str) -> Result<Obj<T>, E> {
+                Ok(Obj(None))
+            }
+            fn visit_str<E: de::Error>(self, _: &str) -> Result<Obj<T>, E> {
+                Ok(Obj(None))
+            }
+            fn visit_unit<E: de::Error>(self) -> Result<Obj<T>, E> {
+                Ok(Obj(None))
+            }
+            fn visit_none<E: de::Error>(self) -> Result<Obj<T>, E> {
+                Ok(Obj(None))
+            }
+            fn visit_some<D2: Deserializer<'de>>(self, d: D2) -> Result<Obj<T>, D2::Error> {
+                d.deserialize_any(self)
+            }
+            fn visit_seq<A: SeqAccess<'de>>(self, mut seq: A) -> Result<Obj<T>, A::Error> {
+                while seq.next_element::<IgnoredAny>()?.is_some() {}
+                Ok(Obj(None))
+            }
+        }
+        d.deserialize_any(V(PhantomData))
+    }
+}
+
+/// One line of a Claude Code file, any `type` (FORMATS.md §1.2, §1.3). Only the fields this
+/// crate reads; the rest is skipped.
+#[derive(Debug, Default, serde::Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct Record<'a> {
+    #[serde(rename = "type", borrow, default)]
+    pub ty: S<'a>,
+    #[serde(borrow, default)]
+    pub subtype: S<'a>,
+    #[serde(borrow, default)]
+    pub uuid: S<'a>,
+    #[serde(borrow, default)]
+    pub parent_uuid: S<'a>,
+    #[serde(borrow, default)]
+    pub session_id: S<'a>,
+    #[serde(borrow, default)]
+    pub timestamp: S<'a>,
+    #[serde(borrow, default)]
+    pub version: S<'a>,
+    #[serde(borrow, default)]
+    pub cwd: S<'a>,
+    #[serde(borrow, default)]
+    pub agent_id: S<'a>,
+    #[serde(borrow, default)]
+    pub request_id: S<'a>,
+    #[serde(default)]
+    pub is_sidechain: B,
+    #[serde(default)]
+    pub is_meta: B,
+    #[serde(default)]
+    pub is_compact_summary: B,
+    #[serde(default)]
+    pub is_api_error_message: B,
+    /// `message` of user / assistant lines.
+    #[serde(borrow, default)]
+    pub message: Obj<Message<'a>>,
+    /// Sidecar on tool-result lines: a string (errors, rejections) or an object per tool.
+    #[serde(borrow, default)]
+    pub tool_use_result: Option<&'a RawValue>,
+    /// `content` of `system` lines (string) and `queue-operation` lines (string, list or null).
+    #[serde(borrow, default)]
+    pub content: Option<&'a RawValue>,
+    /// `queue-operation`: `enqueue` | `dequeue` | `remove` | `popAll`.
+    #[serde(borrow, default)]
+    pub operation: S<'a>,
+    #[serde(borrow, default)]
+    pub attachment: Obj<Attachment<'a>>,
+    /// `progress` payload.
+    #[serde(borrow, default)]
+    pub data: Obj<Typed<'a>>,
+    #[serde(borrow, default)]
+    pub compact_metadata: Obj<CompactMetadata<'a>>,
+    /// Top-level `trigger` (catalog `compact_boundary` carries it beside `compactMetadata`).
+    #[serde(borrow, default)]
+    pub trigger: S<'a>,
+    #[serde(default)]
+    pub duration_ms: N,
+    /// `error` of synthetic API-error assistant lines (`"rate_limit"` …); objects read as absent.
+    #[serde(borrow, default)]
+    pub error: S<'a>,
+    /// `summary` record text.
+    #[serde(borrow, default)]
+    pub summary: S<'a>,
+    #[serde(borrow, default)]
+    pub ai_title: S<'a>,
+    #[serde(borrow, default)]
+    pub custom_title: S<'a>,
+}
+
+/// `message` of a user or assistant line.
+#[derive(Debug, Default, serde::Deserialize)]
+pub struct Message<'a> {
+    #[serde(borrow, default)]
+    pub id: S<'a>,
+    #[serde(borrow, default)]
+    pub model: S<'a>,
+    /// A string or a list of content blocks.
+    #[serde(borrow, default)]
+    pub content: Option<&'a RawValue>,
+    #[serde(borrow, default)]
+    pub stop_reason: S<'a>,
+    #[serde(default)]
+    pub usage: Obj<RawUsage>,
+}
+
+/// `message.usage` (FORMATS.md §1.9): all token counts.
+#[derive(Debug, Default, serde::Deserialize)]
+pub struct RawUsage {
+    #[serde(default)]
+    pub input_tokens: N,
+    #[serde(default)]
+    pub output_tokens: N,
+    #[serde(default)]
+    pub cache_creation_input_tokens: N,
+    #[serde(default)]
+    pub cache_read_input_tokens: N,
+}
+
+/// `attachment` of an `attachment` line (FORMATS.md §1.3).
+#[derive(Debug, Default, serde::Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct Attachment<'a> {
+    #[serde(rename = "type", borrow, default)]
+    pub ty: S<'a>,
+    /// `queued_command`: the queued prompt, a string or a list of blocks.
+    #[serde(borrow, default)]
+    pub prompt: Option<&'a RawValue>,
+    /// `queued_command`: `prompt`, `task-notification`, … when given.
+    #[serde(borrow, default)]
+    pub command_mode: S<'a>,
+}
+
+/// Any object with a `type`.
+#[derive(Debug, Default, serde::Deserialize)]
+pub struct Typed<'a> {
+    #[serde(rename = "type", borrow, default)]
+    pub ty: S<'a>,
+}
+
+/// `compactMetadata` of `system/compact_boundary`.
+#[derive(Debug, Default, serde::Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct CompactMetadata<'a> {
+    #[serde(borrow, default)]
+    pub trigger: S<'a>,
+    #[serde(default)]
+    pub pre_tokens: N,
+}
+
+/// One content block (FORMATS.md §1.4), any type.
+#[derive(Debug, Default, serde::Deserialize)]
+pub struct RawBlock<'a> {
+    #[serde(rename = "type", borrow, default)]
+    pub ty: S<'a>,
+    /// `text` blocks.
+    #[serde(borrow, default)]
+    pub text: Option<&'a RawValue>,
+    /// `thinking` blocks.
+    #[serde(borrow, default)]
+    pub thinking: Option<&'a RawValue>,
+    /// `tool_use` / `server_tool_use`.
+    #[serde(borrow, default)]
+    pub id: S<'a>,
+    #[serde(borrow, default)]
+    pub name: S<'a>,
+    #[serde(borrow, default)]
+    pub input: Option<&'a RawValue>,
+    /// `tool_result`.
+    #[serde(borrow, default)]
+    pub tool_use_id: S<'a>,
+    #[serde(borrow, default)]
+    pub content: Option<&'a RawValue>,
+    #[serde(default)]
+    pub is_error: B,
+    /// `image`.
+    #[serde(borrow, default)]
+    pub source: Obj<ImageSource<'a>>,
+    /// `tool_reference`.
+    #[serde(borrow, default)]
+    pub tool_name: S<'a>,
+}
+
+/// `source` of an image block. `data` stays a borrowed raw literal: base64 is never decoded.
+#[derive(Debug, Default, serde::Deserialize)]
+pub struct ImageSource<'a> {
+    #[serde(borrow, default)]
+    pub media_type: S<'a>,
+    #[serde(borrow, default)]
+    pub data: Option<&'a RawValue>,
+}
+
+/// The fields of a `toolUseResult` object this crate reads (Task/Agent totals, FORMATS.md §1.5).
+#[derive(Debug, Default, serde::Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct ToolUseResultObj<'a> {
+    #[serde(borrow, default)]
+    pub agent_id: S<'a>,
+    #[serde(default)]
+    pub total_duration_ms: N,
+    #[serde(default)]
+    pub total_tokens: N,
+    #[serde(default)]
+    pub total_tool_use_count: N,
+}
+
+/// The members of a JSON object in order, values raw: `(key, value)`. Used for tool inputs,
+/// whose keys depend on the tool.
+#[derive(Debug, Default)]
+pub struct Members<'a>(pub Vec<(Cow<'a, str>, &'a RawValue)>);
+
+impl<'de: 'a, 'a> Deserialize<'de> for Members<'a> {
+    fn deserialize<D: Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+        struct V<'a>(PhantomData<&'a ()>);
+        impl<'de: 'a, 'a> Visitor<'de> for V<'a> {
+            type Value = Members<'a>;
+            fn expecting(&self, f: &mut fmt::Formatter) -> fmt::Result {
+                f.write_str("a JSON object")
+            }
+            fn visit_map<A: MapAccess<'de>>(self, mut map: A) -> Result<Members<'a>, A::Error> {
+                let mut out = Vec::new();
+                while let Some(k) = map.next_key::<S<'a>>()? {
+                    let v: &'a RawValue = map.next_value()?;
+                    if let Some(k) = k.0 {
+                        out.push((k, v));
+                    }
+                }
+                Ok(Members(out))
+            }
+        }
+        d.deserialize_map(V(PhantomData))
+    }
+}
+
+impl<'a> Members<'a> {
+    /// The raw value of the first member named `key`.
+    pub fn get(&self, key: &str) -> Option<&'a RawValue> {
+        self.0.iter().find(|(k, _)| k == key).map(|(_, v)| *v)
+    }
+}
+
+/// Byte span of a raw value inside the source: `base` is the source offset of `text`, and
+/// `raw` must be borrowed from `text`.
+pub fn span_of(raw: &RawValue, text: &str, base: usize) -> Span {
+    let start = raw.get().as_ptr() as usize - text.as_ptr() as usize + base;
+    start..start + raw.get().len()
+}
+
+/// If `raw` is a JSON string literal, the span of its contents between the quotes.
+pub fn str_span(raw: &RawValue, text: &str, base: usize) -> Option<Span> {
+    let s = raw.get();
+    if s.len() >= 2 && s.starts_with('"') && s.ends_with('"') {
+        let sp = span_of(raw, text, base);
+        Some(sp.start + 1..sp.end - 1)
+    } else {
+        None
+    }
+}
+
+/// The raw contents between the quotes when `raw` is a string literal.
+pub fn str_contents(raw: &RawValue) -> Option<&str> {
+    let s = raw.get();
+    (s.len() >= 2 && s.starts_with('"') && s.ends_with('"')).then(|| &s[1..s.len() - 1])
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn lenient_fields_read_unexpected_types_as_absent() {
+        #[derive(serde::Deserialize)]
+        struct T<'a> {
+            #[serde(borrow, default)]
+            s: S<'a>,
+            #[serde(default)]
+            n: N,
+            #[serde(default)]
+            b: B,
+            #[serde(default)]
+            o: Obj<Typed<'a>>,
+        }
+        let t: T =
+            serde_json::from_str(r#"{"s":[1,{"a":2}],"n":"[trimmed]","b":1,"o":"x"}"#).unwrap();
+        assert!(t.s.0.is_none() && t.n.0.is_none() && t.b.0.is_none() && t.o.0.is_none());
+        let t: T =
+            serde_json::from_str(r#"{"s":"a\"b","n":12.9,"b":true,"o":{"type":"k"}}"#).unwrap();
+        assert_eq!(t.s.get(), Some("a\"b"));
+        assert_eq!(t.n.0, Some(12));
+        assert!(t.b.is_true());
+        assert_eq!(t.o.0.unwrap().ty.get(), Some("k"));
+        let t: T = serde_json::from_str(r#"{"n":-3,"s":null}"#).unwrap();
+        assert_eq!(t.n.0, None);
+        assert_eq!(t.s.0, None);
+    }
+
+    #[test]
+    fn members_keep_order_and_spans() {
+        let text = r#"{"b": "x", "a": {"k": [1]}}"#;
+        let m: Members = serde_json::from_str(text).unwrap();
+        let keys: Vec<&str> = m.0.iter().map(|(k, _)| k.as_ref()).collect();
+        assert_eq!(keys, ["b", "a"]);
+        let a = m.get("a").unwrap();
+        assert_eq!(&text[span_of(a, text, 0)], r#"{"k": [1]}"#);
+        let b = m.get("b").unwrap();
+        assert_eq!(&text[str_span(b, text, 0).unwrap()], "x");
+    }
+}

@@ -1,0 +1,1858 @@
+//! The one-pass renderer behind [`super::render`].
+//!
+//! Layout (DESIGN.md §2; quiet/verbose from seed 004; runs and one-line thoughts from seed 003;
+//! activity, final answer, replyless summary and gates from seed 000):
+//!
+//! ```text
+//! # <title or first prompt>
+//! session … · Claude Code 2.1.114 · model · cwd · 3 turns · tokens …
+//!
+//! ## Turn 1 — Fix the failing test
+//!
+//! > Fix the failing test
+//!
+//! ▸ Worked · 2 steps                 (verbose only)
+//!   ⚙ Bash  cargo test  → 1 failed
+//!   💭 The test fails because …
+//! I'll fix the assertion.            (narration, verbose only)
+//!
+//! **Answer**
+//! Fixed: …
+//! ```
+//!
+//! Everything is bounded: long lines are wrapped (prose) or cut (everything else) below
+//! [`MAX_LINE_CHARS`], every block and list has a cap with an explicit `… N more` marker, and the
+//! whole view has a byte and line budget.
+
+use std::collections::{HashMap, HashSet};
+
+use super::text::{
+    self, MAX_LINE_CHARS, activity_label, char_index, clean, fmt_bytes, image_placeholder,
+    one_line, wrap_long,
+};
+use super::{
+    Anchor, AnchorKind, Origin, Region, RegionKind, SpanKind, View, ViewLine, ViewOptions, ViewSpan,
+};
+use crate::analysis::{Analysis, Phase, RunKind, Turn, TurnKind, TurnState, default_phases};
+use crate::model::{Block, BlockKind, Entry, Role, Span, Str, ToolResult, Transcript};
+use crate::source::json_string;
+
+/// Whole-view budget (DESIGN.md §2: well under 20 MiB and 300,000 lines).
+const MAX_VIEW_BYTES: usize = 16 * 1024 * 1024;
+const MAX_VIEW_LINES: usize = 250_000;
+/// Lines one turn may take in verbose mode before the rest of it is summarised.
+const MAX_TURN_LINES: usize = 20_000;
+/// Items (tool calls, thoughts, orphan results) listed per work run / sub-agent section.
+const MAX_RUN_ITEMS: usize = 40;
+/// A prose block (prompt, answer, narration) is shown in full up to these limits.
+const MAX_PROSE_LINES: usize = 4_000;
+const MAX_PROSE_BYTES: usize = 256 * 1024;
+/// Prompts longer than this many lines get a `LongPrompt` region (case 26).
+const LONG_PROMPT_LINES: usize = 20;
+/// Tool output preview under a tool call (verbose).
+const OUTPUT_PREVIEW_LINES: usize = 8;
+const OUTPUT_PREVIEW_CHARS: usize = 300;
+const OUTPUT_PREVIEW_RAW_BYTES: usize = 3 * 1024;
+/// Full text of a thought under its one-line form (verbose).
+const THOUGHT_LINES: usize = 60;
+const THOUGHT_BYTES: usize = 8 * 1024;
+/// One-line forms.
+const ONE_LINE_CHARS: usize = 160;
+/// Compaction summary (verbose).
+const SUMMARY_LINES: usize = 300;
+const SUMMARY_BYTES: usize = 32 * 1024;
+/// Prose of a sub-agent shown inside its section.
+const SUBAGENT_PROSE_LINES: usize = 20;
+const SUBAGENT_PROSE_BYTES: usize = 4 * 1024;
+
+/// The text that opens a gate line (seed 000).
+const GATE_OPEN: &str = "[DEV-PIPELINE";
+
+pub(super) fn render(
+    t: &Transcript,
+    a: &Analysis,
+    src: &str,
+    opts: &ViewOptions,
+    phases: &[Phase],
+) -> View {
+    let mut pairs = HashMap::new();
+    let mut use_of_result = HashMap::new();
+    for p in &a.tool_pairs {
+        if let (Some(e), Some(b)) = (p.result_entry, p.result_block) {
+            pairs.insert((p.use_entry, p.use_block), (e, b));
+            use_of_result.insert((e, b), (p.use_entry, p.use_block));
+        }
+    }
+    let mut gates_by_block: HashMap<(usize, usize), Vec<usize>> = HashMap::new();
+    for (i, g) in a.gates.iter().enumerate() {
+        gates_by_block
+            .entry((g.entry, g.block))
+            .or_default()
+            .push(i);
+    }
+    for v in gates_by_block.values_mut() {
+        v.sort_by_key(|&i| a.gates[i].span.start);
+    }
+    let mut sub_by_use = HashMap::new();
+    let mut attributed = HashSet::new();
+    for (i, c) in a.subagent_calls.iter().enumerate() {
+        sub_by_use.insert((c.entry, c.block), i);
+        attributed.extend(c.sidechain_entries.iter().copied());
+    }
+    let mut comp_entries = HashSet::new();
+    for c in &a.compactions {
+        comp_entries.insert(c.boundary);
+        if let Some(s) = c.summary {
+            comp_entries.insert(s);
+        }
+    }
+    let phases = if phases.is_empty() {
+        default_phases()
+    } else {
+        phases.to_vec()
+    };
+    let mut r = Renderer {
+        t,
+        a,
+        src,
+        verbose: opts.verbose,
+        phases,
+        pairs,
+        use_of_result,
+        gates_by_block,
+        sub_by_use,
+        attributed,
+        steering: a.steering.iter().copied().collect(),
+        comp_entries,
+        view: View::default(),
+        turn: 0,
+        mods: Mods::default(),
+        turn_start_line: 0,
+        blank_lines: Vec::new(),
+        activity_label: String::new(),
+        activity_head: None,
+        activity_closed: false,
+        answer_last: None,
+    };
+    r.header();
+    r.body();
+    r.finish()
+}
+
+#[derive(Debug, Clone, Copy, Default)]
+struct Mods {
+    in_flight: bool,
+    incomplete: bool,
+    sidechain: bool,
+}
+
+/// One view line being built: text and the spans inside it (byte offsets in the line).
+#[derive(Default)]
+struct Line {
+    text: String,
+    spans: Vec<(usize, usize, SpanKind)>,
+}
+
+impl Line {
+    fn new() -> Line {
+        Line::default()
+    }
+
+    /// Appends generated text (already safe: no controls, short).
+    fn raw(mut self, s: &str) -> Line {
+        self.text.push_str(s);
+        self
+    }
+
+    /// Appends text from the transcript, cleaned, optionally as a highlighted span.
+    fn add(self, s: &str, kind: Option<SpanKind>) -> Line {
+        self.push(&clean(s), kind)
+    }
+
+    /// Appends text that is already clean, optionally as a highlighted span.
+    fn push(mut self, c: &str, kind: Option<SpanKind>) -> Line {
+        let start = self.text.len();
+        self.text.push_str(c);
+        if let Some(k) = kind {
+            // Leading/trailing blanks are not part of the token.
+            let seg = &self.text[start..];
+            let lead = seg.len() - seg.trim_start().len();
+            let trail = seg.len() - seg.trim_end().len();
+            if lead + trail < seg.len() {
+                self.spans.push((start + lead, self.text.len() - trail, k));
+            }
+        }
+        self
+    }
+
+    /// Appends clean text as `kind`, but `[DEV-PIPELINE …]` gate texts in it as `Gate` spans;
+    /// returns the line and the number of gates found.
+    fn push_with_gates(mut self, c: &str, kind: SpanKind) -> (Line, usize) {
+        let mut rest: &str = c;
+        let mut found = 0;
+        while let Some(p) = rest.find(GATE_OPEN) {
+            let end = rest[p..].find(']').map_or(rest.len(), |q| p + q + 1);
+            self = self.push(&rest[..p], Some(kind));
+            let start = self.text.len();
+            self.text.push_str(&rest[p..end]);
+            self.spans.push((start, self.text.len(), SpanKind::Gate));
+            found += 1;
+            rest = &rest[end..];
+        }
+        self = self.push(rest, Some(kind));
+        (self, found)
+    }
+}
+
+/// Where one block of prose is shown and how.
+#[derive(Clone, Copy, PartialEq, Eq)]
+enum ProseRole {
+    Narration,
+    Answer,
+}
+
+/// How one text block of the final answer is shown: source ranges (see
+/// `Renderer::answer_parts`).
+struct AnswerParts {
+    narration: Span,
+    answer: Span,
+    hidden: Vec<Span>,
+}
+
+/// Events of a turn body, ordered by their position `(entry, block)`.
+#[derive(Clone, Copy, Debug)]
+enum Ev {
+    Run(usize),
+    Steering(usize),
+    Compaction(usize),
+    Misc(usize),
+    /// Quiet mode: a gate whose text is not shown in the answer.
+    Gate(usize),
+    /// Quiet mode: the completed final answer.
+    Answer,
+}
+
+struct Renderer<'a> {
+    t: &'a Transcript,
+    a: &'a Analysis,
+    src: &'a str,
+    verbose: bool,
+    phases: Vec<Phase>,
+    /// tool_use -> its tool_result, and back.
+    pairs: HashMap<(usize, usize), (usize, usize)>,
+    use_of_result: HashMap<(usize, usize), (usize, usize)>,
+    gates_by_block: HashMap<(usize, usize), Vec<usize>>,
+    sub_by_use: HashMap<(usize, usize), usize>,
+    attributed: HashSet<usize>,
+    steering: HashSet<usize>,
+    comp_entries: HashSet<usize>,
+    view: View,
+    turn: usize,
+    mods: Mods,
+    turn_start_line: usize,
+    /// Per view line: true when it is empty.
+    blank_lines: Vec<bool>,
+    /// Verbose: the label of the current turn's activity header, and its line once emitted.
+    activity_label: String,
+    activity_head: Option<usize>,
+    /// No activity header any more in this turn: the answer has begun, or it is the preamble.
+    activity_closed: bool,
+    /// Verbose: last line of the current turn's answer text so far.
+    answer_last: Option<usize>,
+}
+
+impl<'a> Renderer<'a> {
+    // ---- output primitives -------------------------------------------------------------
+
+    fn next_line(&self) -> usize {
+        self.view.lines.len()
+    }
+
+    fn over_budget(&self) -> bool {
+        self.view.text.len() >= MAX_VIEW_BYTES || self.view.lines.len() >= MAX_VIEW_LINES
+    }
+
+    fn turn_over_budget(&self) -> bool {
+        self.over_budget()
+            || (self.verbose && self.next_line() - self.turn_start_line >= MAX_TURN_LINES)
+    }
+
+    /// Emits one line; cuts it below the line limit with `… N KB more`. Returns its index.
+    fn emit(&mut self, mut line: Line, origin: Origin) -> usize {
+        let idx = self.view.lines.len();
+        if line.text.len() > MAX_LINE_CHARS && line.text.chars().count() > MAX_LINE_CHARS {
+            let cut = char_index(&line.text, MAX_LINE_CHARS - 40);
+            let more = line.text.len() - cut;
+            line.text.truncate(cut);
+            line.text.push_str(&format!(" … {} more", fmt_bytes(more)));
+            for s in &mut line.spans {
+                s.0 = s.0.min(cut);
+                s.1 = s.1.min(cut);
+            }
+        }
+        let m = self.mods;
+        for (start, end, kind) in line.spans {
+            if start < end {
+                self.view.spans.push(ViewSpan {
+                    line: idx,
+                    start,
+                    end,
+                    kind,
+                    in_flight: m.in_flight,
+                    incomplete: m.incomplete,
+                    sidechain: m.sidechain,
+                });
+            }
+        }
+        self.view.text.push_str(&line.text);
+        self.view.text.push('\n');
+
+        self.blank_lines.push(line.text.is_empty());
+        self.view.lines.push(ViewLine {
+            origin,
+            turn: self.turn,
+        });
+        idx
+    }
+
+    fn blank(&mut self) {
+        // Never two blank lines in a row, never a blank first line.
+        if self.view.text.is_empty() || self.view.text.ends_with("\n\n") {
+            return;
+        }
+        // Nor right under an activity header.
+        if self
+            .activity_head
+            .is_some_and(|h| h + 1 == self.next_line())
+        {
+            return;
+        }
+        self.emit(Line::new(), Origin::None);
+    }
+
+    /// Last non-blank line emitted so far (or `fallback`).
+    fn last_content_line(&self, fallback: usize) -> usize {
+        if self.view.text.ends_with("\n\n") {
+            self.next_line().saturating_sub(2).max(fallback)
+        } else {
+            self.next_line().saturating_sub(1).max(fallback)
+        }
+    }
+
+    fn region(&mut self, kind: RegionKind, start: usize, end: usize, label: String) {
+        if start < end && end < self.view.lines.len() {
+            self.view.regions.push(Region {
+                kind,
+                start_line: start,
+                end_line: end,
+                label,
+            });
+        }
+    }
+
+    fn anchor(
+        &mut self,
+        kind: AnchorKind,
+        line: usize,
+        end: usize,
+        child: Option<String>,
+        detail: String,
+    ) {
+        self.view.anchors.push(Anchor {
+            turn: self.turn,
+            line,
+            child,
+            kind,
+            end_line: end.max(line),
+            detail,
+        });
+    }
+
+    fn entry_origin(&self, e: usize, b: Option<usize>) -> Origin {
+        let Some(entry) = self.t.entries.get(e) else {
+            return Origin::None;
+        };
+        let span = match b.and_then(|b| entry.blocks.get(b)) {
+            Some(block) => Some(block.span.clone()),
+            None => Some(entry.span.clone()),
+        };
+        Origin::Entry {
+            entry: e,
+            block: b,
+            span,
+        }
+    }
+
+    fn block(&self, e: usize, b: usize) -> Option<&'a Block> {
+        self.t.entries.get(e)?.blocks.get(b)
+    }
+
+    /// Decodes a string of the source; empty when its span is out of range.
+    fn decode(&self, s: &Str) -> std::borrow::Cow<'a, str> {
+        self.decode_range(s.raw.clone())
+    }
+
+    fn decode_range(&self, r: Span) -> std::borrow::Cow<'a, str> {
+        match self.src.get(r) {
+            Some(raw) => json_string::decode(raw),
+            None => std::borrow::Cow::Borrowed(""),
+        }
+    }
+
+    /// Emits a multi-line text: each logical line (long ones wrapped) as a view line with
+    /// `prefix`, as a `kind` span; leading and trailing blank lines dropped; at most
+    /// `max_lines` / `max_bytes`, then `… N KB more`. Gate texts become `Gate` spans; the k-th
+    /// one found gets an outline anchor for `gates[k]` (indices into `Analysis::gates`).
+    /// Returns (first, last) line.
+    #[allow(clippy::too_many_arguments)]
+    fn emit_text(
+        &mut self,
+        s: &str,
+        prefix: &str,
+        kind: SpanKind,
+        origin: &Origin,
+        max_lines: usize,
+        max_bytes: usize,
+        gates: &[usize],
+    ) -> Option<(usize, usize)> {
+        let s = s.trim_matches(|c| c == '\n' || c == '\r');
+        let s = trim_blank_lines(s);
+        if s.is_empty() {
+            return None;
+        }
+        let mut gate_i = 0;
+        let width = MAX_LINE_CHARS - prefix.chars().count() - 1;
+        let mut first = None;
+        let mut last = 0;
+        let mut shown_bytes = 0;
+        let mut count = 0;
+        for logical in s.split('\n') {
+            let logical = logical.strip_suffix('\r').unwrap_or(logical);
+            let cleaned = clean(logical);
+            for piece in wrap_long(&cleaned, width) {
+                if count >= max_lines || shown_bytes >= max_bytes || self.over_budget() {
+                    let more = s.len().saturating_sub(shown_bytes);
+                    let l = self.emit(
+                        Line::new()
+                            .raw(prefix)
+                            .add(&format!("… {} more", fmt_bytes(more)), Some(SpanKind::Meta)),
+                        origin.clone(),
+                    );
+                    return Some((first.unwrap_or(l), l));
+                }
+                let (line, found) = if gates.is_empty() {
+                    (Line::new().raw(prefix).push(piece, Some(kind)), 0)
+                } else {
+                    Line::new().raw(prefix).push_with_gates(piece, kind)
+                };
+                let l = self.emit(line, origin.clone());
+                for _ in 0..found {
+                    if let Some(&g) = gates.get(gate_i) {
+                        let name = super::gate_label(&self.a.gates[g], &self.phases);
+                        let detail = super::gate_detail(&self.a.gates[g]);
+                        self.anchor(AnchorKind::Gate, l, l, Some(name), detail);
+                    }
+                    gate_i += 1;
+                }
+                first.get_or_insert(l);
+                last = l;
+                shown_bytes += piece.len() + 1;
+                count += 1;
+            }
+        }
+        first.map(|f| (f, last))
+    }
+
+    // ---- document ----------------------------------------------------------------------
+
+    fn header(&mut self) {
+        let t = self.t;
+        let a = self.a;
+        let title = t
+            .meta
+            .title
+            .as_deref()
+            .filter(|s| !s.trim().is_empty())
+            .map(|s| one_line(s, 120))
+            .or_else(|| {
+                a.turns
+                    .iter()
+                    .find(|t| t.kind == TurnKind::Prompt && !t.title.trim().is_empty())
+                    .map(|t| one_line(&t.title, 120))
+            })
+            .unwrap_or_else(|| "Transcript".to_string());
+        self.emit(Line::new().raw("# ").add(&title, None), Origin::None);
+        let mut parts: Vec<String> = Vec::new();
+        if let Some(id) = &t.meta.session_id {
+            parts.push(format!("session {}", one_line(id, 80)));
+        }
+        if t.meta.is_subagent_file {
+            match &t.meta.agent_id {
+                Some(id) => parts.push(format!("sub-agent {}", one_line(id, 40))),
+                None => parts.push("sub-agent".to_string()),
+            }
+        }
+        let agent = match t.format() {
+            crate::model::Format::ClaudeCode => "Claude Code",
+            crate::model::Format::Codex => "Codex",
+            crate::model::Format::Unknown => "unknown format",
+        };
+        match &t.meta.version {
+            Some(v) => parts.push(format!("{agent} {}", one_line(v, 40))),
+            None => parts.push(agent.to_string()),
+        }
+        if let Some(m) = &t.meta.model {
+            parts.push(one_line(m, 60));
+        }
+        if let Some(c) = &t.meta.cwd {
+            parts.push(one_line(c, 200));
+        }
+        parts.push(text::plural(a.turn_count as u64, "turn", "turns"));
+        let u = a.usage;
+        if u.input + u.output + u.cache_creation + u.cache_read > 0 {
+            parts.push(format!(
+                "tokens {} in / {} out / {} cache read / {} cache write",
+                text::fmt_tokens(u.input),
+                text::fmt_tokens(u.output),
+                text::fmt_tokens(u.cache_read),
+                text::fmt_tokens(u.cache_creation)
+            ));
+        }
+        let invalid = t
+            .entries
+            .iter()
+            .filter(|e| e.role == Role::Unparsed)
+            .count();
+        if invalid > 0 {
+            parts.push(format!(
+                "⚠ {}",
+                text::plural(invalid as u64, "invalid line", "invalid lines")
+            ));
+        }
+        if let Some(p) = &t.pending_tail {
+            parts.push(format!("line {} still being written", p.line + 1));
+        }
+        self.emit(
+            Line::new().add(&parts.join(" · "), Some(SpanKind::Meta)),
+            Origin::None,
+        );
+        self.blank();
+    }
+
+    fn body(&mut self) {
+        let a = self.a;
+        let shown: Vec<&Turn> = a
+            .turns
+            .iter()
+            .filter(|t| self.verbose || t.kind != TurnKind::Preamble)
+            .collect();
+        if shown.is_empty() {
+            self.emit(
+                Line::new().add("(no conversation)", Some(SpanKind::Meta)),
+                Origin::None,
+            );
+            return;
+        }
+        for (i, turn) in shown.iter().enumerate() {
+            if self.over_budget() {
+                let rest = &shown[i..];
+                let msg = format!(
+                    "… view limit reached: {} not shown (open the raw file to read them)",
+                    text::plural(rest.len() as u64, "more turn", "more turns")
+                );
+                self.turn = 0;
+                self.mods = Mods::default();
+                self.emit(Line::new().add(&msg, Some(SpanKind::Meta)), Origin::None);
+                break;
+            }
+            self.render_turn(turn);
+        }
+    }
+
+    fn finish(mut self) -> View {
+        if self.view.text.ends_with("\n\n") {
+            self.view.text.pop();
+            self.view.lines.pop();
+            self.blank_lines.pop();
+        }
+        self.view.regions.sort_by(|a, b| {
+            a.start_line
+                .cmp(&b.start_line)
+                .then(b.end_line.cmp(&a.end_line))
+        });
+        self.view.anchors.sort_by_key(|a| {
+            (
+                a.line,
+                a.kind != AnchorKind::Turn && a.kind != AnchorKind::Preamble,
+            )
+        });
+        self.view
+    }
+
+    // ---- turns -------------------------------------------------------------------------
+
+    fn render_turn(&mut self, turn: &'a Turn) {
+        self.turn = turn.n;
+        self.mods = Mods {
+            in_flight: turn.state == TurnState::InFlight,
+            incomplete: turn.state == TurnState::Replyless,
+            sidechain: false,
+        };
+        let heading = match turn.kind {
+            TurnKind::Preamble => "## Before the first prompt".to_string(),
+            TurnKind::Prompt => format!("## Turn {} — {}", turn.n, one_line(&turn.title, 120)),
+            TurnKind::Wake => format!("## Turn {} — ⏰ {}", turn.n, one_line(&turn.title, 120)),
+        };
+        let origin = match turn.opener {
+            Some(e) => self.entry_origin(e, None),
+            None => Origin::None,
+        };
+        let head = self.emit(Line::new().add(&heading, None), origin);
+        self.turn_start_line = head;
+        self.blank();
+
+        // The prompt (or wake text, verbose only).
+        if let Some(op) = turn.opener {
+            match turn.kind {
+                TurnKind::Prompt => self.prompt(op),
+                TurnKind::Wake if self.verbose => self.wake_text(op),
+                _ => {}
+            }
+            self.blank();
+        }
+
+        let mut label = activity_label(turn.comments, turn.tool_calls);
+        if turn.state == TurnState::Replyless && turn.kind != TurnKind::Preamble {
+            label.push_str(" · no reply");
+        }
+        self.activity_label = label;
+        self.activity_head = None;
+        self.activity_closed = turn.kind == TurnKind::Preamble;
+        self.answer_last = None;
+        let (answer_line, activity_end) = self.turn_body(turn);
+
+        // Activity region (seed 000): everything between the prompt and the answer, under a
+        // one-line header so that it folds apart from the first work run.
+        if let Some(h) = self.activity_head {
+            let end = match answer_line {
+                Some(l) => l.saturating_sub(1),
+                None => activity_end,
+            };
+            let end = if end > h && self.is_blank_line(end) {
+                end - 1
+            } else {
+                end
+            };
+            let label = self.activity_label.clone();
+            self.region(RegionKind::Activity, h, end, label);
+        }
+
+        let end = self.last_content_line(head);
+        self.region(RegionKind::Turn, head, end, super::turn_name(turn));
+        let kind = if turn.kind == TurnKind::Preamble {
+            AnchorKind::Preamble
+        } else {
+            AnchorKind::Turn
+        };
+        self.view.anchors.push(Anchor {
+            turn: turn.n,
+            line: head,
+            child: None,
+            kind,
+            end_line: end,
+            detail: super::turn_detail(turn),
+        });
+        self.blank();
+    }
+
+    fn is_blank_line(&self, line: usize) -> bool {
+        self.blank_lines.get(line).copied().unwrap_or(false)
+    }
+
+    fn prompt(&mut self, e: usize) {
+        let Some(entry) = self.t.entries.get(e) else {
+            return;
+        };
+        let first = self.next_line();
+        let mut total = 0usize;
+        for (b, block) in entry.blocks.iter().enumerate() {
+            let origin = self.entry_origin(e, Some(b));
+            match &block.kind {
+                BlockKind::Text { text } => {
+                    let s = self.decode(text);
+                    let s = text::command_text(&s);
+                    total += s.len();
+                    self.emit_text(
+                        &s,
+                        "> ",
+                        SpanKind::Prompt,
+                        &origin,
+                        MAX_PROSE_LINES,
+                        MAX_PROSE_BYTES,
+                        &[],
+                    );
+                }
+                BlockKind::Image {
+                    media_type,
+                    data_len,
+                } => {
+                    total += data_len;
+                    let p = image_placeholder(media_type, *data_len);
+                    self.emit(Line::new().raw("> ").add(&p, Some(SpanKind::Meta)), origin);
+                }
+                other => self.other_block_line("> ", other, origin),
+            }
+        }
+        let last = self.next_line().saturating_sub(1);
+        if self.next_line() > first && last + 1 - first > LONG_PROMPT_LINES {
+            let label = format!("{} lines · {}", last + 1 - first, fmt_bytes(total));
+            self.region(RegionKind::LongPrompt, first, last, label);
+        }
+    }
+
+    fn wake_text(&mut self, e: usize) {
+        let Some(entry) = self.t.entries.get(e) else {
+            return;
+        };
+        for (b, block) in entry.blocks.iter().enumerate() {
+            let origin = self.entry_origin(e, Some(b));
+            if let BlockKind::Text { text } = &block.kind {
+                let s = self.decode(text);
+                self.emit_text(&s, "> ", SpanKind::Meta, &origin, 40, 8 * 1024, &[]);
+            }
+        }
+    }
+
+    fn other_block_line(&mut self, prefix: &str, kind: &BlockKind, origin: Origin) {
+        let label = match kind {
+            BlockKind::Other { block_type } => format!("[{} block]", one_line(block_type, 60)),
+            BlockKind::Image {
+                media_type,
+                data_len,
+            } => image_placeholder(media_type, *data_len),
+            BlockKind::Thinking { .. } => "[thinking]".to_string(),
+            BlockKind::ToolUse(u) => format!("[tool call {}]", one_line(&u.name, 60)),
+            BlockKind::ToolResult(_) => "[tool result]".to_string(),
+            BlockKind::Text { .. } => "[text]".to_string(),
+        };
+        self.emit(
+            Line::new().raw(prefix).add(&label, Some(SpanKind::Meta)),
+            origin,
+        );
+    }
+
+    /// Verbose: emits the turn's activity header (`🤖 2 comments · 6 tool calls`) before its
+    /// first piece of activity.
+    fn ensure_activity(&mut self) {
+        if self.verbose && self.activity_head.is_none() && !self.activity_closed {
+            self.blank();
+            let label = format!("🤖 {}", self.activity_label);
+            self.activity_head =
+                Some(self.emit(Line::new().add(&label, Some(SpanKind::Meta)), Origin::None));
+        }
+    }
+
+    /// Renders the events of a turn's body. Returns the view line of the `**Answer**` label and
+    /// the last line of the body before any closing summary line.
+    fn turn_body(&mut self, turn: &'a Turn) -> (Option<usize>, usize) {
+        let a = self.a;
+        let fa = turn.final_answer.as_ref();
+        let answer_shown_quiet = !self.verbose && turn.state == TurnState::Complete && fa.is_some();
+        let mut evs: Vec<((usize, usize), Ev)> = Vec::new();
+        let mut covered: HashSet<usize> = HashSet::new();
+        if let Some(op) = turn.opener {
+            covered.insert(op);
+        }
+        if self.verbose {
+            for (i, run) in turn.runs.iter().enumerate() {
+                if let Some(&pos) = run.blocks.first() {
+                    evs.push((pos, Ev::Run(i)));
+                }
+                for &(e, _) in &run.blocks {
+                    covered.insert(e);
+                }
+            }
+        }
+        for &s in &turn.steering {
+            evs.push(((s, 0), Ev::Steering(s)));
+            covered.insert(s);
+        }
+        for &ci in &turn.compactions {
+            if let Some(c) = a.compactions.get(ci) {
+                evs.push(((c.boundary, 0), Ev::Compaction(ci)));
+            }
+        }
+        if self.verbose {
+            for e in turn.entries.clone() {
+                if covered.contains(&e)
+                    || self.steering.contains(&e)
+                    || self.comp_entries.contains(&e)
+                    || self.attributed.contains(&e)
+                {
+                    continue;
+                }
+                if e < self.t.entries.len() {
+                    evs.push(((e, 0), Ev::Misc(e)));
+                }
+            }
+        } else {
+            if answer_shown_quiet && let Some(&pos) = fa.and_then(|f| f.blocks.first()) {
+                evs.push((pos, Ev::Answer));
+            }
+            for &g in &turn.gates {
+                let Some(gate) = a.gates.get(g) else { continue };
+                let in_answer = answer_shown_quiet
+                    && fa.is_some_and(|f| {
+                        f.blocks.contains(&(gate.entry, gate.block))
+                            && self
+                                .answer_parts(f, gate.entry, gate.block)
+                                .is_none_or(|p| p.answer.contains(&gate.span.start))
+                    });
+                if !in_answer {
+                    evs.push(((gate.entry, gate.block), Ev::Gate(g)));
+                }
+            }
+        }
+        evs.sort_by_key(|(pos, ev)| (*pos, matches!(ev, Ev::Misc(_))));
+
+        let answer_set: HashSet<(usize, usize)> = fa
+            .map(|f| f.blocks.iter().copied().collect())
+            .unwrap_or_default();
+        let mut answer_line = None;
+        let mut i = 0;
+        while i < evs.len() {
+            if self.turn_over_budget() {
+                let rest = evs.len() - i;
+                let msg = format!(
+                    "… {rest} more {} of this turn not shown (view limit; open the raw file)",
+                    if rest == 1 { "item" } else { "items" }
+                );
+                self.emit(Line::new().add(&msg, Some(SpanKind::Meta)), Origin::None);
+                break;
+            }
+            match evs[i].1 {
+                Ev::Run(r) => {
+                    let run = &turn.runs[r];
+                    if run.kind == RunKind::Prose {
+                        self.prose_run(turn, run, &answer_set, &mut answer_line);
+                    } else {
+                        self.ensure_activity();
+                        self.blank();
+                        self.work_run(turn, run);
+                        self.blank();
+                    }
+                }
+                Ev::Steering(s) => self.steering_line(s),
+                Ev::Compaction(c) => self.compaction(c),
+                Ev::Gate(g) => self.gate_line(g),
+                Ev::Answer => {
+                    if let Some(f) = fa {
+                        self.blank();
+                        let label = self.emit(Line::new().raw("**Answer**"), Origin::None);
+                        answer_line = Some(label);
+                        let first = self.next_line();
+                        for (k, &(e, b)) in f.blocks.iter().enumerate() {
+                            if k > 0 {
+                                self.blank();
+                            }
+                            self.prose_block(e, b, ProseRole::Answer, f);
+                        }
+                        let last = self.last_content_line(first);
+                        self.anchor(
+                            AnchorKind::FinalAnswer,
+                            label,
+                            last,
+                            Some("Final answer".into()),
+                            String::new(),
+                        );
+                    }
+                }
+                Ev::Misc(_) => {
+                    let mut j = i;
+                    while j < evs.len() && matches!(evs[j].1, Ev::Misc(_)) {
+                        j += 1;
+                    }
+                    let entries: Vec<usize> = evs[i..j]
+                        .iter()
+                        .filter_map(|(_, ev)| if let Ev::Misc(e) = ev { Some(*e) } else { None })
+                        .collect();
+                    self.ensure_activity();
+                    self.blank();
+                    self.misc(&entries);
+                    i = j;
+                    continue;
+                }
+            }
+            i += 1;
+        }
+
+        // In verbose mode the answer label was emitted by the prose run; close its anchor.
+        if self.verbose
+            && let Some(l) = answer_line
+        {
+            let last = self.answer_last.unwrap_or(l);
+            self.anchor(
+                AnchorKind::FinalAnswer,
+                l,
+                last,
+                Some("Final answer".into()),
+                String::new(),
+            );
+        }
+
+        let body_end = self.last_content_line(0);
+        // A turn is never blank (seed 004): say why there is no answer. In verbose mode the
+        // activity header already says `no reply`.
+        match turn.state {
+            TurnState::InFlight if !self.verbose || fa.is_none() => {
+                self.blank();
+                self.emit(
+                    Line::new().add("… working", Some(SpanKind::Meta)),
+                    Origin::None,
+                );
+            }
+            TurnState::Replyless if turn.kind != TurnKind::Preamble && !self.verbose => {
+                self.blank();
+                let msg = format!(
+                    "(no reply — {})",
+                    activity_label(turn.comments, turn.tool_calls)
+                );
+                self.emit(Line::new().add(&msg, Some(SpanKind::Meta)), Origin::None);
+            }
+            _ => {}
+        }
+        (answer_line, body_end)
+    }
+
+    fn prose_run(
+        &mut self,
+        turn: &'a Turn,
+        run: &crate::analysis::Run,
+        answer_set: &HashSet<(usize, usize)>,
+        answer_line: &mut Option<usize>,
+    ) {
+        let Some(fa) = turn.final_answer.as_ref() else {
+            self.ensure_activity();
+            for &(e, b) in &run.blocks {
+                self.blank();
+                self.prose_block_plain(e, b, ProseRole::Narration);
+            }
+            return;
+        };
+        for &(e, b) in &run.blocks {
+            let in_answer = answer_set.contains(&(e, b));
+            if in_answer {
+                // Folded prose before the answer's start, in the answer's first block.
+                if let Some(parts) = self.answer_parts(fa, e, b)
+                    && !parts.narration.is_empty()
+                {
+                    let s = self.decode_without(parts.narration.clone(), &parts.hidden);
+                    if !s.trim().is_empty() {
+                        self.ensure_activity();
+                        self.blank();
+                        let origin = self.entry_origin(e, Some(b));
+                        let gates = self.gates_in(e, b, &parts.narration);
+                        self.emit_text(
+                            &s,
+                            "",
+                            SpanKind::Narration,
+                            &origin,
+                            MAX_PROSE_LINES,
+                            MAX_PROSE_BYTES,
+                            &gates,
+                        );
+                    }
+                }
+                if answer_line.is_none() {
+                    self.blank();
+                    let label = if turn.state == TurnState::InFlight {
+                        "**Answer** (in flight)"
+                    } else {
+                        "**Answer**"
+                    };
+                    *answer_line = Some(self.emit(Line::new().raw(label), Origin::None));
+                    self.activity_closed = true;
+                } else {
+                    self.blank();
+                }
+                self.prose_block(e, b, ProseRole::Answer, fa);
+                self.answer_last = Some(self.last_content_line(0));
+            } else {
+                self.ensure_activity();
+                self.blank();
+                self.prose_block_plain(e, b, ProseRole::Narration);
+            }
+        }
+    }
+
+    /// An answer block: its answer part only, without marker lines (seed 000).
+    fn prose_block(
+        &mut self,
+        e: usize,
+        b: usize,
+        role: ProseRole,
+        fa: &crate::analysis::FinalAnswer,
+    ) {
+        let Some(parts) = self.answer_parts(fa, e, b) else {
+            self.prose_block_plain(e, b, role);
+            return;
+        };
+        let s = self.decode_without(parts.answer.clone(), &parts.hidden);
+        let origin = Origin::Entry {
+            entry: e,
+            block: Some(b),
+            span: Some(parts.answer.clone()),
+        };
+        let gates = self.gates_in(e, b, &parts.answer);
+        self.emit_text(
+            &s,
+            "",
+            span_kind(role),
+            &origin,
+            MAX_PROSE_LINES,
+            MAX_PROSE_BYTES,
+            &gates,
+        );
+    }
+
+    /// How a text block of the final answer is shown (seed 000 markers): the folded prose
+    /// before `Marker::answer_start` (first answer block only), the answer part, and the
+    /// source ranges never shown inside them (the deciding marker line, stray marker lines,
+    /// the duplicate lead line, each with the newline that ends it). `None` for a block that
+    /// is not text.
+    fn answer_parts(
+        &self,
+        fa: &crate::analysis::FinalAnswer,
+        e: usize,
+        b: usize,
+    ) -> Option<AnswerParts> {
+        let Some(BlockKind::Text { text }) = self.block(e, b).map(|b| &b.kind) else {
+            return None;
+        };
+        let r = text.raw.clone();
+        let first = fa.blocks.first() == Some(&(e, b));
+        let start = match &fa.marker {
+            Some(m)
+                if first
+                    && r.start <= m.answer_start
+                    && m.answer_start <= r.end
+                    && self.src.is_char_boundary(m.answer_start) =>
+            {
+                m.answer_start
+            }
+            _ => r.start,
+        };
+        let mut hidden: Vec<Span> = Vec::new();
+        if let Some(m) = &fa.marker {
+            if (m.entry, m.block) == (e, b) {
+                hidden.push(m.span.clone());
+            }
+            if let Some(d) = &m.duplicate_lead {
+                hidden.push(d.clone());
+            }
+        }
+        hidden.extend(fa.stray_markers.iter().cloned());
+        let bytes = self.src.as_bytes();
+        let mut hidden: Vec<Span> = hidden
+            .into_iter()
+            .filter(|h| {
+                r.start <= h.start
+                    && h.start < h.end
+                    && h.end <= r.end
+                    && self.src.is_char_boundary(h.start)
+                    && self.src.is_char_boundary(h.end)
+            })
+            .map(|h| {
+                // The line goes with its newline (a `\n` escape in the source).
+                if h.end + 2 <= r.end && &bytes[h.end..h.end + 2] == b"\\n" {
+                    h.start..h.end + 2
+                } else {
+                    h
+                }
+            })
+            .collect();
+        hidden.sort_by_key(|h| h.start);
+        Some(AnswerParts {
+            narration: r.start..start,
+            answer: start..r.end,
+            hidden,
+        })
+    }
+
+    /// Decodes `range` of the source leaving out the `hidden` ranges (sorted).
+    fn decode_without(&self, range: Span, hidden: &[Span]) -> String {
+        let mut out = String::new();
+        let mut at = range.start;
+        for h in hidden {
+            if h.end <= at || h.start >= range.end {
+                continue;
+            }
+            let cut = h.start.max(at);
+            out.push_str(&self.decode_range(at..cut));
+            at = h.end.min(range.end);
+        }
+        if at < range.end {
+            out.push_str(&self.decode_range(at..range.end));
+        }
+        out
+    }
+
+    /// Gates of block `(e, b)` whose text starts inside `range`, in source order.
+    fn gates_in(&self, e: usize, b: usize, range: &Span) -> Vec<usize> {
+        self.gates_by_block
+            .get(&(e, b))
+            .map(|v| {
+                v.iter()
+                    .copied()
+                    .filter(|&g| range.contains(&self.a.gates[g].span.start))
+                    .collect()
+            })
+            .unwrap_or_default()
+    }
+
+    fn prose_block_plain(&mut self, e: usize, b: usize, role: ProseRole) {
+        let Some(block) = self.block(e, b) else {
+            return;
+        };
+        let origin = self.entry_origin(e, Some(b));
+        match &block.kind {
+            BlockKind::Text { text } => {
+                let s = self.decode(text);
+                let gates = self.gates_in(e, b, &text.raw);
+                self.emit_text(
+                    &s,
+                    "",
+                    span_kind(role),
+                    &origin,
+                    MAX_PROSE_LINES,
+                    MAX_PROSE_BYTES,
+                    &gates,
+                );
+            }
+            other => self.other_block_line("", other, origin),
+        }
+    }
+
+    fn work_run(&mut self, turn: &'a Turn, run: &'a crate::analysis::Run) {
+        let label = super::run_label(run);
+        let (region_kind, anchor_kind) = match run.kind {
+            RunKind::Thought => (RegionKind::Thought, AnchorKind::Thought),
+            _ => (RegionKind::WorkRun, AnchorKind::WorkRun),
+        };
+        let first_origin = run
+            .blocks
+            .first()
+            .map_or(Origin::None, |&(e, b)| self.entry_origin(e, Some(b)));
+        let head = self.emit(Line::new().raw("▸ ").add(&label, None), first_origin);
+        let uses: HashSet<(usize, usize)> = run
+            .blocks
+            .iter()
+            .copied()
+            .filter(|&(e, b)| {
+                matches!(
+                    self.block(e, b).map(|b| &b.kind),
+                    Some(BlockKind::ToolUse(_))
+                )
+            })
+            .collect();
+        let items: Vec<(usize, usize)> = run
+            .blocks
+            .iter()
+            .copied()
+            .filter(|&(e, b)| {
+                // A result shown beside its call is not an item of its own.
+                !self
+                    .use_of_result
+                    .get(&(e, b))
+                    .is_some_and(|u| uses.contains(u))
+            })
+            .collect();
+        for (k, &(e, b)) in items.iter().enumerate() {
+            if k >= MAX_RUN_ITEMS || self.turn_over_budget() {
+                let n = (items.len() - k) as u64;
+                let msg = format!("  … {n} more {}", if n == 1 { "step" } else { "steps" });
+                self.emit(Line::new().add(&msg, Some(SpanKind::Meta)), Origin::None);
+                break;
+            }
+            self.step_item(turn, e, b, "  ");
+        }
+        let end = self.next_line() - 1;
+        self.region(region_kind, head, end, label.clone());
+        let detail = if run.kind == RunKind::Work {
+            text::plural(run.tool_calls.into(), "tool call", "tool calls")
+        } else {
+            String::new()
+        };
+        self.anchor(anchor_kind, head, end, Some(label), detail);
+    }
+
+    /// One item of a work run or sub-agent section: a tool call with its result (and output
+    /// preview, and the sub-agent it spawned), a thought, an orphan result, other blocks.
+    fn step_item(&mut self, turn: &'a Turn, e: usize, b: usize, indent: &str) {
+        let Some(block) = self.block(e, b) else {
+            return;
+        };
+        let origin = self.entry_origin(e, Some(b));
+        match &block.kind {
+            BlockKind::ToolUse(u) => {
+                let result = self.pairs.get(&(e, b)).copied();
+                let res: Option<&ToolResult> =
+                    result.and_then(|(re, rb)| match self.block(re, rb).map(|b| &b.kind) {
+                        Some(BlockKind::ToolResult(r)) => Some(r),
+                        _ => None,
+                    });
+                let is_error = res.is_some_and(|r| r.is_error);
+                let mut line = Line::new().raw(indent);
+                line = if is_error {
+                    let s = line.text.len();
+                    line.text.push('✗');
+                    line.spans.push((s, line.text.len(), SpanKind::ToolError));
+                    line.raw(" ")
+                } else {
+                    line.raw("⚙ ")
+                };
+                line = line.add(&one_line(&u.name, 60), Some(SpanKind::ToolName));
+                let summary = one_line(&u.summary, ONE_LINE_CHARS);
+                if !summary.is_empty() {
+                    line = line.raw("  ").add(&summary, None);
+                }
+                line = line.raw("  → ");
+                let result_text = match res {
+                    Some(r) => result_summary(r),
+                    None if turn.state == TurnState::InFlight => "(running)".to_string(),
+                    None => "(no result)".to_string(),
+                };
+                line = line.add(
+                    &result_text,
+                    if is_error {
+                        Some(SpanKind::ToolError)
+                    } else {
+                        None
+                    },
+                );
+                let l = self.emit(line, origin);
+                if let (Some((re, rb)), Some(r)) = (result, res) {
+                    self.output_preview(l, re, rb, r, indent);
+                }
+                if let Some(&c) = self.sub_by_use.get(&(e, b)) {
+                    self.subagent(turn, c, l, indent);
+                }
+            }
+            BlockKind::Thinking { text, encrypted } => {
+                let s = self.decode(text);
+                let (one, cut) = if *encrypted && s.trim().is_empty() {
+                    ("(encrypted reasoning)".to_string(), false)
+                } else if s.trim().is_empty() {
+                    ("(thinking not stored)".to_string(), false)
+                } else {
+                    let one = one_line(&s, ONE_LINE_CHARS);
+                    let cut = one.ends_with('…') && one_line(&s, ONE_LINE_CHARS + 1) != one;
+                    (one, cut)
+                };
+                let l = self.emit(
+                    Line::new()
+                        .raw(indent)
+                        .raw("💭 ")
+                        .add(&one, Some(SpanKind::Thinking)),
+                    origin.clone(),
+                );
+                // The whole thought, folded under its one line (seed 003, PR #46).
+                if cut {
+                    let prefix = format!("{indent}    ");
+                    if let Some((_, last)) = self.emit_text(
+                        &s,
+                        &prefix,
+                        SpanKind::Thinking,
+                        &origin,
+                        THOUGHT_LINES,
+                        THOUGHT_BYTES,
+                        &[],
+                    ) {
+                        self.region(RegionKind::Thought, l, last, one_line(&s, 60));
+                    }
+                }
+            }
+            BlockKind::ToolResult(r) => {
+                let mut line = Line::new().raw(indent);
+                if r.is_error {
+                    let s = line.text.len();
+                    line.text.push('✗');
+                    line.spans.push((s, line.text.len(), SpanKind::ToolError));
+                    line = line.raw(" ");
+                } else {
+                    line = line.raw("← ");
+                }
+                line = line.add("result", Some(SpanKind::Meta)).raw("  ");
+                line = line.add(
+                    &result_summary(r),
+                    if r.is_error {
+                        Some(SpanKind::ToolError)
+                    } else {
+                        None
+                    },
+                );
+                let l = self.emit(line, origin);
+                self.output_preview(l, e, b, r, indent);
+            }
+            BlockKind::Text { text } => {
+                // Prose inside a work run (sub-agent sections): a few lines.
+                let s = self.decode(text);
+                self.emit_text(
+                    &s,
+                    indent,
+                    SpanKind::Narration,
+                    &origin,
+                    SUBAGENT_PROSE_LINES,
+                    SUBAGENT_PROSE_BYTES,
+                    &[],
+                );
+            }
+            other => self.other_block_line(indent, other, origin),
+        }
+    }
+
+    /// The first lines of a tool result under its call, folded (`LongToolOutput`).
+    fn output_preview(
+        &mut self,
+        call_line: usize,
+        e: usize,
+        b: usize,
+        r: &ToolResult,
+        indent: &str,
+    ) {
+        let Some((text, raw_used)) = result_text_prefix(self.src, r) else {
+            return;
+        };
+        let text = trim_blank_lines(text.trim_matches(|c| c == '\n' || c == '\r'));
+        let mut lines: Vec<&str> = Vec::new();
+        let mut it = text.split('\n');
+        for l in it.by_ref() {
+            lines.push(l);
+            if lines.len() > OUTPUT_PREVIEW_LINES {
+                break;
+            }
+        }
+        let more_lines = lines.len() > OUTPUT_PREVIEW_LINES;
+        // One line is already on the call's line (with the image placeholders).
+        let non_empty = lines.iter().filter(|l| !l.trim().is_empty()).count();
+        if non_empty < 2 {
+            return;
+        }
+        lines.truncate(OUTPUT_PREVIEW_LINES);
+        let origin = Origin::Entry {
+            entry: e,
+            block: Some(b),
+            span: Some(r.content.clone()),
+        };
+        let prefix = format!("{indent}    ");
+        let mut shown = 0usize;
+        let mut last = call_line;
+        for l in &lines {
+            let l = l.strip_suffix('\r').unwrap_or(l);
+            let c = clean(l);
+            let cut = if c.chars().count() > OUTPUT_PREVIEW_CHARS {
+                format!("{}…", &c[..char_index(&c, OUTPUT_PREVIEW_CHARS - 1)])
+            } else {
+                c.into_owned()
+            };
+            shown += l.len() + 1;
+            last = self.emit(Line::new().raw(&prefix).raw(&cut), origin.clone());
+        }
+        for (mt, len) in &r.images {
+            last = self.emit(
+                Line::new()
+                    .raw(&prefix)
+                    .add(&image_placeholder(mt, *len), Some(SpanKind::Meta)),
+                origin.clone(),
+            );
+        }
+        let truncated_raw = raw_used < r.content.len();
+        if more_lines || truncated_raw {
+            let more = r.content_len.saturating_sub(shown.min(raw_used)).max(1);
+            last = self.emit(
+                Line::new()
+                    .raw(&prefix)
+                    .add(&format!("… {} more", fmt_bytes(more)), Some(SpanKind::Meta)),
+                origin,
+            );
+        }
+        self.region(
+            RegionKind::LongToolOutput,
+            call_line,
+            last,
+            format!("output · {}", fmt_bytes(r.content_len)),
+        );
+    }
+
+    fn subagent(&mut self, turn: &'a Turn, c: usize, call_line: usize, indent: &str) {
+        let Some(call) = self.a.subagent_calls.get(c) else {
+            return;
+        };
+        let name = super::subagent_label(call);
+        let detail = super::subagent_detail(call);
+
+        let saved = self.mods;
+        self.mods.sidechain = true;
+        let mut head_text = format!("{indent}  ⤷ {name}");
+        if !detail.is_empty() {
+            head_text.push_str(" · ");
+            head_text.push_str(&detail);
+        }
+        let head = self.emit(
+            Line::new().add(&head_text, Some(SpanKind::Meta)),
+            self.entry_origin(call.entry, Some(call.block)),
+        );
+        let inner = format!("{indent}    ");
+        // Uses of this sub-agent, so their results are shown beside them.
+        let mut items: Vec<(usize, usize)> = Vec::new();
+        let mut uses = HashSet::new();
+        for &e in &call.sidechain_entries {
+            if let Some(entry) = self.t.entries.get(e) {
+                for (b, block) in entry.blocks.iter().enumerate() {
+                    if matches!(block.kind, BlockKind::ToolUse(_)) {
+                        uses.insert((e, b));
+                    }
+                }
+            }
+        }
+        for &e in &call.sidechain_entries {
+            let Some(entry) = self.t.entries.get(e) else {
+                continue;
+            };
+            for (b, block) in entry.blocks.iter().enumerate() {
+                let shown_with_use = matches!(block.kind, BlockKind::ToolResult(_))
+                    && self
+                        .use_of_result
+                        .get(&(e, b))
+                        .is_some_and(|u| uses.contains(u));
+                if !shown_with_use {
+                    items.push((e, b));
+                }
+            }
+        }
+        for (k, &(e, b)) in items.iter().enumerate() {
+            if k >= MAX_RUN_ITEMS || self.turn_over_budget() {
+                let n = (items.len() - k) as u64;
+                let msg = format!(
+                    "{inner}… {n} more {}",
+                    if n == 1 { "item" } else { "items" }
+                );
+                self.emit(Line::new().add(&msg, Some(SpanKind::Meta)), Origin::None);
+                break;
+            }
+            let is_prompt = self
+                .t
+                .entries
+                .get(e)
+                .is_some_and(|en| !matches!(en.role, Role::Model | Role::ToolResults));
+            if is_prompt && let Some(BlockKind::Text { text }) = self.block(e, b).map(|b| &b.kind) {
+                {
+                    let s = self.decode(text);
+                    let origin = self.entry_origin(e, Some(b));
+                    self.emit(
+                        Line::new()
+                            .raw(&inner)
+                            .raw("» ")
+                            .add(&one_line(&s, ONE_LINE_CHARS), Some(SpanKind::Prompt)),
+                        origin,
+                    );
+                    continue;
+                }
+            }
+            self.step_item(turn, e, b, &inner);
+        }
+        self.mods = saved;
+        let end = self.next_line() - 1;
+        self.region(RegionKind::Subagent, head, end, name.clone());
+        self.anchor(AnchorKind::Subagent, call_line, end, Some(name), detail);
+    }
+
+    fn steering_line(&mut self, e: usize) {
+        let Some(entry) = self.t.entries.get(e) else {
+            return;
+        };
+        self.blank();
+        let mut first_line: Option<usize> = None;
+        let name = super::steering_label(entry, self.src);
+        for (b, block) in entry.blocks.iter().enumerate() {
+            let origin = self.entry_origin(e, Some(b));
+            match &block.kind {
+                BlockKind::Text { text } => {
+                    let s = self.decode(text);
+                    let s = trim_blank_lines(s.trim_matches(|c| c == '\n' || c == '\r'));
+                    if s.is_empty() {
+                        continue;
+                    }
+                    let (head, rest) = match s.split_once('\n') {
+                        Some((h, r)) => (h, Some(r)),
+                        None => (s, None),
+                    };
+                    if first_line.is_none() {
+                        let l = self.emit(
+                            Line::new()
+                                .add("↪ queued: ", Some(SpanKind::Meta))
+                                .add(head, Some(SpanKind::Prompt)),
+                            origin.clone(),
+                        );
+                        first_line = Some(l);
+                        if let Some(rest) = rest {
+                            self.emit_text(
+                                rest,
+                                "  ",
+                                SpanKind::Prompt,
+                                &origin,
+                                MAX_PROSE_LINES,
+                                MAX_PROSE_BYTES,
+                                &[],
+                            );
+                        }
+                    } else {
+                        self.emit_text(
+                            s,
+                            "  ",
+                            SpanKind::Prompt,
+                            &origin,
+                            MAX_PROSE_LINES,
+                            MAX_PROSE_BYTES,
+                            &[],
+                        );
+                    }
+                }
+                BlockKind::Image {
+                    media_type,
+                    data_len,
+                } => {
+                    let p = image_placeholder(media_type, *data_len);
+                    let line = if first_line.is_none() {
+                        Line::new()
+                            .add("↪ queued: ", Some(SpanKind::Meta))
+                            .add(&p, Some(SpanKind::Meta))
+                    } else {
+                        Line::new().raw("  ").add(&p, Some(SpanKind::Meta))
+                    };
+                    let l = self.emit(line, origin);
+                    first_line.get_or_insert(l);
+                }
+                other => {
+                    let l = self.next_line();
+                    self.other_block_line("  ", other, origin);
+                    first_line.get_or_insert(l);
+                }
+            }
+        }
+        let first = match first_line {
+            Some(l) => l,
+            None => self.emit(
+                Line::new().add("↪ queued: (empty)", Some(SpanKind::Meta)),
+                self.entry_origin(e, None),
+            ),
+        };
+        let end = self.next_line() - 1;
+        self.anchor(AnchorKind::Steering, first, end, Some(name), String::new());
+    }
+
+    fn compaction(&mut self, ci: usize) {
+        let Some(c) = self.a.compactions.get(ci) else {
+            return;
+        };
+        let label = super::compaction_label(c);
+        self.blank();
+        let saved = self.mods;
+        self.mods = Mods::default();
+        let divider = format!("── {label} ──");
+        let head = self.emit(
+            Line::new().add(&divider, Some(SpanKind::Meta)),
+            self.entry_origin(c.boundary, None),
+        );
+        if self.verbose
+            && let Some(s) = c
+                .summary
+                .and_then(|s| self.t.entries.get(s).map(|e| (s, e)))
+        {
+            {
+                let (se, entry) = s;
+                for (b, block) in entry.blocks.iter().enumerate() {
+                    if let BlockKind::Text { text } = &block.kind {
+                        let txt = self.decode(text);
+                        let origin = self.entry_origin(se, Some(b));
+                        self.emit_text(
+                            &txt,
+                            "",
+                            SpanKind::Meta,
+                            &origin,
+                            SUMMARY_LINES,
+                            SUMMARY_BYTES,
+                            &[],
+                        );
+                    }
+                }
+            }
+        }
+        self.mods = saved;
+        let end = self.next_line() - 1;
+        self.region(RegionKind::Compaction, head, end, label);
+        self.anchor(
+            AnchorKind::Compaction,
+            head,
+            end,
+            Some(format!("Compaction {}", c.n)),
+            super::compaction_detail(c),
+        );
+        self.blank();
+    }
+
+    fn gate_line(&mut self, g: usize) {
+        let Some(gate) = self.a.gates.get(g) else {
+            return;
+        };
+        let name = super::gate_label(gate, &self.phases);
+        let reason = super::gate_detail(gate);
+        let mut line = Line::new().add(&name, Some(SpanKind::Gate));
+        if !reason.is_empty() {
+            line = line.raw(" — ").add(&reason, None);
+        }
+        self.blank();
+        let origin = Origin::Entry {
+            entry: gate.entry,
+            block: Some(gate.block),
+            span: Some(gate.span.clone()),
+        };
+        let l = self.emit(line, origin);
+        self.anchor(AnchorKind::Gate, l, l, Some(name), reason);
+    }
+
+    /// Records no other element shows (verbose): interruptions, local commands and invalid
+    /// lines one per line; runs of other records (meta, hooks, progress, unknown types,
+    /// unattributed sidechain records) as one summary line.
+    fn misc(&mut self, entries: &[usize]) {
+        let mut group: Vec<usize> = Vec::new();
+        for &e in entries {
+            let Some(entry) = self.t.entries.get(e) else {
+                continue;
+            };
+            match &entry.role {
+                Role::Interruption | Role::LocalCommand | Role::Unparsed => {
+                    self.flush_group(&mut group);
+                    self.special_record(e, entry);
+                }
+                _ => group.push(e),
+            }
+        }
+        self.flush_group(&mut group);
+    }
+
+    fn special_record(&mut self, e: usize, entry: &'a Entry) {
+        let origin = self.entry_origin(e, None);
+        let line = match &entry.role {
+            Role::Interruption => {
+                Line::new().add("⏹ interrupted by the user", Some(SpanKind::Meta))
+            }
+            Role::LocalCommand => {
+                let text = entry
+                    .blocks
+                    .iter()
+                    .find_map(|b| match &b.kind {
+                        BlockKind::Text { text } => Some(self.decode(text)),
+                        _ => None,
+                    })
+                    .unwrap_or_default();
+                let text = text::command_text(&text);
+                let text = strip_tags(&text);
+                Line::new()
+                    .add("$ ", Some(SpanKind::Meta))
+                    .add(&one_line(&text, ONE_LINE_CHARS), Some(SpanKind::Meta))
+            }
+            _ => {
+                let msg = self
+                    .t
+                    .problems
+                    .iter()
+                    .find(|p| p.line == entry.line)
+                    .map_or("invalid record".to_string(), |p| one_line(&p.message, 200));
+                Line::new().add(
+                    &format!("⚠ line {}: {msg}", entry.line + 1),
+                    Some(SpanKind::Meta),
+                )
+            }
+        };
+        self.emit(line, origin);
+    }
+
+    fn flush_group(&mut self, group: &mut Vec<usize>) {
+        if group.is_empty() {
+            return;
+        }
+        let mut counts: Vec<(String, usize)> = Vec::new();
+        for &e in group.iter() {
+            let entry = &self.t.entries[e];
+            let mut name = one_line(&entry.record_type, 60);
+            if entry.sidechain {
+                name.push_str(" (sidechain)");
+            }
+            match counts.iter_mut().find(|(n, _)| *n == name) {
+                Some((_, c)) => *c += 1,
+                None => counts.push((name, 1)),
+            }
+        }
+        let list: Vec<String> = counts
+            .iter()
+            .take(8)
+            .map(|(n, c)| {
+                if *c > 1 {
+                    format!("{n} ×{c}")
+                } else {
+                    n.clone()
+                }
+            })
+            .collect();
+        let mut text = format!(
+            "· {}: {}",
+            text::plural(group.len() as u64, "record", "records"),
+            list.join(", ")
+        );
+        if counts.len() > 8 {
+            text.push_str(&format!(", {} more kinds", counts.len() - 8));
+        }
+        let origin = self.entry_origin(group[0], None);
+        self.emit(Line::new().add(&text, Some(SpanKind::Meta)), origin);
+        group.clear();
+    }
+}
+
+fn span_kind(role: ProseRole) -> SpanKind {
+    match role {
+        ProseRole::Narration => SpanKind::Narration,
+        ProseRole::Answer => SpanKind::FinalAnswer,
+    }
+}
+
+/// Drops leading and trailing lines that hold only whitespace.
+fn trim_blank_lines(s: &str) -> &str {
+    let (mut start, mut end, mut pos) = (None, 0, 0);
+    for l in s.split_inclusive('\n') {
+        let body = l.trim_end_matches(['\n', '\r']);
+        if !body.trim().is_empty() {
+            start.get_or_insert(pos);
+            end = pos + body.len();
+        }
+        pos += l.len();
+    }
+    match start {
+        Some(st) => &s[st..end],
+        None => "",
+    }
+}
+
+/// Removes `<tag>` / `</tag>` markup (local command wrappers), keeping the text.
+fn strip_tags(s: &str) -> String {
+    let mut out = String::with_capacity(s.len());
+    let mut rest = s;
+    while let Some(p) = rest.find('<') {
+        out.push_str(&rest[..p]);
+        let after = &rest[p..];
+        match after.find('>') {
+            Some(q)
+                if after[1..q]
+                    .chars()
+                    .all(|c| c.is_ascii_alphanumeric() || c == '-' || c == '/' || c == '_')
+                    && q > 1 =>
+            {
+                out.push(' ');
+                rest = &after[q + 1..];
+            }
+            _ => {
+                out.push('<');
+                rest = &after[1..];
+            }
+        }
+    }
+    out.push_str(rest);
+    out
+}
+
+/// A result's one-line form: its summary, image placeholders, or its size.
+fn result_summary(r: &ToolResult) -> String {
+    let mut s = one_line(&r.summary, ONE_LINE_CHARS);
+    for (mt, len) in &r.images {
+        if !s.is_empty() {
+            s.push(' ');
+        }
+        s.push_str(&image_placeholder(mt, *len));
+    }
+    if s.is_empty() {
+        if r.content_len == 0 {
+            "(empty)".to_string()
+        } else {
+            format!("({})", fmt_bytes(r.content_len))
+        }
+    } else {
+        s
+    }
+}
+
+/// The beginning of a tool result's text, decoded: at most [`OUTPUT_PREVIEW_RAW_BYTES`] of the
+/// raw source (cut on an escape boundary). Returns the text and the raw bytes it covers. For
+/// array content, the `text` parts (arrays over 1 MiB are not previewed).
+fn result_text_prefix(src: &str, r: &ToolResult) -> Option<(String, usize)> {
+    let content = r.content.clone();
+    let raw = src.get(content.clone())?;
+    if raw.is_empty() {
+        return None;
+    }
+    let is_string = content.start > 0 && src.as_bytes().get(content.start - 1) == Some(&b'"');
+    if is_string {
+        let bytes = raw.as_bytes();
+        let limit = OUTPUT_PREVIEW_RAW_BYTES.min(bytes.len());
+        let mut i = 0;
+        while i < limit {
+            if bytes[i] == b'\\' {
+                let len = if bytes.get(i + 1) == Some(&b'u') {
+                    6
+                } else {
+                    2
+                };
+                if i + len > limit && limit < bytes.len() {
+                    break;
+                }
+                i += len;
+            } else {
+                i += 1;
+            }
+        }
+        let mut cut = i.min(bytes.len());
+        while cut > 0 && !raw.is_char_boundary(cut) {
+            cut -= 1;
+        }
+        return Some((json_string::decode(&raw[..cut]).into_owned(), cut));
+    }
+    if raw.starts_with('[') && raw.len() <= 1024 * 1024 {
+        #[derive(serde::Deserialize)]
+        struct Part<'a> {
+            #[serde(borrow, default)]
+            text: Option<std::borrow::Cow<'a, str>>,
+        }
+        let parts: Vec<Part> = serde_json::from_str(raw).ok()?;
+        let mut out = String::new();
+        for p in parts {
+            if let Some(t) = p.text {
+                if !out.is_empty() {
+                    out.push('\n');
+                }
+                out.push_str(&t);
+                if out.len() > OUTPUT_PREVIEW_RAW_BYTES {
+                    let cut = char_index(&out, OUTPUT_PREVIEW_RAW_BYTES);
+                    out.truncate(cut);
+                    break;
+                }
+            }
+        }
+        // All the text is there unless it was cut: then count the whole content as more.
+        let used = if out.len() >= OUTPUT_PREVIEW_RAW_BYTES {
+            out.len().min(raw.len())
+        } else {
+            raw.len()
+        };
+        return Some((out, used));
+    }
+    None
+}

@@ -1,0 +1,619 @@
+//! Analysis of the project's fixtures through the real readers, against the exact values in
+//! `fixtures/rules/README.md` and `fixtures/cases/README.md` (line numbers there are 1-based).
+
+use std::path::Path;
+
+use transcript_ls::analysis::{
+    self, Analysis, DurationSource, Options, RunKind, Throughput, TurnKind, TurnState, Verdict,
+};
+use transcript_ls::formats;
+use transcript_ls::model::Transcript;
+
+struct F {
+    src: String,
+    t: Transcript,
+    a: Analysis,
+}
+
+fn load_with(rel: &str, o: &Options) -> F {
+    let path = Path::new(env!("CARGO_MANIFEST_DIR"))
+        .join("../fixtures")
+        .join(rel);
+    let src = std::fs::read_to_string(&path).unwrap_or_else(|e| panic!("{rel}: {e}"));
+    let t = formats::read(&src);
+    let a = analysis::analyze(&t, &src, o);
+    F { src, t, a }
+}
+
+fn opts(file_complete: bool) -> Options {
+    Options {
+        time_zone: Some("UTC".into()),
+        file_complete,
+        ..Default::default()
+    }
+}
+
+fn load(rel: &str) -> F {
+    load_with(rel, &opts(false))
+}
+
+impl F {
+    /// 1-based line of an entry.
+    fn line(&self, entry: usize) -> usize {
+        self.t.entries[entry].line + 1
+    }
+    /// 1-based lines of the final answer of turn index `ti`.
+    fn answer(&self, ti: usize) -> Vec<usize> {
+        self.a.turns[ti]
+            .final_answer
+            .as_ref()
+            .map(|f| f.blocks.iter().map(|b| self.line(b.0)).collect())
+            .unwrap_or_default()
+    }
+    /// Runs of turn `ti` as `(kind, first line, last line)`, 1-based.
+    fn runs(&self, ti: usize) -> Vec<(RunKind, usize, usize)> {
+        self.a.turns[ti]
+            .runs
+            .iter()
+            .map(|r| (r.kind, r.start_line + 1, r.end_line + 1))
+            .collect()
+    }
+    /// 1-based line range of the activity of turn `ti`.
+    fn activity(&self, ti: usize) -> Option<(usize, usize)> {
+        self.a.turns[ti]
+            .activity
+            .clone()
+            .map(|r| (self.line(r.start), self.line(r.end - 1)))
+    }
+    /// Byte offset inside its line.
+    fn col(&self, offset: usize, line: usize) -> usize {
+        let start = self
+            .src
+            .split_inclusive('\n')
+            .take(line - 1)
+            .map(str::len)
+            .sum::<usize>();
+        offset - start
+    }
+}
+
+fn estimate(th: &Throughput) -> (u64, u64) {
+    match th {
+        Throughput::Estimate {
+            tokens, decode_ms, ..
+        } => (*tokens, *decode_ms),
+        other => panic!("not an estimate: {other:?}"),
+    }
+}
+
+use RunKind::{Prose, Thought, Work};
+
+#[test]
+fn runs_alternating() {
+    let f = load("rules/runs-alternating.jsonl");
+    let t = &f.a.turns[0];
+    assert_eq!((f.a.turns.len(), t.state), (1, TurnState::Complete));
+    assert_eq!(
+        f.runs(0),
+        vec![
+            (Prose, 2, 2),
+            (Work, 3, 4),
+            (Prose, 5, 5),
+            (Work, 6, 10),
+            (Prose, 11, 11)
+        ]
+    );
+    assert_eq!((t.runs[1].steps, t.runs[1].tool_calls), (1, 1));
+    assert_eq!((t.runs[3].steps, t.runs[3].tool_calls), (2, 2));
+    assert_eq!(f.answer(0), vec![11]);
+    assert_eq!((t.comments, t.tool_calls), (2, 3));
+    assert_eq!(f.activity(0), Some((2, 10)));
+    let d = t.duration.unwrap();
+    assert_eq!((d.ms, d.source), (16_406, DurationSource::Recorded));
+    assert_eq!(estimate(&t.throughput), (592, 16_277));
+    assert_eq!(t.finished_at.as_deref(), Some("09:00 am"));
+    let u = t.usage;
+    assert_eq!(
+        (u.input, u.output, u.cache_creation, u.cache_read),
+        (12, 592, 3_700, 69_408)
+    );
+    assert_eq!(t.steps.len(), 4);
+}
+
+#[test]
+fn thought_only_run() {
+    let f = load("rules/thought-only-run.jsonl");
+    // The README lists `work 2–4 · Thought 5 · prose 6`; runs are *maximal* (DESIGN.md §4,
+    // seed 003 `chunk_by(interim)`), so the thinking on 5 stays in the work run it touches.
+    // A Thought run is a work run made only of thinking (see `split-rows-usage`).
+    assert_eq!(f.runs(0), vec![(Work, 2, 5), (Prose, 6, 6)]);
+    assert_eq!(f.a.turns[0].runs[0].steps, 2);
+    assert_eq!(f.answer(0), vec![6]);
+    assert_eq!((f.a.turns[0].comments, f.a.turns[0].tool_calls), (0, 1));
+    assert_eq!(estimate(&f.a.turns[0].throughput), (419, 11_817));
+}
+
+#[test]
+fn mixed_step_trailing_prose() {
+    let f = load("rules/mixed-step-trailing-prose.jsonl");
+    let t = &f.a.turns[0];
+    assert_eq!(f.answer(0), vec![6]);
+    assert_eq!(
+        (t.comments, t.tool_calls, t.state),
+        (0, 2, TurnState::Complete)
+    );
+    assert!(!t.final_answer.as_ref().unwrap().end_turn);
+    assert_eq!(f.runs(0), vec![(Work, 2, 5), (Prose, 6, 6)]);
+}
+
+#[test]
+fn narration_tail_moved_past() {
+    let f = load("rules/narration-tail-moved-past.jsonl");
+    let (t1, t2) = (&f.a.turns[0], &f.a.turns[1]);
+    assert_eq!(
+        (t1.final_answer.is_none(), t1.state),
+        (true, TurnState::Replyless)
+    );
+    assert_eq!((t1.comments, t1.tool_calls), (1, 2));
+    let d = t1.duration.unwrap();
+    assert_eq!((d.ms, d.source), (71_538, DurationSource::Timestamps));
+    assert_eq!(f.answer(1), vec![10]);
+    assert_eq!(
+        (t2.state, t2.comments, t2.tool_calls),
+        (TurnState::Complete, 0, 1)
+    );
+    assert_eq!(t2.duration.unwrap().ms, 20_637);
+}
+
+#[test]
+fn question_todowrite_and_question_then_tool() {
+    let f = load("rules/question-todowrite.jsonl");
+    assert_eq!(f.answer(0), vec![4, 7]);
+    let t = &f.a.turns[0];
+    assert_eq!(
+        (t.comments, t.tool_calls, t.state),
+        (0, 2, TurnState::Complete)
+    );
+    assert_eq!(
+        f.runs(0),
+        vec![(Work, 2, 3), (Prose, 4, 4), (Work, 5, 6), (Prose, 7, 7)]
+    );
+    let f = load("rules/question-then-tool.jsonl");
+    assert_eq!(f.answer(0), vec![7]);
+    assert_eq!((f.a.turns[0].comments, f.a.turns[0].tool_calls), (1, 2));
+}
+
+#[test]
+fn replyless_interrupted_and_in_flight() {
+    let f = load("rules/replyless.jsonl");
+    let t = &f.a.turns[0];
+    assert_eq!(
+        (t.final_answer.is_none(), t.state),
+        (true, TurnState::Replyless)
+    );
+    assert_eq!((t.comments, t.tool_calls), (0, 2));
+    assert_eq!(f.runs(0), vec![(Work, 2, 6)]);
+    assert_eq!(t.runs[0].steps, 2);
+    assert_eq!(
+        (f.answer(1), f.a.turns[1].state),
+        (vec![8], TurnState::Complete)
+    );
+
+    let f = load("rules/interrupted.jsonl");
+    let s: Vec<TurnState> = f.a.turns.iter().map(|t| t.state).collect();
+    assert_eq!(
+        s,
+        vec![
+            TurnState::Replyless,
+            TurnState::Replyless,
+            TurnState::Complete
+        ]
+    );
+    assert_eq!((f.a.turns[0].comments, f.a.turns[0].tool_calls), (1, 1));
+    assert_eq!(
+        (f.a.turns[1].steps.len(), f.a.turns[1].activity.clone()),
+        (0, None)
+    );
+    assert_eq!(f.answer(2), vec![11]);
+
+    let f = load("rules/in-flight.jsonl");
+    assert_eq!(f.a.turns[0].state, TurnState::Complete);
+    assert_eq!(f.a.turns[1].state, TurnState::InFlight);
+    assert_eq!(f.answer(1), Vec::<usize>::new());
+    let f = load_with("rules/in-flight.jsonl", &opts(true));
+    assert_eq!(f.a.turns[1].state, TurnState::Replyless);
+
+    let f = load("rules/in-flight-prose.jsonl");
+    assert_eq!(
+        (f.answer(0), f.a.turns[0].state),
+        (vec![3], TurnState::InFlight)
+    );
+
+    let f = load("rules/torn-last-line.jsonl");
+    assert_eq!(f.a.turn_count, 2);
+    assert_eq!(f.a.turns[1].state, TurnState::InFlight);
+    let f = load_with("rules/torn-last-line.jsonl", &opts(true));
+    assert_eq!(f.a.turns[1].state, TurnState::Replyless);
+}
+
+#[test]
+fn marker_table() {
+    // (file, hidden marker span on line 8, answer start on line 8); None = ignored.
+    let honoured = [
+        ("marker-mid-block", (235, 253), 255),
+        ("marker-bold", (196, 218), 220),
+        ("marker-italic", (196, 216), 218),
+        ("marker-heading", (196, 217), 219),
+        ("marker-glued", (196, 214), 214),
+        ("marker-legacy-amc", (196, 209), 211),
+        ("marker-two", (222, 240), 242),
+    ];
+    for (name, (ms, me), start) in honoured {
+        let f = load(&format!("rules/{name}.jsonl"));
+        let t = &f.a.turns[0];
+        assert_eq!(f.answer(0), vec![8], "{name}");
+        assert_eq!((t.comments, t.tool_calls), (2, 2), "{name}");
+        let m = t.final_answer.as_ref().unwrap().marker.clone().unwrap();
+        assert_eq!(
+            (f.col(m.span.start, 8), f.col(m.span.end, 8)),
+            (ms, me),
+            "{name}"
+        );
+        assert_eq!(f.col(m.answer_start, 8), start, "{name}");
+        assert_eq!(t.state, TurnState::Complete, "{name}");
+    }
+    let f = load("rules/marker-glued.jsonl");
+    let m = f.a.turns[0].final_answer.clone().unwrap().marker.unwrap();
+    assert!(f.src[m.answer_start..].starts_with("## Renamed"));
+    for name in [
+        "marker-nothing-after",
+        "marker-code-fence",
+        "marker-backticks",
+        "marker-mid-sentence",
+    ] {
+        let f = load(&format!("rules/{name}.jsonl"));
+        let fa = f.a.turns[0].final_answer.clone().unwrap();
+        assert_eq!(f.answer(0), vec![7, 8], "{name}");
+        assert_eq!((fa.marker, f.a.turns[0].comments), (None, 1), "{name}");
+        // Only the marker with nothing after it is a (hidden) boundary-shaped line.
+        let hidden: Vec<(usize, usize)> = fa
+            .stray_markers
+            .iter()
+            .map(|s| (f.col(s.start, 8), f.col(s.end, 8)))
+            .collect();
+        let want = if name == "marker-nothing-after" {
+            vec![(310, 328)]
+        } else {
+            vec![]
+        };
+        assert_eq!(hidden, want, "{name}");
+    }
+}
+
+#[test]
+fn placeholder_usage_and_split_rows() {
+    let f = load("rules/placeholder-usage.jsonl");
+    for (ti, ms, ans) in [(0, 56_946, 6), (1, 10_370, 11)] {
+        let t = &f.a.turns[ti];
+        assert_eq!(
+            t.throughput,
+            Throughput::None {
+                reason: "output counts are streaming placeholders".into()
+            }
+        );
+        assert_eq!((t.state, t.duration.unwrap().ms), (TurnState::Complete, ms));
+        assert_eq!(f.answer(ti), vec![ans]);
+    }
+    assert_eq!(f.a.turns[0].comments, 1);
+    let u = f.a.usage;
+    assert_eq!(
+        (u.input, u.cache_creation, u.cache_read, u.output),
+        (16, 3_390, 69_070, 25)
+    );
+
+    let f = load("rules/split-rows-usage.jsonl");
+    let t = &f.a.turns[0];
+    let u = t.usage;
+    assert_eq!(
+        (u.input, u.cache_creation, u.cache_read, u.output),
+        (7, 3_700, 33_976, 1_280)
+    );
+    assert_eq!(f.a.steps.len(), 2);
+    assert_eq!(
+        f.runs(0),
+        vec![(Thought, 2, 2), (Prose, 3, 3), (Work, 4, 7), (Prose, 8, 8)]
+    );
+    assert_eq!((f.answer(0), t.comments, t.tool_calls), (vec![8], 1, 2));
+    assert_eq!(estimate(&t.throughput), (1_280, 28_574));
+    assert_eq!(t.finished_at.as_deref(), Some("12:40 pm"));
+}
+
+#[test]
+fn wake_local_commands_init_and_unknown_types() {
+    let f = load("rules/task-notification.jsonl");
+    let kinds: Vec<TurnKind> = f.a.turns.iter().map(|t| t.kind).collect();
+    assert_eq!(kinds, vec![TurnKind::Prompt, TurnKind::Wake]);
+    assert_eq!(f.a.turns[1].title, "background task finished");
+    assert_eq!((f.answer(0), f.answer(1)), (vec![4], vec![9]));
+    let fin: Vec<Option<&str>> = f.a.turns.iter().map(|t| t.finished_at.as_deref()).collect();
+    assert_eq!(fin, vec![Some("12:50 pm"), Some("12:52 pm")]);
+
+    let f = load("rules/local-commands.jsonl");
+    assert_eq!(f.a.turn_count, 1);
+    assert_eq!(f.a.turns[0].kind, TurnKind::Preamble);
+    assert_eq!(f.a.turns[1].entries, 3..10);
+    assert_eq!(
+        (f.answer(1), f.a.turns[1].state),
+        (vec![5], TurnState::Complete)
+    );
+
+    let f = load("rules/init-command.jsonl");
+    let t = &f.a.turns[0];
+    assert_eq!((f.a.turn_count, t.title.as_str()), (1, "/init"));
+    assert_eq!((t.comments, t.tool_calls, f.answer(0)), (1, 3, vec![10]));
+    assert_eq!(t.duration.unwrap().ms, 23_289);
+
+    let f = load("rules/unknown-types.jsonl");
+    assert_eq!(f.a.turn_count, 2);
+    assert_eq!((f.answer(1), f.answer(2)), (vec![6], vec![9]));
+    assert_eq!(f.a.turns[2].title, "Should they share one?");
+}
+
+#[test]
+fn inline_sidechains_and_compaction() {
+    let f = load("rules/inline-sidechains.jsonl");
+    assert_eq!(f.a.turn_count, 1);
+    let t = &f.a.turns[0];
+    assert_eq!((t.comments, t.tool_calls, f.answer(0)), (1, 2, vec![15]));
+    let c = &f.a.subagent_calls;
+    assert_eq!(c.len(), 2);
+    let lines = |v: &[usize]| v.iter().map(|&e| f.line(e)).collect::<Vec<_>>();
+    assert_eq!(
+        (f.line(c[0].entry), lines(&c[0].sidechain_entries)),
+        (3, vec![5, 7, 9, 13])
+    );
+    assert_eq!(c[0].result_entry.map(|e| f.line(e)), Some(14));
+    assert_eq!(
+        (f.line(c[1].entry), lines(&c[1].sidechain_entries)),
+        (4, vec![6, 8, 10, 11])
+    );
+    assert_eq!(c[1].result_entry.map(|e| f.line(e)), Some(12));
+    assert_eq!(c[0].description.as_deref(), Some("Survey handlers"));
+
+    let f = load("rules/compaction.jsonl");
+    assert_eq!(
+        f.a.turns.iter().map(|t| t.n).collect::<Vec<_>>(),
+        vec![1, 2]
+    );
+    let c = &f.a.compactions[0];
+    assert_eq!((c.start_line + 1, c.end_line + 1, c.n), (6, 7, 1));
+    assert_eq!(
+        (c.trigger.as_deref(), c.pre_tokens),
+        (Some("auto"), Some(161_204))
+    );
+
+    let f = load("rules/compaction-mid-turn.jsonl");
+    let t = &f.a.turns[0];
+    assert_eq!((f.a.turn_count, t.compactions.clone()), (1, vec![0]));
+    assert_eq!((f.answer(0), t.comments, t.tool_calls), (vec![11], 1, 3));
+    assert_eq!(t.duration.unwrap().ms, 33_591);
+}
+
+/// `(line, start col, end col, id, mode, verdict, phase, phase name)`.
+type GateRow<'a> = (
+    usize,
+    usize,
+    usize,
+    &'a str,
+    &'a str,
+    &'a str,
+    Option<usize>,
+    &'a str,
+);
+
+#[test]
+fn gates_table() {
+    let f = load("rules/gates.jsonl");
+    let g = &f.a.gates;
+    let got: Vec<GateRow> = g
+        .iter()
+        .map(|g| {
+            let line = g.line + 1;
+            (
+                line,
+                f.col(g.span.start, line),
+                f.col(g.span.end, line),
+                g.id.as_str(),
+                g.mode.as_str(),
+                g.verdict_text.as_str(),
+                g.phase,
+                g.phase_name.as_str(),
+            )
+        })
+        .collect();
+    assert_eq!(
+        got,
+        vec![
+            (2, 288, 326, "2", "RED TEAM", "OK", Some(1), "Red Team"),
+            (
+                2,
+                395,
+                450,
+                "CUSTOM_SECURITY_SCAN",
+                "SCAN",
+                "PASS",
+                None,
+                "CUSTOM_SECURITY_SCAN"
+            ),
+            (5, 259, 299, "4", "ELEGANCE", "PASS", Some(4), "Elegance"),
+            (5, 326, 368, "5", "AUTO-APPROVE", "OK", Some(5), "Docs"),
+            (
+                8,
+                229,
+                351,
+                "CUSTOM_STANDARDS_AUDIT",
+                "AUDIT",
+                "NEEDS-REVIEW",
+                Some(6),
+                "Standards Audit"
+            ),
+        ]
+    );
+    assert!(g[..4].iter().all(|g| g.verdict == Verdict::Done));
+    assert_eq!(
+        g[4].verdict,
+        Verdict::NeedsYou {
+            reason: "unsafe block in src/ffi.rs:41 has no SAFETY comment".into()
+        }
+    );
+    let t = &f.a.turns[0];
+    assert_eq!((f.answer(0), t.comments, t.tool_calls), (vec![8], 2, 2));
+    assert_eq!(t.gates, vec![0, 1, 2, 3, 4]);
+}
+
+#[test]
+fn codex_rollouts() {
+    let f = load("rules/codex-rollout.jsonl");
+    assert_eq!(f.a.turns[0].kind, TurnKind::Preamble);
+    assert_eq!(f.a.turns[0].entries, 0..5);
+    let t = &f.a.turns[1];
+    assert_eq!(
+        t.title,
+        "Where is the currency code parsed? Show me the function signature."
+    );
+    assert_eq!(f.a.steps.len(), 2);
+    assert_eq!((f.answer(1), t.comments, t.tool_calls), (vec![16], 0, 1));
+    assert_eq!(f.runs(1), vec![(Work, 9, 14), (Prose, 16, 16)]);
+    let u = t.usage;
+    assert_eq!(
+        (u.input, u.cache_read, u.output, u.reasoning),
+        (4_110, 16_000, 412, 160)
+    );
+    let d = t.duration.unwrap();
+    assert_eq!(
+        (d.ms, d.source, t.state),
+        (10_204, DurationSource::Recorded, TurnState::Complete)
+    );
+    // Measured: 10 204 − 1 320 (time to first token) − 501 ms between the call (10:15:06.451)
+    // and its output (10:15:06.952) = 8 383 ms.
+    match &t.throughput {
+        Throughput::Measured {
+            tokens, decode_ms, ..
+        } => assert_eq!((*tokens, *decode_ms), (412, 8_383)),
+        other => panic!("{other:?}"),
+    }
+    assert_eq!(t.finished_at.as_deref(), Some("10:15 am"));
+
+    let f = load("rules/codex-unfinished.jsonl");
+    let t = &f.a.turns[1];
+    assert_eq!(
+        (t.state, t.final_answer.is_none(), t.tool_calls),
+        (TurnState::InFlight, true, 1)
+    );
+    assert!(matches!(t.throughput, Throughput::None { .. }));
+}
+
+#[test]
+fn shared_case_inputs() {
+    let f = load("cases/07-queued-prompt-typed-while-working.jsonl");
+    assert_eq!(f.a.turn_count, 1);
+    assert_eq!(
+        f.a.steering.iter().map(|&e| f.line(e)).collect::<Vec<_>>(),
+        vec![6]
+    );
+    assert_eq!(f.runs(0), vec![(Work, 2, 4), (Prose, 7, 7)]);
+    assert_eq!(f.answer(0), vec![7]);
+
+    let f = load("cases/08-steering-record-shapes.jsonl");
+    assert_eq!(
+        f.a.steering.iter().map(|&e| f.line(e)).collect::<Vec<_>>(),
+        vec![4, 6, 8]
+    );
+    assert_eq!((f.a.turn_count, f.answer(0)), (1, vec![9]));
+
+    let f = load("cases/10-split-rows-repeat-usage.jsonl");
+    let u = f.a.usage;
+    assert_eq!(
+        (u.input, u.cache_creation, u.cache_read, u.output),
+        (10, 3_010, 24_600, 905)
+    );
+    assert_eq!(f.a.steps.len(), 2);
+
+    let f = load("cases/13-codex-token-count-reemits.jsonl");
+    let u = f.a.turns[1].usage;
+    assert_eq!(
+        (u.input, u.cache_read, u.output, u.reasoning),
+        (1_400, 1_100, 180, 70)
+    );
+    assert_eq!((f.answer(1), f.a.turns[1].tool_calls), (vec![9], 1));
+
+    let f = load("cases/15-codex-dual-log-duplicates.jsonl");
+    assert_eq!((f.a.turn_count, f.answer(1)), (1, vec![9]));
+
+    for (zone, label) in [
+        ("UTC", "12:25 am"),
+        ("Asia/Tokyo", "09:25 am"),
+        ("America/Los_Angeles", "05:25 pm"),
+        ("Europe/Paris", "01:25 am"),
+    ] {
+        let o = Options {
+            time_zone: Some(zone.into()),
+            ..opts(false)
+        };
+        let f = load_with("cases/16-utc-timestamps-local-display.jsonl", &o);
+        let d = f.a.turns[0].duration.unwrap();
+        assert_eq!((d.ms, d.source), (2_400_000, DurationSource::Timestamps));
+        assert_eq!(f.a.turns[0].finished_at.as_deref(), Some(label), "{zone}");
+    }
+
+    let f = load("cases/18-parallel-subagents-interleaved.jsonl");
+    let c = &f.a.subagent_calls;
+    let lines = |v: &[usize]| v.iter().map(|&e| f.line(e)).collect::<Vec<_>>();
+    assert_eq!((f.a.turn_count, f.answer(0)), (1, vec![13]));
+    assert_eq!(
+        (c[0].agent_id.as_deref(), lines(&c[0].sidechain_entries)),
+        (Some("cli"), vec![3, 5, 7, 11])
+    );
+    assert_eq!(
+        (c[1].agent_id.as_deref(), lines(&c[1].sidechain_entries)),
+        (Some("env"), vec![4, 6, 8, 9])
+    );
+    assert_eq!(
+        (
+            c[0].result_entry.map(|e| f.line(e)),
+            c[1].result_entry.map(|e| f.line(e))
+        ),
+        (Some(12), Some(10))
+    );
+
+    let f = load("cases/20-subagent-sibling-files.jsonl");
+    let c = &f.a.subagent_calls;
+    assert_eq!(c[0].agent_id.as_deref(), Some("a3c5e7f9b1d2046e8"));
+    assert_eq!(
+        (c[0].duration_ms, c[0].total_tokens),
+        (Some(92_000), Some(27_000))
+    );
+    assert_eq!(c[1].agent_id.as_deref(), Some("a9d8c7b6a5f4e3d21"));
+    let f = load("cases/20-subagent-sibling-files/subagents/agent-a3c5e7f9b1d2046e8.jsonl");
+    assert!(f.t.meta.is_subagent_file);
+    assert_eq!(
+        (f.a.turn_count, f.a.turns[0].tool_calls, f.answer(0)),
+        (1, 1, vec![4])
+    );
+
+    let f = load("cases/23-tool-id-reused-across-sessions.jsonl");
+    let pairs: Vec<(usize, Option<usize>)> =
+        f.a.tool_pairs
+            .iter()
+            .map(|p| (f.line(p.use_entry), p.result_entry.map(|e| f.line(e))))
+            .collect();
+    assert_eq!(pairs, vec![(2, Some(3)), (6, Some(7))]);
+    assert_eq!(f.a.turn_count, 2);
+
+    let f = load("cases/26-long-pasted-user-message.jsonl");
+    assert_eq!(
+        f.a.turns[0].title,
+        "Review this incident timeline and tell me what we missed:"
+    );
+    assert_eq!(f.answer(0), vec![2]);
+}

@@ -1,0 +1,384 @@
+//! The command line (`transcript-ls outline|render|stats`), run as the built binary.
+
+use std::path::{Path, PathBuf};
+use std::process::Command;
+
+mod common;
+
+fn bin() -> Command {
+    let mut c = Command::new(env!("CARGO_BIN_EXE_transcript-ls"));
+    c.env("TZ", "UTC");
+    c
+}
+
+/// Runs the binary; returns (exit code, stdout, stderr).
+fn run(args: &[&str]) -> (i32, String, String) {
+    let out = bin().args(args).output().expect("run transcript-ls");
+    (
+        out.status.code().unwrap_or(-1),
+        String::from_utf8(out.stdout).expect("stdout is UTF-8"),
+        String::from_utf8(out.stderr).expect("stderr is UTF-8"),
+    )
+}
+
+fn root() -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR")).join("..")
+}
+
+fn temp_file(name: &str, bytes: &[u8]) -> (tempfile::TempDir, PathBuf) {
+    let dir = tempfile::tempdir().unwrap();
+    let p = dir.path().join(name);
+    std::fs::write(&p, bytes).unwrap();
+    (dir, p)
+}
+
+#[test]
+fn help_lists_commands_and_options() {
+    let (code, out, err) = run(&["--help"]);
+    assert_eq!(code, 0);
+    assert_eq!(err, "");
+    for word in [
+        "outline FILE",
+        "render FILE",
+        "stats FILE...",
+        "--verbose",
+        "--json",
+        "--time-zone ZONE",
+        "--no-final-marker",
+        "--stdio",
+        "--version",
+    ] {
+        assert!(out.contains(word), "--help lacks {word}:\n{out}");
+    }
+    assert_eq!(run(&["-h"]).1, out);
+    assert_eq!(run(&["help"]).1, out);
+}
+
+#[test]
+fn version_is_the_crate_version() {
+    assert_eq!(
+        run(&["--version"]),
+        (
+            0,
+            format!("transcript-ls {}\n", env!("CARGO_PKG_VERSION")),
+            String::new()
+        )
+    );
+}
+
+#[test]
+fn usage_errors_exit_2() {
+    let cases: &[(&[&str], &str)] = &[
+        (
+            &["bogus"],
+            "transcript-ls: unknown command 'bogus'\nTry 'transcript-ls --help'.\n",
+        ),
+        (
+            &["outline"],
+            "transcript-ls: outline needs a FILE\nTry 'transcript-ls --help'.\n",
+        ),
+        (
+            &["stats", "--frobnicate", "x"],
+            "transcript-ls: unknown option '--frobnicate'\nTry 'transcript-ls --help'.\n",
+        ),
+        (
+            &["render", "a", "b"],
+            "transcript-ls: render takes one FILE\nTry 'transcript-ls --help'.\n",
+        ),
+        (
+            &["outline", "x", "--json"],
+            "transcript-ls: --json is an option of stats\nTry 'transcript-ls --help'.\n",
+        ),
+        (
+            &["stats", "x", "--time-zone"],
+            "transcript-ls: --time-zone needs a value (e.g. Europe/Paris)\nTry 'transcript-ls --help'.\n",
+        ),
+        (
+            &["stats", "x", "--time-zone", "Mars/Olympus"],
+            "transcript-ls: unknown time zone 'Mars/Olympus'\nTry 'transcript-ls --help'.\n",
+        ),
+        (
+            &["--verbose"],
+            "transcript-ls: missing command (outline, render or stats)\nTry 'transcript-ls --help'.\n",
+        ),
+    ];
+    for (args, err) in cases {
+        assert_eq!(run(args), (2, String::new(), err.to_string()), "{args:?}");
+    }
+}
+
+#[test]
+fn file_errors_exit_1_and_say_what_was_found() {
+    let (code, out, err) = run(&["stats", "/no/such/file.jsonl"]);
+    assert_eq!(
+        (code, out.as_str(), err.as_str()),
+        (1, "", "transcript-ls: /no/such/file.jsonl: no such file\n")
+    );
+
+    let dir = tempfile::tempdir().unwrap();
+    let d = dir.path().to_str().unwrap();
+    assert_eq!(
+        run(&["outline", d]),
+        (
+            1,
+            String::new(),
+            format!("transcript-ls: {d}: is a directory, not a transcript file\n")
+        )
+    );
+
+    let (_t, p) = temp_file("other.jsonl", b"{\"a\":1}\n{\"b\":2}\n\n{\"c\":[3]}\n");
+    let p = p.to_str().unwrap();
+    assert_eq!(
+        run(&["render", p]),
+        (
+            1,
+            String::new(),
+            format!(
+                "transcript-ls: {p}: not a transcript: 3 lines of JSON with no Claude Code or Codex records\n"
+            )
+        )
+    );
+
+    let (_t, p) = temp_file("notes.txt", b"hello\nworld\n");
+    let p = p.to_str().unwrap();
+    assert_eq!(
+        run(&["outline", p]).2,
+        format!("transcript-ls: {p}: not a transcript: 2 lines, none of them JSON\n")
+    );
+
+    let (_t, p) = temp_file("mixed.jsonl", b"{\"a\":1}\nnot json\n");
+    let p = p.to_str().unwrap();
+    assert_eq!(
+        run(&["outline", p]).2,
+        format!(
+            "transcript-ls: {p}: not a transcript: 1 line of JSON and 1 line that is not JSON, with no Claude Code or Codex records\n"
+        )
+    );
+
+    let (_t, p) = temp_file(
+        "latin1.jsonl",
+        b"{\"type\":\"user\"}\n{\"x\":\"caf\xe9\"}\n",
+    );
+    let p = p.to_str().unwrap();
+    assert_eq!(
+        run(&["stats", p]),
+        (
+            1,
+            String::new(),
+            format!("transcript-ls: {p}: not UTF-8 (invalid byte at offset 25, line 2)\n")
+        )
+    );
+}
+
+#[test]
+fn stats_goes_on_after_a_bad_file() {
+    let empty = root().join("fixtures/rules/empty.jsonl");
+    let empty = empty.to_str().unwrap();
+    let (code, out, err) = run(&["stats", "--json", "/no/such", empty]);
+    assert_eq!(code, 1);
+    assert_eq!(err, "transcript-ls: /no/such: no such file\n");
+    assert_eq!(out.lines().count(), 1);
+    let v: serde_json::Value = serde_json::from_str(out.trim()).unwrap();
+    assert_eq!(v["format"], "unknown");
+    assert_eq!(v["turns"], 0);
+}
+
+#[test]
+fn empty_file_is_an_empty_transcript() {
+    let empty = root().join("fixtures/rules/empty.jsonl");
+    let empty = empty.to_str().unwrap();
+    let (code, out, err) = run(&["outline", empty]);
+    assert_eq!((code, err.as_str()), (0, ""));
+    assert_eq!(
+        out,
+        format!("{empty} — unknown · 0 turns · 0 lines\n(no turns)\n")
+    );
+    let (code, out, _) = run(&["render", empty]);
+    assert_eq!(
+        (code, out.as_str()),
+        (
+            0,
+            "# Transcript\nunknown format · 0 turns\n\n(no conversation)\n"
+        )
+    );
+}
+
+/// `outline` and `stats --json` of every file of `../shared/corpus` and `../shared/cases`
+/// (snapshots named by file stem), run from the shared directory so paths are stable, read
+/// as finished files (`--complete`: they are, and the result must not depend on file
+/// times). A file that is not a transcript snapshots its error and exit code.
+#[test]
+fn outline_and_stats_snapshots_of_corpus_and_cases() {
+    let shared = common::shared();
+    let mut files = common::jsonl_files(&shared.join("corpus"));
+    files.extend(common::jsonl_files(&shared.join("cases")));
+    assert!(files.len() >= 40, "found {} files", files.len());
+    let names = common::snapshot_names(&files);
+    for (path, name) in files.iter().zip(names) {
+        let rel = path
+            .strip_prefix(&shared)
+            .unwrap()
+            .to_str()
+            .unwrap()
+            .to_string();
+        let out = bin()
+            .current_dir(&shared)
+            .args(["outline", "--complete", &rel])
+            .output()
+            .unwrap();
+        let code = out.status.code().unwrap_or(-1);
+        let text = format!(
+            "exit {code}\n{}{}",
+            String::from_utf8_lossy(&out.stdout),
+            String::from_utf8_lossy(&out.stderr)
+        );
+        insta::assert_snapshot!(format!("outline-{name}"), text);
+
+        let out = bin()
+            .current_dir(&shared)
+            .args(["stats", "--json", "--complete", &rel])
+            .output()
+            .unwrap();
+        if out.status.success() {
+            let v: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+            insta::assert_json_snapshot!(format!("stats-{name}"), v);
+        } else {
+            let text = format!(
+                "exit {}\n{}",
+                out.status.code().unwrap_or(-1),
+                String::from_utf8_lossy(&out.stderr)
+            );
+            insta::assert_snapshot!(format!("stats-{name}"), text);
+        }
+    }
+}
+
+/// `stats --json` of a small fixture, every key (values checked by hand against the file:
+/// fixtures/rules/README.md `gates.jsonl`; tok/s = (212 + 176 + 141) / (5,516 + 4,551 +
+/// 2,406 ms) = 42.41).
+#[test]
+fn stats_json_of_the_gates_fixture() {
+    let out = bin()
+        .current_dir(root().join("fixtures/rules"))
+        .args(["stats", "--json", "--complete", "gates.jsonl"])
+        .output()
+        .unwrap();
+    assert!(out.status.success());
+    let text = String::from_utf8(out.stdout).unwrap();
+    assert_eq!(text.lines().count(), 1, "one compact JSON line per file");
+    let v: serde_json::Value = serde_json::from_str(&text).unwrap();
+    let expected = serde_json::json!({
+        "file": "gates.jsonl",
+        "format": "claude-code",
+        "lines": 9,
+        "records": 9,
+        "invalid_lines": [],
+        "pending_tail": false,
+        "turns": 1,
+        "steps": 3,
+        "tool_calls": 2,
+        "final_answers": 1,
+        "replyless_turns": 0,
+        "gates": 5,
+        "compactions": 0,
+        "subagent_calls": 0,
+        "usage": {"input": 9, "output": 529, "cache_creation": 2710, "cache_read": 50139},
+        "turn_list": [{
+            "n": 1,
+            "kind": "prompt",
+            "prompt": "Run the remaining pipeline gates on the ffi branch.",
+            "start_line": 1,
+            "end_line": 9,
+            "steps": 3,
+            "tool_calls": 2,
+            "comments": 2,
+            "final_answer": true,
+            "state": "complete",
+            "duration_ms": 17744,
+            "tok_per_s": {"value": 42.4, "kind": "estimate"},
+            "finished_at": "02:00 pm",
+            "gates": [
+                {"phase": "Red Team", "verdict": "done"},
+                {"phase": "CUSTOM_SECURITY_SCAN", "verdict": "done"},
+                {"phase": "Elegance", "verdict": "done"},
+                {"phase": "Docs", "verdict": "done"},
+                {"phase": "Standards Audit", "verdict": "needs-you"}
+            ]
+        }]
+    });
+    assert_eq!(v, expected);
+}
+
+/// A torn last line (case 03): pending while the file may grow, invalid once it is finished.
+#[test]
+fn torn_last_line_pending_or_invalid() {
+    let f = common::shared().join("cases/03-malformed-and-partial-lines.jsonl");
+    let f = f.to_str().unwrap();
+    let stats = |flag: &str| -> serde_json::Value {
+        let (code, out, _) = run(&["stats", "--json", flag, f]);
+        assert_eq!(code, 0);
+        serde_json::from_str(&out).unwrap()
+    };
+    let growing = stats("--growing");
+    assert_eq!(growing["invalid_lines"], serde_json::json!([4]));
+    assert_eq!(growing["pending_tail"], true);
+    let complete = stats("--complete");
+    assert_eq!(complete["invalid_lines"], serde_json::json!([4, 7]));
+    assert_eq!(complete["pending_tail"], false);
+    assert_eq!(
+        (growing["turns"].clone(), complete["turns"].clone()),
+        (2.into(), 2.into())
+    );
+}
+
+/// `--time-zone` moves finish times (case 16: 00:20 UTC is 08:20 in Shanghai, 19:20 the day
+/// before in New York); `render` prints the view; `--verbose` adds the work.
+#[test]
+fn time_zone_and_render() {
+    let f = common::shared().join("cases/16-utc-timestamps-local-display.jsonl");
+    let f = f.to_str().unwrap();
+    let finish = |tz: &str| -> String {
+        let (code, out, _) = run(&["stats", "--json", "--time-zone", tz, f]);
+        assert_eq!(code, 0);
+        let v: serde_json::Value = serde_json::from_str(&out).unwrap();
+        v["turn_list"][0]["finished_at"]
+            .as_str()
+            .unwrap()
+            .to_string()
+    };
+    assert_eq!(finish("Asia/Shanghai"), "08:20 am");
+    assert_eq!(finish("America/New_York"), "07:20 pm");
+    assert_eq!(finish("UTC"), "12:20 am");
+    let (code, quiet, _) = run(&["render", f]);
+    assert_eq!(code, 0);
+    assert!(
+        quiet.starts_with("# Start the nightly migration dry-run\n"),
+        "{quiet}"
+    );
+    assert!(!quiet.contains("▸ Worked"));
+    let (_, verbose, _) = run(&["render", "--verbose", f]);
+    assert!(verbose.contains("▸ Worked · 1 step\n"), "{verbose}");
+    let (code, outline, _) = run(&["outline", "--time-zone=Asia/Shanghai", f]);
+    assert_eq!(code, 0);
+    assert!(
+        outline.contains(" · 30m 00s · ≈0.5 tok/s · 08:20 am · lines 1–4\n"),
+        "{outline}"
+    );
+}
+
+/// No arguments or `--stdio` starts the language server (here it must at least not run the
+/// command line: no usage error).
+#[test]
+fn stdio_is_not_a_command_line_error() {
+    assert!(transcript_ls::cli::wants_lsp(&[]));
+    assert!(transcript_ls::cli::wants_lsp(&["--stdio".into()]));
+    assert!(transcript_ls::cli::wants_lsp(&[
+        "--stdio".into(),
+        "--clientProcessId=42".into()
+    ]));
+    assert!(!transcript_ls::cli::wants_lsp(&[
+        "stats".into(),
+        "--stdio".into()
+    ]));
+    assert!(!transcript_ls::cli::wants_lsp(&["--help".into()]));
+}

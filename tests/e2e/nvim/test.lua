@@ -1,0 +1,558 @@
+-- Headless Neovim 0.11 end-to-end suite: the transcript plugin (editors/nvim) against the real
+-- release server on the demo session (fixtures/demo, expected values from its README), one
+-- corpus transcript (../shared/corpus) and a live append to a temporary copy of the demo.
+--
+-- Run by tests/e2e/nvim/run.sh:
+--   nvim --headless --clean -n --cmd 'set rtp^=editors/nvim' -c 'luafile tests/e2e/nvim/test.lua'
+-- Environment: E2E_ROOT (repository root), TRANSCRIPT_LS (server binary), E2E_TMP (scratch dir).
+local ROOT = assert(os.getenv('E2E_ROOT'), 'E2E_ROOT')
+local SERVER = assert(os.getenv('TRANSCRIPT_LS'), 'TRANSCRIPT_LS')
+local TMP = assert(os.getenv('E2E_TMP'), 'E2E_TMP')
+local H = dofile(ROOT .. '/tests/e2e/nvim/harness.lua')
+local T = require('transcript')
+
+local DEMO = ROOT .. '/fixtures/demo/3f8a2c61-9d4e-4b7a-8c15-e2d07b9a4f63.jsonl'
+local SUBAGENT = ROOT .. '/fixtures/demo/3f8a2c61-9d4e-4b7a-8c15-e2d07b9a4f63/subagents/agent-a6e2b9f04c71d3a58.jsonl'
+local CORPUS = ROOT
+  .. '/../shared/corpus/iansherr__claude-code-log/test/test_data/real_projects/-experiments-ideas/03eb5929-52b3-4b13-ada3-b93ae35806b8.jsonl'
+
+-- Finish times in the fixtures' README are UTC.
+T.setup({ cmd = { SERVER }, timeZone = 'UTC' })
+
+--- Opens `path` in the current window and waits for the client and its first folds.
+local function open(path)
+  vim.cmd.edit(vim.fn.fnameescape(path))
+  local buf = vim.api.nvim_get_current_buf()
+  local client
+  H.wait('client attach (' .. vim.fn.fnamemodify(path, ':t') .. ')', 10000, function()
+    client = T.get_client(buf)
+    return client ~= nil and client.initialized
+  end)
+  return buf, client
+end
+
+local function turn_names(symbols)
+  local out = {}
+  for _, s in ipairs(symbols) do
+    out[#out + 1] = s.name
+  end
+  return out
+end
+
+local function child_names(symbol)
+  return vim.tbl_map(function(c)
+    return c.name
+  end, symbol.children or {})
+end
+
+--- 0-based byte column just inside the JSON string that starts with `needle` on line `lnum`.
+local function col_in(buf, lnum, needle)
+  local line = vim.api.nvim_buf_get_lines(buf, lnum - 1, lnum, false)[1]
+  local s = assert(line:find(needle, 1, true), needle .. ' not on line ' .. lnum)
+  return s - 1 + #needle
+end
+
+-- The nine turn hints of the demo (README "Expected values per turn"; durations in the
+-- server's wording, finish times UTC with minutes truncated).
+local DEMO_TURN_HINTS = {
+  [3] = 'turn 1/9 · 2 comments · 5 tool calls · 39s · ≈48 tok/s · 11:48 am',
+  [20] = 'turn 2/9 · 2 comments · 3 tool calls · 26s · ≈40 tok/s · 11:49 am',
+  [34] = 'turn 3/9 · 1 comment · 4 tool calls · 21s · ≈53 tok/s · 11:51 am',
+  [47] = 'turn 4/9 (wake-up) · 0 comments · 1 tool call · 11s · ≈42 tok/s · 11:52 am',
+  [53] = 'turn 5/9 · 1 comment · 4 tool calls · 39s · ≈44 tok/s · 11:54 am',
+  [69] = 'turn 6/9 · 2 comments · 2 tool calls · 13s · ≈40 tok/s · 11:58 am',
+  [78] = 'turn 7/9 · 0 comments · 2 tool calls · 12s · ≈37 tok/s · 12:00 pm',
+  [87] = 'turn 8/9 · 1 comment · 1 tool call · 10s · ≈33 tok/s · 12:01 pm · no reply',
+  [92] = 'turn 9/9 · 1 comment · 2 tool calls · 28s · ≈42 tok/s · 12:02 pm',
+}
+
+local DEMO_TITLES = {
+  'Before the first prompt',
+  'Turn 1: GET /accounts?currency=usd returns a 500, but currency=USD works. Can you find …',
+  'Turn 2: Good. Next: store the normalised code in a new `currency` column on `accounts`,…',
+  'Turn 3: Postgres only. The SQLite target is just for the old demo.',
+  'Turn 4: ⏰ background task finished',
+  'Turn 5: Update those two tests to the new behaviour.',
+  'Turn 6: Add a CHANGELOG entry for the currency fix and the new column.',
+  'Turn 7: Can we drop the SQLite demo config now?',
+  'Turn 8: Remove the demo entirely.',
+  'Turn 9: Sorry, keep the demo for now. Instead, get a reviewer agent to look over the wh…',
+}
+
+-- Gate lenses (README "Gates": lines 23, 30, 33, 52, 66) and the sub-agent lens (line 97),
+-- 0-based lines.
+local DEMO_LENSES = {
+  { 22, '⟦🔍 Plan⟧ ┄ ⚔️ ┄ 🚦 ┄ 🔨 ┄ 💎 ┄ 📝 ┄ 🔬 ┄ 🚀 — ✔ APPROVED' },
+  { 29, '🔍 ━ ⚔️ ━ ⟦🚦 Standards Check⟧ ┄ 🔨 ┄ 💎 ┄ 📝 ┄ 🔬 ┄ 🚀 — ✔ PASS' },
+  { 32, '🔍 ━ ⚔️ ━ 🚦 ━ ⟦🔨 Build⟧ ┄ 💎 ┄ 📝 ┄ 🔬 ┄ 🚀 — ⚠ needs you: which database should the migration target?' },
+  { 51, '🔍 ━ ⚔️ ━ 🚦 ━ 🔨 ━ 💎 ━ 📝 ━ 🔬 ━ ⟦🚀 Merge⟧ — ⛔ blocked: 2 tests failing in tests/api.rs' },
+  { 65, '🔍 ━ ⚔️ ━ 🚦 ━ 🔨 ━ 💎 ━ 📝 ━ 🔬 ━ ⟦🚀 Merge⟧ — 🏷 READY-TO-MERGE · branch tagged' },
+  { 96, 'Open sub-agent: Review currency branch (a6e2b9f04c71d3a58, 4 steps, 13s)' },
+}
+
+--- The raw demo transcript: folds, outline, hints, lenses, tokens, highlights, navigation.
+local function demo_raw()
+  local buf, client = open(DEMO)
+  H.eq('demo: filetype', vim.bo[buf].filetype, 'jsonl')
+  if not H.check('demo: client attached', client ~= nil and client.initialized) then
+    return
+  end
+  H.eq('demo: position encoding negotiated', client.offset_encoding, 'utf-8')
+
+  -- Folding (foldexpr = vim.lsp.foldexpr()). Turn 1 spans lines 4–20, its activity 5–18 (up to
+  -- the final answer on 19), its work runs 7–11 and 13–18 (DESIGN §4: maximal runs of tool
+  -- calls, results and thinking; the thought on line 11 joins the run before it); the preamble
+  -- is lines 1–3.
+  H.wait('folds', 5000, function()
+    return vim.fn.foldlevel(7) > 0
+  end)
+  H.eq('demo: fold levels, lines 1–20', H.foldlevels(1, 20), { 1, 1, 1, 1, 2, 2, 3, 3, 3, 3, 3, 2, 3, 3, 3, 3, 3, 3, 1, 1 })
+  -- The plugin's default foldlevel 1: each turn shows its prompt, the activity folded to one
+  -- line, and the final answer.
+  H.eq('demo: foldlevel set on attach', vim.wo.foldlevel, 1)
+  H.eq('demo: activity closed at foldlevel 1 (lines 5–18)', { vim.fn.foldclosed(5), vim.fn.foldclosedend(5), vim.fn.foldclosed(19) }, { 5, 18, -1 })
+  H.eq('demo: foldtext is the collapsedText', vim.fn.foldtextresult(5), '2 comments · 5 tool calls')
+  vim.cmd('normal! zM')
+  H.eq('demo: zM closes turn 1 as one fold (4–20)', { vim.fn.foldclosed(7), vim.fn.foldclosedend(7) }, { 4, 20 })
+  H.eq('demo: closed turn shows its label',
+    vim.fn.foldtextresult(4),
+    'Turn 1: GET /accounts?currency=usd returns a 500, but currency=USD works. Can you find … · 2 comments · 5 tool calls')
+  vim.wo.foldlevel = 2 -- the work-run reading (seed 003): prose visible, runs folded
+  H.eq('demo: foldlevel 2 closes the work runs 7–11 and 13–18',
+    { vim.fn.foldclosed(7), vim.fn.foldclosedend(7), vim.fn.foldclosed(12), vim.fn.foldclosed(13), vim.fn.foldclosedend(13), vim.fn.foldclosed(19) },
+    { 7, 11, -1, 13, 18, -1 })
+  H.eq('demo: work run label', vim.fn.foldtextresult(7), 'Worked · 2 steps')
+  vim.cmd('normal! zR')
+
+  -- Outline.
+  local symbols = H.symbols(buf, client)
+  H.eq('demo: outline, top level', turn_names(symbols), DEMO_TITLES)
+  H.eq('demo: outline, turn 1 children', child_names(symbols[2]), { 'Thought', 'Worked · 2 steps', 'Worked · 3 steps', 'Final answer' })
+  H.eq('demo: outline, turn 2 children (gates, steering)', child_names(symbols[3]), {
+    'Thought',
+    '🔍 Plan: APPROVED',
+    'Worked · 2 steps',
+    '↪ queued: keep the old currency_code column until the backfill is verified',
+    '🚦 Standards Check: PASS',
+    'Worked · 1 step',
+    'Final answer',
+    '🔨 Build: NEEDS-INPUT',
+  })
+  H.eq('demo: outline, turn 9 children (sub-agent)', child_names(symbols[10]),
+    { 'Worked · 1 step', 'Worked · 1 step', 'Sub-agent: Review currency branch', 'Final answer' })
+
+  -- Inlay hints: one per turn on its prompt line, one per model response (30 steps).
+  local hints = {}
+  H.wait('inlay hints', 5000, function()
+    hints = H.hints(buf)
+    return hints[3] ~= nil
+  end)
+  local turn_hints, usage = {}, 0
+  for line, label in pairs(hints) do
+    if label:match('^turn ') then
+      turn_hints[line] = label
+    else
+      usage = usage + 1
+    end
+  end
+  H.eq('demo: turn hints', turn_hints, DEMO_TURN_HINTS)
+  H.eq('demo: one usage hint per model response', usage, 30)
+  H.eq('demo: usage hint of the first response (line 9)', hints[8], 'in 6 · cache write 9.9k · cache read 14.2k · out 412')
+
+  -- Code lenses.
+  local lenses = {}
+  H.wait('code lenses', 5000, function()
+    lenses = H.lenses(buf)
+    return #lenses >= 6
+  end)
+  H.eq('demo: code lenses', lenses, DEMO_LENSES)
+
+  -- Semantic tokens and their highlight groups.
+  H.wait('semantic tokens', 5000, function()
+    return H.token_at(buf, 18, col_in(buf, 19, '"text":"Fixed.')) ~= ''
+  end)
+  H.eq('demo: token at the final answer (line 19)', H.token_at(buf, 18, col_in(buf, 19, '"text":"Fixed.')), 'finalAnswer')
+  H.eq('demo: token at the prompt (line 4)', H.token_at(buf, 3, col_in(buf, 4, '"content":"GET')), 'prompt')
+  H.eq('demo: token at a comment (line 6)', H.token_at(buf, 5, col_in(buf, 6, '"text":"')), 'narration')
+  H.eq('demo: token at the gate (line 23, byte 485)', H.token_at(buf, 22, 485), 'gate')
+  H.eq('demo: token at the rejected tool result (line 91)', H.token_at(buf, 90, col_in(buf, 91, '"content":"')), 'toolError')
+  H.eq('demo: tokens at the final marker and after it (line 77, bytes 230 / 250)', { H.token_at(buf, 76, 230), H.token_at(buf, 76, 250) }, { 'meta', 'finalAnswer' })
+  vim.api.nvim_win_set_cursor(0, { 19, 0 })
+  vim.cmd('redraw!')
+  local groups = {}
+  for _, s in ipairs(vim.inspect_pos(buf, 18, col_in(buf, 19, '"text":"Fixed.')).semantic_tokens) do
+    groups[#groups + 1] = s.opts.hl_group
+  end
+  H.eq('demo: highlight group at the final answer', groups, { '@lsp.type.finalAnswer.jsonl' })
+  local invisible = {}
+  for _, name in ipairs({ 'prompt', 'finalAnswer', 'narration', 'thinking', 'toolName', 'toolError', 'gate', 'meta' }) do
+    local hl = vim.api.nvim_get_hl(0, { name = '@lsp.type.' .. name, link = false })
+    if not (hl.fg or hl.bold or hl.italic or hl.underline) then
+      invisible[#invisible + 1] = name
+    end
+  end
+  for _, name in ipairs({ 'incomplete', 'inFlight', 'sidechain' }) do
+    local hl = vim.api.nvim_get_hl(0, { name = '@lsp.mod.' .. name, link = false })
+    if not (hl.fg or hl.italic or hl.underdashed or hl.underdotted) then
+      invisible[#invisible + 1] = name
+    end
+  end
+  H.eq('demo: every token type and modifier has a visible highlight', invisible, {})
+
+  -- Diagnostics: the blocked gate (README: line 52).
+  H.wait('diagnostics', 3000, function()
+    return #vim.diagnostic.get(buf) > 0
+  end)
+  H.eq('demo: diagnostics', vim.tbl_map(function(d)
+    return { d.lnum, d.code }
+  end, vim.diagnostic.get(buf)), { { 51, 'blocked-gate' } })
+
+  -- Navigation commands (async: wait for the cursor).
+  local function jump(cmd, from, want)
+    vim.api.nvim_win_set_cursor(0, { from, 0 })
+    vim.cmd(cmd)
+    H.wait(cmd, 3000, function()
+      return vim.api.nvim_win_get_cursor(0)[1] == want
+    end)
+    return vim.api.nvim_win_get_cursor(0)[1]
+  end
+  H.eq(':TranscriptNextTurn from line 1, 4 and 93', { jump('TranscriptNextTurn', 1, 4), jump('TranscriptNextTurn', 4, 21), jump('TranscriptNextTurn', 70, 79) }, { 4, 21, 79 })
+  H.eq(':TranscriptPrevTurn from line 21 and 70', { jump('TranscriptPrevTurn', 21, 4), jump('TranscriptPrevTurn', 70, 54) }, { 4, 54 })
+  H.eq(':TranscriptNextGate from line 21, 23, 33, 52', { jump('TranscriptNextGate', 21, 23), jump('TranscriptNextGate', 23, 30), jump('TranscriptNextGate', 33, 52), jump('TranscriptNextGate', 52, 66) }, { 23, 30, 52, 66 })
+
+  -- A gate lens runs transcript.nextGate with reveal: the server moves the cursor.
+  vim.api.nvim_win_set_cursor(0, { 23, 0 })
+  vim.lsp.codelens.run()
+  H.wait('gate lens jump', 3000, function()
+    return vim.api.nvim_win_get_cursor(0)[1] == 30
+  end)
+  H.eq('demo: gate lens on line 23 goes to the next gate', vim.api.nvim_win_get_cursor(0)[1], 30)
+
+  -- The sub-agent lens (line 97) opens the sub-agent's view (transcript.openView, revealed by
+  -- the server with window/showDocument).
+  vim.api.nvim_win_set_cursor(0, { 97, 0 })
+  vim.lsp.codelens.run()
+  local sub_view = 'transcript://' .. SUBAGENT
+  H.wait('sub-agent view', 5000, function()
+    return vim.api.nvim_buf_get_name(0) == sub_view and vim.api.nvim_buf_line_count(0) > 3
+  end)
+  local lines = vim.api.nvim_buf_get_lines(0, 0, -1, false)
+  H.eq('demo: the sub-agent lens opens its view', { vim.api.nvim_buf_get_name(0), vim.bo.filetype, #vim.tbl_filter(function(l)
+    return l:match('^## Turn ')
+  end, lines) }, { sub_view, 'transcript', 1 })
+  vim.cmd.buffer(buf)
+
+  -- Sub-agents through vim.ui.select (replaced to pick the sub-agent).
+  local offered
+  local orig_select = vim.ui.select
+  vim.ui.select = function(items, opts, on_choice)
+    offered = vim.tbl_map(function(it)
+      return opts.format_item(it)
+    end, items)
+    on_choice(items[2], 2)
+  end
+  vim.cmd('TranscriptSubagents')
+  H.wait('sub-agent buffer', 5000, function()
+    return vim.api.nvim_buf_get_name(0) == SUBAGENT
+  end)
+  vim.ui.select = orig_select
+  H.eq(':TranscriptSubagents lists the session', offered, {
+    'main: 3f8a2c61-9d4e-4b7a-8c15-e2d07b9a4f63.jsonl',
+    'sub-agent: agent-a6e2b9f04c71d3a58.jsonl (a6e2b9f04c71d3a58, general-purpose, Review currency branch)',
+  })
+  local sbuf, sclient = vim.api.nvim_get_current_buf(), nil
+  H.wait('sub-agent attach', 5000, function()
+    sclient = T.get_client(sbuf)
+    return sclient ~= nil
+  end)
+  if H.check(':TranscriptSubagents opens the sub-agent transcript (attached)', sclient ~= nil and vim.api.nvim_buf_get_name(sbuf) == SUBAGENT, vim.api.nvim_buf_get_name(sbuf)) then
+    local s = H.symbols(sbuf, sclient)
+    H.eq('sub-agent: one turn', #vim.tbl_filter(function(x)
+      return x.name:match('^Turn ')
+    end, s), 1)
+  end
+  H.check('one server for all transcripts', #vim.lsp.get_clients({ name = 'transcript' }) == 1, #vim.lsp.get_clients({ name = 'transcript' }))
+  vim.cmd.buffer(buf)
+end
+
+--- The rendered view of the demo: content, read-only, attached, features, verbose toggle.
+local function demo_view()
+  vim.cmd.edit(vim.fn.fnameescape(DEMO))
+  vim.cmd('TranscriptView')
+  local vbuf = vim.api.nvim_get_current_buf()
+  H.eq('view: buffer name', vim.api.nvim_buf_get_name(vbuf), 'transcript://' .. DEMO)
+  H.eq('view: options', { vim.bo[vbuf].buftype, vim.bo[vbuf].modifiable, vim.bo[vbuf].readonly, vim.bo[vbuf].filetype },
+    { 'nofile', false, true, 'transcript' })
+  local lines = vim.api.nvim_buf_get_lines(vbuf, 0, -1, false)
+  H.eq('view: line count', #lines, 100)
+  H.eq('view: turn 1 heading, prompt and answer (lines 4–9)', vim.list_slice(lines, 4, 9), {
+    '## Turn 1 — GET /accounts?currency=usd returns a 500, but currency=USD works. Can you find …',
+    '',
+    '> GET /accounts?currency=usd returns a 500, but currency=USD works. Can you find out why and fix it?',
+    '',
+    '**Answer**',
+    'Fixed. Two problems combined into the 500:',
+  })
+  local headings = vim.tbl_filter(function(l)
+    return l:match('^## Turn ')
+  end, lines)
+  H.eq('view: nine turn headings', #headings, 9)
+  H.eq('view: compaction divider', lines[61], '── Compaction 1 (auto, 43k tokens) ──')
+  H.eq('view: replyless turn 8', lines[87], '(no reply — 1 comment · 1 tool call)')
+  H.check('view: the final marker is never shown', not table.concat(lines, '\n'):find('OMNISCIO_FINAL', 1, true))
+  local client = T.get_client(vbuf)
+  H.check('view: client attached', client ~= nil)
+  H.wait('view inlay hints', 5000, function()
+    return H.hints(vbuf)[3] ~= nil
+  end)
+  H.eq('view: hint on the turn 1 heading', H.hints(vbuf)[3], DEMO_TURN_HINTS[3])
+  H.wait('view tokens', 5000, function()
+    return H.token_at(vbuf, 8, 0) ~= ''
+  end)
+  H.eq('view: tokens at the prompt and the final answer', { H.token_at(vbuf, 5, 2), H.token_at(vbuf, 8, 0) }, { 'prompt', 'finalAnswer' })
+  H.wait('view folds', 5000, function()
+    return vim.fn.foldlevel(9) > 0
+  end)
+  -- Turn 1 folds from its heading (line 4) to the end of its answer (line 14).
+  vim.cmd('normal! zM')
+  H.eq('view: turn 1 folds lines 4–14', { vim.fn.foldclosed(9), vim.fn.foldclosedend(9), vim.fn.foldlevel(15) }, { 4, 14, 0 })
+  -- PROTOCOL.md gives turn folds `Turn N: title · C comments · A tool calls`; the view's turn
+  -- region may carry the title alone (its heading already shows it), so only the title is
+  -- required here.
+  local vlabel = vim.fn.foldtextresult(4)
+  local vtitle = 'Turn 1: GET /accounts?currency=usd returns a 500, but currency=USD works. Can you find …'
+  H.check('view: closed turn label starts with the turn title', vlabel:sub(1, #vtitle) == vtitle, vlabel)
+  vim.cmd('normal! zR')
+  local lenses = {}
+  H.wait('view lenses', 5000, function()
+    lenses = H.lenses(vbuf)
+    return #lenses >= 5
+  end)
+  H.eq('view: gate lenses on the gate lines', vim.tbl_map(function(l)
+    return l[1]
+  end, lenses), { 19, 23, 28, 49, 58 })
+
+  -- :TranscriptView in a view toggles verbose.
+  vim.cmd('TranscriptView')
+  local vvbuf = vim.api.nvim_get_current_buf()
+  H.eq('view: verbose toggle', vim.api.nvim_buf_get_name(vvbuf), 'transcript://' .. DEMO .. '?verbose=1')
+  local vlines = vim.api.nvim_buf_get_lines(vvbuf, 0, -1, false)
+  H.check('view: verbose shows the work runs', #vlines > #lines and table.concat(vlines, '\n'):find('Grep', 1, true) ~= nil, #vlines .. ' lines')
+end
+
+--- A live session: lines appended to the file on disk show up in the raw buffer (followed), its
+--- hints and outline, and in the view.
+local function live_append()
+  local path = TMP .. '/live/3f8a2c61-9d4e-4b7a-8c15-e2d07b9a4f63.jsonl'
+  vim.fn.mkdir(TMP .. '/live', 'p')
+  vim.fn.writefile(vim.fn.readfile(DEMO, 'b'), path, 'b')
+  vim.cmd('tabnew')
+  local buf, client = open(path)
+  if not H.check('live: client attached', client ~= nil) then
+    return
+  end
+  vim.cmd('TranscriptView')
+  local vbuf = vim.api.nvim_get_current_buf()
+  H.wait('live: view', 5000, function()
+    return vim.api.nvim_buf_line_count(vbuf) > 50
+  end)
+  vim.cmd.buffer(buf)
+  H.wait('live: hints', 5000, function()
+    return H.hints(buf)[3] ~= nil
+  end)
+  H.eq('live: before, turn 1 hint', H.hints(buf)[3], DEMO_TURN_HINTS[3])
+
+  local prompt = {
+    parentUuid = '2a6eaf7d-aab0-4004-a99e-620588f11315',
+    isSidechain = false,
+    promptId = 'e2e00000-0000-4000-8000-000000000001',
+    type = 'user',
+    message = { role = 'user', content = 'Thanks, that is all for today.' },
+    uuid = 'e2e00000-0000-4000-8000-000000000002',
+    timestamp = '2026-05-12T12:10:00.000Z',
+    userType = 'external',
+    cwd = '/home/user/project',
+    sessionId = '3f8a2c61-9d4e-4b7a-8c15-e2d07b9a4f63',
+    version = '2.1.114',
+  }
+  local answer = {
+    parentUuid = prompt.uuid,
+    isSidechain = false,
+    message = {
+      model = 'claude-sonnet-4-5-20250929',
+      id = 'msg_e2e_append_0001',
+      type = 'message',
+      role = 'assistant',
+      content = { { type = 'text', text = 'You are welcome. The branch is ready for review.' } },
+      stop_reason = 'end_turn',
+      usage = { input_tokens = 3, cache_creation_input_tokens = 10, cache_read_input_tokens = 100, output_tokens = 40 },
+    },
+    requestId = 'req_e2e_append_0001',
+    type = 'assistant',
+    uuid = 'e2e00000-0000-4000-8000-000000000003',
+    timestamp = '2026-05-12T12:10:04.000Z',
+    userType = 'external',
+    cwd = '/home/user/project',
+    sessionId = '3f8a2c61-9d4e-4b7a-8c15-e2d07b9a4f63',
+    version = '2.1.114',
+  }
+  local function append(s)
+    local f = assert(io.open(path, 'ab'))
+    f:write(s)
+    f:close()
+  end
+  local answer_json = vim.json.encode(answer)
+  local cut = math.floor(#answer_json / 2)
+  -- The prompt and half of the answer line: a torn last line, as while the agent writes.
+  append(vim.json.encode(prompt) .. '\n' .. answer_json:sub(1, cut))
+  H.wait('live: torn line in the buffer', 5000, function()
+    return vim.api.nvim_buf_line_count(buf) == 102
+  end)
+  H.eq('live: the buffer follows the file (torn last line)', { vim.api.nvim_buf_line_count(buf), vim.bo[buf].modified },
+    { 102, false })
+  append(answer_json:sub(cut + 1) .. '\n')
+  H.wait('live: the answer line in the buffer', 5000, function()
+    return vim.api.nvim_buf_get_lines(buf, -2, -1, false)[1] == answer_json
+  end)
+  -- Hints are re-requested after the change; the turn is in flight until the answer is read.
+  H.wait('live: new turn hint', 8000, function()
+    local h = H.hints(buf)
+    return h[100] ~= nil and not h[100]:find('in flight', 1, true) and (h[3] or ''):match('^turn 1/10') ~= nil
+  end)
+  local h = H.hints(buf)
+  H.eq('live: appended lines', vim.api.nvim_buf_get_lines(buf, 100, -1, false), { vim.json.encode(prompt), answer_json })
+  H.eq('live: turn 1 hint counts the new turn', h[3], (DEMO_TURN_HINTS[3]:gsub('^turn 1/9', 'turn 1/10')))
+  H.eq('live: hint of the appended turn', h[100], 'turn 10/10 · 0 comments · 0 tool calls · 4s · ≈10 tok/s · 12:10 pm')
+  local symbols = H.symbols(buf, client)
+  H.eq('live: outline gains turn 10', symbols[#symbols] and symbols[#symbols].name, 'Turn 10: Thanks, that is all for today.')
+  H.eq('live: diagnostics (only the blocked gate; the torn line was pending)', vim.tbl_map(function(d)
+    return d.lnum
+  end, vim.diagnostic.get(buf)), { 51 })
+  H.wait('live: view refreshed', 8000, function()
+    return table.concat(vim.api.nvim_buf_get_lines(vbuf, 0, -1, false), '\n'):find('You are welcome.', 1, true) ~= nil
+  end)
+  local vlines = vim.api.nvim_buf_get_lines(vbuf, 0, -1, false)
+  H.eq('live: view shows the new turn', vim.list_slice(vlines, #vlines - 5, #vlines), {
+    '## Turn 10 — Thanks, that is all for today.',
+    '',
+    '> Thanks, that is all for today.',
+    '',
+    '**Answer**',
+    'You are welcome. The branch is ready for review.',
+  })
+  H.eq('live: the view stays read-only and unmodified', { vim.bo[vbuf].modifiable, vim.bo[vbuf].modified }, { false, false })
+  vim.cmd('tabclose')
+end
+
+--- A real transcript from the corpus (Claude Code 2.1.42, streaming placeholder usage).
+local function corpus()
+  local buf, client = open(CORPUS)
+  if not H.check('corpus: client attached', client ~= nil) then
+    return
+  end
+  H.wait('corpus folds', 5000, function()
+    return vim.fn.foldlevel(7) > 0
+  end)
+  -- Turn 1: prompt line 3, thinking/comment 4–6, Bash 7 + result 9, Read 10 + result 13, answer 14.
+  H.eq('corpus: fold levels, lines 1–18', H.foldlevels(1, 18), { 1, 1, 1, 3, 3, 2, 3, 3, 3, 3, 3, 3, 3, 1, 1, 1, 1, 1 })
+  local names = turn_names(H.symbols(buf, client))
+  H.eq('corpus: outline', names, {
+    'Before the first prompt',
+    'Turn 1: Ok, so there\'s isn\'t much to see here, mostly one idea about how to organize th…',
+    'Turn 2: I very much like this idea, and I used it already with some success in the clma…',
+    'Turn 3: OK, so, to be fair, maybe also list 5 weak points, risks, or caveats.',
+    'Turn 4: Fair enough. Can you write a balanced opinion on this approach? Keep it same ov…',
+    'Turn 5: I actually don\'t like much this idea, and I somewhat struggled with it in the c…',
+    'Turn 6: Ok, so, to be fair, maybe also list 5 strengths of this proposal.',
+    'Turn 7: Fair enough. Can you write a balanced opinion on this approach? Keep it same ov…',
+  })
+  H.wait('corpus hints', 5000, function()
+    return H.hints(buf)[2] ~= nil
+  end)
+  local hints = H.hints(buf)
+  -- Streaming placeholders (stop_reason null, output 1–25): no tok/s, `out ?` (seed 002).
+  H.eq('corpus: turn 1 hint (no throughput from placeholders)', hints[2], 'turn 1/7 · 1 comment · 2 tool calls · 12s · 06:48 pm')
+  H.eq('corpus: usage hint with a placeholder output count', hints[6], 'in 3 · cache write 5.4k · cache read 21.4k · out ?')
+  H.wait('corpus tokens', 5000, function()
+    return H.token_at(buf, 13, col_in(buf, 14, '"text":"Got it.')) ~= ''
+  end)
+  H.eq('corpus: token at the final answer (line 14)', H.token_at(buf, 13, col_in(buf, 14, '"text":"Got it.')), 'finalAnswer')
+  H.eq('corpus: token at the tool name (line 7)', H.token_at(buf, 6, col_in(buf, 7, '"name":"')), 'toolName')
+end
+
+--- What a user sees: the screen grid of the raw demo (foldlevel 1) and of its view, saved under
+--- tests/e2e/artifacts/ as text.
+local function screens()
+  local dir = ROOT .. '/tests/e2e/artifacts'
+  vim.fn.mkdir(dir, 'p')
+  vim.o.columns, vim.o.lines = 150, 40
+  vim.o.showtabline = 0 -- screen row N is buffer line N while nothing is folded above it
+  local function dump(name)
+    vim.cmd('redraw!')
+    local rows = {}
+    for r = 1, vim.o.lines - 1 do
+      rows[#rows + 1] = H.screen_row(r)
+    end
+    vim.fn.writefile(rows, dir .. '/' .. name)
+    return rows
+  end
+  vim.cmd('tabnew')
+  vim.cmd.edit(vim.fn.fnameescape(DEMO))
+  vim.wo.foldlevel = 1
+  vim.wo.wrap = false
+  vim.api.nvim_win_set_cursor(0, { 1, 0 })
+  H.wait('hints on screen', 3000, function()
+    return H.hints(0)[3] ~= nil
+  end)
+  local rows = dump('nvim-raw-foldlevel1.txt')
+  -- Row 4 is turn 1's prompt (with its hint far right of the long JSON line, off screen), row
+  -- 5 the closed activity fold with its label.
+  H.check('screen: the closed activity shows its label', (rows[5] or ''):find('2 comments · 5 tool calls', 1, true) ~= nil, rows[5])
+  vim.cmd('TranscriptView')
+  vim.wo.wrap = false
+  H.wait('view hints on screen', 3000, function()
+    return H.hints(0)[3] ~= nil
+  end)
+  rows = dump('nvim-view.txt')
+  H.check('screen: the view shows the turn 1 heading with its hint',
+    (rows[4] or ''):find('## Turn 1 — GET /accounts', 1, true) ~= nil and (rows[4] or ''):find('turn 1/9 · 2 comments', 1, true) ~= nil, rows[4])
+  vim.cmd('tabclose')
+end
+
+--- :checkhealth transcript and the help file.
+local function health_and_help()
+  vim.cmd.edit(vim.fn.fnameescape(DEMO))
+  vim.cmd('checkhealth transcript')
+  local text = table.concat(vim.api.nvim_buf_get_lines(0, 0, -1, false), '\n')
+  H.check('checkhealth: no error', not text:find('ERROR', 1, true), text:match('ERROR[^\n]*'))
+  H.check('checkhealth: server binary and version', text:find('OK binary: ' .. SERVER, 1, true) ~= nil and text:find('OK version: transcript-ls ', 1, true) ~= nil)
+  H.check('checkhealth: client attached to the demo', text:find('%(transcript%): client %d+ attached, position encoding utf%-8') ~= nil)
+  vim.cmd('tabclose')
+  -- Help tags from a copy of doc/ (nothing is written into the repository).
+  local doc = TMP .. '/doc'
+  vim.fn.mkdir(doc, 'p')
+  vim.fn.writefile(vim.fn.readfile(ROOT .. '/editors/nvim/doc/transcript.txt', 'b'), doc .. '/transcript.txt', 'b')
+  local ok, err = pcall(vim.cmd.helptags, vim.fn.fnameescape(doc))
+  local tags = ok and vim.fn.readfile(doc .. '/tags') or {}
+  H.check('help: :helptags generates tags', ok and #tags >= 10, ok and (#tags .. ' tags') or err)
+  local want = { 'transcript.txt', ':TranscriptView', ':TranscriptNextTurn', ':TranscriptPrevTurn', ':TranscriptNextGate', ':TranscriptSubagents', 'transcript-setup' }
+  local missing = {}
+  local have = {}
+  for _, l in ipairs(tags) do
+    have[l:match('^[^\t]+')] = true
+  end
+  for _, t in ipairs(want) do
+    if not have[t] then
+      missing[#missing + 1] = t
+    end
+  end
+  H.eq('help: tags for the commands and setup', missing, {})
+end
+
+for _, scenario in ipairs({ demo_raw, demo_view, live_append, corpus, screens, health_and_help }) do
+  local ok, err = xpcall(scenario, debug.traceback)
+  if not ok then
+    H.check('no Lua error', false, err)
+  end
+end
+H.finish()

@@ -1,0 +1,353 @@
+// Drives a real VS Code workbench (code-server) in Debian's Chromium with playwright-core and
+// checks what a user sees of the transcript-ls extension on the demo session
+// (fixtures/demo/README.md gives the expected values). Prints one line per check and
+// `vscode: N passed, M failed`; exit status 1 when a check failed.
+//
+//   node drive.js --url http://127.0.0.1:PORT/?folder=WS --ws WS --art ARTIFACT_DIR
+'use strict';
+const fs = require('fs');
+const os = require('os');
+const path = require('path');
+const { chromium } = require('playwright-core');
+
+const arg = (name) => {
+  const i = process.argv.indexOf(`--${name}`);
+  return i > 0 ? process.argv[i + 1] : undefined;
+};
+const URL = arg('url');
+const WS = arg('ws');
+const ART = arg('art');
+const DEMO = '3f8a2c61-9d4e-4b7a-8c15-e2d07b9a4f63.jsonl';
+const BIG = JSON.parse(arg('big') || '{}'); // {path, bytes, copies} from make-big.js
+
+const t0 = Date.now();
+const log = (...a) => console.log(`${String(Date.now() - t0).padStart(7)}ms`, ...a);
+let passed = 0;
+const failed = [];
+function check(name, ok, detail) {
+  if (ok) passed++;
+  else failed.push(name);
+  log(`${ok ? 'PASS' : 'FAIL'} ${name}${detail === undefined ? '' : ': ' + (typeof detail === 'string' ? detail : JSON.stringify(detail))}`);
+  return ok;
+}
+const eq = (name, got, want) =>
+  check(name, JSON.stringify(got) === JSON.stringify(want), JSON.stringify(got) === JSON.stringify(want) ? got : `got ${JSON.stringify(got)} want ${JSON.stringify(want)}`);
+const nbsp = (s) => s.replace(/\u00a0/g, ' ');
+
+/** Runs a command through the palette (F1), waiting for the matching row before Enter. */
+async function palette(page, label) {
+  await page.keyboard.press('F1');
+  const input = page.locator('.quick-input-widget input');
+  await input.waitFor({ state: 'visible', timeout: 10000 });
+  await input.fill('>' + label);
+  await page.locator('.quick-input-list .monaco-list-row', { hasText: label }).first().waitFor({ timeout: 15000 });
+  await page.keyboard.press('Enter');
+}
+
+/** Opens a workspace file through Quick Open. */
+async function quickOpen(page, name) {
+  await page.keyboard.press('Control+P');
+  const input = page.locator('.quick-input-widget input');
+  await input.waitFor({ state: 'visible', timeout: 10000 });
+  await input.fill(name);
+  await page.locator('.quick-input-list .monaco-list-row', { hasText: name }).first().waitFor({ timeout: 15000 });
+  await page.keyboard.press('Enter');
+}
+
+/** Moves the cursor with Go to Line/Column (1-based line and column). */
+async function gotoLine(page, line, col) {
+  await page.keyboard.press('Control+G');
+  const input = page.locator('.quick-input-widget input');
+  await input.waitFor({ state: 'visible', timeout: 10000 });
+  await input.fill(col ? `:${line}:${col}` : `:${line}`); // ':' is Go to Line's prefix
+  await page.keyboard.press('Enter');
+  await page.waitForTimeout(200);
+}
+
+/** Runs an item of the explorer's context menu on the file `name` (retried: a click that lands
+ * while the menu is still being laid out is lost). */
+async function explorerMenu(page, name, label) {
+  const row = page.locator('.explorer-folders-view .monaco-list-row', { hasText: name }).first();
+  for (let attempt = 1; attempt <= 3; attempt++) {
+    await row.click({ button: 'right' });
+    const item = page.locator('.context-view .action-item', { hasText: label }).first();
+    await item.waitFor({ timeout: 10000 });
+    await page.waitForTimeout(200);
+    await item.hover();
+    await item.click();
+    try {
+      await page.locator('.context-view .monaco-menu').first().waitFor({ state: 'hidden', timeout: 3000 });
+      return;
+    } catch {
+      log(`context menu still open after clicking "${label}" (attempt ${attempt})`);
+      await page.keyboard.press('Escape');
+    }
+  }
+  throw new Error(`could not run "${label}" from the explorer menu`);
+}
+
+const activeEditor = (page) => page.locator('.editor-group-container.active .monaco-editor').first();
+
+/** The rendered text of the visible lines of the active editor, keyed by line number. */
+async function visibleLines(page) {
+  return activeEditor(page).evaluate((ed) => {
+    const out = {};
+    const top = (el) => el.getBoundingClientRect().top;
+    const nums = [...ed.querySelectorAll('.margin-view-overlays .line-numbers')].map((n) => [top(n), n.textContent.trim()]);
+    for (const l of ed.querySelectorAll('.view-lines .view-line')) {
+      const t = top(l);
+      const hit = nums.find(([nt]) => Math.abs(nt - t) < 3);
+      if (hit && hit[1]) out[hit[1]] = l.textContent.replace(/\u00a0/g, ' ');
+    }
+    return out;
+  });
+}
+
+/** Text of the token inspector for the cursor position. */
+async function inspectToken(page) {
+  await palette(page, 'Developer: Inspect Editor Tokens and Scopes');
+  const widget = page.locator('.token-inspect-widget');
+  await widget.waitFor({ timeout: 15000 });
+  await page.waitForFunction(() => {
+    const w = document.querySelector('.token-inspect-widget');
+    return w && !w.innerText.includes('Loading');
+  }, null, { timeout: 15000 });
+  return nbsp(await widget.innerText()).replace(/\s+/g, ' ');
+}
+
+async function shot(page, name) {
+  const p = path.join(ART, name);
+  await page.screenshot({ path: p });
+  log(`screenshot ${p}`);
+}
+
+async function main(page) {
+  const demo = fs.readFileSync(path.join(WS, DEMO), 'utf8').split('\n');
+
+  await page.goto(URL);
+  await page.locator('.monaco-workbench').waitFor({ timeout: 60000 });
+  await page.locator('.explorer-folders-view').first().waitFor({ timeout: 60000 });
+  log('workbench loaded');
+
+  // 1. Open the demo transcript.
+  await quickOpen(page, DEMO);
+  await activeEditor(page).locator('.view-lines:has-text("permission-mode")').waitFor({ timeout: 30000 });
+  log('editor shows the demo transcript');
+
+  // 2. Code lenses on the gates (lines 23, 30, 33 are on screen): the eight-phase stepper.
+  await page.locator('.codelens-decoration').first().waitFor({ timeout: 60000 });
+  await page.waitForTimeout(500);
+  const lenses = (await page.locator('.codelens-decoration').allInnerTexts()).map(nbsp);
+  log('code lenses', JSON.stringify(lenses));
+  check('code lens: gate stepper with the plan verdict', lenses.some((t) => /Plan|📋/.test(t) && /APPROVED/.test(t)), lenses[0]);
+  check('code lens: three gates on the first screen', lenses.filter((t) => t.includes('━') || t.includes('┄')).length >= 3, lenses.length);
+
+  // 3. Inlay hint at the end of the turn 1 prompt line (line 4), figures from the README.
+  await page.waitForFunction(() => document.querySelector('.editor-group-container.active .view-lines')?.textContent.replace(/\u00a0/g, ' ').includes('turn 1/9'), null, { timeout: 30000 });
+  let lines = await visibleLines(page);
+  const hint4 = (lines['4'] || '').slice(demo[3].length).trim();
+  log('line 4 after the JSON:', JSON.stringify(hint4));
+  eq('inlay hint: turn 1 figures at the end of the prompt line', hint4, 'turn 1/9 · 2 comments · 5 tool calls · 39s · ≈48 tok/s · 11:48 am');
+
+  // 4. Status bar: the turn count of the active transcript.
+  const status = page.locator('.statusbar-item', { hasText: 'turns' }).first();
+  await status.waitFor({ timeout: 15000 });
+  check('status bar: 9 turns', nbsp(await status.innerText()).includes('9 turns'), nbsp(await status.innerText()));
+
+  // 5. Outline (document symbols), collapsed to the top level; the folder tree is collapsed so
+  // the outline gets the height of the side bar.
+  await palette(page, 'Explorer: Focus on Outline View');
+  await page.locator('.explorer-viewlet .pane-header', { hasText: 'ws' }).first().click();
+  const names = page.locator('.outline-pane .monaco-list-row .label-name');
+  await names.first().waitFor({ timeout: 15000 });
+  await page.waitForTimeout(500);
+  const outline = (await names.allInnerTexts()).map((t) => nbsp(t).trim());
+  log('outline', JSON.stringify(outline));
+  eq('outline: the preamble and nine turns', outline, [
+    'Before the first prompt',
+    'Turn 1: GET /accounts?currency=usd returns a 500, but currency=USD works. Can you find …',
+    'Turn 2: Good. Next: store the normalised code in a new `currency` column on `accounts`,…',
+    'Turn 3: Postgres only. The SQLite target is just for the old demo.',
+    'Turn 4: ⏰ background task finished',
+    'Turn 5: Update those two tests to the new behaviour.',
+    'Turn 6: Add a CHANGELOG entry for the currency fix and the new column.',
+    'Turn 7: Can we drop the SQLite demo config now?',
+    'Turn 8: Remove the demo entirely.',
+    'Turn 9: Sorry, keep the demo for now. Instead, get a reviewer agent to look over the wh…',
+  ]);
+  await shot(page, '1-raw-lenses-hints-outline.png');
+
+  // 6. Folding a work run: turn 1's Grep, Read and thought are lines 7–11 (README "Runs";
+  // DESIGN §4 makes the thought on 11 part of the maximal work run). Click its chevron.
+  const chevron = await activeEditor(page).evaluate((ed) => {
+    const top = (el) => el.getBoundingClientRect().top;
+    const num = [...ed.querySelectorAll('.margin-view-overlays .line-numbers')].find((n) => n.textContent.trim() === '7');
+    if (!num) return null;
+    const c = [...ed.querySelectorAll('.margin-view-overlays .cldr')].find((x) => Math.abs(top(x) - top(num)) < 3);
+    if (!c) return null;
+    const r = c.getBoundingClientRect();
+    return { x: r.left + r.width / 2, y: r.top + r.height / 2, cls: c.className };
+  });
+  log('fold chevron at line 7:', JSON.stringify(chevron));
+  if (chevron) {
+    await page.mouse.click(chevron.x, chevron.y);
+    await page.waitForTimeout(500);
+  }
+  lines = await visibleLines(page);
+  const shown = Object.keys(lines).map(Number).sort((a, b) => a - b);
+  log('visible line numbers after folding at line 7:', shown.slice(0, 14).join(','));
+  eq('folding: the work run 7–11 folds to its first line', shown.slice(0, 10), [1, 2, 3, 4, 5, 6, 7, 12, 13, 14]);
+  await shot(page, '2-raw-work-run-folded.png');
+  if (chevron) {
+    await page.mouse.click(chevron.x, chevron.y); // unfold
+    await page.waitForTimeout(300);
+  }
+
+  // 7. Semantic token at turn 1's final answer (line 19, inside the text string).
+  const col = demo[18].indexOf('"text":"Fixed.') + 10 + 1;
+  await activeEditor(page).locator('.view-line').first().click();
+  await gotoLine(page, 19, col);
+  const insp = await inspectToken(page);
+  log('inspector at 19:' + col, insp.slice(0, 300));
+  check('semantic token at the final answer: finalAnswer', /semantic token type\s*finalAnswer/.test(insp), insp.match(/semantic token type \S+/)?.[0]);
+  await shot(page, '3-raw-final-answer-token.png');
+  await page.keyboard.press('Escape');
+
+  // 8. Navigation: the Next Turn command, a gate lens (the server moves the cursor to the next
+  // gate through window/showDocument), and the session's transcripts.
+  const cursorLine = async () => {
+    const t = nbsp(await page.locator('.statusbar-item[id="status.editor.selection"]').first().innerText());
+    return Number((/Ln (\d+)/.exec(t) || [])[1]);
+  };
+  const waitLine = async (want) => {
+    for (let i = 0; i < 50 && (await cursorLine()) !== want; i++) await page.waitForTimeout(100);
+    return cursorLine();
+  };
+  await activeEditor(page).locator('.view-line').first().click();
+  await gotoLine(page, 1);
+  await palette(page, 'Transcript: Next Turn');
+  eq('command Next Turn from line 1', await waitLine(4), 4);
+  await palette(page, 'Transcript: Next Gate');
+  eq('command Next Gate from line 4', await waitLine(23), 23);
+  const lens = page.locator('.codelens-decoration a', { hasText: 'APPROVED' }).first();
+  await lens.click();
+  eq('gate lens on line 23 goes to the next gate', await waitLine(30), 30);
+  // The sub-agent lens on line 97 opens the sub-agent transcript's view in a tab.
+  await gotoLine(page, 97);
+  await page.locator('.codelens-decoration a', { hasText: 'Open sub-agent' }).first().click();
+  await page.locator('.editor-group-container.active .tab.active', { hasText: 'agent-a6e2b9f04c71d3a58' }).first().waitFor({ timeout: 15000 });
+  await activeEditor(page).locator('.view-lines:has-text("## Turn 1")').first().waitFor({ timeout: 15000 });
+  const subLang = nbsp(await page.locator('.statusbar-item[id="status.editor.mode"]').first().innerText());
+  check('sub-agent lens opens the sub-agent view', subLang.includes('Transcript View'), subLang);
+  await page.keyboard.press('Control+W'); // back to the demo
+  await page.locator('.editor-group-container.active .tab.active', { hasText: '9f04c71d3a58' }).first().waitFor({ state: 'detached', timeout: 15000 });
+  await palette(page, 'Transcript: Show Sub-agents');
+  await page.locator('.quick-input-list .monaco-list-row', { hasText: 'sub-agent:' }).first().waitFor({ timeout: 15000 });
+  const pickTexts = (await page.locator('.quick-input-list .monaco-list-row .label-name').allInnerTexts()).map(nbsp);
+  eq('Show Sub-agents lists the session', pickTexts, ['main: 3f8a2c61-9d4e-4b7a-8c15-e2d07b9a4f63.jsonl', 'sub-agent: agent-a6e2b9f04c71d3a58.jsonl']);
+  await page.keyboard.press('Escape');
+
+  // 9. The rendered view, from the explorer's context menu on the file.
+  await page.locator('.explorer-viewlet .pane-header', { hasText: 'ws' }).first().click(); // expand the folder tree again
+  await explorerMenu(page, DEMO, 'Open Transcript View');
+  const viewEditor = page.locator('.editor-group-container.active .monaco-editor .view-lines:has-text("## Turn 1")');
+  await viewEditor.first().waitFor({ timeout: 30000 });
+  const tab = nbsp(await page.locator('.editor-group-container.active .tab.active').first().innerText());
+  check('view tab opened', tab.replace(/\s+/g, '') === DEMO, tab.replace(/\s+/g, ''));
+  const lang = nbsp(await page.locator('.statusbar-item[id="status.editor.mode"]').first().innerText());
+  check('view language: Transcript View', lang.includes('Transcript View'), lang);
+  await page.waitForTimeout(800);
+  const vtext = nbsp(await page.locator('.editor-group-container.active .monaco-editor .view-lines').first().innerText());
+  check('view text: turn 1 heading and its prompt', vtext.includes('## Turn 1') && vtext.includes('GET /accounts?currency=usd'), vtext.slice(0, 200));
+  // Hints arrive after the text; the view wraps long lines (hints included), so read the
+  // lines' text content, which has no line breaks.
+  const flatText = () =>
+    activeEditor(page).evaluate((ed) =>
+      [...ed.querySelectorAll('.view-lines .view-line')]
+        .sort((a, b) => a.getBoundingClientRect().top - b.getBoundingClientRect().top)
+        .map((l) => l.textContent)
+        .join('')
+        .replace(/\u00a0/g, ' '));
+  for (let i = 0; i < 50 && !(await flatText()).includes('turn 1/9'); i++) await page.waitForTimeout(200);
+  const flat = await flatText();
+  check('view: inlay hint on the turn heading', flat.includes('turn 1/9 · 2 comments · 5 tool calls · 39s · ≈48 tok/s · 11:48 am'), flat.match(/turn 1\/9.{0,70}/)?.[0]);
+  await activeEditor(page).locator('.view-line').first().click();
+  await gotoLine(page, 9, 3);
+  const vinsp = await inspectToken(page);
+  log('inspector in the view at 9:3', vinsp.slice(0, 300));
+  check('view: semantic token at the final answer: finalAnswer', /semantic token type\s*finalAnswer/.test(vinsp), vinsp.match(/semantic token type \S+/)?.[0]);
+  await shot(page, '4-view-tab.png');
+  await page.keyboard.press('Escape');
+
+  // 10. A transcript over 50 MB: VS Code does not sync it to extensions, but its view opens
+  // from the explorer (the server reads the file from disk).
+  if (BIG.path) {
+    const name = path.basename(BIG.path);
+    await explorerMenu(page, name, 'Open Transcript View');
+    await page.locator('.editor-group-container.active .tab.active', { hasText: name }).first().waitFor({ timeout: 60000 });
+    await activeEditor(page).locator('.view-lines:has-text("## Turn 1")').first().waitFor({ timeout: 60000 });
+    const header = nbsp(await activeEditor(page).locator('.view-lines').first().innerText()).replace(/\s+/g, ' ');
+    // each copy of the demo conversation holds its 9 turns
+    const turns = 9 * BIG.copies;
+    check(`view of a ${(BIG.bytes / 1048576).toFixed(0)} MiB transcript: ${turns} turns`, header.includes(`· ${turns} turns ·`), header.slice(0, 240));
+    // LSP features work on that view (47k lines): the turn hint on the first heading.
+    let bigFlat = '';
+    for (let i = 0; i < 150 && !bigFlat.includes(`turn 1/${turns}`); i++) {
+      await page.waitForTimeout(200);
+      bigFlat = await flatText();
+    }
+    check('view of the big transcript: turn hint', bigFlat.includes(`turn 1/${turns} · 2 comments · 5 tool calls · 39s · ≈48 tok/s · 11:48 am`), bigFlat.match(/turn 1\/.{0,70}/)?.[0]);
+    await shot(page, '5-view-of-56MB-transcript.png');
+  }
+
+  // 11. Live: a turn appended to the demo on disk shows in its view (refreshed by the server)
+  // and in the raw editor (VS Code reloads the unmodified file; status bar from the outline).
+  await page.locator('.editor-group-container.active .tab', { hasText: DEMO }).nth(1).click(); // the view tab
+  await activeEditor(page).locator('.view-lines:has-text("· 9 turns ·")').first().waitFor({ timeout: 15000 });
+  const ids = 'e2e00000-0000-4000-8000-0000000000';
+  const prompt = { parentUuid: '2a6eaf7d-aab0-4004-a99e-620588f11315', isSidechain: false, type: 'user',
+    message: { role: 'user', content: 'Thanks, that is all for today.' }, uuid: ids + '02', timestamp: '2026-05-12T12:10:00.000Z',
+    userType: 'external', cwd: '/home/user/project', sessionId: '3f8a2c61-9d4e-4b7a-8c15-e2d07b9a4f63', version: '2.1.114' };
+  const answer = { parentUuid: ids + '02', isSidechain: false, type: 'assistant', requestId: 'req_e2e_append_0001',
+    message: { model: 'claude-sonnet-4-5-20250929', id: 'msg_e2e_append_0001', type: 'message', role: 'assistant',
+      content: [{ type: 'text', text: 'You are welcome. The branch is ready for review.' }], stop_reason: 'end_turn',
+      usage: { input_tokens: 3, cache_creation_input_tokens: 10, cache_read_input_tokens: 100, output_tokens: 40 } },
+    uuid: ids + '03', timestamp: '2026-05-12T12:10:04.000Z', userType: 'external', cwd: '/home/user/project',
+    sessionId: '3f8a2c61-9d4e-4b7a-8c15-e2d07b9a4f63', version: '2.1.114' };
+  fs.appendFileSync(path.join(WS, DEMO), JSON.stringify(prompt) + '\n' + JSON.stringify(answer) + '\n');
+  const refreshed = await activeEditor(page).locator('.view-lines:has-text("· 10 turns ·")').first().waitFor({ timeout: 20000 }).then(() => true, () => false);
+  check('live: the view follows the file (10 turns)', refreshed);
+  await page.locator('.editor-group-container.active .tab', { hasText: DEMO }).first().click(); // the raw editor
+  const raw10 = await page.locator('.statusbar-item', { hasText: '10 turns' }).first().waitFor({ timeout: 20000 }).then(() => true, () => false);
+  check('live: the raw editor follows the file (status bar: 10 turns)', raw10, nbsp(await page.locator('.statusbar-item', { hasText: 'turns' }).first().innerText()));
+  await shot(page, '6-live-append.png');
+}
+
+(async () => {
+  fs.mkdirSync(ART, { recursive: true });
+  const profile = fs.mkdtempSync(path.join(os.tmpdir(), 'e2e-chromium-'));
+  const ctx = await chromium.launchPersistentContext(profile, {
+    executablePath: '/usr/bin/chromium',
+    headless: true,
+    viewport: { width: 1600, height: 1000 },
+    args: ['--no-sandbox', '--disable-gpu', '--disable-quic', '--no-first-run', '--disable-background-networking',
+      '--disable-component-update', '--disable-sync', '--disable-dev-shm-usage'],
+  });
+  const page = ctx.pages()[0] || (await ctx.newPage());
+  page.on('pageerror', (e) => log('pageerror', String(e).slice(0, 200)));
+  try {
+    await main(page);
+  } catch (e) {
+    failed.push('exception');
+    log('ERROR', (e && e.stack) || e);
+    try {
+      await shot(page, 'error.png');
+    } catch {}
+  } finally {
+    await ctx.close();
+    fs.rmSync(profile, { recursive: true, force: true });
+  }
+  log(`vscode: ${passed} passed, ${failed.length} failed`);
+  if (failed.length) log('failed: ' + failed.join('; '));
+  process.exit(failed.length ? 1 : 0);
+})();

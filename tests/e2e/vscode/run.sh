@@ -1,0 +1,96 @@
+#!/usr/bin/env bash
+# VS Code end-to-end suite: a real VS Code workbench (code-server 4.139.1 = Code 1.139.1) with the
+# packaged extension (.vsix) and the release server, driven by playwright-core in Debian's
+# Chromium. Screenshots go to tests/e2e/artifacts/vscode/. Exits non-zero when a check fails.
+#
+# Needs tests/e2e/setup.sh to have run and target/release/transcript-ls to be built (run.sh in
+# the folder above does both).
+set -euo pipefail
+ROOT=$(cd "$(dirname "${BASH_SOURCE[0]}")/../../.." && pwd)
+C=${TRANSCRIPT_E2E_CACHE:-$ROOT/.cache/e2e}
+SERVER=${TRANSCRIPT_LS:-$ROOT/target/release/transcript-ls}
+ART=$ROOT/tests/e2e/artifacts/vscode
+export PATH=$C/bin:$PATH npm_config_cache=$C/npm-cache npm_config_update_notifier=false
+
+[ -x "$SERVER" ] || { echo "vscode e2e: server binary $SERVER missing (cargo build --release)" >&2; exit 1; }
+[ -x "$C/npm/node_modules/.bin/code-server" ] || { echo "vscode e2e: run tests/e2e/setup.sh first" >&2; exit 1; }
+
+mkdir -p "$C/runs" "$ART"
+rm -f "$ART"/*.png "$ART"/*.log "$ART"/*.json
+RUN=$(mktemp -d "$C/runs/vscode.XXXXXX")
+# Everything code-server, Chromium and the extension host write stays in the run folder.
+export HOME=$RUN/home XDG_CONFIG_HOME=$RUN/home/.config XDG_DATA_HOME=$RUN/home/.local/share \
+  XDG_CACHE_HOME=$RUN/home/.cache XDG_STATE_HOME=$RUN/home/.local/state
+mkdir -p "$HOME" "$RUN/data/User" "$RUN/ext" "$RUN/ws"
+
+# The workspace: a copy of the demo session (main file + sub-agent folder).
+cp -r "$ROOT/fixtures/demo/." "$RUN/ws/"
+rm -f "$RUN/ws/README.md"
+# ... and a 56 MiB session, over VS Code's 50 MB limit for syncing documents to extensions.
+BIG=$(node "$ROOT/tests/e2e/vscode/make-big.js" "$RUN/ws/3f8a2c61-9d4e-4b7a-8c15-e2d07b9a4f63.jsonl" "$RUN/ws/big-session.jsonl")
+
+cat >"$RUN/data/User/settings.json" <<EOF
+{
+  "transcript-ls.path": "$SERVER",
+  "transcript.timeZone": "UTC",
+  "workbench.startupEditor": "none",
+  "workbench.secondarySideBar.defaultVisibility": "hidden",
+  "workbench.tips.enabled": false,
+  "workbench.enableExperiments": false,
+  "chat.disableAIFeatures": true,
+  "telemetry.telemetryLevel": "off",
+  "update.mode": "none",
+  "extensions.autoCheckUpdates": false,
+  "extensions.autoUpdate": "off",
+  "security.workspace.trust.enabled": false,
+  "editor.minimap.enabled": false,
+  "editor.showFoldingControls": "always",
+  "editor.inlayHints.enabled": "on",
+  "editor.codeLens": true,
+  "outline.collapseItems": "alwaysCollapse",
+  "breadcrumbs.enabled": true,
+  "git.enabled": false
+}
+EOF
+
+t0=$(date +%s%N)
+ts() { printf '%6.1fs %s\n' "$(( ($(date +%s%N) - t0) / 1000000 ))e-3" "$*"; }
+
+# Package the extension exactly as a user gets it, and install the .vsix.
+(cd "$ROOT/editors/vscode" && npx --no-install vsce package --allow-missing-repository -o "$RUN/transcript-ls.vsix" </dev/null >"$RUN/vsce.log" 2>&1) || {
+  cat "$RUN/vsce.log" >&2
+  exit 1
+}
+CS=("$C/npm/node_modules/.bin/code-server" --auth none --disable-telemetry --disable-update-check
+  --disable-workspace-trust --disable-getting-started-override --user-data-dir "$RUN/data" --extensions-dir "$RUN/ext")
+"${CS[@]}" --install-extension "$RUN/transcript-ls.vsix" </dev/null >"$RUN/install.log" 2>&1 || {
+  cat "$RUN/install.log" >&2
+  exit 1
+}
+ts "packaged and installed $(ls "$RUN/ext" | grep transcript-ls)"
+
+# A free port on loopback.
+PORT=${PORT:-$(node -e 'const s=require("net").createServer();s.listen(0,"127.0.0.1",()=>{console.log(s.address().port);s.close()})')}
+setsid "${CS[@]}" --bind-addr "127.0.0.1:$PORT" "$RUN/ws" >"$RUN/code-server.log" 2>&1 &
+CSPID=$!
+cleanup() {
+  # setsid: the process group holds code-server, its extension host and the language server.
+  kill -- -"$CSPID" 2>/dev/null || true
+  for _ in $(seq 1 50); do kill -0 -- -"$CSPID" 2>/dev/null || break; sleep 0.1; done
+  kill -9 -- -"$CSPID" 2>/dev/null || true
+  cp "$RUN/code-server.log" "$ART/code-server.log" 2>/dev/null || true
+  find "$RUN/data/logs" -name '*Transcript*' -exec cp {} "$ART/" \; 2>/dev/null || true
+  [ -n "${E2E_KEEP_RUN:-}" ] || rm -rf "$RUN"
+}
+trap cleanup EXIT
+for _ in $(seq 1 150); do
+  curl -sf "http://127.0.0.1:$PORT/healthz" >/dev/null && break
+  sleep 0.2
+done
+ts "code-server up on :$PORT"
+
+rc=0
+NODE_PATH=$C/npm/node_modules node "$ROOT/tests/e2e/vscode/drive.js" \
+  --url "http://127.0.0.1:$PORT/?folder=$RUN/ws" --ws "$RUN/ws" --art "$ART" --big "$BIG" || rc=$?
+ts "drive.js exit $rc; screenshots in $ART"
+exit "$rc"
