@@ -7,9 +7,9 @@
 use std::path::PathBuf;
 
 use crate::analysis::{Analysis, Gate, Phase, Verdict};
-use crate::ide::inlay_hints::format_duration;
 use crate::ide::session_files::file_for_call;
 use crate::model::SubagentFile;
+use crate::view::text;
 
 /// What clicking a lens does.
 #[derive(Debug, Clone, PartialEq, Eq, serde::Serialize)]
@@ -35,7 +35,7 @@ pub struct Lens {
 
 /// The stepper title of a gate: the phase discs in order with the current one lit, then the
 /// verdict, e.g. `🔍 ━ ⚔️ ━ 🚦 ━ ⟦🔨 Build⟧ ┄ 💎 ┄ 📝 ┄ 🔬 ┄ 🚀 — ✔ PASS`. A custom gate that
-/// maps onto no phase is a badge: `◆ CUSTOM_LINT — ⚠ needs you: 3 warnings`.
+/// maps onto no phase is a badge (as in the view): `🏷 CUSTOM_LINT — ⚠ needs you: 3 warnings`.
 pub fn gate_title(gate: &Gate, phases: &[Phase]) -> String {
     let verdict = verdict_text(gate);
     match gate.phase.filter(|&p| p < phases.len()) {
@@ -53,7 +53,7 @@ pub fn gate_title(gate: &Gate, phases: &[Phase]) -> String {
             }
             format!("{s} — {verdict}")
         }
-        None => format!("◆ {} — {verdict}", gate.phase_name),
+        None => format!("🏷 {} — {verdict}", gate.phase_name),
     }
 }
 
@@ -113,10 +113,10 @@ pub fn lenses(
         let lens = match file {
             Some(f) => {
                 if let Some(n) = steps_in(f) {
-                    figures.push(crate::ide::folding::plural(n as u64, "step", "steps"));
+                    figures.push(text::plural(n as u64, "step", "steps"));
                 }
                 if let Some(ms) = call.duration_ms {
-                    figures.push(format_duration(ms));
+                    figures.push(text::fmt_duration(ms));
                 }
                 let head = match &call.description {
                     Some(d) => format!("Open sub-agent: {d}"),
@@ -204,6 +204,6 @@ mod tests {
             ),
             &default_phases(),
         );
-        assert_eq!(t, "◆ CUSTOM_LINT — ⚠ needs you (WARN)");
+        assert_eq!(t, "🏷 CUSTOM_LINT — ⚠ needs you (WARN)");
     }
 }

@@ -5,7 +5,7 @@
 
 use crate::analysis::{Analysis, RunKind, Turn, TurnKind};
 use crate::model::Transcript;
-use crate::view::{RegionKind, View};
+use crate::view::{self, RegionKind, View, text};
 
 /// What a fold covers.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, serde::Serialize)]
@@ -49,47 +49,19 @@ pub struct Fold {
     pub label: String,
 }
 
-/// `C comments · A tool calls` (seed 000's activity label), with singulars.
-pub fn activity_label(comments: u32, tool_calls: u32) -> String {
-    format!(
-        "{} · {}",
-        plural(comments as u64, "comment", "comments"),
-        plural(tool_calls as u64, "tool call", "tool calls")
-    )
-}
-
-/// `1 step` / `3 steps`.
-pub fn plural(n: u64, one: &str, many: &str) -> String {
-    if n == 1 {
-        format!("1 {one}")
-    } else {
-        format!("{n} {many}")
-    }
-}
-
-/// Label of a turn fold: `Turn 3: <title> · <activity>`; the preamble is `Preamble`.
+/// Label of a turn fold: its outline name and its activity, `Turn 3: Fix the failing test ·
+/// 4 comments · 6 tool calls` (labels shared with the view and the outline, `crate::view`);
+/// the preamble is `Before the first prompt · 3 records`.
 pub fn turn_label(turn: &Turn) -> String {
-    let head = match turn.kind {
-        TurnKind::Preamble => {
-            let n = turn.entries.len();
-            return format!("Preamble · {}", plural(n as u64, "record", "records"));
-        }
-        TurnKind::Wake if turn.title.is_empty() => format!("Turn {} (wake-up)", turn.n),
-        _ if turn.title.is_empty() => format!("Turn {}", turn.n),
-        _ => format!("Turn {}: {}", turn.n, turn.title),
-    };
-    format!(
-        "{head} · {}",
-        activity_label(turn.comments, turn.tool_calls)
-    )
-}
-
-/// Label of a work run: `Worked · 3 steps` (tool calls) or `Thought` (thinking only).
-pub fn run_label(kind: RunKind, steps: u32) -> String {
-    match kind {
-        RunKind::Thought => "Thought".to_string(),
-        _ => format!("Worked · {}", plural(steps as u64, "step", "steps")),
+    let name = view::turn_name(turn);
+    if turn.kind == TurnKind::Preamble {
+        let n = turn.entries.len() as u64;
+        return format!("{name} · {}", text::plural(n, "record", "records"));
     }
+    format!(
+        "{name} · {}",
+        text::activity_label(turn.comments, turn.tool_calls)
+    )
 }
 
 /// Folds of the raw `.jsonl` document, sorted by start line (outer before inner on the same
@@ -112,7 +84,7 @@ pub fn raw_folds(transcript: &Transcript, analysis: &Analysis) -> Vec<Fold> {
                         start_line: s,
                         end_line: e,
                         kind: FoldKind::Activity,
-                        label: activity_label(turn.comments, turn.tool_calls),
+                        label: text::activity_label(turn.comments, turn.tool_calls),
                     });
                 }
             }
@@ -127,7 +99,7 @@ pub fn raw_folds(transcript: &Transcript, analysis: &Analysis) -> Vec<Fold> {
                 start_line: run.start_line,
                 end_line: run.end_line,
                 kind,
-                label: run_label(run.kind, run.steps),
+                label: view::run_label(run),
             });
         }
     }
@@ -136,7 +108,7 @@ pub fn raw_folds(transcript: &Transcript, analysis: &Analysis) -> Vec<Fold> {
             start_line: c.start_line,
             end_line: c.end_line,
             kind: FoldKind::Compaction,
-            label: compaction_label(c),
+            label: view::compaction_label(c),
         });
     }
     for call in &analysis.subagent_calls {
@@ -150,47 +122,13 @@ pub fn raw_folds(transcript: &Transcript, analysis: &Analysis) -> Vec<Fold> {
     normalize(out)
 }
 
-/// `Compaction 1 · auto · 155k tokens before`.
-pub fn compaction_label(c: &crate::analysis::Compaction) -> String {
-    let mut s = format!("Compaction {}", c.n);
-    if let Some(t) = &c.trigger {
-        s.push_str(" · ");
-        s.push_str(t);
-    }
-    if let Some(p) = c.pre_tokens {
-        s.push_str(&format!(" · {} tokens before", compact_number(p)));
-    }
-    s
-}
-
 /// `Sub-agent: Audit auth (a111)`.
 pub fn subagent_label(call: &crate::analysis::SubagentCall) -> String {
-    let mut s = String::from("Sub-agent");
-    if let Some(d) = &call.description {
-        s.push_str(": ");
-        s.push_str(d);
+    let name = view::subagent_label(call);
+    match (&call.agent_id, &call.description) {
+        (Some(id), Some(d)) if !d.trim().is_empty() => format!("{name} ({id})"),
+        _ => name,
     }
-    if let Some(id) = &call.agent_id {
-        s.push_str(&format!(" ({id})"));
-    }
-    s
-}
-
-/// `950`, `1.2k`, `17.2k`, `155k`, `1.5M`.
-pub fn compact_number(n: u64) -> String {
-    if n < 1000 {
-        n.to_string()
-    } else if n < 100_000 {
-        trim_zero(format!("{:.1}k", n as f64 / 1000.0))
-    } else if n < 1_000_000 {
-        format!("{}k", (n as f64 / 1000.0).round() as u64)
-    } else {
-        trim_zero(format!("{:.1}M", n as f64 / 1_000_000.0))
-    }
-}
-
-fn trim_zero(s: String) -> String {
-    s.replace(".0k", "k").replace(".0M", "M")
 }
 
 /// Folds of the rendered view: its regions, as they are.
@@ -294,18 +232,5 @@ mod tests {
         );
         let starts: Vec<usize> = got.iter().map(|f| f.start_line).collect();
         assert_eq!(starts, vec![0, 5, 10]);
-    }
-
-    #[test]
-    fn numbers_and_labels() {
-        assert_eq!(compact_number(950), "950");
-        assert_eq!(compact_number(1200), "1.2k");
-        assert_eq!(compact_number(1000), "1k");
-        assert_eq!(compact_number(17_200), "17.2k");
-        assert_eq!(compact_number(155_000), "155k");
-        assert_eq!(compact_number(1_500_000), "1.5M");
-        assert_eq!(activity_label(1, 6), "1 comment · 6 tool calls");
-        assert_eq!(run_label(RunKind::Work, 3), "Worked · 3 steps");
-        assert_eq!(run_label(RunKind::Thought, 1), "Thought");
     }
 }

@@ -12,18 +12,7 @@ use crate::model::{Block, BlockKind, Role, Span, Transcript};
 /// left out).
 pub const HOVER_CAP: usize = 64 * 1024;
 
-/// `512 B`, `3.4 KB`, `141 KB`, `1.0 MB`.
-pub fn format_bytes(n: usize) -> String {
-    if n < 1024 {
-        format!("{n} B")
-    } else if n < 10 * 1024 {
-        format!("{:.1} KB", n as f64 / 1024.0)
-    } else if n < 1024 * 1024 {
-        format!("{} KB", n / 1024)
-    } else {
-        format!("{:.1} MB", n as f64 / (1024.0 * 1024.0))
-    }
-}
+use crate::view::text::{self, fmt_bytes as format_bytes};
 
 /// Cuts `s` to at most `cap` bytes on a character boundary, adding `… N KB more`.
 pub fn cap_text(s: &str, cap: usize) -> String {
@@ -253,7 +242,7 @@ fn render_block(
                     f.push(format!("agent {a}"));
                 }
                 if let Some(ms) = sa.duration_ms {
-                    f.push(crate::ide::inlay_hints::format_duration(ms));
+                    f.push(text::fmt_duration(ms));
                 }
                 if let Some(t) = sa.total_tokens {
                     f.push(format!("{t} tokens"));
@@ -269,7 +258,7 @@ fn render_block(
         BlockKind::Image {
             media_type,
             data_len,
-        } => format!("[{media_type} · {}]\n", format_bytes(data_len * 3 / 4)),
+        } => format!("{}\n", text::image_placeholder(media_type, *data_len)),
         BlockKind::Other { block_type } => format!("*block of type `{block_type}`*\n"),
     }
 }
@@ -329,7 +318,7 @@ fn result_text(source: &str, tr: &crate::model::ToolResult, cap: usize) -> Strin
         parts.join("\n")
     };
     for (mt, len) in &tr.images {
-        s.push_str(&format!("\n[{mt} · {}]", format_bytes(len * 3 / 4)));
+        s.push_str(&format!("\n{}", text::image_placeholder(mt, *len)));
     }
     cap_text_more(&s, cap, omitted)
 }
@@ -359,9 +348,6 @@ mod tests {
 
     #[test]
     fn caps_and_fences() {
-        assert_eq!(format_bytes(512), "512 B");
-        assert_eq!(format_bytes(141 * 1024 + 10), "141 KB");
-        assert_eq!(format_bytes(1024 * 1024), "1.0 MB");
         assert_eq!(cap_text("héllo", 2), "h\n… 5 B more");
         assert_eq!(fenced("", "a ```b``` c"), "````\na ```b``` c\n````\n");
     }

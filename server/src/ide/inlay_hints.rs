@@ -5,9 +5,8 @@
 //! (case 10: never on every row, never summed). Plain data; positions are line ends.
 
 use crate::analysis::{Analysis, DurationSource, Throughput, Turn, TurnKind, TurnState};
-use crate::ide::folding::{compact_number, plural};
 use crate::model::{Transcript, Usage};
-use crate::view::View;
+use crate::view::{self, View, text};
 
 /// What a hint describes.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, serde::Serialize)]
@@ -29,43 +28,17 @@ pub struct Hint {
     pub tooltip: String,
 }
 
-/// `2m 25s`, `45s`, `1h 03m`, `0.8s`.
-pub fn format_duration(ms: u64) -> String {
-    if ms < 1000 {
-        return format!("{:.1}s", ms as f64 / 1000.0);
-    }
-    let s = ms / 1000;
-    if s < 60 {
-        format!("{s}s")
-    } else if s < 3600 {
-        format!("{}m {}s", s / 60, s % 60)
-    } else {
-        format!("{}h {:02}m", s / 3600, (s % 3600) / 60)
-    }
-}
-
-/// The turn hint label, e.g. `turn 3/12 · 4 comments · 6 tool calls · 2m 25s · ≈41 tok/s ·
-/// 07:28 am`. Figures that are unknown are left out (never a wrong one: seed 002).
+/// The turn hint label: `turn 3/12 · ` and the turn's figures as the view and the outline
+/// show them (`crate::view::turn_detail`: `4 comments · 6 tool calls · 2m 25s · ≈41 tok/s ·
+/// 07:28 am`), then `in flight` / `no reply` when so. Figures that are unknown are left out
+/// (never a wrong one: seed 002).
 pub fn turn_label(turn: &Turn, total: usize) -> String {
-    let mut parts = Vec::new();
-    match turn.kind {
-        TurnKind::Preamble => parts.push("preamble".to_string()),
-        TurnKind::Wake => parts.push(format!("turn {}/{} (wake-up)", turn.n, total)),
-        TurnKind::Prompt => parts.push(format!("turn {}/{}", turn.n, total)),
-    }
-    parts.push(plural(turn.comments as u64, "comment", "comments"));
-    parts.push(plural(turn.tool_calls as u64, "tool call", "tool calls"));
-    if let Some(d) = &turn.duration {
-        parts.push(format_duration(d.ms));
-    }
-    match &turn.throughput {
-        Throughput::Measured { tok_per_s, .. } => parts.push(format!("{:.0} tok/s", tok_per_s)),
-        Throughput::Estimate { tok_per_s, .. } => parts.push(format!("≈{:.0} tok/s", tok_per_s)),
-        Throughput::None { .. } => {}
-    }
-    if let Some(t) = &turn.finished_at {
-        parts.push(t.clone());
-    }
+    let head = match turn.kind {
+        TurnKind::Preamble => "before the first prompt".to_string(),
+        TurnKind::Wake => format!("turn {}/{} (wake-up)", turn.n, total),
+        TurnKind::Prompt => format!("turn {}/{}", turn.n, total),
+    };
+    let mut parts = vec![head, view::turn_detail(turn)];
     match turn.state {
         TurnState::InFlight => parts.push("in flight".to_string()),
         TurnState::Replyless => parts.push("no reply".to_string()),
@@ -92,11 +65,11 @@ pub fn turn_tooltip(turn: &Turn, total: usize, time_zone: Option<&str>) -> Strin
     }
     s.push_str(&format!(
         "- **{}**: agent prose outside the final answer (seed 000).\n",
-        plural(turn.comments as u64, "comment", "comments")
+        text::plural(turn.comments as u64, "comment", "comments")
     ));
     s.push_str(&format!(
         "- **{}**: tool calls of the main thread (sub-agent calls count once).\n",
-        plural(turn.tool_calls as u64, "tool call", "tool calls")
+        text::plural(turn.tool_calls as u64, "tool call", "tool calls")
     ));
     match &turn.duration {
         Some(d) => {
@@ -108,7 +81,7 @@ pub fn turn_tooltip(turn: &Turn, total: usize, time_zone: Option<&str>) -> Strin
             };
             s.push_str(&format!(
                 "- **{}** ({} ms): {how}.\n",
-                format_duration(d.ms),
+                text::fmt_duration(d.ms),
                 d.ms
             ));
         }
@@ -120,10 +93,10 @@ pub fn turn_tooltip(turn: &Turn, total: usize, time_zone: Option<&str>) -> Strin
             tokens,
             decode_ms,
         } => s.push_str(&format!(
-            "- **{:.0} tok/s**: {} output tokens / {:.1} s measured decode time (duration \
+            "- **{} tok/s**: {} output tokens / {:.1} s measured decode time (duration \
              minus time to first token, tool execution excluded), summed over the turn's \
              output-bearing steps; never an average of per-step rates (seed 002).\n",
-            tok_per_s,
+            text::fmt_tok_per_s(*tok_per_s),
             tokens,
             *decode_ms as f64 / 1000.0
         )),
@@ -132,12 +105,12 @@ pub fn turn_tooltip(turn: &Turn, total: usize, time_zone: Option<&str>) -> Strin
             tokens,
             decode_ms,
         } => s.push_str(&format!(
-            "- **≈{:.0} tok/s** (estimate): {} output tokens / {:.1} s decode time, summed \
+            "- **≈{} tok/s** (estimate): {} output tokens / {:.1} s decode time, summed \
              over the turn's output-bearing steps. Only row timestamps exist, so each step's \
              decode time is its last record minus its request time (the prompt or the last \
              tool result); it includes time to first token, so the true rate is higher \
              (FORMATS.md §1.9, seed 002).\n",
-            tok_per_s,
+            text::fmt_tok_per_s(*tok_per_s),
             tokens,
             *decode_ms as f64 / 1000.0
         )),
@@ -180,15 +153,18 @@ pub fn turn_tooltip(turn: &Turn, total: usize, time_zone: Option<&str>) -> Strin
 /// `in 3 · cache write 1.2k · cache read 8k · out 540` (output as `out ?` when it is a
 /// streaming placeholder).
 pub fn usage_label(u: &Usage, output_final: bool) -> String {
-    let mut parts = vec![format!("in {}", compact_number(u.input))];
+    let mut parts = vec![format!("in {}", text::fmt_tokens(u.input))];
     if u.cache_creation > 0 {
-        parts.push(format!("cache write {}", compact_number(u.cache_creation)));
+        parts.push(format!(
+            "cache write {}",
+            text::fmt_tokens(u.cache_creation)
+        ));
     }
     if u.cache_read > 0 {
-        parts.push(format!("cache read {}", compact_number(u.cache_read)));
+        parts.push(format!("cache read {}", text::fmt_tokens(u.cache_read)));
     }
     if output_final {
-        parts.push(format!("out {}", compact_number(u.output)));
+        parts.push(format!("out {}", text::fmt_tokens(u.output)));
     } else {
         parts.push("out ?".to_string());
     }
@@ -227,7 +203,7 @@ pub fn raw_hints(
             "Usage of this model response ({}), taken once: the component-wise maximum of \
              the usage its rows repeat, never their sum (case 10).\n\n- input: {}\n- cache \
              write: {}\n- cache read: {}\n- output: {}",
-            plural(rows as u64, "row", "rows"),
+            text::plural(rows as u64, "row", "rows"),
             step.usage.input,
             step.usage.cache_creation,
             step.usage.cache_read,
@@ -277,14 +253,6 @@ mod tests {
     use super::*;
 
     #[test]
-    fn durations() {
-        assert_eq!(format_duration(800), "0.8s");
-        assert_eq!(format_duration(45_000), "45s");
-        assert_eq!(format_duration(145_000), "2m 25s");
-        assert_eq!(format_duration(3_780_000), "1h 03m");
-    }
-
-    #[test]
     fn usage_labels() {
         let u = Usage {
             input: 8,
@@ -295,11 +263,11 @@ mod tests {
         };
         assert_eq!(
             usage_label(&u, true),
-            "in 8 · cache write 1.5k · cache read 17.2k · out 660"
+            "in 8 · cache write 1.5k · cache read 17k · out 660"
         );
         assert_eq!(
             usage_label(&u, false),
-            "in 8 · cache write 1.5k · cache read 17.2k · out ?"
+            "in 8 · cache write 1.5k · cache read 17k · out ?"
         );
     }
 }

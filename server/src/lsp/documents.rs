@@ -466,11 +466,12 @@ impl Snapshot {
         if let Some(v) = &lock(&self.views)[slot] {
             return v.clone();
         }
-        let view = view::render(
+        let view = view::render_with_phases(
             &self.transcript,
             &self.analysis,
             &self.text,
             &view::ViewOptions { verbose },
+            &self.options.gate_phases,
         );
         let vs = Arc::new(ViewSnap::new(view, self.generation, verbose));
         lock(&self.views)[slot] = Some(vs.clone());
@@ -480,7 +481,7 @@ impl Snapshot {
     /// The files of this transcript's session (read from disk once per snapshot).
     pub fn session_files(&self) -> &SessionFiles {
         self.files.get_or_init(|| match &self.path {
-            Some(p) => session_files::session_files(p, self.transcript.meta.session_id.as_deref()),
+            Some(p) => session_files::session_files(p),
             None => SessionFiles::default(),
         })
     }
