@@ -214,7 +214,7 @@ async fn semantic_tokens_delta_and_range() {
     let new_tokens: Vec<String> = decode_tokens(&edits[0]["data"])
         .into_iter()
         .filter(|t| t.0 > 0)
-        .map(|(l, s, n, ty, m)| format!("{ty}/{m} «{}»", token_text(&new_text, l + 0, s, n, false)))
+        .map(|(l, s, n, ty, m)| format!("{ty}/{m} «{}»", token_text(&new_text, l, s, n, false)))
         .collect();
     assert!(
         new_tokens.iter().any(|t| t.contains("One more thing")) || !new_tokens.is_empty(),

@@ -77,17 +77,16 @@ pub fn raw_folds(transcript: &Transcript, analysis: &Analysis) -> Vec<Fold> {
             kind: FoldKind::Turn,
             label: turn_label(turn),
         });
-        if let Some(act) = &turn.activity {
-            if act.end > act.start {
-                if let (Some(s), Some(e)) = (line_of(act.start), line_of(act.end - 1)) {
-                    out.push(Fold {
-                        start_line: s,
-                        end_line: e,
-                        kind: FoldKind::Activity,
-                        label: text::activity_label(turn.comments, turn.tool_calls),
-                    });
-                }
-            }
+        if let Some(act) = &turn.activity
+            && act.end > act.start
+            && let (Some(s), Some(e)) = (line_of(act.start), line_of(act.end - 1))
+        {
+            out.push(Fold {
+                start_line: s,
+                end_line: e,
+                kind: FoldKind::Activity,
+                label: text::activity_label(turn.comments, turn.tool_calls),
+            });
         }
         for run in &turn.runs {
             let kind = match run.kind {

@@ -110,11 +110,11 @@ pub fn entry_hover(
     for p in transcript.problems.iter().filter(|p| p.line == e.line) {
         out.push_str(&format!("⚠ {}\n\n", p.message));
     }
-    if let Some(t) = lookup.turn_of(entry).and_then(|t| analysis.turns.get(t)) {
-        if t.opener == Some(entry) {
-            out.push_str("---\n\n");
-            out.push_str(&turn_tooltip(t, analysis.turn_count, time_zone));
-        }
+    if let Some(t) = lookup.turn_of(entry).and_then(|t| analysis.turns.get(t))
+        && t.opener == Some(entry)
+    {
+        out.push_str("---\n\n");
+        out.push_str(&turn_tooltip(t, analysis.turn_count, time_zone));
     }
     Some(out)
 }

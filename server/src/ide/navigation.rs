@@ -66,13 +66,12 @@ pub fn definition(
                 if let Some(p) = lookup
                     .pair_of_use(entry, b)
                     .and_then(|p| analysis.tool_pairs.get(p))
+                    && let (Some(re), Some(rb)) = (p.result_entry, p.result_block)
                 {
-                    if let (Some(re), Some(rb)) = (p.result_entry, p.result_block) {
-                        return vec![Target::Block {
-                            entry: re,
-                            block: rb,
-                        }];
-                    }
+                    return vec![Target::Block {
+                        entry: re,
+                        block: rb,
+                    }];
                 }
             }
             _ => {}
@@ -156,12 +155,11 @@ pub fn references(
             );
         }
     }
-    if out.is_empty() {
-        if let Some(s) = lookup.step_of(entry).and_then(|s| analysis.steps.get(s)) {
-            if s.entries.len() > 1 {
-                out.extend(s.entries.iter().map(|&x| Target::Entry { entry: x }));
-            }
-        }
+    if out.is_empty()
+        && let Some(s) = lookup.step_of(entry).and_then(|s| analysis.steps.get(s))
+        && s.entries.len() > 1
+    {
+        out.extend(s.entries.iter().map(|&x| Target::Entry { entry: x }));
     }
     let mut seen = std::collections::HashSet::new();
     out.retain(|t| seen.insert(t.clone()));

@@ -323,7 +323,7 @@ mod tests {
             0,
             &(0..100),
             vec![(10..50, TokenType::FinalAnswer, MOD_INCOMPLETE)],
-            &[20..30],
+            &[20..30, 60..70],
             0,
         );
         let got: Vec<(usize, usize, TokenType, u32)> = out

@@ -36,12 +36,11 @@ pub fn main_of(path: &Path) -> PathBuf {
     if parent
         .and_then(Path::file_name)
         .is_some_and(|n| n == "subagents")
+        && let Some(session_dir) = parent.and_then(Path::parent)
     {
-        if let Some(session_dir) = parent.and_then(Path::parent) {
-            let mut m = session_dir.as_os_str().to_owned();
-            m.push(".jsonl");
-            return PathBuf::from(m);
-        }
+        let mut m = session_dir.as_os_str().to_owned();
+        m.push(".jsonl");
+        return PathBuf::from(m);
     }
     path.to_path_buf()
 }

@@ -66,7 +66,7 @@ impl ClientCaps {
             .general
             .as_ref()
             .and_then(|g| g.position_encodings.as_ref())
-            .is_some_and(|v| v.iter().any(|e| *e == PositionEncodingKind::UTF8));
+            .is_some_and(|v| v.contains(&PositionEncodingKind::UTF8));
         let ws = caps.workspace.as_ref();
         let td = caps.text_document.as_ref();
         let raw_caps = raw.and_then(|r| r.get("capabilities"));

@@ -61,10 +61,10 @@ pub fn default_roots() -> Vec<PathBuf> {
 }
 
 fn expand_home(s: &str) -> PathBuf {
-    if let Some(rest) = s.strip_prefix("~/") {
-        if let Some(h) = std::env::var_os("HOME") {
-            return PathBuf::from(h).join(rest);
-        }
+    if let Some(rest) = s.strip_prefix("~/")
+        && let Some(h) = std::env::var_os("HOME")
+    {
+        return PathBuf::from(h).join(rest);
     }
     PathBuf::from(s)
 }

@@ -359,10 +359,11 @@ impl Source {
             let st = lock(&self.text);
             (st.generation, st.version, st.body.clone(), st.dirty_from)
         };
-        if let Some(s) = &b.snapshot {
-            if s.generation == generation && s.settings == settings.stamp {
-                return s.clone();
-            }
+        if let Some(s) = &b.snapshot
+            && s.generation == generation
+            && s.settings == settings.stamp
+        {
+            return s.clone();
         }
         let reader = b.reader.take().filter(|r| dirty_from >= r.consumed_bytes());
         // The build owns the text from here: later changes count from the text it took.

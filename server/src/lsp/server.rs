@@ -298,10 +298,10 @@ impl Shared {
     /// Step count of a sub-agent transcript (distinct response keys), cached by file size.
     pub fn steps_in(&self, path: &Path) -> Option<usize> {
         let len = std::fs::metadata(path).ok()?.len();
-        if let Some((l, n)) = lock(&self.steps_cache).get(path) {
-            if *l == len {
-                return Some(*n);
-            }
+        if let Some((l, n)) = lock(&self.steps_cache).get(path)
+            && *l == len
+        {
+            return Some(*n);
         }
         let bytes = std::fs::read(path).ok()?;
         let text = String::from_utf8_lossy(&bytes);
@@ -507,10 +507,10 @@ impl Backend {
                     .await
                     .unwrap_or(0);
                 let mut st = lock(&self.shared.store);
-                if let Some(v) = st.views.get_mut(uri.as_str()) {
-                    if v.version == version {
-                        v.hash = Some(h);
-                    }
+                if let Some(v) = st.views.get_mut(uri.as_str())
+                    && v.version == version
+                {
+                    v.hash = Some(h);
                 }
                 h
             }
@@ -1333,10 +1333,10 @@ impl LanguageServer for Backend {
 
     async fn code_lens(&self, params: CodeLensParams) -> Result<Option<Vec<CodeLens>>> {
         let ctx = Arc::new(self.ctx(&params.text_document.uri).await?);
-        if let Ctx::Raw { snap, .. } = &*ctx {
-            if !snap.is_transcript() {
-                return Ok(Some(Vec::new()));
-            }
+        if let Ctx::Raw { snap, .. } = &*ctx
+            && !snap.is_transcript()
+        {
+            return Ok(Some(Vec::new()));
         }
         let phases = read(&self.shared.settings).gate_phases.clone();
         let shared = self.shared.clone();
@@ -1487,13 +1487,13 @@ impl LanguageServer for Backend {
             .collect();
         if locs.is_empty() {
             // On the view, reveal the full record in the raw file (the view shortens).
-            if let Ctx::View { key, .. } = &ctx {
-                if let Some(e) = snap.transcript.entries.get(entry) {
-                    let span = block
-                        .and_then(|b| e.blocks.get(b))
-                        .map_or(e.span.clone(), |b| b.span.clone());
-                    locs.extend(self.shared.raw_location(&key.path, Some(&snap), Some(span)));
-                }
+            if let Ctx::View { key, .. } = &ctx
+                && let Some(e) = snap.transcript.entries.get(entry)
+            {
+                let span = block
+                    .and_then(|b| e.blocks.get(b))
+                    .map_or(e.span.clone(), |b| b.span.clone());
+                locs.extend(self.shared.raw_location(&key.path, Some(&snap), Some(span)));
             }
         }
         Ok(match locs.len() {

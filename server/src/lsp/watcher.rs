@@ -80,15 +80,14 @@ impl State {
         };
         let d = self.dirs.entry(dir.clone()).or_insert(0);
         *d += 1;
-        if *d == 1 {
-            if let Some(w) = self.watcher.as_mut() {
-                if let Err(e) = w.watch(&dir, RecursiveMode::NonRecursive) {
-                    shared.log(
-                        MessageType::WARNING,
-                        format!("cannot watch {}: {e}", dir.display()),
-                    );
-                }
-            }
+        if *d == 1
+            && let Some(w) = self.watcher.as_mut()
+            && let Err(e) = w.watch(&dir, RecursiveMode::NonRecursive)
+        {
+            shared.log(
+                MessageType::WARNING,
+                format!("cannot watch {}: {e}", dir.display()),
+            );
         }
     }
 
@@ -121,13 +120,13 @@ impl State {
                 let _ = w.unwatch(r);
             }
             for r in &roots {
-                if r.is_dir() {
-                    if let Err(e) = w.watch(r, RecursiveMode::Recursive) {
-                        shared.log(
-                            MessageType::WARNING,
-                            format!("cannot watch root {}: {e}", r.display()),
-                        );
-                    }
+                if r.is_dir()
+                    && let Err(e) = w.watch(r, RecursiveMode::Recursive)
+                {
+                    shared.log(
+                        MessageType::WARNING,
+                        format!("cannot watch root {}: {e}", r.display()),
+                    );
                 }
             }
         }
@@ -418,12 +417,12 @@ pub async fn build_index(shared: Arc<Shared>) {
             }
         }
         let pct = ((i + 1) * 100 / total) as u32;
-        if let Some(pr) = &progress {
-            if pct >= last_pct + 5 {
-                last_pct = pct;
-                pr.report_with_message(format!("{}/{} files", i + 1, total), pct)
-                    .await;
-            }
+        if let Some(pr) = &progress
+            && pct >= last_pct + 5
+        {
+            last_pct = pct;
+            pr.report_with_message(format!("{}/{} files", i + 1, total), pct)
+                .await;
         }
     }
     let (nf, nt) = {
