@@ -6,7 +6,7 @@
 
 use crate::analysis::{Analysis, DurationSource, Throughput, Turn, TurnKind, TurnState};
 use crate::model::{Transcript, Usage};
-use crate::view::{self, View, text};
+use crate::view::{View, text};
 
 /// What a hint describes.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, serde::Serialize)]
@@ -28,17 +28,37 @@ pub struct Hint {
     pub tooltip: String,
 }
 
-/// The turn hint label: `turn 3/12 · ` and the turn's figures as the view and the outline
-/// show them (`crate::view::turn_detail`: `4 comments · 6 tool calls · 2m 25s · ≈41 tok/s ·
-/// 07:28 am`), then `in flight` / `no reply` when so. Figures that are unknown are left out
-/// (never a wrong one: seed 002).
+/// The turn hint label in DESIGN.md §5's fixed shape: `turn 3/12 · 4 comments · 6 tool calls ·
+/// 2m 25s · ≈41 tok/s · 07:28 am` (both counts always, so hints line up from turn to turn;
+/// duration, tok/s and finish time formatted as the view formats them, each left out when
+/// unknown: never a wrong figure, seed 002), then `in flight` / `no reply` when so.
 pub fn turn_label(turn: &Turn, total: usize) -> String {
-    let head = match turn.kind {
+    let mut parts = vec![match turn.kind {
         TurnKind::Preamble => "before the first prompt".to_string(),
         TurnKind::Wake => format!("turn {}/{} (wake-up)", turn.n, total),
         TurnKind::Prompt => format!("turn {}/{}", turn.n, total),
-    };
-    let mut parts = vec![head, view::turn_detail(turn)];
+    }];
+    parts.push(text::plural(turn.comments.into(), "comment", "comments"));
+    parts.push(text::plural(
+        turn.tool_calls.into(),
+        "tool call",
+        "tool calls",
+    ));
+    if let Some(d) = &turn.duration {
+        parts.push(text::fmt_duration(d.ms));
+    }
+    match &turn.throughput {
+        Throughput::Measured { tok_per_s, .. } => {
+            parts.push(format!("{} tok/s", text::fmt_tok_per_s(*tok_per_s)))
+        }
+        Throughput::Estimate { tok_per_s, .. } => {
+            parts.push(format!("≈{} tok/s", text::fmt_tok_per_s(*tok_per_s)))
+        }
+        Throughput::None { .. } => {}
+    }
+    if let Some(t) = &turn.finished_at {
+        parts.push(t.clone());
+    }
     match turn.state {
         TurnState::InFlight => parts.push("in flight".to_string()),
         TurnState::Replyless => parts.push("no reply".to_string()),
@@ -151,24 +171,36 @@ pub fn turn_tooltip(turn: &Turn, total: usize, time_zone: Option<&str>) -> Strin
 }
 
 /// `in 3 · cache write 1.2k · cache read 8k · out 540` (output as `out ?` when it is a
-/// streaming placeholder).
+/// streaming placeholder). Counts keep one decimal up to 100k (`21.4k`): a response's usage is
+/// read number by number, unlike the rounded totals of the view.
 pub fn usage_label(u: &Usage, output_final: bool) -> String {
-    let mut parts = vec![format!("in {}", text::fmt_tokens(u.input))];
+    let mut parts = vec![format!("in {}", tokens(u.input))];
     if u.cache_creation > 0 {
-        parts.push(format!(
-            "cache write {}",
-            text::fmt_tokens(u.cache_creation)
-        ));
+        parts.push(format!("cache write {}", tokens(u.cache_creation)));
     }
     if u.cache_read > 0 {
-        parts.push(format!("cache read {}", text::fmt_tokens(u.cache_read)));
+        parts.push(format!("cache read {}", tokens(u.cache_read)));
     }
     if output_final {
-        parts.push(format!("out {}", text::fmt_tokens(u.output)));
+        parts.push(format!("out {}", tokens(u.output)));
     } else {
         parts.push("out ?".to_string());
     }
     parts.join(" · ")
+}
+
+/// `950`, `1.2k`, `17.2k`, `155k`, `1.5M`.
+fn tokens(n: u64) -> String {
+    let s = if n < 1000 {
+        return n.to_string();
+    } else if n < 100_000 {
+        format!("{:.1}k", n as f64 / 1000.0)
+    } else if n < 1_000_000 {
+        format!("{}k", (n as f64 / 1000.0).round() as u64)
+    } else {
+        format!("{:.1}M", n as f64 / 1_000_000.0)
+    };
+    s.replace(".0k", "k").replace(".0M", "M")
 }
 
 /// Hints of the raw `.jsonl`: a turn hint at the end of each opener line, a usage hint at the
@@ -253,6 +285,15 @@ mod tests {
     use super::*;
 
     #[test]
+    fn token_counts() {
+        let got: Vec<String> = [950, 1000, 1234, 17_200, 99_960, 155_000, 1_500_000]
+            .iter()
+            .map(|&n| tokens(n))
+            .collect();
+        assert_eq!(got, ["950", "1k", "1.2k", "17.2k", "100k", "155k", "1.5M"]);
+    }
+
+    #[test]
     fn usage_labels() {
         let u = Usage {
             input: 8,
@@ -263,11 +304,11 @@ mod tests {
         };
         assert_eq!(
             usage_label(&u, true),
-            "in 8 · cache write 1.5k · cache read 17k · out 660"
+            "in 8 · cache write 1.5k · cache read 17.2k · out 660"
         );
         assert_eq!(
             usage_label(&u, false),
-            "in 8 · cache write 1.5k · cache read 17k · out ?"
+            "in 8 · cache write 1.5k · cache read 17.2k · out ?"
         );
     }
 }
