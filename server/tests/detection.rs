@@ -50,3 +50,20 @@ fn single_lines() {
     );
     assert_eq!(d(r#"{"name":"x","value":1}"#), None);
 }
+
+/// Case 03: the warning sits on the raw control character itself, not on the byte before it.
+#[test]
+fn control_character_diagnostic_points_at_the_character() {
+    let line = "{\"type\":\"user\",\"sessionId\":\"s\",\"uuid\":\"u\",\"message\":{\"content\":\"a\u{7}b\"}}";
+    let at = line.find('\u{7}').unwrap();
+    let t = formats::read(&format!("{line}\n"));
+    assert_eq!(t.problems.len(), 1);
+    assert_eq!(t.problems[0].span, at..at + 1);
+    assert!(
+        t.problems[0]
+            .message
+            .ends_with(&format!("at column {}", at + 1)),
+        "{}",
+        t.problems[0].message
+    );
+}

@@ -131,7 +131,7 @@ impl State {
             None => None,
         };
         if let Err(e) = serde_json::from_str::<IgnoredAny>(text) {
-            return super::push_unparsed(t, line, span, Some(e));
+            return super::push_unparsed(t, text, line, span, Some(e));
         }
         let Some(mut err) = err else {
             t.problems.push(Problem {

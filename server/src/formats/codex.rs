@@ -1698,7 +1698,7 @@ fn tool_result(l: &Line, p: &Payload, kind: &str) -> ToolResult {
 fn malformed(source: &str, line: usize, span: Span, err: serde_json::Error, t: &mut Transcript) {
     let text = &source[span.clone()];
     if let Err(e) = serde_json::from_str::<IgnoredAny>(text) {
-        return super::push_unparsed(t, line, span, Some(e));
+        return super::push_unparsed(t, text, line, span, Some(e));
     }
     if !text.trim_start().starts_with('{') {
         t.problems.push(Problem {

@@ -256,7 +256,7 @@ impl Reader {
             let text = &source[tail.span.clone()];
             let err = serde_json::from_str::<serde::de::IgnoredAny>(text).err();
             self.flush_undetected(source, true);
-            push_unparsed(&mut self.transcript, tail.line, tail.span, err);
+            push_unparsed(&mut self.transcript, text, tail.line, tail.span, err);
             self.consumed = source.len();
             self.mid_line = true;
         }
@@ -312,16 +312,31 @@ impl Reader {
     }
 }
 
-/// Records a line that is not valid JSON: an `Unparsed` entry and a warning problem with the
-/// serde_json message and 1-based column, e.g. `invalid JSON: control character
+/// Records a line that is not valid JSON (`text` is the line, `span` its bytes in the source):
+/// an `Unparsed` entry and a warning problem on the offending byte, with the serde_json message
+/// and the 1-based byte column, e.g. `invalid JSON: control character
 /// (\u0000-\u001F) found while parsing a string at column 42`.
-pub fn push_unparsed(t: &mut Transcript, line: usize, span: Span, err: Option<serde_json::Error>) {
+pub fn push_unparsed(
+    t: &mut Transcript,
+    text: &str,
+    line: usize,
+    span: Span,
+    err: Option<serde_json::Error>,
+) {
     let (message, at) = match err {
         Some(e) => {
-            let col = e.column().max(1);
             let msg = e.to_string();
             let msg = msg.split(" at line ").next().unwrap_or(&msg).to_string();
-            (format!("invalid JSON: {msg} at column {col}"), col - 1)
+            // serde_json's column is 1-based and, for a raw control character, names the byte
+            // before it: point at the offending byte itself.
+            let mut at = e.column().max(1) - 1;
+            if msg.contains("control character") {
+                let from = at.saturating_sub(1).min(text.len());
+                if let Some(k) = text.as_bytes()[from..].iter().position(|&b| b < 0x20) {
+                    at = from + k;
+                }
+            }
+            (format!("invalid JSON: {msg} at column {}", at + 1), at)
         }
         None => ("invalid JSON record".to_string(), 0),
     };
@@ -342,6 +357,6 @@ fn read_unknown_line(source: &str, line: usize, span: Span, t: &mut Transcript) 
         Ok(_) => t
             .entries
             .push(Entry::new(line, span, Role::Other, "unknown")),
-        Err(e) => push_unparsed(t, line, span, Some(e)),
+        Err(e) => push_unparsed(t, &source[span.clone()], line, span, Some(e)),
     }
 }
