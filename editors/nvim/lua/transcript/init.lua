@@ -690,6 +690,18 @@ function M.setup(opts)
   vim.lsp.config(M.name, M.lsp_config())
   vim.lsp.enable(M.name)
   M._did_setup = true
+  -- A missing server binary would otherwise leave transcripts as plain JSONL, silently.
+  local exe = M.config.cmd[1]
+  if type(exe) == 'string' and vim.fn.executable(exe) == 0 then
+    vim.schedule(function()
+      vim.notify(
+        ('transcript: server %q not found (build it with `cargo build --release` and put it on PATH, or pass cmd); see :checkhealth transcript'):format(
+          exe
+        ),
+        vim.log.levels.WARN
+      )
+    end)
+  end
 end
 
 return M
