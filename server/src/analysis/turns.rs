@@ -371,13 +371,10 @@ const CONTEXT_TAGS: [&str; 4] = [
 /// `None` when nothing else is left.
 fn strip_context(text: &str) -> Option<&str> {
     let mut rest = text.trim_start();
-    loop {
-        let Some(tag) = CONTEXT_TAGS.iter().find(|t| {
-            rest.strip_prefix('<')
-                .is_some_and(|r| r.starts_with(*t) && r[t.len()..].starts_with('>'))
-        }) else {
-            break;
-        };
+    while let Some(tag) = CONTEXT_TAGS.iter().find(|t| {
+        rest.strip_prefix('<')
+            .is_some_and(|r| r.starts_with(*t) && r[t.len()..].starts_with('>'))
+    }) {
         let close = format!("</{tag}>");
         match rest.find(&close) {
             Some(at) => rest = rest[at + close.len()..].trim_start(),
@@ -456,4 +453,32 @@ fn command_title(s: &str) -> Option<String> {
             args.split_whitespace().collect::<Vec<_>>().join(" ")
         )
     })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::strip_context;
+
+    #[test]
+    fn editor_context_is_not_a_title() {
+        assert_eq!(
+            strip_context("<ide_opened_file>The user opened a.rs</ide_opened_file>\nFix it"),
+            Some("Fix it")
+        );
+        assert_eq!(
+            strip_context(
+                "<ide_selection>x</ide_selection> <system-reminder>y</system-reminder>Go"
+            ),
+            Some("Go")
+        );
+        assert_eq!(
+            strip_context("<ide_selection>only context</ide_selection>"),
+            None
+        );
+        assert_eq!(strip_context("<ide_selection>cut off"), None);
+        assert_eq!(
+            strip_context("<b>bold</b> prompt"),
+            Some("<b>bold</b> prompt")
+        );
+    }
 }
