@@ -74,7 +74,7 @@ pub fn turn_tooltip(turn: &Turn, total: usize, time_zone: Option<&str>) -> Strin
         TurnKind::Preamble => s.push_str("**Preamble**: records before the first prompt.\n\n"),
         TurnKind::Wake => s.push_str(&format!(
             "**Turn {} of {}**, opened by a machine wake-up (background task or recovery), \
-             not a human prompt (seed 000, seed 004).\n\n",
+             not a human prompt.\n\n",
             turn.n, total
         )),
         TurnKind::Prompt => s.push_str(&format!(
@@ -84,7 +84,7 @@ pub fn turn_tooltip(turn: &Turn, total: usize, time_zone: Option<&str>) -> Strin
         )),
     }
     s.push_str(&format!(
-        "- **{}**: agent prose outside the final answer (seed 000).\n",
+        "- **{}**: agent prose outside the final answer.\n",
         text::plural(turn.comments as u64, "comment", "comments")
     ));
     s.push_str(&format!(
@@ -97,7 +97,7 @@ pub fn turn_tooltip(turn: &Turn, total: usize, time_zone: Option<&str>) -> Strin
                 DurationSource::Recorded => {
                     "recorded by the agent (`system/turn_duration` / `task_complete.duration_ms`)"
                 }
-                DurationSource::Timestamps => "last record's timestamp minus the prompt's",
+                DurationSource::Timestamps => "last agent record's timestamp minus the prompt's",
             };
             s.push_str(&format!(
                 "- **{}** ({} ms): {how}.\n",
@@ -115,7 +115,7 @@ pub fn turn_tooltip(turn: &Turn, total: usize, time_zone: Option<&str>) -> Strin
         } => s.push_str(&format!(
             "- **{} tok/s**: {} output tokens / {:.1} s measured decode time (duration \
              minus time to first token, tool execution excluded), summed over the turn's \
-             output-bearing steps; never an average of per-step rates (seed 002).\n",
+             output-bearing steps; never an average of per-step rates.\n",
             text::fmt_tok_per_s(*tok_per_s),
             tokens,
             *decode_ms as f64 / 1000.0
@@ -128,14 +128,13 @@ pub fn turn_tooltip(turn: &Turn, total: usize, time_zone: Option<&str>) -> Strin
             "- **≈{} tok/s** (estimate): {} output tokens / {:.1} s decode time, summed \
              over the turn's output-bearing steps. Only row timestamps exist, so each step's \
              decode time is its last record minus its request time (the prompt or the last \
-             tool result); it includes time to first token, so the true rate is higher \
-             (FORMATS.md §1.9, seed 002).\n",
+             tool result); it includes time to first token, so the true rate is higher.\n",
             text::fmt_tok_per_s(*tok_per_s),
             tokens,
             *decode_ms as f64 / 1000.0
         )),
         Throughput::None { reason } => s.push_str(&format!(
-            "- no tok/s figure: {reason} (seed 002: none rather than a wrong one).\n"
+            "- no tok/s figure: {reason} (none rather than a wrong one).\n"
         )),
     }
     if let Some(t) = &turn.finished_at {
@@ -152,18 +151,18 @@ pub fn turn_tooltip(turn: &Turn, total: usize, time_zone: Option<&str>) -> Strin
     match turn.state {
         TurnState::InFlight => s.push_str(
             "- **in flight**: the last turn of a file still being written, with no completion \
-             evidence yet (seed 004).\n",
+             evidence yet.\n",
         ),
         TurnState::Replyless => s.push_str(
             "- **no reply**: the turn ended on a tool call or was cut off; it has no final \
-             answer (seed 000).\n",
+             answer.\n",
         ),
         TurnState::Complete => {}
     }
     if turn.usage != Usage::default() {
         s.push_str(&format!(
             "- tokens: {} (each response counted once: the maximum of its repeated usage \
-             rows, never their sum; case 10).\n",
+             rows, never their sum).\n",
             usage_label(&turn.usage, true)
         ));
     }
@@ -233,7 +232,7 @@ pub fn raw_hints(
         let rows = step.entries.len();
         let mut tooltip = format!(
             "Usage of this model response ({}), taken once: the component-wise maximum of \
-             the usage its rows repeat, never their sum (case 10).\n\n- input: {}\n- cache \
+             the usage its rows repeat, never their sum.\n\n- input: {}\n- cache \
              write: {}\n- cache read: {}\n- output: {}",
             text::plural(rows as u64, "row", "rows"),
             step.usage.input,
@@ -244,7 +243,7 @@ pub fn raw_hints(
         if !step.output_final {
             tooltip.push_str(
                 " (a streaming placeholder written by this Claude Code version, not the final \
-                 count; FORMATS.md §1.6)",
+                 count)",
             );
         }
         out.push(Hint {
