@@ -1380,7 +1380,7 @@ fn every_claude_line_of_corpus_and_cases_is_accounted_for() {
         report.push_str(&summarise(&name, &src, &t));
     }
     println!("{report}");
-    assert_eq!(claude, 34, "Claude Code files found (18 corpus + 16 cases)");
+    assert_eq!(claude, 49, "Claude Code files found (33 corpus + 16 cases)");
     insta::assert_snapshot!("corpus_and_cases", report);
 }
 
