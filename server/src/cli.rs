@@ -289,7 +289,7 @@ pub const SETTLED_AFTER: std::time::Duration = std::time::Duration::from_secs(12
 /// item 2, case 03), `None` decides from the file's age ([`SETTLED_AFTER`]). Errors are
 /// one-line reasons: `no such file`, `is a directory, not a transcript file`, `not UTF-8
 /// (invalid byte at offset 12, line 1)`, `not a transcript: 3 lines of JSON with no Claude
-/// Code or Codex records`. An empty (or whitespace-only) file is an empty transcript, not an
+/// Code, Codex, Pi or Copilot CLI records`. An empty (or whitespace-only) file is an empty transcript, not an
 /// error (case 03).
 pub fn load(
     path: &Path,
@@ -348,8 +348,8 @@ fn io_reason(e: &std::io::Error) -> String {
     }
 }
 
-/// What a file in no known format holds: `3 lines of JSON with no Claude Code or Codex
-/// records`, `12 lines, none of them JSON`.
+/// What a file in no known format holds: `3 lines of JSON with no Claude Code, Codex, Pi or
+/// Copilot CLI records`, `12 lines, none of them JSON`.
 fn unknown_reason(t: &Transcript) -> String {
     let json = t
         .entries
@@ -365,9 +365,12 @@ fn unknown_reason(t: &Transcript) -> String {
     let lines = |n| text::plural(n, "line", "lines");
     match (json, bad) {
         (0, n) => format!("{}, none of them JSON", lines(n)),
-        (j, 0) => format!("{} of JSON with no Claude Code or Codex records", lines(j)),
+        (j, 0) => format!(
+            "{} of JSON with no Claude Code, Codex, Pi or Copilot CLI records",
+            lines(j)
+        ),
         (j, n) => format!(
-            "{} of JSON and {} that {} not JSON, with no Claude Code or Codex records",
+            "{} of JSON and {} that {} not JSON, with no Claude Code, Codex, Pi or Copilot CLI records",
             lines(j),
             lines(n),
             if n == 1 { "is" } else { "are" }

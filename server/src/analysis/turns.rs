@@ -15,6 +15,7 @@ pub fn wake_title(kind: WakeKind) -> &'static str {
     match kind {
         WakeKind::TaskNotification => "background task finished",
         WakeKind::Recovery => "recovery re-run",
+        WakeKind::Continuation => "automatic continuation",
     }
 }
 

@@ -492,11 +492,7 @@ impl<'a> Renderer<'a> {
                 None => parts.push("sub-agent".to_string()),
             }
         }
-        let agent = match t.format() {
-            crate::model::Format::ClaudeCode => "Claude Code",
-            crate::model::Format::Codex => "Codex",
-            crate::model::Format::Unknown => "unknown format",
-        };
+        let agent = t.format().display_name();
         match &t.meta.version {
             Some(v) => parts.push(format!("{agent} {}", one_line(v, 40))),
             None => parts.push(agent.to_string()),
