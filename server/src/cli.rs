@@ -452,7 +452,7 @@ fn write_symbol(
 #[derive(Debug, Serialize)]
 pub struct Stats {
     pub file: String,
-    /// `claude-code` | `codex` | `unknown`.
+    /// `claude-code` | `codex` | `pi` | `copilot-cli` | `unknown`.
     pub format: &'static str,
     /// Physical lines of the file.
     pub lines: usize,
@@ -466,7 +466,7 @@ pub struct Stats {
     pub turns: usize,
     /// Model responses in the file (main thread and sidechains).
     pub steps: usize,
-    /// tool_use blocks in the file (main thread and sidechains).
+    /// tool_use blocks in the file (main thread and sidechains; not on abandoned branches).
     pub tool_calls: usize,
     /// Turns with a final answer.
     pub final_answers: usize,
@@ -475,9 +475,39 @@ pub struct Stats {
     pub gates: usize,
     pub compactions: usize,
     pub subagent_calls: usize,
-    /// Tokens, each model response counted once (cases 10, 13).
+    /// Tokens, each model response counted once (cases 10, 13); the format's own session
+    /// totals when it records them (Copilot CLI), see `usage_by_model`.
     pub usage: UsageStats,
+    /// The session's usage per model as the format records it (Copilot CLI
+    /// `session.shutdown.modelMetrics`); absent when it does not.
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub usage_by_model: Vec<ModelUsageStats>,
+    /// Cost in US dollars recorded by the format (Pi), abandoned branches excluded.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub cost_usd: Option<f64>,
+    /// Branches the session left (Pi): kept, never counted in the figures above.
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub abandoned_branches: Vec<BranchStats>,
     pub turn_list: Vec<TurnStats>,
+}
+
+#[derive(Debug, Serialize)]
+pub struct ModelUsageStats {
+    pub model: String,
+    pub requests: Option<u64>,
+    pub usage: UsageStats,
+}
+
+#[derive(Debug, Serialize)]
+pub struct BranchStats {
+    /// 1-based lines.
+    pub start_line: usize,
+    pub end_line: usize,
+    pub entries: usize,
+    pub responses: usize,
+    /// First line of its prompt, empty without one.
+    pub prompt: String,
+    pub output_tokens: u64,
 }
 
 #[derive(Debug, Serialize)]
@@ -535,6 +565,7 @@ pub fn stats(path: &Path, l: &Loaded) -> Stats {
     let tool_calls = t
         .entries
         .iter()
+        .filter(|e| !e.abandoned)
         .flat_map(|e| &e.blocks)
         .filter(|b| matches!(b.kind, crate::model::BlockKind::ToolUse(_)))
         .count();
@@ -614,6 +645,34 @@ pub fn stats(path: &Path, l: &Loaded) -> Stats {
             cache_creation: a.usage.cache_creation,
             cache_read: a.usage.cache_read,
         },
+        usage_by_model: t
+            .meta
+            .recorded_usage
+            .iter()
+            .map(|m| ModelUsageStats {
+                model: m.model.clone(),
+                requests: m.requests,
+                usage: UsageStats {
+                    input: m.usage.input,
+                    output: m.usage.output,
+                    cache_creation: m.usage.cache_creation,
+                    cache_read: m.usage.cache_read,
+                },
+            })
+            .collect(),
+        cost_usd: a.cost_usd.map(|c| (c * 1e6).round() / 1e6),
+        abandoned_branches: a
+            .branches
+            .iter()
+            .map(|b| BranchStats {
+                start_line: b.start_line + 1,
+                end_line: b.end_line + 1,
+                entries: b.entries.len(),
+                responses: b.responses,
+                prompt: b.title.clone(),
+                output_tokens: b.usage.output,
+            })
+            .collect(),
         turn_list,
     }
 }
@@ -679,6 +738,39 @@ fn write_stats(out: &mut dyn Write, s: &Stats) -> std::io::Result<()> {
         text::fmt_tokens(u.cache_read),
         text::fmt_tokens(u.cache_creation)
     )?;
+    for m in &s.usage_by_model {
+        let u = &m.usage;
+        let requests = m
+            .requests
+            .map(|r| format!(" · {}", text::plural(r, "request", "requests")))
+            .unwrap_or_default();
+        writeln!(
+            out,
+            "    {}: {} in / {} out / {} cache read / {} cache write{requests}",
+            m.model,
+            text::fmt_tokens(u.input),
+            text::fmt_tokens(u.output),
+            text::fmt_tokens(u.cache_read),
+            text::fmt_tokens(u.cache_creation)
+        )?;
+    }
+    if let Some(c) = s.cost_usd {
+        writeln!(out, "  cost ${c:.4}")?;
+    }
+    for b in &s.abandoned_branches {
+        let prompt = if b.prompt.is_empty() {
+            String::new()
+        } else {
+            format!(": {}", b.prompt)
+        };
+        writeln!(
+            out,
+            "  abandoned branch · {} · lines {}–{}{prompt}",
+            text::plural(b.entries as u64, "entry", "entries"),
+            b.start_line,
+            b.end_line
+        )?;
+    }
     for t in &s.turn_list {
         let mut parts = vec![text::activity_label(t.comments, t.tool_calls)];
         if let Some(ms) = t.duration_ms {

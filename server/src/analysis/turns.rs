@@ -22,7 +22,7 @@ pub fn wake_title(kind: WakeKind) -> &'static str {
 pub(super) fn analyze(t: &Transcript, source: &str, options: &Options) -> Analysis {
     let n = t.entries.len();
     let subagent_file = t.meta.is_subagent_file;
-    let main = |i: usize| subagent_file || !t.entries[i].sidechain;
+    let main = |i: usize| !t.entries[i].abandoned && (subagent_file || !t.entries[i].sidechain);
 
     let (steps, entry_step) = steps::build(t, main);
 
@@ -98,6 +98,8 @@ pub(super) fn analyze(t: &Transcript, source: &str, options: &Options) -> Analys
     let mut gate_buckets = bucket(&mut gates.iter().map(|g| g.turn));
     let mut call_buckets = bucket(&mut subagent_calls.iter().map(|c| c.turn));
     let mut compaction_buckets = bucket(&mut compaction_turns.iter().copied());
+    let branches = abandoned_branches(t, source, &turn_of);
+    let mut branch_buckets = bucket(&mut branches.iter().map(|b| b.turn));
     let row_of = |e: usize| {
         entry_step
             .get(e)
@@ -125,7 +127,9 @@ pub(super) fn analyze(t: &Transcript, source: &str, options: &Options) -> Analys
         let mut first_ts: Option<i64> = None;
         for i in start..end {
             let e = &t.entries[i];
-            if let Some(ts) = e.timestamp_ms {
+            if let Some(ts) = e.timestamp_ms
+                && !e.abandoned
+            {
                 first_ts.get_or_insert(ts);
                 // The turn's work ends at its last conversation record: local commands, meta
                 // and other bookkeeping typed after the agent settled (`/model`, `/exit` the
@@ -204,7 +208,8 @@ pub(super) fn analyze(t: &Transcript, source: &str, options: &Options) -> Analys
         });
 
         // Activity: from the opener to the final answer (or the last work record).
-        let is_work = |i: usize| matches!(t.entries[i].role, Role::Model | Role::ToolResults);
+        let is_work =
+            |i: usize| main(i) && matches!(t.entries[i].role, Role::Model | Role::ToolResults);
         let activity = {
             let stop = match &final_answer {
                 Some(fa) => fa.blocks.first().map_or(end, |b| b.0),
@@ -322,6 +327,7 @@ pub(super) fn analyze(t: &Transcript, source: &str, options: &Options) -> Analys
             gates: std::mem::take(&mut gate_buckets[ix]),
             subagent_calls: std::mem::take(&mut call_buckets[ix]),
             compactions: std::mem::take(&mut compaction_buckets[ix]),
+            branches: std::mem::take(&mut branch_buckets[ix]),
             replayed: false,
         });
     }
@@ -330,8 +336,17 @@ pub(super) fn analyze(t: &Transcript, source: &str, options: &Options) -> Analys
         .iter()
         .filter(|t| t.kind != TurnKind::Preamble)
         .count();
+    if !t.meta.recorded_usage.is_empty() {
+        usage = t
+            .meta
+            .recorded_usage
+            .iter()
+            .fold(Usage::default(), |u, m| u.add(m.usage));
+    }
+    let cost_usd = steps.iter().filter_map(|s| s.cost_usd).reduce(|a, b| a + b);
     Analysis {
         turns,
+        cost_usd,
         steps,
         gates,
         compactions,
@@ -339,8 +354,58 @@ pub(super) fn analyze(t: &Transcript, source: &str, options: &Options) -> Analys
         tool_pairs: pairs,
         steering: all_steering,
         usage,
+        branches,
         turn_count,
     }
+}
+
+/// Maximal runs of consecutive abandoned entries, with their first prompt and usage. Usage is
+/// taken per response (`StepInfo::key`, component-wise maximum within a key, as for steps).
+fn abandoned_branches(
+    t: &Transcript,
+    source: &str,
+    turn_of: &impl Fn(usize) -> usize,
+) -> Vec<super::AbandonedBranch> {
+    let mut out = Vec::new();
+    let n = t.entries.len();
+    let mut i = 0;
+    while i < n {
+        if !t.entries[i].abandoned {
+            i += 1;
+            continue;
+        }
+        let start = i;
+        while i < n && t.entries[i].abandoned {
+            i += 1;
+        }
+        let prompt = (start..i).find(|&k| t.entries[k].role.opens_turn());
+        let mut per_key: std::collections::HashMap<&str, Usage> = Default::default();
+        for k in start..i {
+            if let Some(step) = &t.entries[k].step
+                && let Some(u) = step.usage
+            {
+                let acc = per_key.entry(&step.key).or_default();
+                *acc = acc.max(u);
+            }
+        }
+        out.push(super::AbandonedBranch {
+            entries: start..i,
+            start_line: t.entries[start].line,
+            end_line: t.entries[i - 1].line,
+            prompt,
+            title: prompt.map_or_else(String::new, |p| title_of(t, source, p)),
+            usage: per_key
+                .values()
+                .fold(Usage::default(), |acc, u| acc.add(*u)),
+            responses: (start..i)
+                .filter(|&k| t.entries[k].role == Role::Model)
+                .filter_map(|k| t.entries[k].step.as_ref().map(|s| &*s.key))
+                .collect::<std::collections::HashSet<_>>()
+                .len(),
+            turn: turn_of(start),
+        });
+    }
+    out
 }
 
 /// Records whose timestamps bound a turn's duration when no recorded duration exists: the

@@ -230,6 +230,8 @@ enum Ev {
     Gate(usize),
     /// Quiet mode: the completed final answer.
     Answer,
+    /// An abandoned branch (index into `Analysis::branches`).
+    Branch(usize),
 }
 
 struct Renderer<'a> {
@@ -778,6 +780,12 @@ impl<'a> Renderer<'a> {
                 evs.push(((c.boundary, 0), Ev::Compaction(ci)));
             }
         }
+        for &bi in &turn.branches {
+            if let Some(b) = a.branches.get(bi) {
+                evs.push(((b.entries.start, 0), Ev::Branch(bi)));
+                covered.extend(b.entries.clone());
+            }
+        }
         if self.verbose {
             for e in turn.entries.clone() {
                 if covered.contains(&e)
@@ -840,6 +848,7 @@ impl<'a> Renderer<'a> {
                 }
                 Ev::Steering(s) => self.steering_line(s),
                 Ev::Compaction(c) => self.compaction(c),
+                Ev::Branch(b) => self.branch(b),
                 Ev::Gate(g) => self.gate_line(g),
                 Ev::Answer => {
                     if let Some(f) = fa {
@@ -1594,6 +1603,35 @@ impl<'a> Renderer<'a> {
             Some(format!("Compaction {}", c.n)),
             super::compaction_detail(c),
         );
+        self.blank();
+    }
+
+    /// An abandoned branch: one line `⎇ abandoned branch · 18 entries — <prompt> · 96k
+    /// tokens`; in verbose mode followed by a summary of its records, folded (issue 10).
+    fn branch(&mut self, bi: usize) {
+        let Some(b) = self.a.branches.get(bi) else {
+            return;
+        };
+        let label = super::branch_label(b);
+        let detail = super::branch_detail(b);
+        self.blank();
+        let saved = self.mods;
+        self.mods = Mods::default();
+        let text = if detail.is_empty() {
+            format!("⎇ {label}")
+        } else {
+            format!("⎇ {label} — {detail}")
+        };
+        let origin = self.entry_origin(b.prompt.unwrap_or(b.entries.start), None);
+        let head = self.emit(Line::new().add(&text, Some(SpanKind::Meta)), origin);
+        if self.verbose {
+            let mut entries: Vec<usize> = b.entries.clone().collect();
+            self.flush_group(&mut entries);
+        }
+        self.mods = saved;
+        let end = self.next_line() - 1;
+        self.region(RegionKind::AbandonedBranch, head, end, label.clone());
+        self.anchor(AnchorKind::AbandonedBranch, head, end, Some(label), detail);
         self.blank();
     }
 
