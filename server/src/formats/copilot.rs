@@ -78,6 +78,9 @@ pub struct State {
     totals: HashMap<Box<str>, SubagentResult>,
     /// Ids of calls whose sub-agent was announced.
     spawned: HashSet<Box<str>>,
+    /// The current run of repeated lines: (problem index, first line, line it repeats first,
+    /// last line, line it repeats last), 0-based. Consecutive repeats share one problem.
+    repeats: Option<(usize, usize, usize, usize, usize)>,
 }
 
 #[derive(Deserialize, Default)]
@@ -243,14 +246,7 @@ impl State {
             if let Some(&(first, h)) = self.ids.get(id)
                 && h == hash
             {
-                l.problem(
-                    t,
-                    Severity::Hint,
-                    format!(
-                        "repeats the event of line {} (same id); read once",
-                        first + 1
-                    ),
-                );
+                self.repeat(&l, first, t);
                 let mut e = l.entry(Role::Meta, &format!("{ty} (repeat)"));
                 e.uuid = Some(id.into());
                 t.entries.push(e);
@@ -260,6 +256,7 @@ impl State {
                 self.ids.entry(id.into()).or_insert((line, hash));
             }
         }
+        self.repeats = None;
         let data = rec
             .data
             .and_then(|d| object::<Data>(d.get()).ok())
@@ -596,6 +593,44 @@ impl State {
         }
     }
 
+    /// Reports line `l` as a repeat of line `orig`: one hint per run of consecutive repeats,
+    /// `lines 21–40 repeat the events of lines 1–20 (same ids); read once`.
+    fn repeat(&mut self, l: &Line, orig: usize, t: &mut Transcript) {
+        if let Some((p, first, o_first, last, o_last)) = self.repeats
+            && last + 1 == l.line
+            && t.problems.get(p).is_some_and(|x| x.line == first)
+        {
+            let what = if o_last + 1 == orig {
+                format!("the events of lines {}–{}", o_first + 1, orig + 1)
+            } else {
+                "earlier events".to_string()
+            };
+            let prob = &mut t.problems[p];
+            prob.span.end = l.span.end;
+            prob.message = format!(
+                "lines {}–{} repeat {what} (same ids, same content); read once",
+                first + 1,
+                l.line + 1
+            );
+            let o_last = if o_last + 1 == orig {
+                orig
+            } else {
+                usize::MAX - 1
+            };
+            self.repeats = Some((p, first, o_first, l.line, o_last));
+            return;
+        }
+        self.repeats = Some((t.problems.len(), l.line, orig, l.line, orig));
+        l.problem(
+            t,
+            Severity::Hint,
+            format!(
+                "repeats the event of line {} (same id, same content); read once",
+                orig + 1
+            ),
+        );
+    }
+
     fn key(&self) -> Box<str> {
         format!("copilot-step-{}", self.step + 1).into()
     }
@@ -644,6 +679,8 @@ fn push_text(l: &Line, r: Option<Raw<'_>>, out: &mut Vec<Block>) {
 
 /// `modelMetrics` as per-model usage, in the order written. `requests` is a count or
 /// `{count, cost}`; the uncached input is `inputTokens − cacheReadTokens − cacheWriteTokens`.
+/// A model without a `usage` object is left out (nothing is known of its tokens), so a
+/// shutdown with no usage at all leaves the steps' counts as the session's usage.
 fn model_metrics(r: Option<Raw<'_>>) -> Vec<ModelUsage> {
     let mut out = Vec::new();
     for (name, v) in members(r) {
@@ -655,7 +692,7 @@ fn model_metrics(r: Option<Raw<'_>>) -> Vec<ModelUsage> {
                 .and_then(|r| object::<Requests>(r.get()).ok())
                 .and_then(|r| jcount(r.count))
         });
-        let usage = m
+        let Some(usage) = m
             .usage
             .and_then(|u| object::<MetricUsage>(u.get()).ok())
             .map(|u| {
@@ -671,7 +708,9 @@ fn model_metrics(r: Option<Raw<'_>>) -> Vec<ModelUsage> {
                     reasoning: jcount(u.reasoning).unwrap_or(0),
                 }
             })
-            .unwrap_or_default();
+        else {
+            continue; // no token counts for this model: the steps' counts stay the usage
+        };
         out.push(ModelUsage {
             model: name.into_owned(),
             requests,

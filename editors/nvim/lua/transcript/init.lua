@@ -78,7 +78,7 @@ function M.is_transcript(bufnr)
       return r and true or false
     end
   end
-  local roots = M.config.settings.roots or { '~/.claude/projects', '~/.codex/sessions' }
+  local roots = M.config.settings.roots or detect.default_roots
   return detect.buffer_format(bufnr, roots) ~= nil
 end
 
