@@ -579,3 +579,26 @@ fn copilot_shutdown_without_usage_keeps_the_step_counts() {
         }
     );
 }
+
+/// Hover shows what the reader put in the model: the transformed prompt, cost, the declared
+/// answer, the abandoned branch.
+#[test]
+fn hover_shows_format_facts() {
+    use transcript_ls::ide::{hover, lookup::Lookup};
+    let (src, t, a) = load("copilot-final-answer.jsonl");
+    let lk = Lookup::new(&t, &a);
+    let h = hover::entry_hover(&t, &a, &lk, &src, 2, None, Some("UTC")).unwrap();
+    assert!(h.contains("*block of type `transformedContent`*"), "{h}");
+    assert!(
+        h.contains("> <current_datetime>2026-06-02T10:00:02+02:00</current_datetime>"),
+        "{h}"
+    );
+    let h = hover::entry_hover(&t, &a, &lk, &src, 9, None, Some("UTC")).unwrap();
+    assert!(h.contains("declared as the final answer"), "{h}");
+    let (src, t, a) = load("pi-branching.jsonl");
+    let lk = Lookup::new(&t, &a);
+    let h = hover::entry_hover(&t, &a, &lk, &src, 3, None, Some("UTC")).unwrap();
+    assert!(h.contains("· $0.0010"), "{h}");
+    let h = hover::entry_hover(&t, &a, &lk, &src, 7, None, Some("UTC")).unwrap();
+    assert!(h.contains("on an abandoned branch (not counted)"), "{h}");
+}

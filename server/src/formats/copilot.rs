@@ -308,6 +308,19 @@ impl State {
                 let mut e = l.entry(role, ty);
                 if typed {
                     push_text(l, d.content, &mut e.blocks);
+                    // What the model saw, when the CLI changed it (a date stamp, expanded
+                    // attachments): kept for hover, never part of the prompt's text.
+                    if let Some(tc) = d.transformed_content
+                        && jstr(Some(tc))
+                            .is_some_and(|x| x.trim() != jstr(d.content).unwrap_or_default().trim())
+                    {
+                        e.blocks.push(Block {
+                            span: l.raw_span(tc),
+                            kind: BlockKind::Other {
+                                block_type: "transformedContent".into(),
+                            },
+                        });
+                    }
                 } else {
                     push_text(l, d.transformed_content, &mut e.blocks);
                 }

@@ -505,6 +505,9 @@ impl<'a> Renderer<'a> {
         if let Some(c) = &t.meta.cwd {
             parts.push(one_line(c, 200));
         }
+        if let Some(b) = &t.meta.git_branch {
+            parts.push(format!("branch {}", one_line(b, 80)));
+        }
         parts.push(text::plural(a.turn_count as u64, "turn", "turns"));
         let u = a.usage;
         if u.input + u.output + u.cache_creation + u.cache_read > 0 {
@@ -514,6 +517,16 @@ impl<'a> Renderer<'a> {
                 text::fmt_tokens(u.output),
                 text::fmt_tokens(u.cache_read),
                 text::fmt_tokens(u.cache_creation)
+            ));
+        }
+        if let Some(c) = a.cost_usd {
+            parts.push(format!("${c:.2}"));
+        }
+        if !a.branches.is_empty() {
+            parts.push(text::plural(
+                a.branches.len() as u64,
+                "abandoned branch",
+                "abandoned branches",
             ));
         }
         let invalid = t
