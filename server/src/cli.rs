@@ -25,7 +25,8 @@ use crate::view::{self, ViewOptions, text};
 
 /// The usage text printed by `--help`.
 pub const USAGE: &str = "\
-transcript-ls — read AI coding-agent transcripts (.jsonl from Claude Code and Codex)
+transcript-ls — read AI coding-agent transcripts (.jsonl from Claude Code, Codex, Pi and
+GitHub Copilot CLI)
 
 Usage:
   transcript-ls [--stdio]                   run the language server on stdin/stdout

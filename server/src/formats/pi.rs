@@ -140,6 +140,9 @@ struct RawBlock<'a> {
     text: Option<Raw<'a>>,
     #[serde(borrow)]
     thinking: Option<Raw<'a>>,
+    /// Only its presence is used (an opaque, often encrypted, reasoning payload).
+    #[serde(rename = "thinkingSignature", borrow)]
+    thinking_signature: Option<Raw<'a>>,
     #[serde(borrow)]
     id: Option<Raw<'a>>,
     #[serde(borrow)]

@@ -329,7 +329,7 @@ async function main(page) {
   check('pi: attached (status bar: 35 turns)', pi35, nbsp(await page.locator('.statusbar-item', { hasText: 'turns' }).first().innerText()));
   await page.waitForFunction(() => document.querySelector('.editor-group-container.active .view-lines')?.textContent.replace(/\u00a0/g, ' ').includes('turn 1/35'), null, { timeout: 30000 }).catch(() => {});
   const piFlat = nbsp(await activeEditor(page).locator('.view-lines').first().textContent());
-  check('pi: turn 1 hint', piFlat.includes('turn 1/35 · 2 tool calls'), piFlat.match(/turn 1\/35.{0,60}/)?.[0]);
+  check('pi: turn 1 hint', piFlat.includes('turn 1/35 · 0 comments · 2 tool calls · 8s · ≈18 tok/s · 04:23 pm'), piFlat.match(/turn 1\/35.{0,60}/)?.[0]);
   await shot(page, '7-pi-raw.png');
   await quickOpen(page, 'events.jsonl');
   const cp6 = await page.locator('.statusbar-item', { hasText: '6 turns' }).first().waitFor({ timeout: 30000 }).then(() => true, () => false);
