@@ -513,6 +513,85 @@ fn codex_rollouts() {
     assert!(matches!(t.throughput, Throughput::None { .. }));
 }
 
+/// Codex 0.147: `item_completed` copies pair with their response items by kind, order and
+/// id (an image prompt whose item wraps the image in `<image>` parts, a redacted prompt whose
+/// copy has other text); measured tokens/second from `started_at_ms` / `completed_at_ms`;
+/// user items outside a task are context (issue 9 items 1–3, 5).
+#[test]
+fn codex_0147_item_completed() {
+    let f = load_with("rules/codex-0147-item-completed.jsonl", &opts(true));
+    use transcript_ls::model::Role;
+    let roles: Vec<&Role> = f.t.entries.iter().map(|e| &e.role).collect();
+    // Prompts: the response items on lines 7 and 25; their copies (8, 26) are Meta copies.
+    let prompts: Vec<usize> = (0..roles.len())
+        .filter(|&i| matches!(roles[i], Role::Prompt(_)))
+        .map(|i| f.line(i))
+        .collect();
+    assert_eq!(prompts, [7, 25]);
+    assert_eq!(f.t.entries[7].copy_of, Some(6));
+    assert_eq!(f.t.entries[25].copy_of, Some(24));
+    // Every model copy (reasoning 10, messages 12, 17, 27) is a Meta copy of the next line.
+    for (copy, item) in [(9, 10), (11, 12), (16, 17), (26, 27)] {
+        assert_eq!(
+            (roles[copy], f.t.entries[copy].copy_of),
+            (&Role::Meta, Some(item)),
+            "line {}",
+            copy + 1
+        );
+    }
+    // Re-sent context between the tasks (lines 21, 22) is context, not a turn.
+    assert_eq!((roles[20], roles[21]), (&Role::Context, &Role::Context));
+    assert_eq!(f.a.turn_count, 2);
+    let t1 = &f.a.turns[1];
+    assert_eq!(t1.title, "What is wrong in this screenshot?");
+    assert_eq!((f.answer(1), t1.comments, t1.tool_calls), (vec![18], 1, 1));
+    // Steps: [1 000, 3 000] (reasoning first token to the call's row) and [5 000, 6 000]:
+    // 180 tokens in 3 000 ms.
+    match &t1.throughput {
+        Throughput::Measured {
+            tokens,
+            decode_ms,
+            tok_per_s,
+        } => assert_eq!((*tokens, *decode_ms, *tok_per_s), (180, 3_000, 60.0)),
+        other => panic!("{other:?}"),
+    }
+    assert_eq!(t1.duration.map(|d| d.ms), Some(6_100));
+    let t2 = &f.a.turns[2];
+    assert_eq!((t2.title.as_str(), f.answer(2)), ("[redacted]", vec![28]));
+    match &t2.throughput {
+        Throughput::Measured {
+            tokens, decode_ms, ..
+        } => assert_eq!((*tokens, *decode_ms), (20, 500)),
+        other => panic!("{other:?}"),
+    }
+    // `cache_write_input_tokens` is its own figure (cache creation), not uncached input.
+    let u = f.a.usage;
+    assert_eq!(
+        (u.input, u.cache_read, u.cache_creation, u.output),
+        (1_150, 2_200, 50, 200)
+    );
+    // Effort per step: `turn_context.effort`, then `thread_settings_applied`.
+    let effort = |line: usize| {
+        f.t.entries[line - 1]
+            .step
+            .as_ref()
+            .and_then(|s| s.effort.as_deref())
+    };
+    assert_eq!((effort(18), effort(28)), (Some("high"), Some("xhigh")));
+}
+
+/// Codex 0.118 writes `agent_message` copies at the millisecond of their items: a copy is
+/// never a request start (issue 9 item 1). Before: 140 tokens / 3 001 ms = 46.7 tok/s.
+#[test]
+fn codex_0118_copies_are_not_request_starts() {
+    let f = load_with("rules/codex-0118-same-ms-copies.jsonl", &opts(true));
+    let t = &f.a.turns[1];
+    assert_eq!(f.a.turn_count, 1);
+    // Step 1: 0.300 (token_count) → 3.300 (call); step 2: 3.400 (output) → 5.400.
+    assert_eq!(estimate(&t.throughput), (140, 5_000));
+    assert_eq!((f.answer(1), t.comments, t.tool_calls), (vec![14], 1, 1));
+}
+
 #[test]
 fn shared_case_inputs() {
     let f = load("cases/07-queued-prompt-typed-while-working.jsonl");

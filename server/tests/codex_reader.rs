@@ -628,13 +628,14 @@ fn repeated_text_in_later_turns_is_not_a_duplicate() {
         agent_msg("Done."),           // 9
         assistant("Done.", None),     // 10
         task_complete("T2", "Done."), // 11
-        user("continue"),             // 12 no task events, no copy
+        user("continue"),             // 12 outside any task, no copy: context (issue 9)
         assistant("Done.", None),     // 13
     ]);
     let t = read(&src);
     let r = roles(&t);
     let prompts: Vec<usize> = (0..r.len()).filter(|&i| r[i] == PROMPT).collect();
-    assert_eq!(prompts, [1, 8, 12]);
+    assert_eq!(prompts, [1, 8]);
+    assert_eq!(r[12], Role::Context);
     let answers: Vec<usize> = (0..r.len())
         .filter(|&i| r[i] == Role::Model && !t.entries[i].blocks.is_empty())
         .collect();
@@ -752,8 +753,9 @@ fn prompt_during_a_running_task_is_steering() {
         event(json!({"type": "user_message", "message": "Next", "images": []})), // 9
         task_started("T2"),                                                      // 10
         user("Next"),                                                            // 11
-        user("and more"), // 12: steering in T2
-        event(json!({"type": "turn_aborted", "reason": "interrupted", "duration_ms": 10})), // 13
+        user("and more"),     // 12: steering in T2
+        user_msg("and more"), // 13
+        event(json!({"type": "turn_aborted", "reason": "interrupted", "duration_ms": 10})), // 14
     ]);
     let t = read(&src);
     use Role::*;
@@ -765,7 +767,8 @@ fn prompt_during_a_running_task_is_steering() {
     assert_eq!(r[9], Meta);
     assert_eq!(r[11], PROMPT);
     assert_eq!(r[12], Steering);
-    assert_eq!(r[13], Interruption);
+    assert_eq!(r[13], Meta);
+    assert_eq!(r[14], Interruption);
     assert_eq!(
         t.entries[7].step.as_ref().unwrap().stop,
         Some(StopReason::EndTurn)
@@ -1020,15 +1023,11 @@ fn tool_results_exit_codes_and_summaries() {
 
 #[test]
 fn prompt_blocks_text_and_images() {
-    let src = file(&[
-        item(json!({"type": "message", "role": "user", "content": [
+    let src = file(
+        &[item(json!({"type": "message", "role": "user", "content": [
             {"type": "input_text", "text": "What is in this screenshot?"},
-            {"type": "input_image", "image_url": "data:image/jpeg;base64,/9j/4AAQ"}]})),
-        event(
-            json!({"type": "user_message", "message": "Look: \"quoted\"\n",
-                     "images": ["data:image/png;base64,AAAA"], "local_images": ["/tmp/x.png"]}),
-        ),
-    ]);
+            {"type": "input_image", "image_url": "data:image/jpeg;base64,/9j/4AAQ"}]}))],
+    );
     let t = read(&src);
     let e = &t.entries[0];
     assert_eq!(e.role, PROMPT);
@@ -1044,8 +1043,13 @@ fn prompt_blocks_text_and_images() {
         &src[e.blocks[1].span.clone()],
         r#"{"image_url":"data:image/jpeg;base64,/9j/4AAQ","type":"input_image"}"#
     );
-    // A stand-in prompt (no item with that text): text plus its images.
-    let e = &t.entries[1];
+    // A stand-in prompt (a copy with no item): text plus its images.
+    let src = file(&[event(
+        json!({"type": "user_message", "message": "Look: \"quoted\"\n",
+                 "images": ["data:image/png;base64,AAAA"], "local_images": ["/tmp/x.png"]}),
+    )]);
+    let t = read(&src);
+    let e = &t.entries[0];
     assert_eq!(e.role, PROMPT);
     let BlockKind::Text { text } = &e.blocks[0].kind else {
         panic!()
@@ -1263,15 +1267,17 @@ fn catalog_every_line_accounted_for() {
             .any(|e| e.role == Role::Unparsed || e.role == Role::Other)
     );
     let count = |f: &dyn Fn(&Role) -> bool| t.entries.iter().filter(|e| f(&e.role)).count();
-    assert_eq!(count(&|r| *r == PROMPT), 3);
-    assert_eq!(count(&|r| *r == Role::Model), 11);
+    // Line 100 is an `item_completed` UserMessage with no response item: it stands in for
+    // it (as do the AgentMessage / Reasoning copies on 101, 105, 109).
+    assert_eq!(count(&|r| *r == PROMPT), 4);
+    assert_eq!(count(&|r| *r == Role::Model), 14);
     assert_eq!(count(&|r| *r == Role::ToolResults), 6);
     assert_eq!(count(&|r| *r == Role::Context), 24);
     assert_eq!(count(&|r| matches!(r, Role::CompactBoundary { .. })), 7);
     assert_eq!(count(&|r| matches!(r, Role::TurnStarted { .. })), 2);
     assert_eq!(count(&|r| matches!(r, Role::TurnCompleted { .. })), 2);
     assert_eq!(count(&|r| *r == Role::Interruption), 1);
-    assert_eq!(count(&|r| *r == Role::Meta), 62);
+    assert_eq!(count(&|r| *r == Role::Meta), 58);
     // Kinds this reader does not model are kept with their record type.
     let e = &t.entries;
     assert_eq!(e[2].record_type.as_ref(), "world_state");

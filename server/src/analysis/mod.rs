@@ -119,6 +119,9 @@ pub struct Step {
     /// Timestamp of the latest non-model record before the step's first record (prompt,
     /// tool result): the request time, for the estimated decode time (FORMATS.md §1.9).
     pub request_ms: Option<i64>,
+    /// Measured first-token time of the step (epoch ms) when the format recorded the
+    /// generation of its first model record (Codex 0.14x `item_completed.started_at_ms`).
+    pub stream_start_ms: Option<i64>,
     pub tool_calls: u32,
     /// True for an inline sidechain (sub-agent) response. Never set in a sub-agent file, whose
     /// records are its own main thread.

@@ -492,6 +492,7 @@ impl State {
             output_is_placeholder: stop.is_none(),
             stop,
             api_error: api_error.map(Into::into),
+            ..StepInfo::default()
         });
         Role::Model
     }

@@ -164,6 +164,11 @@ pub struct Entry {
     pub step: Option<StepInfo>,
     /// Content blocks, in order. Claude assistant lines hold exactly one.
     pub blocks: Vec<Block>,
+    /// Entry index of the record this one repeats, when it is a copy written for the UI
+    /// (Codex `event_msg` copies: `user_message`, `agent_message`, `agent_reasoning`,
+    /// `item_completed`; server/FORMATS.md "Codex"). A copy is never new input: it is not
+    /// a request start and carries no content of its own.
+    pub copy_of: Option<usize>,
 }
 
 impl Entry {
@@ -182,6 +187,7 @@ impl Entry {
             agent_id: None,
             step: None,
             blocks: Vec::new(),
+            copy_of: None,
         }
     }
 }
@@ -298,6 +304,14 @@ pub struct StepInfo {
     pub output_is_placeholder: bool,
     /// The API-level error text of a synthetic error response (`isApiErrorMessage`).
     pub api_error: Option<Box<str>>,
+    /// When the format measured the generation of this record: the first and last token
+    /// times (epoch ms; Codex 0.14x `event_msg/item_completed {started_at_ms,
+    /// completed_at_ms}`, server/FORMATS.md "Codex timing"). `None` when only row timestamps
+    /// exist.
+    pub stream_ms: Option<(i64, i64)>,
+    /// Reasoning effort the step ran with, as written (`xhigh`, `high`; Claude Code 2.1.2xx
+    /// top-level `effort`, Codex `turn_context.effort` / `thread_settings_applied`).
+    pub effort: Option<Box<str>>,
 }
 
 /// Why a model response ended.
