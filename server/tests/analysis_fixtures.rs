@@ -592,6 +592,39 @@ fn codex_0118_copies_are_not_request_starts() {
     assert_eq!((f.answer(1), t.comments, t.tool_calls), (vec![14], 1, 1));
 }
 
+/// A `message.id` (and requestId) written again after a new human prompt opens a new step
+/// in the new turn: no tokens move between turns (issue 9 item 7). Before: one step, turn 2
+/// with no usage.
+#[test]
+fn steps_never_cross_a_turn() {
+    let f = load_with("rules/claude-reused-message-id.jsonl", &opts(true));
+    assert_eq!((f.a.turn_count, f.a.steps.len()), (2, 2));
+    let out = |ti: usize| f.a.turns[ti].usage.output;
+    assert_eq!((out(0), out(1)), (40, 60));
+    assert_eq!(f.a.usage.output, 100);
+    assert_eq!(
+        (
+            estimate(&f.a.turns[0].throughput),
+            estimate(&f.a.turns[1].throughput)
+        ),
+        ((40, 4_000), (60, 2_000))
+    );
+}
+
+/// A sub-agent file's first prompt is the task its parent wrote: kind `subagent-task`
+/// (issue 9 item 8); a main file's first prompt stays a prompt.
+#[test]
+fn subagent_file_opener_is_its_task() {
+    let f = load("cases/20-subagent-sibling-files/subagents/agent-a3c5e7f9b1d2046e8.jsonl");
+    assert_eq!(
+        (f.a.turns[0].kind, f.a.turns[0].title.as_str()),
+        (TurnKind::SubagentTask, "Review src/ratelimit")
+    );
+    assert_eq!(TurnKind::SubagentTask.as_str(), "subagent-task");
+    let f = load("cases/20-subagent-sibling-files.jsonl");
+    assert_eq!(f.a.turns[0].kind, TurnKind::Prompt);
+}
+
 #[test]
 fn shared_case_inputs() {
     let f = load("cases/07-queued-prompt-typed-while-working.jsonl");

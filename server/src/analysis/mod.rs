@@ -137,15 +137,20 @@ pub enum TurnKind {
     Prompt,
     /// A machine wake-up (task notification, recovery re-run).
     Wake,
+    /// The first prompt of a sub-agent file (`SessionMeta::is_subagent_file`): the task the
+    /// parent agent wrote for it ("Warmup", the compaction summariser's request, a Task
+    /// description), not a human prompt (issue 9 item 8).
+    SubagentTask,
 }
 
 impl TurnKind {
-    /// `preamble` | `prompt` | `wake`, as in `stats --json`.
+    /// `preamble` | `prompt` | `wake` | `subagent-task`, as in `stats --json`.
     pub fn as_str(self) -> &'static str {
         match self {
             TurnKind::Preamble => "preamble",
             TurnKind::Prompt => "prompt",
             TurnKind::Wake => "wake",
+            TurnKind::SubagentTask => "subagent-task",
         }
     }
 }

@@ -32,6 +32,12 @@ pub(super) fn analyze(t: &Transcript, source: &str, options: &Options) -> Analys
             continue;
         }
         match e.role {
+            // A sub-agent file's first prompt is the task its parent wrote (issue 9 item 8).
+            Role::Prompt(_)
+                if subagent_file && !bounds.iter().any(|b| b.0 == TurnKind::SubagentTask) =>
+            {
+                bounds.push((TurnKind::SubagentTask, Some(i), i))
+            }
             Role::Prompt(_) => bounds.push((TurnKind::Prompt, Some(i), i)),
             Role::Wake(_) => bounds.push((TurnKind::Wake, Some(i), i)),
             _ => {}

@@ -477,7 +477,10 @@ impl<'a> Renderer<'a> {
             .or_else(|| {
                 a.turns
                     .iter()
-                    .find(|t| t.kind == TurnKind::Prompt && !t.title.trim().is_empty())
+                    .find(|t| {
+                        matches!(t.kind, TurnKind::Prompt | TurnKind::SubagentTask)
+                            && !t.title.trim().is_empty()
+                    })
                     .map(|t| one_line(&t.title, 120))
             })
             .unwrap_or_else(|| "Transcript".to_string());
@@ -602,6 +605,9 @@ impl<'a> Renderer<'a> {
             TurnKind::Preamble => "## Before the first prompt".to_string(),
             TurnKind::Prompt => format!("## Turn {} — {}", turn.n, one_line(&turn.title, 120)),
             TurnKind::Wake => format!("## Turn {} — ⏰ {}", turn.n, one_line(&turn.title, 120)),
+            TurnKind::SubagentTask => {
+                format!("## Turn {} — Task: {}", turn.n, one_line(&turn.title, 120))
+            }
         };
         let origin = match turn.opener {
             Some(e) => self.entry_origin(e, None),
@@ -614,7 +620,7 @@ impl<'a> Renderer<'a> {
         // The prompt (or wake text, verbose only).
         if let Some(op) = turn.opener {
             match turn.kind {
-                TurnKind::Prompt => self.prompt(op),
+                TurnKind::Prompt | TurnKind::SubagentTask => self.prompt(op),
                 TurnKind::Wake if self.verbose => self.wake_text(op),
                 _ => {}
             }
