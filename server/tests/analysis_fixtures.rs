@@ -625,6 +625,52 @@ fn subagent_file_opener_is_its_task() {
     assert_eq!(f.a.turns[0].kind, TurnKind::Prompt);
 }
 
+/// Claude Code 2.1.1xx–2.1.27x records (issue 9 item 6): `promptSource` / `origin.kind`
+/// decide the opener; hook feedback is a hook note (never a prompt); the last `cost-state`
+/// is the session's cost and API time; advisor iterations are counted apart; `effort` per
+/// step; the new record types and attachments read without a diagnostic; empty `thinking`
+/// narration does not break the final answer. Before: 4 turns and 3 hints.
+#[test]
+fn claude_2_1_2xx_records() {
+    use transcript_ls::model::Role;
+    let f = load_with("rules/claude-2-1-2xx-records.jsonl", &opts(true));
+    assert!(f.t.problems.is_empty(), "{:?}", f.t.problems);
+    assert!(
+        !f.t.entries
+            .iter()
+            .any(|e| matches!(e.role, Role::Other | Role::Unparsed))
+    );
+    assert_eq!(f.a.turn_count, 2);
+    let kinds: Vec<(TurnKind, usize)> = f.a.turns[1..]
+        .iter()
+        .map(|t| (t.kind, f.line(t.opener.unwrap())))
+        .collect();
+    assert_eq!(kinds, [(TurnKind::Prompt, 3), (TurnKind::Wake, 13)]);
+    // Hook feedback (lines 10 and 24) is a Meta hook note.
+    for line in [10, 24] {
+        let e = &f.t.entries[line - 1];
+        assert_eq!(
+            (&e.role, e.record_type.as_ref()),
+            (&Role::Meta, "user/hook-feedback")
+        );
+    }
+    // The answer after the empty-thinking narration (line 8) and the hook note.
+    assert_eq!(f.answer(1), vec![9, 11]);
+    assert_eq!(
+        (f.t.meta.cost_usd, f.t.meta.api_duration_ms),
+        (Some(0.0456), Some(9_100))
+    );
+    // msg_c2x_1: the main model's usage is its `message` iteration; the advisor's apart.
+    let (u, adv) = (f.a.usage, f.a.advisor_usage);
+    assert_eq!(
+        (u.input, u.output, u.cache_read, u.cache_creation),
+        (20, 120, 4_000, 800)
+    );
+    assert_eq!((adv.input, adv.output), (800, 120));
+    let step = f.t.entries[5].step.as_ref().unwrap();
+    assert_eq!(step.effort.as_deref(), Some("xhigh"));
+}
+
 #[test]
 fn shared_case_inputs() {
     let f = load("cases/07-queued-prompt-typed-while-working.jsonl");

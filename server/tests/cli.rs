@@ -283,6 +283,9 @@ fn stats_json_of_the_gates_fixture() {
         "compactions": 0,
         "subagent_calls": 0,
         "usage": {"input": 9, "output": 529, "cache_creation": 2710, "cache_read": 50139},
+        "advisor_usage": {"input": 0, "output": 0, "cache_creation": 0, "cache_read": 0},
+        "cost_usd": null,
+        "api_duration_ms": null,
         "turn_list": [{
             "n": 1,
             "kind": "prompt",

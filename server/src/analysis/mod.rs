@@ -98,6 +98,9 @@ pub struct Analysis {
     pub steering: Vec<usize>,
     /// Usage of the whole file, each step counted once (cases 10, 13).
     pub usage: Usage,
+    /// Usage of advisor models consulted inside responses (`StepInfo::advisor_usage`), each
+    /// step once; never part of `usage`.
+    pub advisor_usage: Usage,
     /// Number of turns of kind `Prompt` or `Wake` (the preamble is not counted).
     pub turn_count: usize,
 }
@@ -109,6 +112,8 @@ pub struct Step {
     pub entries: Vec<usize>,
     /// Usage of the response: component-wise max over its records.
     pub usage: Usage,
+    /// Advisor usage of the response (`StepInfo::advisor_usage`), max over its records.
+    pub advisor_usage: Usage,
     /// True when the output count is final (not a streaming placeholder).
     pub output_final: bool,
     /// True when the step ended with `end_turn` / `stop`.

@@ -66,6 +66,7 @@ pub fn build(
                     steps.push(Step {
                         entries: Vec::new(),
                         usage: Default::default(),
+                        advisor_usage: Default::default(),
                         output_final: true,
                         end_turn: false,
                         start_ms: None,
@@ -86,6 +87,9 @@ pub fn build(
             s.entries.push(i);
             if let Some(u) = info.usage {
                 s.usage = s.usage.max(u);
+            }
+            if let Some(u) = info.advisor_usage {
+                s.advisor_usage = s.advisor_usage.max(u);
             }
             all_placeholder[idx] &= info.output_is_placeholder;
             s.end_turn |= info.stop == Some(StopReason::EndTurn);

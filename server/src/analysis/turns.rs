@@ -64,8 +64,10 @@ pub(super) fn analyze(t: &Transcript, source: &str, options: &Options) -> Analys
     let mut turn_steps: Vec<Vec<usize>> = vec![Vec::new(); bounds.len()];
     let mut turn_side_usage: Vec<Usage> = vec![Usage::default(); bounds.len()];
     let mut usage = Usage::default();
+    let mut advisor_usage = Usage::default();
     for (si, s) in steps.iter().enumerate() {
         usage = usage.add(s.usage);
+        advisor_usage = advisor_usage.add(s.advisor_usage);
         let Some(&first) = s.entries.first() else {
             continue;
         };
@@ -344,6 +346,7 @@ pub(super) fn analyze(t: &Transcript, source: &str, options: &Options) -> Analys
         tool_pairs: pairs,
         steering: all_steering,
         usage,
+        advisor_usage,
         turn_count,
     }
 }

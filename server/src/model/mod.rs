@@ -99,7 +99,7 @@ pub struct PendingTail {
 }
 
 /// Metadata about the session a file records.
-#[derive(Debug, Clone, Default, PartialEq, Eq)]
+#[derive(Debug, Clone, Default, PartialEq)]
 pub struct SessionMeta {
     /// Claude `sessionId` of the first record / Codex `session_meta.id`.
     pub session_id: Option<String>,
@@ -115,6 +115,11 @@ pub struct SessionMeta {
     pub is_subagent_file: bool,
     /// The sub-agent id when this is a sub-agent file (`agentId`).
     pub agent_id: Option<String>,
+    /// The session's cost in US dollars as the agent computed it (Claude Code 2.1.2xx: the
+    /// last `cost-state.totalCostUSD`; server/FORMATS.md). Never added to token totals.
+    pub cost_usd: Option<f64>,
+    /// The session's total API time in ms (the last `cost-state.totalAPIDuration`).
+    pub api_duration_ms: Option<u64>,
 }
 
 /// Severity of a [`Problem`], mapped to LSP diagnostic severity by `crate::lsp`.
@@ -309,6 +314,9 @@ pub struct StepInfo {
     /// completed_at_ms}`, server/FORMATS.md "Codex timing"). `None` when only row timestamps
     /// exist.
     pub stream_ms: Option<(i64, i64)>,
+    /// Usage of a second model consulted inside this response (Claude Code
+    /// `usage.iterations` of type `advisor_message`), never part of `usage`.
+    pub advisor_usage: Option<Usage>,
     /// Reasoning effort the step ran with, as written (`xhigh`, `high`; Claude Code 2.1.2xx
     /// top-level `effort`, Codex `turn_context.effort` / `thread_settings_applied`).
     pub effort: Option<Box<str>>,

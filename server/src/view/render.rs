@@ -521,6 +521,25 @@ impl<'a> Renderer<'a> {
                 text::fmt_tokens(u.cache_creation)
             ));
         }
+        let adv = a.advisor_usage;
+        if adv.input + adv.output + adv.cache_creation + adv.cache_read > 0 {
+            parts.push(format!(
+                "advisor {} in / {} out",
+                text::fmt_tokens(adv.input + adv.cache_read + adv.cache_creation),
+                text::fmt_tokens(adv.output)
+            ));
+        }
+        if let Some(c) = t.meta.cost_usd {
+            // Cents hide a small session's cost: four decimals under a dollar.
+            parts.push(if c < 1.0 {
+                format!("cost ${c:.4}")
+            } else {
+                format!("cost ${c:.2}")
+            });
+        }
+        if let Some(ms) = t.meta.api_duration_ms {
+            parts.push(format!("API time {}", text::fmt_duration(ms)));
+        }
         let invalid = t
             .entries
             .iter()
