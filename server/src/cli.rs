@@ -306,7 +306,13 @@ pub fn load(
             .and_then(|m| m.elapsed().ok())
             .is_some_and(|age| age >= SETTLED_AFTER)
     });
-    let bytes = std::fs::read(path).map_err(|e| io_reason(&e))?;
+    let mut bytes = std::fs::read(path).map_err(|e| io_reason(&e))?;
+    // A zstd-compressed rollout (`.jsonl.zst`) is an archive: decompressed, read as finished.
+    let compressed = crate::source::zstd::is_zstd(&bytes);
+    if compressed {
+        bytes = crate::source::zstd::decompress(&bytes)?;
+    }
+    let complete = complete || compressed;
     let source = match String::from_utf8(bytes) {
         Ok(s) => s,
         Err(e) => {

@@ -671,6 +671,47 @@ fn claude_2_1_2xx_records() {
     assert_eq!(step.effort.as_deref(), Some("xhigh"));
 }
 
+/// A Codex sub-agent rollout replays its parent's history (a second `session_meta`, the
+/// parent's turn) before `trigger_turn`: that history is inherited, one fold, in no turn and
+/// no total (issue 9 item 4). Before: 2 turns, the parent's prompt counted as turn 1.
+#[test]
+fn codex_subagent_inherited_history() {
+    let f = load_with("rules/codex-subagent-inherited.jsonl", &opts(true));
+    assert_eq!(f.t.meta.parent_thread_id.as_deref(), Some("thr-parent"));
+    assert!(f.t.meta.is_subagent_file);
+    let inherited: Vec<usize> = (0..f.t.entries.len())
+        .filter(|&i| f.t.entries[i].inherited)
+        .map(|i| f.line(i))
+        .collect();
+    assert_eq!(inherited, (2..=8).collect::<Vec<_>>());
+    let inh = f.a.inherited.as_ref().unwrap();
+    assert_eq!((inh.start_line + 1, inh.end_line + 1, inh.turns), (2, 8, 1));
+    assert_eq!(f.a.turn_count, 1);
+    let t = &f.a.turns[1];
+    assert_eq!(
+        (t.kind, f.line(t.opener.unwrap())),
+        (TurnKind::SubagentTask, 11)
+    );
+    // Own usage only: the parent's 500 output tokens are not this file's.
+    let u = f.a.usage;
+    assert_eq!((u.input, u.cache_read, u.output), (2_000, 4_000, 40));
+    match &t.throughput {
+        Throughput::Measured {
+            tokens, decode_ms, ..
+        } => assert_eq!((*tokens, *decode_ms), (40, 500)),
+        other => panic!("{other:?}"),
+    }
+    let folds = transcript_ls::ide::folding::raw_folds(&f.t, &f.a);
+    let fold = folds
+        .iter()
+        .find(|x| x.kind == transcript_ls::ide::folding::FoldKind::Inherited)
+        .unwrap();
+    assert_eq!(
+        (fold.start_line, fold.end_line, fold.label.as_str()),
+        (1, 7, "inherited from thr-parent (1 turn)")
+    );
+}
+
 #[test]
 fn shared_case_inputs() {
     let f = load("cases/07-queued-prompt-typed-while-working.jsonl");

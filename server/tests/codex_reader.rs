@@ -1520,3 +1520,55 @@ fn truncated_records_never_panic_and_keep_one_entry_per_line() {
     }
     assert!(reads > 2000, "{reads}");
 }
+
+// ---------------------------------------------------------------------------------------------
+// Forks (issue 9 item 4).
+
+/// A line with its own timestamp and ordinal.
+fn at(ts: &str, ordinal: u64, line: String) -> String {
+    let mut v: Value = serde_json::from_str(&line).unwrap();
+    v["timestamp"] = json!(ts);
+    v["ordinal"] = json!(ordinal);
+    v.to_string()
+}
+
+#[test]
+fn fork_replay_stamped_with_one_instant_is_inherited() {
+    let fork = rec(
+        "session_meta",
+        json!({"id": "thr-fork", "forked_from_id": "thr-main", "cli_version": "0.150.0"}),
+    );
+    let (a, b) = ("2026-03-03T08:00:00.000Z", "2026-03-03T08:05:00.000Z");
+    let src = file(&[
+        at(a, 0, fork),                   // 0
+        at(a, 1, user("old prompt")),     // 1 replay
+        at(a, 2, assistant("old", None)), // 2 replay
+        at(b, 3, task_started("T")),      // 3 own work: a later instant
+        at(b, 4, user("new prompt")),     // 4
+        at(b, 5, assistant("new", None)), // 5
+    ]);
+    let t = read(&src);
+    let inherited: Vec<bool> = t.entries.iter().map(|e| e.inherited).collect();
+    assert_eq!(inherited, [false, true, true, false, false, false]);
+    assert_eq!(t.meta.parent_thread_id.as_deref(), Some("thr-main"));
+}
+
+#[test]
+fn fork_replay_up_to_the_history_start_ordinal_is_inherited() {
+    let fork = rec(
+        "session_meta",
+        json!({"id": "thr-fork", "parent_thread_id": "thr-main",
+               "subagent_history_start_ordinal": 3, "thread_source": "guardian_review"}),
+    );
+    let (a, b) = ("2026-03-03T08:00:00.000Z", "2026-03-03T08:00:00.001Z");
+    let src = file(&[
+        at(a, 0, fork),                   // 0
+        at(a, 1, user("old prompt")),     // 1
+        at(b, 2, assistant("old", None)), // 2: another instant, still below ordinal 3
+        at(b, 3, user("review this")),    // 3 own
+    ]);
+    let t = read(&src);
+    let inherited: Vec<bool> = t.entries.iter().map(|e| e.inherited).collect();
+    assert_eq!(inherited, [false, true, true, false]);
+    assert!(t.meta.automatic_review);
+}

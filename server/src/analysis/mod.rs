@@ -103,6 +103,23 @@ pub struct Analysis {
     pub advisor_usage: Usage,
     /// Number of turns of kind `Prompt` or `Wake` (the preamble is not counted).
     pub turn_count: usize,
+    /// History a fork or sub-agent file replays from its parent (`Entry::inherited`), when
+    /// it has any: excluded from turns, turn numbers and token totals (issue 9 item 4).
+    pub inherited: Option<Inherited>,
+}
+
+/// The inherited history of a fork or sub-agent file.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Inherited {
+    /// Entry index range `[start, end)` from the first to the last inherited record.
+    pub entries: std::ops::Range<usize>,
+    /// First and last line (0-based, inclusive).
+    pub start_line: usize,
+    pub end_line: usize,
+    /// Prompts of the parent inside it (its turns).
+    pub turns: usize,
+    /// `SessionMeta::parent_thread_id`.
+    pub parent: Option<String>,
 }
 
 /// A step: one model response (entries sharing `StepInfo::key`).
@@ -445,6 +462,8 @@ pub struct ToolPair {
 /// any model a reader can produce (spans outside `source` read as empty text).
 ///
 /// Rules (DESIGN.md §4; details in the submodules):
+/// * Inherited records (`Entry::inherited`) never open a turn and their steps count in no
+///   total: they are summarised as [`Analysis::inherited`].
 /// * Turns open at `Prompt` / `Wake` records of the main thread; sidechain records never open
 ///   turns, except in a sub-agent file (`meta.is_subagent_file`) where every record is
 ///   sidechain and the sidechain is the main thread (case 20). Records before the first

@@ -110,6 +110,8 @@ pub struct State {
     session_meta_seen: bool,
     /// A `task_started` was read: this file brackets its turns with tasks.
     tasks_seen: bool,
+    /// Inherited history of a fork / sub-agent rollout.
+    inherit: Inherit,
 }
 
 /// The three message families Codex logs twice.
@@ -257,6 +259,8 @@ struct Record<'a> {
     #[serde(borrow, default)]
     git: Seen<'a>,
     #[serde(borrow, default)]
+    ordinal: Option<Raw<'a>>,
+    #[serde(borrow, default)]
     id: Option<Raw<'a>>,
 }
 
@@ -385,9 +389,53 @@ struct OldMetadata {
 
 /// `session_meta.source` when it is an object: `{"subagent": …}` marks a sub-agent rollout.
 #[derive(Deserialize)]
-struct SourceObj {
-    #[serde(default)]
-    subagent: Option<IgnoredAny>,
+struct SourceObj<'a> {
+    #[serde(borrow, default)]
+    subagent: Option<Raw<'a>>,
+}
+
+/// `source.subagent` when it is an object: `{thread_spawn: {parent_thread_id, …}}`.
+#[derive(Deserialize, Default)]
+#[serde(default)]
+struct SubagentObj<'a> {
+    #[serde(borrow)]
+    thread_spawn: Option<Raw<'a>>,
+}
+
+/// `session_meta` fields that say a rollout is a fork or a sub-agent (Codex 0.14x).
+#[derive(Deserialize, Default)]
+#[serde(default)]
+struct Lineage<'a> {
+    #[serde(borrow)]
+    forked_from_id: Option<Raw<'a>>,
+    #[serde(borrow)]
+    parent_thread_id: Option<Raw<'a>>,
+    #[serde(borrow)]
+    subagent_history_start_ordinal: Option<Raw<'a>>,
+    #[serde(borrow)]
+    thread_source: Option<Raw<'a>>,
+}
+
+/// Where the inherited history of a fork or sub-agent rollout stands.
+#[derive(Debug, Default)]
+struct Inherit {
+    /// Records are being read as inherited.
+    open: bool,
+    /// Entry index right after the child's own `session_meta`.
+    from: usize,
+    /// `subagent_history_start_ordinal`: records with a lower `ordinal` are inherited.
+    start_ordinal: Option<u64>,
+    /// Without that marker: the instant the replay is stamped with (its first record's).
+    instant: Option<i64>,
+    /// The file is a child rollout (its first `session_meta` names a parent).
+    child: bool,
+}
+
+/// `inter_agent_communication_metadata` payload.
+#[derive(Deserialize, Default)]
+#[serde(default)]
+struct InterAgent {
+    trigger_turn: Option<bool>,
 }
 
 /// The line being read.
@@ -775,7 +823,63 @@ impl State {
         ) {
             self.compaction_open = false;
         }
+        let mut entry = entry;
+        self.inherited(&mut entry, rec.ordinal, outer.as_deref(), rec.payload, t);
         t.entries.push(entry);
+    }
+
+    /// Inherited history (FORMATS-2026 §2; issue 9 item 4): in a child rollout, the records
+    /// after its own `session_meta` replay the parent's history until its own work starts:
+    /// at `inter_agent_communication_metadata {trigger_turn: true}` (the records before it
+    /// are inherited, whatever else said), at the first record whose `ordinal` reaches
+    /// `subagent_history_start_ordinal`, or, without that marker, at the first record not
+    /// stamped with the replay's instant.
+    fn inherited(
+        &mut self,
+        entry: &mut Entry,
+        ordinal: Option<Raw<'_>>,
+        outer: Option<&str>,
+        payload: Option<Raw<'_>>,
+        t: &mut Transcript,
+    ) {
+        let idx = t.entries.len();
+        if !self.inherit.child || idx < self.inherit.from {
+            return;
+        }
+        let trigger = outer == Some("inter_agent_communication_metadata")
+            && payload
+                .and_then(|p| object::<InterAgent>(p.get()).ok())
+                .and_then(|m| m.trigger_turn)
+                == Some(true);
+        if trigger {
+            if self.inherit.start_ordinal.is_none() {
+                for e in &mut t.entries[self.inherit.from..] {
+                    e.inherited = true;
+                }
+            }
+            self.inherit.open = false;
+            self.inherit.child = false;
+            return;
+        }
+        if !self.inherit.open {
+            return;
+        }
+        let own = match self.inherit.start_ordinal {
+            Some(start) => jcount(ordinal).is_some_and(|o| o >= start),
+            None => match (self.inherit.instant, entry.timestamp_ms) {
+                (None, ts) => {
+                    self.inherit.instant = ts;
+                    false
+                }
+                (Some(a), Some(b)) => a != b,
+                (Some(_), None) => false,
+            },
+        };
+        if own {
+            self.inherit.open = false;
+        } else {
+            entry.inherited = true;
+        }
     }
 
     /// An envelope line `{"timestamp","type":outer,"payload"}`.
@@ -793,7 +897,7 @@ impl State {
             None => outer.to_string(),
         };
         match outer {
-            "session_meta" => self.session_meta(l, p, t),
+            "session_meta" => self.session_meta(l, p, Some(raw), t),
             "turn_context" => {
                 if let Some(m) = jstr(p.model) {
                     t.meta.model.get_or_insert_with(|| m.to_string());
@@ -836,7 +940,13 @@ impl State {
 
     /// `session_meta`: fills the session metadata (first values seen) and starts over the
     /// task state (a resume or fork appends a new `session_meta`).
-    fn session_meta(&mut self, l: &Line, p: &Payload, t: &mut Transcript) -> Entry {
+    fn session_meta(
+        &mut self,
+        l: &Line,
+        p: &Payload,
+        raw: Option<Raw<'_>>,
+        t: &mut Transcript,
+    ) -> Entry {
         let first = !self.session_meta_seen;
         self.session_meta_seen = true;
         if let Some(id) = jstr(p.id) {
@@ -853,10 +963,36 @@ impl State {
                 .source
                 .filter(|s| is_object(s))
                 .and_then(|s| object::<SourceObj>(s.get()).ok())
-                .is_some_and(|s| s.subagent.is_some());
-            if sub {
+                .and_then(|s| s.subagent);
+            let spawn_parent = sub
+                .filter(|s| is_object(s))
+                .and_then(|s| object::<SubagentObj>(s.get()).ok())
+                .and_then(|s| s.thread_spawn)
+                .filter(|s| is_object(s))
+                .and_then(|s| object::<Lineage>(s.get()).ok())
+                .and_then(|l| jstr(l.parent_thread_id));
+            if sub.is_some() {
                 t.meta.is_subagent_file = true;
                 t.meta.agent_id = jstr(p.id).map(Cow::into_owned);
+            }
+            let lineage = raw.and_then(|r| object::<Lineage>(r.get()).ok());
+            if let Some(lin) = lineage {
+                let parent = jstr(lin.forked_from_id)
+                    .or_else(|| jstr(lin.parent_thread_id))
+                    .or(spawn_parent);
+                if jstr(lin.thread_source).as_deref() == Some("guardian_review") {
+                    t.meta.automatic_review = true;
+                }
+                if let Some(parent) = parent {
+                    t.meta.parent_thread_id = Some(parent.into_owned());
+                    self.inherit = Inherit {
+                        open: true,
+                        from: t.entries.len() + 1,
+                        start_ordinal: jcount(lin.subagent_history_start_ordinal),
+                        instant: None,
+                        child: true,
+                    };
+                }
             }
         }
         self.end_task();

@@ -120,6 +120,12 @@ pub struct SessionMeta {
     pub cost_usd: Option<f64>,
     /// The session's total API time in ms (the last `cost-state.totalAPIDuration`).
     pub api_duration_ms: Option<u64>,
+    /// The thread this file was forked or spawned from (Codex `session_meta.forked_from_id`,
+    /// `parent_thread_id`, `source.subagent.thread_spawn.parent_thread_id`).
+    pub parent_thread_id: Option<String>,
+    /// True for an automatic review thread, not the user's conversation (Codex
+    /// `session_meta.thread_source: guardian_review`).
+    pub automatic_review: bool,
 }
 
 /// Severity of a [`Problem`], mapped to LSP diagnostic severity by `crate::lsp`.
@@ -174,6 +180,10 @@ pub struct Entry {
     /// `item_completed`; server/FORMATS.md "Codex"). A copy is never new input: it is not
     /// a request start and carries no content of its own.
     pub copy_of: Option<usize>,
+    /// True for a record replayed from a parent thread at the start of a fork or sub-agent
+    /// file (Codex `forked_from_id` / `parent_thread_id` rollouts; server/FORMATS.md "Forks
+    /// and sub-agents"): not this file's own work, never a turn, never in its token totals.
+    pub inherited: bool,
 }
 
 impl Entry {
@@ -193,6 +203,7 @@ impl Entry {
             step: None,
             blocks: Vec::new(),
             copy_of: None,
+            inherited: false,
         }
     }
 }

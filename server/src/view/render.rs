@@ -495,6 +495,12 @@ impl<'a> Renderer<'a> {
                 None => parts.push("sub-agent".to_string()),
             }
         }
+        if t.meta.automatic_review {
+            parts.push("automatic review".to_string());
+        }
+        if let Some(p) = &t.meta.parent_thread_id {
+            parts.push(format!("from thread {}", one_line(p, 40)));
+        }
         let agent = match t.format() {
             crate::model::Format::ClaudeCode => "Claude Code",
             crate::model::Format::Codex => "Codex",
