@@ -1,4 +1,4 @@
-//! OpenAI Codex CLI rollouts (FORMATS.md §2).
+//! OpenAI Codex CLI rollouts (server/FORMATS.md "Codex").
 //!
 //! A rollout line is an envelope `{"timestamp","type","payload"}` (newer CLIs add `ordinal`)
 //! whose `type` is `session_meta`, `turn_context`, `response_item`, `event_msg`, `compacted`,
@@ -7,19 +7,28 @@
 //! `{"record_type":"state"}` lines. [`State::line`] reads both into the model, one [`Entry`]
 //! per line.
 //!
-//! Rules applied here (FORMATS.md §2 quirks; cases 13 and 15):
-//! * **Duplicates.** User text, assistant text and reasoning summaries are logged twice: as a
+//! Rules applied here (server/FORMATS.md "Codex", record by record with sources; cases 13
+//! and 15; issue 9):
+//! * **Event copies.** User text, assistant text and reasoning are logged twice: as a
 //!   `response_item` and as an `event_msg` copy (`user_message`, `agent_message`,
-//!   `agent_reasoning`), in either order; newer CLIs write no copies, some older ones only
-//!   copies. The `response_item` is canonical. A copy whose response item exists in the same
-//!   turn (same family, same text after whitespace normalisation) becomes `Meta` with no
-//!   blocks; a copy with no such item stands in for it (`Prompt`, `Model` text, `Model`
-//!   thinking). When the item arrives after its stand-in, the stand-in is demoted to `Meta`.
-//! * **Context preamble.** Developer messages and user messages injected by the CLI
+//!   `agent_reasoning`; 0.147+ `item_completed` UserMessage / AgentMessage / Reasoning), in
+//!   either order; newer CLIs write no copies, some older ones only copies. The
+//!   `response_item` is canonical. A copy pairs with its item in the current task by item id,
+//!   else by normalised text (`<image>` wrappers ignored), else by structure (nearest user
+//!   item; oldest model item of the same kind): [`find_pair`]. A paired copy is `Meta` with
+//!   `copy_of` = its item (never a request start); a copy with no item stands in for it
+//!   (`Prompt`, `Model` text, `Model` thinking) until the item arrives, which demotes it.
+//!   `item_completed` timing becomes the item's `StepInfo::stream_ms`.
+//! * **Context.** Developer messages and user messages injected by the CLI
 //!   (`<environment_context>`, `<user_instructions>`, `# AGENTS.md instructions …`, raw
 //!   AGENTS.md contents before the first real prompt) are `Context`, never prompts. In files
-//!   that log `user_message` copies, user items before the first prompt that got a copy are
-//!   demoted to `Context` once that prompt is confirmed (injected messages never get a copy).
+//!   that log user copies, user items before the first prompt that got a copy are demoted to
+//!   `Context` once that prompt is confirmed, and later user items that get no copy by the next
+//!   user item or task boundary are demoted too. In files that write `task_started`, a user
+//!   item outside any task is `Context` (context re-sent at a resume).
+//! * **Inherited history.** In a fork or sub-agent rollout the records replaying the parent's
+//!   history are `Entry::inherited` ([`State::line`] docs; server/FORMATS.md "Forks and
+//!   sub-agents").
 //! * **Steps and usage.** Every model record (assistant message, reasoning, function call,
 //!   custom tool call, web search call, local shell call, tool search call, image generation
 //!   call, and stand-in copies) between two `token_count` events with *new* totals shares one
