@@ -15,7 +15,7 @@
 //!   either order; newer CLIs write no copies, some older ones only copies. The
 //!   `response_item` is canonical. A copy pairs with its item in the current task by item id,
 //!   else by normalised text (`<image>` wrappers ignored), else by structure (nearest user
-//!   item; oldest model item of the same kind): [`find_pair`]. A paired copy is `Meta` with
+//!   item; oldest model item of the same kind): `find_pair`. A paired copy is `Meta` with
 //!   `copy_of` = its item (never a request start); a copy with no item stands in for it
 //!   (`Prompt`, `Model` text, `Model` thinking) until the item arrives, which demotes it.
 //!   `item_completed` timing becomes the item's `StepInfo::stream_ms`.
