@@ -1316,7 +1316,7 @@ impl State {
     fn item_completed(&mut self, l: &Line, p: &Payload, rt: &str, t: &mut Transcript) -> Entry {
         let Some(item) = p
             .item
-            .filter(|i| is_object(*i))
+            .filter(|i| is_object(i))
             .and_then(|i| object::<CompletedItem>(i.get()).ok())
         else {
             return l.entry(Role::Meta, rt);
@@ -1394,7 +1394,7 @@ impl State {
         e.step = Some(step);
         let mut first = true;
         for r in &copy.texts {
-            let Some(s) = l.str_of(*r) else { continue };
+            let Some(s) = l.str_of(r) else { continue };
             let kind = if family == Family::Reasoning {
                 // One thinking block per record, as for reasoning items.
                 if !first {
@@ -1465,7 +1465,7 @@ impl State {
         self.push_logged(false, probe);
         let mut e = l.entry(role, rt);
         for r in &copy.texts {
-            if let Some(s) = l.str_of(*r) {
+            if let Some(s) = l.str_of(r) {
                 e.blocks.push(Block {
                     span: l.span_of(r.get()),
                     kind: BlockKind::Text { text: s },
