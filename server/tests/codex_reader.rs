@@ -1572,3 +1572,34 @@ fn fork_replay_up_to_the_history_start_ordinal_is_inherited() {
     assert_eq!(inherited, [false, true, true, false]);
     assert!(t.meta.automatic_review);
 }
+
+/// `token_usage_record` counts only when a `compacted.compaction_response_id` names it, in
+/// either order (issue 9 item 5); an unnamed one counts nothing.
+#[test]
+fn token_usage_record_counts_only_when_a_compaction_names_it() {
+    let record = |id: &str, out: u64| {
+        rec(
+            "token_usage_record",
+            json!({"response_id": id, "usage": {"input_tokens": 1000, "cached_input_tokens": 400,
+                   "output_tokens": out, "reasoning_output_tokens": 0}}),
+        )
+    };
+    let compacted = |id: &str| {
+        rec(
+            "compacted",
+            json!({"message": "summary", "compaction_response_id": id,
+                   "replacement_history": []}),
+        )
+    };
+    let src = file(&[
+        record("resp_a", 70), // 0 named later
+        compacted("resp_a"),  // 1
+        compacted("resp_b"),  // 2
+        record("resp_b", 30), // 3 named before
+        record("resp_c", 11), // 4 never named
+    ]);
+    let t = read(&src);
+    assert_eq!(total_usage(&t), u(1_200, 800, 100, 0));
+    assert_eq!(usage(&t.entries[4]), None);
+    assert!(t.entries.iter().all(|e| e.role != Role::Other));
+}

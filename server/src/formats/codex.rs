@@ -121,6 +121,10 @@ pub struct State {
     tasks_seen: bool,
     /// Inherited history of a fork / sub-agent rollout.
     inherit: Inherit,
+    /// `token_usage_record`s not yet named by a compaction: `(response_id, entry, usage)`.
+    usage_records: Vec<(Box<str>, usize, Usage)>,
+    /// `compacted.compaction_response_id`s not yet matched by a `token_usage_record`.
+    compaction_ids: Vec<Box<str>>,
 }
 
 /// The three message families Codex logs twice.
@@ -340,6 +344,12 @@ struct Payload<'a> {
     effort: Option<Raw<'a>>,
     #[serde(borrow)]
     thread_settings: Option<Raw<'a>>,
+    #[serde(borrow)]
+    response_id: Option<Raw<'a>>,
+    #[serde(borrow)]
+    compaction_response_id: Option<Raw<'a>>,
+    #[serde(borrow)]
+    usage: Option<Raw<'a>>,
     #[serde(borrow)]
     started_at_ms: Option<Raw<'a>>,
     #[serde(borrow)]
@@ -939,8 +949,12 @@ impl State {
                     });
                 }
                 self.compaction_open = true;
+                if let Some(id) = jstr(p.compaction_response_id) {
+                    self.compaction_named(&id, t);
+                }
                 e
             }
+            "token_usage_record" => self.token_usage_record(l, p, outer, t),
             "world_state" => l.entry(Role::Context, outer),
             "inter_agent_communication_metadata" => l.entry(Role::Meta, outer),
             _ => l.entry(Role::Other, &rt),
@@ -1242,6 +1256,7 @@ impl State {
                 self.model_copy(l, Family::Reasoning, &copy, rt, t)
             }
             "item_completed" => self.item_completed(l, p, rt, t),
+            "token_usage_record" => self.token_usage_record(l, p, rt, t),
             "thread_settings_applied" => {
                 // Codex 0.14x: the model and effort the following requests run with.
                 if let Some(ts) = p.thread_settings.filter(|r| is_object(r))
@@ -1497,6 +1512,67 @@ impl State {
         {
             e.role = Role::Prompt(PromptKind::Typed);
         }
+    }
+
+    /// `token_usage_record {response_id, usage}` (Codex 0.14x): the usage of one response,
+    /// counted only when a `compacted.compaction_response_id` names it (the compaction
+    /// request, which no `token_count` meters; FORMATS-2026 §2). Meta; the usage is set on
+    /// this entry as its own step once named, in either order.
+    fn token_usage_record(&mut self, l: &Line, p: &Payload, rt: &str, t: &mut Transcript) -> Entry {
+        let e = l.entry(Role::Meta, rt);
+        let (Some(id), Some(u)) = (
+            jstr(p.response_id),
+            p.usage.and_then(|u| object::<Totals>(u.get()).ok()),
+        ) else {
+            return e;
+        };
+        let usage = Usage {
+            input: u
+                .input_tokens
+                .saturating_sub(u.cached_input_tokens)
+                .saturating_sub(u.cache_write_input_tokens),
+            output: u.output_tokens,
+            cache_creation: u.cache_write_input_tokens,
+            cache_read: u.cached_input_tokens,
+            reasoning: u.reasoning_output_tokens,
+        };
+        let mut e = e;
+        if let Some(pos) = self.compaction_ids.iter().position(|c| **c == *id) {
+            self.compaction_ids.remove(pos);
+            e.step = Some(compaction_step(&id, self.model.clone(), usage));
+            return e;
+        }
+        if self.usage_records.len() >= DEDUP_CAP {
+            self.usage_records.remove(0);
+        }
+        self.usage_records
+            .push((id.as_ref().into(), t.entries.len(), usage));
+        e
+    }
+
+    /// A compaction names the response that produced it.
+    fn compaction_named(&mut self, id: &str, t: &mut Transcript) {
+        if self.compaction_ids.len() >= DEDUP_CAP {
+            self.compaction_ids.remove(0);
+        }
+        self.compaction_ids.push(id.into());
+        self.compaction_named_pending(t);
+    }
+
+    /// Sets the usage of every `token_usage_record` a compaction has named.
+    fn compaction_named_pending(&mut self, t: &mut Transcript) {
+        let ids = &mut self.compaction_ids;
+        let model = self.model.clone();
+        self.usage_records.retain(|(rid, entry, usage)| {
+            let Some(pos) = ids.iter().position(|c| c == rid) else {
+                return true;
+            };
+            ids.remove(pos);
+            if let Some(e) = t.entries.get_mut(*entry) {
+                e.step = Some(compaction_step(rid, model.clone(), *usage));
+            }
+            false
+        });
     }
 
     /// `event_msg/token_count`: Meta; new totals end the current call and set its usage.
@@ -1899,6 +1975,16 @@ fn item_texts<'a>(field: Option<Raw<'a>>) -> Vec<Raw<'a>> {
         }
     }
     out
+}
+
+/// The step of a compaction request metered by a `token_usage_record`.
+fn compaction_step(response_id: &str, model: Option<Box<str>>, usage: Usage) -> StepInfo {
+    StepInfo {
+        key: format!("codex-compaction-{response_id}").into(),
+        model,
+        usage: Some(usage),
+        ..StepInfo::default()
+    }
 }
 
 /// Widens a step's measured generation interval by `timing`.
