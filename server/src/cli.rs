@@ -307,7 +307,13 @@ pub fn load(
             .and_then(|m| m.elapsed().ok())
             .is_some_and(|age| age >= SETTLED_AFTER)
     });
-    let bytes = std::fs::read(path).map_err(|e| io_reason(&e))?;
+    let mut bytes = std::fs::read(path).map_err(|e| io_reason(&e))?;
+    // A zstd-compressed rollout (`.jsonl.zst`) is an archive: decompressed, read as finished.
+    let compressed = crate::source::zstd::is_zstd(&bytes);
+    if compressed {
+        bytes = crate::source::zstd::decompress(&bytes)?;
+    }
+    let complete = complete || compressed;
     let source = match String::from_utf8(bytes) {
         Ok(s) => s,
         Err(e) => {
@@ -483,12 +489,18 @@ pub struct Stats {
     /// `session.shutdown.modelMetrics`); absent when it does not.
     #[serde(skip_serializing_if = "Vec::is_empty")]
     pub usage_by_model: Vec<ModelUsageStats>,
-    /// Cost in US dollars recorded by the format (Pi), abandoned branches excluded.
-    #[serde(skip_serializing_if = "Option::is_none")]
-    pub cost_usd: Option<f64>,
     /// Branches the session left (Pi): kept, never counted in the figures above.
     #[serde(skip_serializing_if = "Vec::is_empty")]
     pub abandoned_branches: Vec<BranchStats>,
+    /// Tokens of advisor models consulted inside responses (Claude Code `usage.iterations`
+    /// of type `advisor_message`), never part of `usage`.
+    pub advisor_usage: UsageStats,
+    /// The session's cost in USD as the agent recorded it (Claude Code `cost-state`; Pi: the
+    /// sum of its per-response costs, abandoned branches excluded), else null. Not derived
+    /// from tokens.
+    pub cost_usd: Option<f64>,
+    /// The session's API time in ms as the agent recorded it (`cost-state`), else null.
+    pub api_duration_ms: Option<u64>,
     pub turn_list: Vec<TurnStats>,
 }
 
@@ -661,7 +673,6 @@ pub fn stats(path: &Path, l: &Loaded) -> Stats {
                 },
             })
             .collect(),
-        cost_usd: a.cost_usd.map(|c| (c * 1e6).round() / 1e6),
         abandoned_branches: a
             .branches
             .iter()
@@ -674,6 +685,17 @@ pub fn stats(path: &Path, l: &Loaded) -> Stats {
                 output_tokens: b.usage.output,
             })
             .collect(),
+        advisor_usage: UsageStats {
+            input: a.advisor_usage.input,
+            output: a.advisor_usage.output,
+            cache_creation: a.advisor_usage.cache_creation,
+            cache_read: a.advisor_usage.cache_read,
+        },
+        cost_usd: t
+            .meta
+            .cost_usd
+            .or(a.cost_usd.map(|c| (c * 1e6).round() / 1e6)),
+        api_duration_ms: t.meta.api_duration_ms,
         turn_list,
     }
 }

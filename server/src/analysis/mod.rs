@@ -106,8 +106,28 @@ pub struct Analysis {
     /// Branches the session left (`Entry::abandoned`), each a maximal run of consecutive
     /// abandoned entries, in file order (issue 10).
     pub branches: Vec<AbandonedBranch>,
+    /// Usage of advisor models consulted inside responses (`StepInfo::advisor_usage`), each
+    /// step once; never part of `usage`.
+    pub advisor_usage: Usage,
     /// Number of turns of kind `Prompt` or `Wake` (the preamble is not counted).
     pub turn_count: usize,
+    /// History a fork or sub-agent file replays from its parent (`Entry::inherited`), when
+    /// it has any: excluded from turns, turn numbers and token totals (issue 9 item 4).
+    pub inherited: Option<Inherited>,
+}
+
+/// The inherited history of a fork or sub-agent file.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Inherited {
+    /// Entry index range `[start, end)` from the first to the last inherited record.
+    pub entries: std::ops::Range<usize>,
+    /// First and last line (0-based, inclusive).
+    pub start_line: usize,
+    pub end_line: usize,
+    /// Prompts of the parent inside it (its turns).
+    pub turns: usize,
+    /// `SessionMeta::parent_thread_id`.
+    pub parent: Option<String>,
 }
 
 /// A step: one model response (entries sharing `StepInfo::key`).
@@ -117,6 +137,8 @@ pub struct Step {
     pub entries: Vec<usize>,
     /// Usage of the response: component-wise max over its records.
     pub usage: Usage,
+    /// Advisor usage of the response (`StepInfo::advisor_usage`), max over its records.
+    pub advisor_usage: Usage,
     /// True when the output count is final (not a streaming placeholder).
     pub output_final: bool,
     /// True when the step ended with `end_turn` / `stop`.
@@ -127,6 +149,9 @@ pub struct Step {
     /// Timestamp of the latest non-model record before the step's first record (prompt,
     /// tool result): the request time, for the estimated decode time (FORMATS.md §1.9).
     pub request_ms: Option<i64>,
+    /// Measured first-token time of the step (epoch ms) when the format recorded the
+    /// generation of its first model record (Codex 0.14x `item_completed.started_at_ms`).
+    pub stream_start_ms: Option<i64>,
     pub tool_calls: u32,
     /// Cost in US dollars when the format records it (`StepInfo::cost_usd`; maximum over the
     /// step's records, like usage).
@@ -145,15 +170,20 @@ pub enum TurnKind {
     Prompt,
     /// A machine wake-up (task notification, recovery re-run).
     Wake,
+    /// The first prompt of a sub-agent file (`SessionMeta::is_subagent_file`): the task the
+    /// parent agent wrote for it ("Warmup", the compaction summariser's request, a Task
+    /// description), not a human prompt (issue 9 item 8).
+    SubagentTask,
 }
 
 impl TurnKind {
-    /// `preamble` | `prompt` | `wake`, as in `stats --json`.
+    /// `preamble` | `prompt` | `wake` | `subagent-task`, as in `stats --json`.
     pub fn as_str(self) -> &'static str {
         match self {
             TurnKind::Preamble => "preamble",
             TurnKind::Prompt => "prompt",
             TurnKind::Wake => "wake",
+            TurnKind::SubagentTask => "subagent-task",
         }
     }
 }
@@ -469,6 +499,8 @@ pub struct ToolPair {
 /// Rules (DESIGN.md §4; details in the submodules):
 /// * Records on an abandoned branch (`Entry::abandoned`) are outside every rule: they open no
 ///   turn, form no step, count in no figure; each run of them is one [`AbandonedBranch`].
+/// * Inherited records (`Entry::inherited`) never open a turn and their steps count in no
+///   total: they are summarised as [`Analysis::inherited`].
 /// * Turns open at `Prompt` / `Wake` records of the main thread; sidechain records never open
 ///   turns, except in a sub-agent file (`meta.is_subagent_file`) where every record is
 ///   sidechain and the sidechain is the main thread (case 20). Records before the first

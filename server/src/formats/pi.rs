@@ -51,6 +51,9 @@ pub struct State {
     leaf: Option<usize>,
     /// Model of the latest `model_change` (`provider/modelId` is not used: `modelId` alone).
     model: Option<Box<str>>,
+    /// `thinkingLevel` of the latest `thinking_level_change` (`off`, `minimal`, … `xhigh`):
+    /// the effort the following responses run with.
+    thinking_level: Option<Box<str>>,
 }
 
 #[derive(Debug, Clone, Copy)]
@@ -102,6 +105,8 @@ struct Record<'a> {
     name: Option<Raw<'a>>,
     #[serde(borrow)]
     content: Option<Raw<'a>>,
+    #[serde(rename = "thinkingLevel", borrow)]
+    thinking_level: Option<Raw<'a>>,
 }
 
 /// `message` of a `message` entry.
@@ -241,9 +246,13 @@ impl State {
                 }
                 l.entry(Role::Meta, "session_info")
             }
-            "thinking_level_change" | "label" | "custom" | "context_edit" | "usage" => {
-                l.entry(Role::Meta, &ty)
+            "thinking_level_change" => {
+                if let Some(level) = jstr(rec.thinking_level) {
+                    self.thinking_level = Some(level.as_ref().into());
+                }
+                l.entry(Role::Meta, "thinking_level_change")
             }
+            "label" | "custom" | "context_edit" | "usage" => l.entry(Role::Meta, &ty),
             "" => l.entry(Role::Other, "unknown"),
             other => l.entry(Role::Other, other),
         };
@@ -425,6 +434,8 @@ impl State {
             api_error,
             declares_final: false,
             cost_usd,
+            effort: self.thinking_level.clone(),
+            ..StepInfo::default()
         }
     }
 }

@@ -87,6 +87,9 @@ pub fn entry_hover(
         if let Some(m) = &step.model {
             s.push_str(&format!(" · {m}"));
         }
+        if let Some(effort) = &step.effort {
+            s.push_str(&format!(" · effort {effort}"));
+        }
         if let Some(u) = &step.usage {
             s.push_str(&format!(
                 " · {}",
@@ -98,6 +101,9 @@ pub fn entry_hover(
         }
         if step.declares_final {
             s.push_str(" · declared as the final answer");
+        }
+        if let Some(u) = &step.advisor_usage {
+            s.push_str(&format!(" · advisor {}", usage_label(u, true)));
         }
         if let Some(err) = &step.api_error {
             s.push_str(&format!(" · API error: {err}"));
