@@ -602,3 +602,30 @@ fn hover_shows_format_facts() {
     let h = hover::entry_hover(&t, &a, &lk, &src, 7, None, Some("UTC")).unwrap();
     assert!(h.contains("on an abandoned branch (not counted)"), "{h}");
 }
+
+/// Two branches written alternately, line by line (every line switches branch): read in one
+/// pass (flags settled once per batch, never per line), the branch of the last line is active.
+#[test]
+fn pi_alternating_branches_stay_linear() {
+    let n = 40_000;
+    let mut src = String::from(
+        "{\"type\":\"session\",\"version\":3,\"id\":\"s\",\"timestamp\":\"2026-05-01T10:00:00Z\",\"cwd\":\"/w\"}\n",
+    );
+    src.push_str("{\"type\":\"model_change\",\"id\":\"r\",\"parentId\":null,\"timestamp\":\"2026-05-01T10:00:00Z\",\"modelId\":\"m\"}\n");
+    for k in 1..=n {
+        let parent = if k <= 2 {
+            "r".to_string()
+        } else {
+            format!("e{}", k - 2)
+        };
+        src.push_str(&format!(
+            "{{\"type\":\"label\",\"id\":\"e{k}\",\"parentId\":\"{parent}\",\"timestamp\":\"2026-05-01T10:00:00Z\"}}\n"
+        ));
+    }
+    let t = formats::read(&src);
+    assert_eq!(t.entries.len(), n + 2);
+    let abandoned = t.entries.iter().filter(|e| e.abandoned).count();
+    assert_eq!(abandoned, n / 2);
+    // The odd chain (e1, e3, …) is the abandoned one: the last line is e40000.
+    assert!(t.entries[2].abandoned && !t.entries[3].abandoned);
+}

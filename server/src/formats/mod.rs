@@ -276,6 +276,15 @@ impl Reader {
             self.transcript.line_count = self.next_line;
         }
         self.flush_undetected(source, false);
+        self.settle_formats();
+    }
+
+    /// Lets a reader finish work that spans the lines of a batch (Pi: the abandoned flags
+    /// after a branch switch).
+    fn settle_formats(&mut self) {
+        if self.transcript.format == Some(Format::Pi) {
+            self.pi.settle(&mut self.transcript);
+        }
     }
 
     /// Reads the pending tail now if it is valid JSON (a complete record that only lacks its
@@ -293,6 +302,7 @@ impl Reader {
             self.transcript.pending_tail = None;
             self.read_line(source, tail.line, tail.span);
             self.flush_undetected(source, false);
+            self.settle_formats();
             self.consumed = source.len();
             self.mid_line = true;
         }
@@ -312,6 +322,7 @@ impl Reader {
             self.mid_line = true;
         }
         self.flush_undetected(source, true);
+        self.settle_formats();
     }
 
     fn read_line(&mut self, source: &str, line: usize, span: Span) {

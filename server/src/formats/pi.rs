@@ -17,9 +17,9 @@
 //! **Branches.** Pi branches in place: a new entry whose `parentId` is not the latest entry
 //! starts another branch from that parent. The current leaf (the last entry) picks the active
 //! branch, the path from the root to it; every other entry lies on an abandoned branch and is
-//! flagged [`Entry::abandoned`] (kept, never counted). The flags are kept up to date as lines
-//! arrive: a switch re-flags only the two paths between the old leaf, the new parent and their
-//! common ancestor. An unknown `parentId` continues the previous entry (with a hint); version 1
+//! flagged [`crate::model::Entry::abandoned`] (kept, never counted). The flags are brought up
+//! to date after each batch of lines that switched branch ([`State::settle`], called by the
+//! `Reader`). An unknown `parentId` continues the previous entry (with a hint); version 1
 //! files (no ids) are linear.
 //!
 //! **Steps.** Each assistant message is one response: its own step (key = entry id), with its
@@ -51,15 +51,17 @@ pub struct State {
     leaf: Option<usize>,
     /// Model of the latest `model_change` (`provider/modelId` is not used: `modelId` alone).
     model: Option<Box<str>>,
+    /// A line since the last [`State::settle`] started another branch.
+    dirty: bool,
     /// `thinkingLevel` of the latest `thinking_level_change` (`off`, `minimal`, … `xhigh`):
     /// the effort the following responses run with.
     thinking_level: Option<Box<str>>,
 }
 
+/// A tree entry: the entry index of its parent (always an earlier entry, so walks end).
 #[derive(Debug, Clone, Copy)]
 struct Node {
     parent: Option<usize>,
-    depth: usize,
 }
 
 /// A field whose presence matters even when its value is `null`.
@@ -299,49 +301,46 @@ impl State {
             // Version 1 sessions have no tree: each entry follows the previous one.
             self.leaf
         };
-        let depth = parent.map_or(0, |p| self.depth(p) + 1);
         if self.nodes.len() <= idx {
             self.nodes.resize(idx + 1, None);
         }
-        self.nodes[idx] = Some(Node { parent, depth });
+        self.nodes[idx] = Some(Node { parent });
         if let Some(id) = id {
             self.ids.insert(id.as_ref().into(), idx);
         }
         if parent != self.leaf {
-            self.switch(parent, t);
+            self.dirty = true;
         }
         self.leaf = Some(idx);
-    }
-
-    fn depth(&self, i: usize) -> usize {
-        self.nodes.get(i).copied().flatten().map_or(0, |n| n.depth)
     }
 
     fn parent(&self, i: usize) -> Option<usize> {
         self.nodes.get(i).copied().flatten().and_then(|n| n.parent)
     }
 
-    /// The session moves from the current leaf to a new branch growing from `parent`: the old
-    /// path up to the common ancestor is abandoned, the new path down from it is active.
-    fn switch(&mut self, parent: Option<usize>, t: &mut Transcript) {
-        let mut a = self.leaf; // old path, to abandon
-        let mut b = parent; // new path, to activate
-        while a != b {
-            let da = a.map_or(-1, |i| self.depth(i) as i64);
-            let db = b.map_or(-1, |i| self.depth(i) as i64);
-            if da >= db {
-                let i = a.expect("depth >= 0");
-                if let Some(e) = t.entries.get_mut(i) {
-                    e.abandoned = true;
-                }
-                a = self.parent(i);
-            } else {
-                let i = b.expect("depth >= 0");
-                if let Some(e) = t.entries.get_mut(i) {
-                    e.abandoned = false;
-                }
-                b = self.parent(i);
+    /// Brings [`crate::model::Entry::abandoned`] up to date after a batch of lines when one
+    /// of them started another branch: every tree entry off the path from the root to the
+    /// current leaf is abandoned, every entry on it is not. O(entries), and only for a batch
+    /// that switched branch (a linear append costs nothing here), so no input can make the
+    /// reader quadratic.
+    pub fn settle(&mut self, t: &mut Transcript) {
+        if !self.dirty {
+            return;
+        }
+        self.dirty = false;
+        for (i, node) in self.nodes.iter().enumerate() {
+            if node.is_some()
+                && let Some(e) = t.entries.get_mut(i)
+            {
+                e.abandoned = true;
             }
+        }
+        let mut at = self.leaf;
+        while let Some(i) = at {
+            if let Some(e) = t.entries.get_mut(i) {
+                e.abandoned = false;
+            }
+            at = self.parent(i);
         }
     }
 
