@@ -1603,3 +1603,43 @@ fn token_usage_record_counts_only_when_a_compaction_names_it() {
     assert_eq!(usage(&t.entries[4]), None);
     assert!(t.entries.iter().all(|e| e.role != Role::Other));
 }
+
+/// `collab_agent_spawn_end` links the spawning call and its output to the child thread by id
+/// (issue 9 item 4), whether the output comes before or after the event.
+#[test]
+fn spawn_end_links_the_call_to_the_child_thread() {
+    let spawn = |call: &str, thread: &str| {
+        event(json!({"type": "collab_agent_spawn_end", "call_id": call,
+                     "sender_thread_id": "thr-main", "new_thread_id": thread,
+                     "new_agent_nickname": "scout", "new_agent_role": "explorer"}))
+    };
+    let src = file(&[
+        user("Survey the repo"),                                   // 0
+        call("spawn_agent", r#"{"message":"survey db/"}"#, "c1"),  // 1
+        spawn("c1", "thr-child-1"),                                // 2 before the output
+        output("c1", json!("spawned")),                            // 3
+        call("spawn_agent", r#"{"message":"survey src/"}"#, "c2"), // 4
+        output("c2", json!("spawned")),                            // 5
+        spawn("c2", "thr-child-2"),                                // 6 after the output
+    ]);
+    let t = read(&src);
+    for (use_line, result_line, thread) in [(1, 3, "thr-child-1"), (4, 5, "thr-child-2")] {
+        let s = tool_use(&t.entries[use_line]).subagent.clone().unwrap();
+        assert_eq!(
+            (s.description.as_deref(), s.agent_type.as_deref()),
+            (Some("scout"), Some("explorer"))
+        );
+        let r = tool_result(&t.entries[result_line])
+            .subagent
+            .clone()
+            .unwrap();
+        assert_eq!(r.agent_id.as_deref(), Some(thread));
+    }
+    let a = transcript_ls::analysis::analyze(&t, &src, &Default::default());
+    let ids: Vec<Option<&str>> = a
+        .subagent_calls
+        .iter()
+        .map(|c| c.agent_id.as_deref())
+        .collect();
+    assert_eq!(ids, [Some("thr-child-1"), Some("thr-child-2")]);
+}
