@@ -9,6 +9,7 @@
 
 pub mod claude_code;
 pub mod codex;
+pub mod codex_files;
 
 use crate::model::{Entry, Format, PendingTail, Problem, Role, Severity, Span, Transcript};
 
