@@ -1643,3 +1643,28 @@ fn spawn_end_links_the_call_to_the_child_thread() {
         .collect();
     assert_eq!(ids, [Some("thr-child-1"), Some("thr-child-2")]);
 }
+
+/// The issue-9 bug: a prompt with an image is written as `[text, "<image>", input_image,
+/// "</image>"]` while its `user_message` copy has the typed text and `images`: one prompt,
+/// the copy a Meta copy of it (before: two prompts).
+#[test]
+fn image_prompt_and_its_copy_are_one_prompt() {
+    let src = file(&[
+        task_started("T"), // 0
+        item(json!({"type": "message", "role": "user", "content": [
+            {"type": "input_text", "text": "Why is this red?"},
+            {"type": "input_text", "text": "<image name=[Image #1]>"},
+            {"type": "input_image", "image_url": "data:image/png;base64,AAAA"},
+            {"type": "input_text", "text": "</image>"}]})), // 1
+        event(
+            json!({"type": "user_message", "message": "Why is this red?",
+                     "images": ["data:image/png;base64,AAAA"], "local_images": []}),
+        ), // 2
+        assistant("A failing test.", Some("final_answer")), // 3
+    ]);
+    let t = read(&src);
+    let r = roles(&t);
+    assert_eq!((r[1].clone(), r[2].clone()), (PROMPT, Role::Meta));
+    assert_eq!(t.entries[2].copy_of, Some(1));
+    assert_eq!(r.iter().filter(|x| **x == PROMPT).count(), 1);
+}
