@@ -485,14 +485,14 @@ impl State {
         } else {
             None
         };
-        r.entry.step = Some(StepInfo {
+        r.entry.step = Some(Box::new(StepInfo {
             key,
             model,
             usage,
             output_is_placeholder: stop.is_none(),
             stop,
             api_error: api_error.map(Into::into),
-        });
+        }));
         Role::Model
     }
 

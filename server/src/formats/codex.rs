@@ -816,7 +816,7 @@ impl State {
                 let tool = tool_use(l, p, kind.as_ref(), pspan.clone());
                 let idx = t.entries.len();
                 let mut e = l.entry(Role::Model, rt);
-                e.step = Some(self.model_step(idx, None, None));
+                e.step = Some(Box::new(self.model_step(idx, None, None)));
                 e.blocks.push(Block {
                     span: pspan,
                     kind: BlockKind::ToolUse(tool),
@@ -862,7 +862,7 @@ impl State {
                     _ => None,
                 };
                 e.role = Role::Model;
-                e.step = Some(self.model_step(idx, stop, paired.step));
+                e.step = Some(Box::new(self.model_step(idx, stop, paired.step)));
             }
             "user" => {
                 let first = texts.first().map(|s| s.as_ref()).unwrap_or("");
@@ -921,7 +921,7 @@ impl State {
         let paired = self.pair_item(t, Family::Reasoning, &hashes);
         self.remember(Family::Reasoning, &paired.unmatched, idx, false);
         let mut e = l.entry(Role::Model, rt);
-        e.step = Some(self.model_step(idx, None, paired.step));
+        e.step = Some(Box::new(self.model_step(idx, None, paired.step)));
         let first = summary
             .into_iter()
             .next()
@@ -970,7 +970,7 @@ impl State {
                     _ => None,
                 };
                 let mut e = l.entry(Role::Model, rt);
-                e.step = Some(self.model_step(idx, stop, None));
+                e.step = Some(Box::new(self.model_step(idx, stop, None)));
                 if let Some((m, s)) = text {
                     e.blocks.push(Block {
                         span: l.span_of(m.get()),
@@ -987,7 +987,7 @@ impl State {
                     return l.entry(Role::Meta, rt);
                 }
                 let mut e = l.entry(Role::Model, rt);
-                e.step = Some(self.model_step(idx, None, None));
+                e.step = Some(Box::new(self.model_step(idx, None, None)));
                 let (span, text) = match p.text.and_then(|r| l.str_of(r).map(|s| (r, s))) {
                     Some((r, s)) => (l.span_of(r.get()), s),
                     None => (e.span.clone(), l.empty_str()),
@@ -1163,12 +1163,12 @@ impl State {
             None => {
                 // A call with no model record (e.g. a compaction request): the usage stays
                 // on this Meta entry so file totals remain exact.
-                e.step = Some(StepInfo {
+                e.step = Some(Box::new(StepInfo {
                     key: self.key(),
                     model: self.model.clone(),
                     usage: Some(usage),
                     ..StepInfo::default()
-                });
+                }));
             }
         }
         self.call_has_records = true;
@@ -1340,7 +1340,7 @@ impl State {
             if let Some(step) = e.step.take()
                 && step.usage.is_some()
             {
-                paired.step = Some(step);
+                paired.step = Some(*step);
             }
             if self.call_last_model == Some(stand_in.entry) {
                 self.call_last_model = None;
