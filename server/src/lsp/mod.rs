@@ -94,13 +94,13 @@ impl tower::Service<Request> for TranscriptService {
 pub fn build_service() -> (TranscriptService, ClientSocket) {
     let builder = LspService::build(Backend::new)
         .custom_method(
-            "workspace/textDocumentContent",
+            custom::TEXT_DOCUMENT_CONTENT,
             Backend::text_document_content,
         )
-        .custom_method("transcript/virtualDocument", Backend::virtual_document);
+        .custom_method(custom::VIRTUAL_DOCUMENT, Backend::virtual_document);
     // Debug builds only: a request that panics on purpose (the panic-isolation tests).
     #[cfg(debug_assertions)]
-    let builder = builder.custom_method("transcript/debugPanic", Backend::debug_panic);
+    let builder = builder.custom_method(custom::DEBUG_PANIC, Backend::debug_panic);
     let (inner, socket) = builder.finish();
     let shared = inner.inner().shared.clone();
     (TranscriptService { inner, shared }, socket)
