@@ -1,5 +1,6 @@
-//! The only code that knows LSP: tower-lsp-server glue, capabilities, conversions, documents,
-//! file watcher, custom methods, refresh orchestration (DESIGN.md §1, §5).
+//! The only code that knows LSP: tower-lsp-server glue, the framing in front of it, the one
+//! dispatcher, request handlers, capabilities, conversions, file watcher, custom methods,
+//! refresh orchestration (DESIGN.md §1, §5). The document host is `crate::ide::host`.
 //!
 //! Entry points: [`serve_stdio`] (the binary with no arguments or `--stdio`) and
 //! [`build_service`] (in-process tests: a `tower::Service` over JSON-RPC requests).
@@ -9,7 +10,6 @@ pub mod config;
 pub mod convert;
 pub mod custom;
 pub mod dispatch;
-pub mod documents;
 pub mod handlers;
 pub mod parent;
 pub mod server;

@@ -15,12 +15,12 @@ use tower_lsp_server::ls_types::*;
 use tower_lsp_server::{Client, LanguageServer};
 
 use crate::ide;
+use crate::ide::host::{self, SettingsStamp, Snapshot, Source, ViewSnap};
 use crate::ide::workspace_symbols::WorkspaceIndex;
 use crate::lsp::capabilities::{self, ClientCaps, VIEW_SCHEME};
 use crate::lsp::config::{Settings, TokenLegend};
 use crate::lsp::convert::{self, Encoding, LineIndex};
 use crate::lsp::dispatch::off_loop;
-use crate::lsp::documents::{self, SettingsStamp, Snapshot, Source, ViewSnap};
 use crate::lsp::watcher::Event;
 
 /// Identifies a rendered view: the transcript file and the view options.
@@ -509,7 +509,7 @@ impl Backend {
         let hash = match hash {
             Some(h) => h,
             None => {
-                let h = tokio::task::spawn_blocking(move || documents::rope_hash(&rope))
+                let h = tokio::task::spawn_blocking(move || host::rope_hash(&rope))
                     .await
                     .unwrap_or(0);
                 let mut st = lock(&self.shared.store);
@@ -922,7 +922,15 @@ impl LanguageServer for Backend {
             );
             return;
         };
-        match source.apply_changes(version, params.content_changes, enc) {
+        match source.apply_changes(
+            version,
+            params
+                .content_changes
+                .into_iter()
+                .map(convert::edit)
+                .collect(),
+            enc,
+        ) {
             Ok(()) => self.schedule_diagnostics(uri, source, 150),
             Err(e) => self.shared.log(
                 MessageType::LOG,

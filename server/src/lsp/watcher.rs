@@ -17,11 +17,11 @@ use notify::{EventKind, RecursiveMode, Watcher};
 use tower_lsp_server::ls_types::request::WorkDoneProgressCreate;
 use tower_lsp_server::ls_types::*;
 
+use crate::ide::host::DiskChange;
 use crate::ide::workspace_symbols;
 use crate::lsp::custom::{
     DidChangeFile, DidChangeVirtualDocument, TextDocumentContentRefresh, UriParams,
 };
-use crate::lsp::documents::DiskChange;
 use crate::lsp::server::Shared;
 
 /// Minimum interval between two refresh batches.

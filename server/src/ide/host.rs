@@ -1,5 +1,6 @@
-//! The document store: per transcript source its text (the editor's, edited through a rope, or
-//! the file on disk, grown by appends), an incremental `formats::Reader`, and the analysis,
+//! The document host, below `lsp/` and free of LSP types (issue 8): per transcript source its
+//! text (the editor's, changed by plain [`Edit`]s through a rope, or the file on disk read by
+//! `source::load` and grown by appends), an incremental `formats::Reader`, and the analysis,
 //! lookup tables and rendered views of each version, built once per version and shared as an
 //! `Arc<Snapshot>` (DESIGN.md §6: cache analysis per document version).
 //!
@@ -14,16 +15,16 @@ use std::path::{Path, PathBuf};
 use std::sync::{Arc, Mutex, OnceLock};
 
 use ropey::Rope;
-use tower_lsp_server::ls_types::TextDocumentContentChangeEvent;
 
 use crate::analysis::{self, Analysis};
 use crate::formats::Reader;
 use crate::ide::lookup::Lookup;
 use crate::ide::session_files::{self, SessionFiles};
 use crate::ide::view_index::ViewIndex;
-use crate::lsp::convert::{self, Encoding, LineIndex};
 use crate::model::{Format, Transcript};
+use crate::source::LineIndex;
 use crate::source::load::{self, InvalidUtf8};
+use crate::source::position::{self as sp, Encoding};
 use crate::view::{self, View};
 
 /// Where a source's text comes from.
@@ -88,6 +89,15 @@ pub struct Source {
     pub origin: Origin,
     text: Mutex<TextState>,
     build: tokio::sync::Mutex<BuildState>,
+}
+
+/// One edit of an editor text: `range` (start, end) in the session's position encoding, or
+/// `None` for the whole text; `text` replaces it. (LSP's `TextDocumentContentChangeEvent`,
+/// converted by `lsp::convert::edit`.)
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Edit {
+    pub range: Option<(sp::Position, sp::Position)>,
+    pub text: String,
 }
 
 /// Why a change was not applied.
@@ -166,7 +176,7 @@ impl Source {
     pub fn apply_changes(
         &self,
         version: i32,
-        changes: Vec<TextDocumentContentChangeEvent>,
+        changes: Vec<Edit>,
         enc: Encoding,
     ) -> Result<(), ChangeError> {
         if self.origin != Origin::Editor {
@@ -190,8 +200,8 @@ impl Source {
                     // that grew and was reloaded by the editor) appends in place, O(appended).
                     if let Body::Flat(s) = &mut st.body {
                         let index = st.flat_index.get_or_insert_with(|| LineIndex::new(s));
-                        let a = convert::offset(s, index, range.start, enc).unwrap_or(s.len());
-                        let b = convert::offset(s, index, range.end, enc).unwrap_or(s.len());
+                        let a = sp::position_to_offset(s, index, range.0, enc).unwrap_or(s.len());
+                        let b = sp::position_to_offset(s, index, range.1, enc).unwrap_or(s.len());
                         if a == s.len() && b == s.len() {
                             if let Ok(mut build) = self.build.try_lock() {
                                 build.snapshot = None; // let the string grow without a copy
@@ -211,8 +221,8 @@ impl Source {
                         continue;
                     };
                     let end_char = rope.len_chars();
-                    let a = convert::rope_char(rope, range.start, enc).unwrap_or(end_char);
-                    let b = convert::rope_char(rope, range.end, enc).unwrap_or(end_char);
+                    let a = sp::rope_char(rope, range.0, enc).unwrap_or(end_char);
+                    let b = sp::rope_char(rope, range.1, enc).unwrap_or(end_char);
                     let (a, b) = (a.min(b), a.max(b));
                     let from = rope.char_to_byte(a);
                     rope.remove(a..b);
@@ -683,12 +693,11 @@ fn read_from(path: &Path, from: u64, to: u64) -> std::io::Result<Vec<u8>> {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use tower_lsp_server::ls_types::{Position, Range};
+    use crate::source::position::Position;
 
-    fn change(l0: u32, c0: u32, l1: u32, c1: u32, text: &str) -> TextDocumentContentChangeEvent {
-        TextDocumentContentChangeEvent {
-            range: Some(Range::new(Position::new(l0, c0), Position::new(l1, c1))),
-            range_length: None,
+    fn change(l0: u32, c0: u32, l1: u32, c1: u32, text: &str) -> Edit {
+        Edit {
+            range: Some((Position::new(l0, c0), Position::new(l1, c1))),
             text: text.to_string(),
         }
     }
