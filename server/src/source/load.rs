@@ -29,6 +29,9 @@ pub enum LoadError {
     NotRegular(&'static str),
     /// Larger than [`MAX_FILE_BYTES`]: its length in bytes.
     TooBig(u64),
+    /// A zstd-compressed file that cannot be decompressed (`corrupt zstd data: …`,
+    /// `decompressed size exceeds 1 GiB`).
+    Compressed(String),
     /// Any other I/O error, as the OS words it.
     Io(String),
 }
@@ -48,7 +51,7 @@ impl std::fmt::Display for LoadError {
                 n >> 20,
                 MAX_FILE_BYTES >> 20
             ),
-            LoadError::Io(e) => write!(f, "{e}"),
+            LoadError::Compressed(e) | LoadError::Io(e) => write!(f, "{e}"),
         }
     }
 }
@@ -220,16 +223,24 @@ pub struct Loaded {
     pub text: String,
     pub invalid: Vec<InvalidUtf8>,
     pub metadata: Metadata,
+    /// The file was zstd-compressed (a `.jsonl.zst` archive, read as finished; issue 9).
+    pub compressed: bool,
 }
 
-/// Reads and decodes a whole regular file (at most `max` bytes).
+/// Reads and decodes a whole regular file (at most `max` bytes); a zstd-compressed file is
+/// decompressed first (`source::zstd`, at most 1 GiB).
 pub fn load(path: &Path, max: u64) -> Result<Loaded, LoadError> {
-    let (bytes, metadata) = read_bytes(path, 0, max)?;
+    let (mut bytes, metadata) = read_bytes(path, 0, max)?;
+    let compressed = crate::source::zstd::is_zstd(&bytes);
+    if compressed {
+        bytes = crate::source::zstd::decompress(&bytes).map_err(LoadError::Compressed)?;
+    }
     let (text, invalid) = decode(&bytes);
     Ok(Loaded {
         text,
         invalid,
         metadata,
+        compressed,
     })
 }
 
