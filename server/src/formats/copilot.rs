@@ -355,11 +355,11 @@ impl State {
                         encrypted: false,
                     },
                 });
-                e.step = Some(StepInfo {
+                e.step = Some(Box::new(StepInfo {
                     key: self.key(),
                     model: jstr(d.model).map(|m| m.as_ref().into()),
                     ..StepInfo::default()
-                });
+                }));
                 e
             }
             "tool.execution_complete" => {
@@ -523,14 +523,14 @@ impl State {
             Some(p) => format!("copilot-sub-{p}-{}", l.line + 1).into(),
             None => self.key(),
         };
-        e.step = Some(StepInfo {
+        e.step = Some(Box::new(StepInfo {
             key,
             model,
             usage,
             stop,
             declares_final: declared,
             ..StepInfo::default()
-        });
+        }));
         if side.is_none() {
             self.last_message = Some((idx, tools));
         }

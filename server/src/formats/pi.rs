@@ -360,7 +360,7 @@ impl State {
             "user" => l.entry(Role::Prompt(PromptKind::Typed), &rt),
             "assistant" => {
                 let mut e = l.entry(Role::Model, &rt);
-                e.step = Some(self.step(rec, &m, t));
+                e.step = Some(Box::new(self.step(rec, &m, t)));
                 e
             }
             "toolResult" => {
