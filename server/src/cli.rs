@@ -280,8 +280,8 @@ pub struct Loaded {
 }
 
 /// How long a file must have been left alone to be read as finished when neither
-/// `--complete` nor `--growing` is given.
-pub const SETTLED_AFTER: std::time::Duration = std::time::Duration::from_secs(120);
+/// `--complete` nor `--growing` is given (the rule shared with the server).
+pub use crate::source::age::SETTLED_AFTER;
 
 /// Reads a transcript file and analyses it. `complete`: `Some(true)` reads it as finished (a
 /// torn last line is an invalid line; a last turn without completion evidence is not in
@@ -302,9 +302,7 @@ pub fn load(
     }
     let complete = complete.unwrap_or_else(|| {
         meta.modified()
-            .ok()
-            .and_then(|m| m.elapsed().ok())
-            .is_some_and(|age| age >= SETTLED_AFTER)
+            .is_ok_and(|m| crate::source::age::settled_at(m, std::time::SystemTime::now()))
     });
     let bytes = std::fs::read(path).map_err(|e| io_reason(&e))?;
     let source = match String::from_utf8(bytes) {

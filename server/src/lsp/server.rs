@@ -194,6 +194,7 @@ impl Shared {
             stamp: self.settings_stamp.load(Ordering::SeqCst),
             options: s.analysis_options(),
             verbose: s.verbose,
+            file_state: s.file_state,
         }
     }
 
@@ -1602,7 +1603,9 @@ mod tests {
         // VS Code percent-encodes the query's `=` and `&` (issue 11, defect 1).
         let encoded: Uri = "transcript:///x/y.jsonl?verbose%3D1".parse().unwrap();
         assert!(view_key(&encoded, false).unwrap().verbose);
-        let encoded: Uri = "transcript:///x/y.jsonl?a%3Db%26verbose%3D0".parse().unwrap();
+        let encoded: Uri = "transcript:///x/y.jsonl?a%3Db%26verbose%3D0"
+            .parse()
+            .unwrap();
         assert!(!view_key(&encoded, true).unwrap().verbose);
         let rel: Uri = "transcript:relative.jsonl".parse().unwrap();
         assert!(view_key(&rel, false).is_err());

@@ -1,0 +1,125 @@
+//! Reading a session in the editor (issue 11): what the view and the raw document show of a
+//! real session, checked through the LSP surface.
+//!
+//! * The file-age rule: a file nobody wrote to for two minutes is read as finished, so its
+//!   last turn's answer is shown (not `… working`); a fresh file is still in flight.
+
+mod lsp_common;
+
+use std::path::{Path, PathBuf};
+use std::time::{Duration, SystemTime};
+
+use lsp_common::*;
+use serde_json::json;
+
+/// A real Claude Code session whose last turn carries no completion evidence of its own: read
+/// as growing it ends in `… working`, read as finished it ends with its answer.
+fn ideas_session() -> PathBuf {
+    shared_dir().join(
+        "corpus/iansherr__claude-code-log/test/test_data/real_projects/-experiments-ideas/\
+         03eb5929-52b3-4b13-ada3-b93ae35806b8.jsonl",
+    )
+}
+
+const LAST_ANSWER: &str = "The `dev-docs/` vs `work/` split works best";
+
+/// Copies `src` into a new temporary folder and sets its modification time `age` ago.
+fn copy_aged(src: &Path, age: Duration) -> (tempfile::TempDir, PathBuf) {
+    let dir = tempfile::tempdir().unwrap();
+    let dst = dir.path().join(src.file_name().unwrap());
+    std::fs::copy(src, &dst).unwrap();
+    let f = std::fs::File::options().write(true).open(&dst).unwrap();
+    f.set_modified(SystemTime::now() - age).unwrap();
+    (dir, dst)
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_finished_session_shows_its_last_answer() {
+    let (_dir, old) = copy_aged(&ideas_session(), Duration::from_secs(600));
+    let (mut c, _) = TestClient::start(
+        client_caps(false),
+        json!({"roots": [], "fileState": "auto"}),
+    )
+    .await;
+    let text = c.open_view(&view_uri(&old, None)).await;
+    let tail: Vec<&str> = text.lines().rev().take(12).collect();
+    assert!(text.contains(LAST_ANSWER), "last answer missing: {tail:#?}");
+    assert!(!text.contains("… working"), "{tail:#?}");
+    assert_eq!(text.matches("**Answer**").count(), 7, "one answer per turn");
+
+    // The raw document: the last turn's hint has no in-flight marker, and the stats say so.
+    let uri = c.open_file(&old).await;
+    let symbols = c
+        .request(
+            "textDocument/documentSymbol",
+            json!({"textDocument": {"uri": uri}}),
+        )
+        .await
+        .unwrap();
+    let shown = show_symbols(&symbols);
+    assert!(
+        shown.iter().any(|s| s.contains("Final answer"))
+            && !shown.iter().any(|s| s.contains("working")),
+        "{shown:#?}"
+    );
+    c.shutdown().await;
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_fresh_session_is_still_in_flight() {
+    let (_dir, fresh) = copy_aged(&ideas_session(), Duration::ZERO);
+    let (mut c, _) = TestClient::start(
+        client_caps(false),
+        json!({"roots": [], "fileState": "auto"}),
+    )
+    .await;
+    let text = c.open_view(&view_uri(&fresh, None)).await;
+    assert!(!text.contains(LAST_ANSWER));
+    assert!(
+        text.trim_end().ends_with("… working"),
+        "{}",
+        &text[text.len() - 200..]
+    );
+    c.shutdown().await;
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn file_state_setting_overrides_the_age() {
+    let (_dir, old) = copy_aged(&ideas_session(), Duration::from_secs(600));
+    let (mut c, _) = TestClient::start(
+        client_caps(false),
+        json!({"roots": [], "fileState": "growing"}),
+    )
+    .await;
+    let text = c.open_view(&view_uri(&old, None)).await;
+    assert!(!text.contains(LAST_ANSWER));
+    c.shutdown().await;
+    let (_dir2, fresh) = copy_aged(&ideas_session(), Duration::ZERO);
+    let (mut c, _) = TestClient::start(
+        client_caps(false),
+        json!({"roots": [], "fileState": "complete"}),
+    )
+    .await;
+    let text = c.open_view(&view_uri(&fresh, None)).await;
+    assert!(text.contains(LAST_ANSWER));
+    c.shutdown().await;
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_session_that_settles_while_open_shows_its_answer() {
+    let (_dir, path) = copy_aged(&ideas_session(), Duration::ZERO);
+    let (mut c, _) = TestClient::start(
+        client_caps(false),
+        json!({"roots": [], "fileState": "auto"}),
+    )
+    .await;
+    let uri = view_uri(&path, None);
+    assert!(!c.open_view(&uri).await.contains(LAST_ANSWER));
+    // Nobody writes to it for ten minutes: the next read of the view rebuilds it as finished.
+    let f = std::fs::File::options().write(true).open(&path).unwrap();
+    f.set_modified(SystemTime::now() - Duration::from_secs(600))
+        .unwrap();
+    let text = c.resync_view(&uri, 2).await;
+    assert!(text.contains(LAST_ANSWER));
+    c.shutdown().await;
+}
