@@ -123,3 +123,52 @@ async fn a_session_that_settles_while_open_shows_its_answer() {
     assert!(text.contains(LAST_ANSWER));
     c.shutdown().await;
 }
+
+/// Folds of a document as `L3-L9 kind: label` lines.
+async fn folds(c: &mut TestClient, uri: &str) -> Vec<String> {
+    let v = c
+        .request(
+            "textDocument/foldingRange",
+            json!({"textDocument": {"uri": uri}}),
+        )
+        .await
+        .unwrap();
+    show_folds(&v)
+}
+
+/// Start lines held by more than one fold (Neovim shows one label per start line: the last
+/// range's; VS Code keeps one range per start line).
+fn shared_starts(folds: &[String]) -> Vec<String> {
+    let start = |f: &String| f.split('-').next().unwrap().to_string();
+    let mut out: Vec<String> = folds
+        .windows(2)
+        .filter(|w| start(&w[0]) == start(&w[1]))
+        .map(|w| format!("{} | {}", w[0], w[1]))
+        .collect();
+    out.dedup();
+    out
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn each_fold_label_describes_its_own_fold() {
+    let (mut c, _) = TestClient::start(client_caps(false), json!({"roots": []})).await;
+    let demo = fixtures_dir().join("demo/3f8a2c61-9d4e-4b7a-8c15-e2d07b9a4f63.jsonl");
+    let uri = c.open_file(&demo).await;
+    let raw = folds(&mut c, &uri).await;
+    // Turn 9's activity and its first work run both start on line 94: the activity's fold
+    // (and label) is the one sent for that line.
+    assert_eq!(
+        raw[raw.len() - 3..],
+        [
+            "L93-L100 region: Turn 9: Sorry, keep the demo for now. Instead, get a reviewer \
+             agent to look over the wh… · 1 comment · 2 tool calls",
+            "L94-L98 comment: 1 comment · 2 tool calls",
+            "L97-L98 region: Sub-agent: Review currency branch (a6e2b9f04c71d3a58)",
+        ]
+    );
+    assert_eq!(raw.len(), 30);
+    let view = folds(&mut c, &view_uri(&demo, Some(true))).await;
+    assert_eq!(shared_starts(&raw), Vec::<String>::new());
+    assert_eq!(shared_starts(&view), Vec::<String>::new());
+    c.shutdown().await;
+}
