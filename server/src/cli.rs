@@ -15,9 +15,7 @@ use std::ffi::OsString;
 use std::io::Write;
 use std::path::{Path, PathBuf};
 
-use serde::Serialize;
-
-use crate::analysis::{self, Analysis, Throughput, TurnKind, TurnState};
+use crate::analysis::{self, Analysis, TurnKind};
 use crate::formats;
 use crate::ide::symbols::{self, Symbol};
 use crate::model::{Role, Transcript};
@@ -443,182 +441,12 @@ fn write_symbol(
 
 // ---- stats -----------------------------------------------------------------------------
 
-/// `stats --json` for one file. Keys are stable (more may be added). Lines are 1-based.
-#[derive(Debug, Serialize)]
-pub struct Stats {
-    pub file: String,
-    /// `claude-code` | `codex` | `unknown`.
-    pub format: &'static str,
-    /// Physical lines of the file.
-    pub lines: usize,
-    /// Lines holding a valid JSON record.
-    pub records: usize,
-    /// 1-based lines that are not valid JSON (a pending tail is not one of them).
-    pub invalid_lines: Vec<usize>,
-    /// True when the last line has no final newline and is not valid JSON yet.
-    pub pending_tail: bool,
-    /// Turns opened by a prompt or a wake-up (the preamble is not counted).
-    pub turns: usize,
-    /// Model responses in the file (main thread and sidechains).
-    pub steps: usize,
-    /// tool_use blocks in the file (main thread and sidechains).
-    pub tool_calls: usize,
-    /// Turns with a final answer.
-    pub final_answers: usize,
-    /// Turns that ended with no answer (seed 000).
-    pub replyless_turns: usize,
-    pub gates: usize,
-    pub compactions: usize,
-    pub subagent_calls: usize,
-    /// Tokens, each model response counted once (cases 10, 13).
-    pub usage: UsageStats,
-    pub turn_list: Vec<TurnStats>,
-}
+pub use crate::ide::stats::{GateStats, Stats, TokPerS, TurnStats, UsageStats};
 
-#[derive(Debug, Serialize)]
-pub struct UsageStats {
-    pub input: u64,
-    pub output: u64,
-    pub cache_creation: u64,
-    pub cache_read: u64,
-}
-
-#[derive(Debug, Serialize)]
-pub struct TurnStats {
-    pub n: usize,
-    /// `prompt` | `wake` | `preamble`.
-    pub kind: &'static str,
-    /// First line of the prompt, at most 80 chars; the wake label; empty for the preamble.
-    pub prompt: String,
-    pub start_line: usize,
-    pub end_line: usize,
-    /// Main-thread model responses.
-    pub steps: usize,
-    /// Main-thread tool calls.
-    pub tool_calls: u32,
-    /// Agent prose outside the final answer (seed 000).
-    pub comments: u32,
-    pub final_answer: bool,
-    /// `complete` | `in-flight` | `replyless`.
-    pub state: &'static str,
-    pub duration_ms: Option<u64>,
-    pub tok_per_s: Option<TokPerS>,
-    /// Local 12-hour clock of the last step (`07:28 am`).
-    pub finished_at: Option<String>,
-    pub gates: Vec<GateStats>,
-}
-
-#[derive(Debug, Serialize)]
-pub struct TokPerS {
-    /// Tokens per second, rounded to 0.1.
-    pub value: f64,
-    /// `measured` | `estimate`.
-    pub kind: &'static str,
-}
-
-#[derive(Debug, Serialize)]
-pub struct GateStats {
-    pub phase: String,
-    /// `done` | `needs-you` | `tagged` | `blocked`.
-    pub verdict: &'static str,
-}
-
-/// The figures of one loaded file.
+/// The figures of one loaded file (`stats --json`; the server's `transcript/stats` answers
+/// the same, `crate::ide::stats`).
 pub fn stats(path: &Path, l: &Loaded) -> Stats {
-    let t = &l.transcript;
-    let a = &l.analysis;
-    let tool_calls = t
-        .entries
-        .iter()
-        .flat_map(|e| &e.blocks)
-        .filter(|b| matches!(b.kind, crate::model::BlockKind::ToolUse(_)))
-        .count();
-    let turn_list = a
-        .turns
-        .iter()
-        .map(|turn| TurnStats {
-            n: turn.n,
-            kind: turn.kind.as_str(),
-            prompt: text::one_line(&turn.title, 80),
-            start_line: turn.start_line + 1,
-            end_line: turn.end_line + 1,
-            steps: turn.steps.len(),
-            tool_calls: turn.tool_calls,
-            comments: turn.comments,
-            final_answer: turn.final_answer.is_some(),
-            state: match turn.state {
-                TurnState::Complete => "complete",
-                TurnState::InFlight => "in-flight",
-                TurnState::Replyless => "replyless",
-            },
-            duration_ms: turn.duration.map(|d| d.ms),
-            tok_per_s: match &turn.throughput {
-                Throughput::Measured { tok_per_s, .. } => Some(TokPerS {
-                    value: round1(*tok_per_s),
-                    kind: "measured",
-                }),
-                Throughput::Estimate { tok_per_s, .. } => Some(TokPerS {
-                    value: round1(*tok_per_s),
-                    kind: "estimate",
-                }),
-                Throughput::None { .. } => None,
-            },
-            finished_at: turn.finished_at.clone(),
-            gates: turn
-                .gates
-                .iter()
-                .filter_map(|&g| a.gates.get(g))
-                .map(|g| GateStats {
-                    phase: g.phase_name.clone(),
-                    verdict: g.verdict.as_str(),
-                })
-                .collect(),
-        })
-        .collect();
-    Stats {
-        file: path.display().to_string(),
-        format: t.format().as_str(),
-        lines: t.line_count,
-        records: t
-            .entries
-            .iter()
-            .filter(|e| e.role != Role::Unparsed)
-            .count(),
-        invalid_lines: t
-            .entries
-            .iter()
-            .filter(|e| e.role == Role::Unparsed)
-            .map(|e| e.line + 1)
-            .collect(),
-        pending_tail: t.pending_tail.is_some(),
-        turns: a.turn_count,
-        steps: a.steps.len(),
-        tool_calls,
-        final_answers: a.turns.iter().filter(|t| t.final_answer.is_some()).count(),
-        replyless_turns: a
-            .turns
-            .iter()
-            .filter(|t| t.kind != TurnKind::Preamble && t.state == TurnState::Replyless)
-            .count(),
-        gates: a.gates.len(),
-        compactions: a.compactions.len(),
-        subagent_calls: a.subagent_calls.len(),
-        usage: UsageStats {
-            input: a.usage.input,
-            output: a.usage.output,
-            cache_creation: a.usage.cache_creation,
-            cache_read: a.usage.cache_read,
-        },
-        turn_list,
-    }
-}
-
-fn round1(x: f64) -> f64 {
-    if x.is_finite() {
-        (x * 10.0).round() / 10.0
-    } else {
-        0.0
-    }
+    crate::ide::stats::stats(path.display().to_string(), &l.transcript, &l.analysis)
 }
 
 fn write_stats(out: &mut dyn Write, s: &Stats) -> std::io::Result<()> {

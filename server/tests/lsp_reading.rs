@@ -172,3 +172,87 @@ async fn each_fold_label_describes_its_own_fold() {
     assert_eq!(shared_starts(&view), Vec::<String>::new());
     c.shutdown().await;
 }
+
+/// `transcript-ls stats --json [extra] FILE` through the CLI's entry point.
+fn cli_stats(path: &Path, extra: &[&str]) -> serde_json::Value {
+    let mut args: Vec<std::ffi::OsString> = vec!["stats".into(), "--json".into()];
+    args.extend(extra.iter().map(Into::into));
+    args.push(path.into());
+    let (mut out, mut err) = (Vec::new(), Vec::new());
+    assert_eq!(transcript_ls::cli::run(args, &mut out, &mut err), 0);
+    serde_json::from_slice(&out).unwrap()
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn stats_request_gives_the_cli_figures() {
+    let (_dir, old) = copy_aged(&ideas_session(), Duration::from_secs(600));
+    let demo = fixtures_dir().join("demo/3f8a2c61-9d4e-4b7a-8c15-e2d07b9a4f63.jsonl");
+    let (mut c, _) = TestClient::start(
+        client_caps(false),
+        json!({"roots": [], "fileState": "auto"}),
+    )
+    .await;
+    // A file not open, by its file: URI; the same file by its view URI.
+    let mut got = c
+        .request("transcript/stats", json!({"uri": file_uri(&old)}))
+        .await
+        .unwrap();
+    let mut want = cli_stats(&old, &[]);
+    assert_eq!(got["turns"], 7);
+    assert_eq!(got["final_answers"], 7);
+    assert_eq!(got["usage"]["output"], want["usage"]["output"]);
+    let by_view = c
+        .request(
+            "transcript/stats",
+            json!({"uri": view_uri(&old, Some(true))}),
+        )
+        .await
+        .unwrap();
+    assert_eq!(by_view, got);
+    got["file"] = json!(null);
+    want["file"] = json!(null);
+    assert_eq!(got, want);
+
+    // An open raw document: the demo (its `stats` figures: 9 turns, 30 steps, 24 tool calls,
+    // 6,701 output tokens).
+    let uri = c.open_file(&demo).await;
+    let got = c
+        .request("transcript/stats", json!({"uri": uri}))
+        .await
+        .unwrap();
+    assert_eq!(
+        got["turn_list"],
+        cli_stats(&demo, &["--growing"])["turn_list"]
+    );
+    assert_eq!(
+        (
+            &got["turns"],
+            &got["steps"],
+            &got["tool_calls"],
+            &got["usage"]["output"]
+        ),
+        (&json!(9), &json!(30), &json!(24), &json!(6701))
+    );
+
+    // Errors: not a transcript, a missing file, another scheme.
+    let readme = fixtures_dir().join("demo/README.md");
+    let e = c
+        .request("transcript/stats", json!({"uri": file_uri(&readme)}))
+        .await
+        .unwrap_err();
+    assert!(e.1.starts_with("not a transcript"), "{e:?}");
+    let e = c
+        .request(
+            "transcript/stats",
+            json!({"uri": "file:///nonexistent/x.jsonl"}),
+        )
+        .await
+        .unwrap_err();
+    assert!(e.1.contains("cannot read /nonexistent/x.jsonl"), "{e:?}");
+    let e = c
+        .request("transcript/stats", json!({"uri": "untitled:Untitled-1"}))
+        .await
+        .unwrap_err();
+    assert!(e.1.contains("needs a file: or transcript: URI"), "{e:?}");
+    c.shutdown().await;
+}

@@ -10,6 +10,7 @@ pub mod convert;
 pub mod custom;
 pub mod documents;
 pub mod server;
+pub mod stats;
 pub mod watcher;
 
 use std::future::Future;
@@ -80,6 +81,7 @@ pub fn build_service() -> (TranscriptService, ClientSocket) {
             Backend::text_document_content,
         )
         .custom_method("transcript/virtualDocument", Backend::virtual_document)
+        .custom_method("transcript/stats", Backend::transcript_stats)
         .finish();
     let shared = inner.inner().shared.clone();
     (TranscriptService { inner, shared }, socket)
