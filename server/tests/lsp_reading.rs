@@ -256,3 +256,75 @@ async fn stats_request_gives_the_cli_figures() {
     assert!(e.1.contains("needs a file: or transcript: URI"), "{e:?}");
     c.shutdown().await;
 }
+
+/// Every `.jsonl` under `dir`, sorted.
+fn jsonl_files(dir: &Path, out: &mut Vec<PathBuf>) {
+    let Ok(rd) = std::fs::read_dir(dir) else {
+        return;
+    };
+    let mut entries: Vec<PathBuf> = rd.filter_map(|e| e.ok().map(|e| e.path())).collect();
+    entries.sort();
+    for p in entries {
+        if p.is_dir() {
+            jsonl_files(&p, out);
+        } else if p.extension().is_some_and(|x| x == "jsonl") {
+            out.push(p);
+        }
+    }
+}
+
+/// Every file edit of the corpus's real sessions (Claude Code Edit / MultiEdit / Write /
+/// NotebookEdit, Codex apply_patch) renders as a diff in the verbose view: one diff fold per
+/// edit call, none left as a bare "…has been updated" line.
+#[test]
+fn every_corpus_edit_renders_as_a_diff() {
+    use transcript_ls::model::BlockKind;
+    let mut files = Vec::new();
+    jsonl_files(&shared_dir().join("corpus"), &mut files);
+    let (mut edits_total, mut diffs_total, mut files_with_edits) = (0, 0, 0);
+    for path in &files {
+        let Ok(l) = transcript_ls::cli::load(path, &Default::default(), Some(true)) else {
+            continue;
+        };
+        let edits = l
+            .transcript
+            .entries
+            .iter()
+            .flat_map(|e| &e.blocks)
+            .filter(|b| match &b.kind {
+                BlockKind::ToolUse(u) => matches!(
+                    &*u.name,
+                    "Edit" | "MultiEdit" | "Write" | "NotebookEdit" | "apply_patch"
+                ),
+                _ => false,
+            })
+            .count();
+        if edits == 0 {
+            continue;
+        }
+        let v = transcript_ls::view::render(
+            &l.transcript,
+            &l.analysis,
+            &l.source,
+            &transcript_ls::view::ViewOptions { verbose: true },
+        );
+        let diffs = v
+            .regions
+            .iter()
+            .filter(|r| r.label.starts_with("diff"))
+            .count();
+        // A work run or sub-agent section lists at most 40 steps; a capped one says how many
+        // it left out (`… 3 more steps`, `… 13 more items`).
+        let capped = v.text.contains(" more step") || v.text.contains(" more item");
+        assert!(
+            diffs == edits || (capped && diffs < edits),
+            "{}: {edits} edit calls, {diffs} diffs",
+            path.display()
+        );
+        edits_total += edits;
+        diffs_total += diffs;
+        files_with_edits += 1;
+    }
+    // 5 edits of one file sit past the 40-item cap of its sub-agent sections.
+    assert_eq!((files_with_edits, edits_total, diffs_total), (7, 158, 153));
+}

@@ -10,6 +10,7 @@
 //! the regions and spans that editor features need on the view are produced here, in view
 //! line / byte terms.
 
+pub mod diff;
 mod render;
 pub mod text;
 
@@ -99,6 +100,10 @@ pub enum SpanKind {
     ToolError,
     Gate,
     Meta,
+    /// A line a file edit adds (`+…` under an edit tool call, issue 11).
+    DiffAdded,
+    /// A line a file edit removes (`-…`).
+    DiffRemoved,
 }
 
 /// A highlighted span of one view line.

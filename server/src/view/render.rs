@@ -31,7 +31,8 @@ use super::text::{
     one_line, wrap_long,
 };
 use super::{
-    Anchor, AnchorKind, Origin, Region, RegionKind, SpanKind, View, ViewLine, ViewOptions, ViewSpan,
+    Anchor, AnchorKind, Origin, Region, RegionKind, SpanKind, View, ViewLine, ViewOptions,
+    ViewSpan, diff,
 };
 use crate::analysis::{Analysis, Phase, RunKind, Turn, TurnKind, TurnState, default_phases};
 use crate::model::{Block, BlockKind, Entry, Role, Span, Str, ToolResult, Transcript};
@@ -53,6 +54,8 @@ const LONG_PROMPT_LINES: usize = 20;
 const OUTPUT_PREVIEW_LINES: usize = 8;
 const OUTPUT_PREVIEW_CHARS: usize = 300;
 const OUTPUT_PREVIEW_RAW_BYTES: usize = 3 * 1024;
+/// Diff lines shown under a file-editing tool call (verbose) before `… N more lines`.
+const MAX_DIFF_LINES: usize = 40;
 /// Full text of a thought under its one-line form (verbose).
 const THOUGHT_LINES: usize = 60;
 const THOUGHT_BYTES: usize = 8 * 1024;
@@ -1217,7 +1220,13 @@ impl<'a> Renderer<'a> {
                     line = line.raw("  ").add(&summary, None);
                 }
                 line = line.raw("  → ");
+                let edit = self.edit_of(u);
                 let result_text = match res {
+                    // The diff below says what changed (not `The file … has been updated…`).
+                    Some(r) if !r.is_error && edit.is_some() => {
+                        let d = edit.as_ref().map_or(String::new(), |d| d.counts());
+                        format!("applied · {d}")
+                    }
                     Some(r) => result_summary(r),
                     None if turn.state == TurnState::InFlight => "(running)".to_string(),
                     None => "(no result)".to_string(),
@@ -1231,7 +1240,11 @@ impl<'a> Renderer<'a> {
                     },
                 );
                 let l = self.emit(line, origin);
-                if let (Some((re, rb)), Some(r)) = (result, res) {
+                let diffed = edit.is_some();
+                if let Some(d) = edit {
+                    self.edit_diff(l, e, b, u, &d, res, turn.state, indent);
+                }
+                if let (Some((re, rb)), Some(r), false) = (result, res, diffed) {
                     self.output_preview(l, re, rb, r, indent);
                 }
                 if let Some(&c) = self.sub_by_use.get(&(e, b)) {
@@ -1309,6 +1322,121 @@ impl<'a> Renderer<'a> {
             }
             other => self.other_block_line(indent, other, origin),
         }
+    }
+
+    /// The change a file-editing tool call asked for (`None` for other calls).
+    fn edit_of(&self, u: &crate::model::ToolUse) -> Option<diff::EditDiff> {
+        let raw = self.src.get(u.input.clone())?;
+        let name: &str = &u.name;
+        let editing = matches!(
+            name,
+            "Edit" | "MultiEdit" | "Write" | "NotebookEdit" | "apply_patch"
+        ) || memchr::memmem::find(raw.as_bytes(), b"*** Begin Patch").is_some();
+        if !editing {
+            return None;
+        }
+        // A string input (Codex) is recorded as the literal's raw contents: decode it.
+        let in_string = u.input.start > 0 && self.src.as_bytes()[u.input.start - 1] == b'"';
+        let input = if in_string {
+            json_string::decode(raw)
+        } else {
+            std::borrow::Cow::Borrowed(raw)
+        };
+        diff::edit_diff(name, &input)
+    }
+
+    /// The diff of a file-editing call under its line, folded (`LongToolOutput`, labelled
+    /// `diff · +3 −1`), capped at [`MAX_DIFF_LINES`] with `… N more lines` (issue 11). An edit
+    /// whose result is an error (failed, rejected) or missing is labelled so and its lines are
+    /// not coloured as added / removed.
+    #[allow(clippy::too_many_arguments)]
+    fn edit_diff(
+        &mut self,
+        call_line: usize,
+        e: usize,
+        b: usize,
+        u: &crate::model::ToolUse,
+        d: &diff::EditDiff,
+        res: Option<&ToolResult>,
+        state: TurnState,
+        indent: &str,
+    ) {
+        let origin = Origin::Entry {
+            entry: e,
+            block: Some(b),
+            span: Some(u.input.clone()),
+        };
+        let prefix = format!("{indent}    ");
+        let applied = res.is_some_and(|r| !r.is_error);
+        let status = match res {
+            Some(r) if r.is_error => {
+                let rejected = {
+                    let t = r.summary.to_ascii_lowercase();
+                    t.contains("reject") || t.contains("doesn't want to proceed")
+                };
+                Some(if rejected {
+                    "✗ not applied: rejected"
+                } else {
+                    "✗ not applied: the edit failed"
+                })
+            }
+            Some(_) => None,
+            None if state == TurnState::InFlight => Some("… proposed, no result yet"),
+            None => Some("? no result recorded: may not have been applied"),
+        };
+        let mut last = call_line;
+        if let Some(st) = status {
+            last = self.emit(
+                Line::new().raw(&prefix).add(st, Some(SpanKind::ToolError)),
+                origin.clone(),
+            );
+        }
+        for (k, dl) in d.lines.iter().enumerate() {
+            if k >= MAX_DIFF_LINES {
+                let n = (d.lines.len() - k) as u64;
+                let more = text::plural(n, "more line", "more lines");
+                last = self.emit(
+                    Line::new()
+                        .raw(&prefix)
+                        .add(&format!("… {more}"), Some(SpanKind::Meta)),
+                    origin.clone(),
+                );
+                break;
+            }
+            let c = clean(&dl.text);
+            let cut = if c.chars().count() > OUTPUT_PREVIEW_CHARS {
+                format!("{}…", &c[..char_index(&c, OUTPUT_PREVIEW_CHARS - 1)])
+            } else {
+                c.into_owned()
+            };
+            let colour = |k: SpanKind| {
+                if applied {
+                    Some(k)
+                } else {
+                    Some(SpanKind::Meta)
+                }
+            };
+            let line = Line::new().raw(&prefix);
+            let line = match dl.kind {
+                diff::DiffLineKind::File | diff::DiffLineKind::Hunk => {
+                    line.push(&cut, Some(SpanKind::Meta))
+                }
+                diff::DiffLineKind::Context => line.raw(" ").push(&cut, None),
+                diff::DiffLineKind::Added => {
+                    line.push(&format!("+{cut}"), colour(SpanKind::DiffAdded))
+                }
+                diff::DiffLineKind::Removed => {
+                    line.push(&format!("-{cut}"), colour(SpanKind::DiffRemoved))
+                }
+            };
+            last = self.emit(line, origin.clone());
+        }
+        let label = if applied {
+            format!("diff · {}", d.counts())
+        } else {
+            format!("diff, not applied · {}", d.counts())
+        };
+        self.region(RegionKind::LongToolOutput, call_line, last, label);
     }
 
     /// The first lines of a tool result under its call, folded (`LongToolOutput`).

@@ -315,7 +315,7 @@ pub fn token_text(text: &str, line: u32, start: u32, len: u32, utf8: bool) -> St
     }
 }
 
-const TYPES: [&str; 8] = [
+const TYPES: [&str; 10] = [
     "prompt",
     "finalAnswer",
     "narration",
@@ -324,6 +324,8 @@ const TYPES: [&str; 8] = [
     "toolError",
     "gate",
     "meta",
+    "diffAdded",
+    "diffRemoved",
 ];
 const MODS: [&str; 3] = ["incomplete", "inFlight", "sidechain"];
 
