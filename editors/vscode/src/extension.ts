@@ -456,7 +456,7 @@ export interface TranscriptStats {
   turns: number;
   steps: number;
   tool_calls: number;
-  usage: { input: number; output: number; cache_creation: number; cache_read: number };
+  usage: { input: number; output: number; cache_creation: number; cache_read: number; output_placeholder_steps?: number };
   turn_list?: { state: string }[];
 }
 
@@ -469,26 +469,46 @@ export function statusFromStats(st: TranscriptStats): { text: string; tooltip: s
   const n = (x: number) => x.toLocaleString('en-US');
   const turns = `${st.turns} turn${st.turns === 1 ? '' : 's'}`;
   const inFlight = st.turn_list?.[st.turn_list.length - 1]?.state === 'in-flight';
+  // Responses that logged only a streaming placeholder count: the output is a lower bound.
+  const placeholders = st.usage.output_placeholder_steps ?? 0;
+  const atLeast = placeholders > 0 ? '≥' : '';
   let text = `$(comment-discussion) ${turns}`;
   if (st.usage.output > 0) {
-    text += ` · ${compact(st.usage.output)} out`;
+    text += ` · ${atLeast}${compact(st.usage.output)} out`;
   }
   if (inFlight) {
     text += ' · working';
   }
   const tooltip = [
     `${turns} · ${n(st.steps)} model responses · ${n(st.tool_calls)} tool calls`,
-    `${n(st.usage.output)} output tokens · ${n(st.usage.input)} input · ${n(st.usage.cache_read)} cache read · ${n(st.usage.cache_creation)} cache write`,
+    `${atLeast}${n(st.usage.output)} output tokens · ${n(st.usage.input)} input · ${n(st.usage.cache_read)} cache read · ${n(st.usage.cache_creation)} cache write`,
     '(each model response counted once; the figures of `transcript-ls stats`)',
   ];
+  if (placeholders > 0) {
+    tooltip.push(`${placeholders} response(s) logged only a streaming placeholder output count: the true output is higher.`);
+  }
   if (inFlight) {
     tooltip.push('The last turn is still in flight.');
   }
   return { text, tooltip: tooltip.join('\n') };
 }
 
-/** The exact totals of the transcript behind `doc` (server request `transcript/stats`). */
+/** The exact totals of the transcript behind `doc` (server request `transcript/stats`); from a
+ * server without that request, the turn count of the outline. */
 async function statusText(c: LanguageClient, doc: vscode.TextDocument): Promise<{ text: string; tooltip: string } | undefined> {
-  const st = await c.sendRequest<TranscriptStats>('transcript/stats', { uri: c.code2ProtocolConverter.asUri(doc.uri) });
-  return statusFromStats(st);
+  try {
+    const st = await c.sendRequest<TranscriptStats>('transcript/stats', { uri: c.code2ProtocolConverter.asUri(doc.uri) });
+    return statusFromStats(st);
+  } catch (e: any) {
+    if (e?.code !== -32601) {
+      throw e; // not "method not found": a real error (e.g. not a transcript)
+    }
+  }
+  const symbols = (await vscode.commands.executeCommand<vscode.DocumentSymbol[]>('vscode.executeDocumentSymbolProvider', doc.uri)) ?? [];
+  const turns = symbols.filter((s) => /^Turn \d+/.test(s.name)).length;
+  if (turns === 0) {
+    return undefined;
+  }
+  const t = `${turns} turn${turns === 1 ? '' : 's'}`;
+  return { text: `$(comment-discussion) ${t}`, tooltip: `${t} (from the outline; this server has no transcript/stats)` };
 }

@@ -45,9 +45,14 @@ pub struct Stats {
 #[derive(Debug, Serialize)]
 pub struct UsageStats {
     pub input: u64,
+    /// Output tokens; a lower bound when `output_placeholder_steps` > 0.
     pub output: u64,
     pub cache_creation: u64,
     pub cache_read: u64,
+    /// Model responses whose recorded output count is a streaming placeholder (Claude Code
+    /// versions that log `stop_reason: null` with 1–25 output tokens, FORMATS.md): their true
+    /// output is not in the file, so `output` undercounts.
+    pub output_placeholder_steps: usize,
 }
 
 #[derive(Debug, Serialize)]
@@ -174,6 +179,7 @@ pub fn stats(file: String, t: &Transcript, a: &Analysis) -> Stats {
             output: a.usage.output,
             cache_creation: a.usage.cache_creation,
             cache_read: a.usage.cache_read,
+            output_placeholder_steps: a.steps.iter().filter(|s| !s.output_final).count(),
         },
         turn_list,
     }

@@ -321,6 +321,9 @@ async function main(page) {
   const raw10 = await page.locator('.statusbar-item', { hasText: '10 turns' }).first().waitFor({ timeout: 20000 }).then(() => true, () => false);
   check('live: the raw editor follows the file (status bar: 10 turns)', raw10, nbsp(await page.locator('.statusbar-item', { hasText: 'turns' }).first().innerText()));
   await shot(page, '6-live-append.png');
+
+  // 12. Reading a session (issue 11): tests/e2e/vscode/reading.js.
+  await require('./reading.js')(page, { WS, DEMO, FINISHED: 'finished-session.jsonl', log, check, eq, nbsp, palette, quickOpen, gotoLine, activeEditor, shot });
 }
 
 (async () => {

@@ -26,6 +26,10 @@ mkdir -p "$HOME" "$RUN/data/User" "$RUN/ext" "$RUN/ws"
 # The workspace: a copy of the demo session (main file + sub-agent folder).
 cp -r "$ROOT/fixtures/demo/." "$RUN/ws/"
 rm -f "$RUN/ws/README.md"
+# ... a real finished session from the corpus (issue 11): last modified ten minutes ago, so the
+# server reads it as finished (file-age rule) ...
+cp "$ROOT/../shared/corpus/iansherr__claude-code-log/test/test_data/real_projects/-experiments-ideas/03eb5929-52b3-4b13-ada3-b93ae35806b8.jsonl" "$RUN/ws/finished-session.jsonl"
+touch -d '10 minutes ago' "$RUN/ws/finished-session.jsonl"
 # ... and a 56 MiB session, over VS Code's 50 MB limit for syncing documents to extensions.
 BIG=$(node "$ROOT/tests/e2e/vscode/make-big.js" "$RUN/ws/3f8a2c61-9d4e-4b7a-8c15-e2d07b9a4f63.jsonl" "$RUN/ws/big-session.jsonl")
 
