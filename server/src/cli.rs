@@ -302,7 +302,13 @@ pub fn load(
         meta.modified()
             .is_ok_and(|m| crate::source::age::settled_at(m, std::time::SystemTime::now()))
     });
-    let bytes = std::fs::read(path).map_err(|e| io_reason(&e))?;
+    let mut bytes = std::fs::read(path).map_err(|e| io_reason(&e))?;
+    // A zstd-compressed rollout (`.jsonl.zst`) is an archive: decompressed, read as finished.
+    let compressed = crate::source::zstd::is_zstd(&bytes);
+    if compressed {
+        bytes = crate::source::zstd::decompress(&bytes)?;
+    }
+    let complete = complete || compressed;
     let source = match String::from_utf8(bytes) {
         Ok(s) => s,
         Err(e) => {

@@ -363,9 +363,12 @@ mod tests {
                 "toolName",
                 "toolError",
                 "gate",
-                "meta"
+                "meta",
+                "diffAdded",
+                "diffRemoved"
             ]
         );
         assert_eq!(TokenType::Meta.index(), 7);
+        assert_eq!(TokenType::DiffRemoved.index(), 9);
     }
 }

@@ -39,6 +39,14 @@ pub struct Stats {
     pub subagent_calls: usize,
     /// Tokens, each model response counted once (cases 10, 13).
     pub usage: UsageStats,
+    /// Tokens of advisor models consulted inside responses (Claude Code `usage.iterations`
+    /// of type `advisor_message`), never part of `usage`.
+    pub advisor_usage: UsageStats,
+    /// The session's cost in USD as the agent recorded it (Claude Code `cost-state`), else
+    /// null. Not derived from tokens.
+    pub cost_usd: Option<f64>,
+    /// The session's API time in ms as the agent recorded it (`cost-state`), else null.
+    pub api_duration_ms: Option<u64>,
     pub turn_list: Vec<TurnStats>,
 }
 
@@ -51,8 +59,9 @@ pub struct UsageStats {
     pub cache_read: u64,
     /// Model responses whose recorded output count is a streaming placeholder (Claude Code
     /// versions that log `stop_reason: null` with 1–25 output tokens, FORMATS.md): their true
-    /// output is not in the file, so `output` undercounts.
-    pub output_placeholder_steps: usize,
+    /// output is not in the file, so `output` undercounts. Absent from `advisor_usage`.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub output_placeholder_steps: Option<usize>,
 }
 
 #[derive(Debug, Serialize)]
@@ -179,8 +188,17 @@ pub fn stats(file: String, t: &Transcript, a: &Analysis) -> Stats {
             output: a.usage.output,
             cache_creation: a.usage.cache_creation,
             cache_read: a.usage.cache_read,
-            output_placeholder_steps: a.steps.iter().filter(|s| !s.output_final).count(),
+            output_placeholder_steps: Some(a.steps.iter().filter(|s| !s.output_final).count()),
         },
+        advisor_usage: UsageStats {
+            input: a.advisor_usage.input,
+            output: a.advisor_usage.output,
+            cache_creation: a.advisor_usage.cache_creation,
+            cache_read: a.advisor_usage.cache_read,
+            output_placeholder_steps: None,
+        },
+        cost_usd: t.meta.cost_usd,
+        api_duration_ms: t.meta.api_duration_ms,
         turn_list,
     }
 }
