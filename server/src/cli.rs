@@ -43,6 +43,8 @@ Options:
                        a last turn without completion evidence is in flight)
                        Default: finished when last modified more than 2 minutes ago.
 
+FILE may be - for standard input (read to its end; finished unless --growing).
+
 Exit status: 0 ok, 1 a file could not be read as a transcript, 2 usage error.
 ";
 
@@ -284,7 +286,8 @@ pub use crate::source::age::SETTLED_AFTER;
 /// Reads a transcript file and analyses it. `complete`: `Some(true)` reads it as finished (a
 /// torn last line is an invalid line; a last turn without completion evidence is not in
 /// flight), `Some(false)` as still being written (the torn line stays pending, FORMATS.md §4
-/// item 2, case 03), `None` decides from the file's age ([`SETTLED_AFTER`]). Errors are
+/// item 2, case 03), `None` decides from the file's age ([`SETTLED_AFTER`]). The path `-`
+/// reads standard input to its end (finished unless `Some(false)`). Errors are
 /// one-line reasons: `no such file`, `is a directory, not a transcript file`, `not UTF-8
 /// (invalid byte at offset 12, line 1)`, `not a transcript: 3 lines of JSON with no Claude
 /// Code or Codex records`. An empty (or whitespace-only) file is an empty transcript, not an
@@ -294,15 +297,23 @@ pub fn load(
     options: &analysis::Options,
     complete: Option<bool>,
 ) -> Result<Loaded, String> {
-    let meta = std::fs::metadata(path).map_err(|e| io_reason(&e))?;
-    if meta.is_dir() {
-        return Err("is a directory, not a transcript file".to_string());
-    }
-    let complete = complete.unwrap_or_else(|| {
-        meta.modified()
-            .is_ok_and(|m| crate::source::age::settled_at(m, std::time::SystemTime::now()))
-    });
-    let mut bytes = std::fs::read(path).map_err(|e| io_reason(&e))?;
+    let (complete, mut bytes) = if path == Path::new("-") {
+        // Standard input (`render -`, issue 11): read to its end, so finished by default.
+        let mut bytes = Vec::new();
+        std::io::Read::read_to_end(&mut std::io::stdin().lock(), &mut bytes)
+            .map_err(|e| format!("reading standard input: {e}"))?;
+        (complete.unwrap_or(true), bytes)
+    } else {
+        let meta = std::fs::metadata(path).map_err(|e| io_reason(&e))?;
+        if meta.is_dir() {
+            return Err("is a directory, not a transcript file".to_string());
+        }
+        let complete = complete.unwrap_or_else(|| {
+            meta.modified()
+                .is_ok_and(|m| crate::source::age::settled_at(m, std::time::SystemTime::now()))
+        });
+        (complete, std::fs::read(path).map_err(|e| io_reason(&e))?)
+    };
     // A zstd-compressed rollout (`.jsonl.zst`) is an archive: decompressed, read as finished.
     let compressed = crate::source::zstd::is_zstd(&bytes);
     if compressed {

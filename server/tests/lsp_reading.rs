@@ -328,3 +328,57 @@ fn every_corpus_edit_renders_as_a_diff() {
     // 5 edits of one file sit past the 40-item cap of its sub-agent sections.
     assert_eq!((files_with_edits, edits_total, diffs_total), (7, 158, 153));
 }
+
+/// `transcript-ls render -` reads the transcript from standard input (issue 11, item 6), as
+/// a finished file.
+#[test]
+fn render_reads_standard_input() {
+    use std::io::Write as _;
+    use std::process::{Command, Stdio};
+    let demo = fixtures_dir().join("demo/3f8a2c61-9d4e-4b7a-8c15-e2d07b9a4f63.jsonl");
+    let bin = env!("CARGO_BIN_EXE_transcript-ls");
+    let mut child = Command::new(bin)
+        .args(["render", "--verbose", "--time-zone", "UTC", "-"])
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .spawn()
+        .unwrap();
+    child
+        .stdin
+        .take()
+        .unwrap()
+        .write_all(&std::fs::read(&demo).unwrap())
+        .unwrap();
+    let piped = child.wait_with_output().unwrap();
+    assert!(piped.status.success());
+    let file = Command::new(bin)
+        .args(["render", "--verbose", "--time-zone", "UTC", "--complete"])
+        .arg(&demo)
+        .output()
+        .unwrap();
+    assert_eq!(
+        String::from_utf8_lossy(&piped.stdout),
+        String::from_utf8_lossy(&file.stdout)
+    );
+    assert!(piped.stdout.starts_with(b"# GET /accounts?currency=usd"));
+    // Not a transcript on standard input: a one-line reason naming `-`, exit 1.
+    let mut child = Command::new(bin)
+        .args(["stats", "-"])
+        .stdin(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap();
+    child
+        .stdin
+        .take()
+        .unwrap()
+        .write_all(b"{\"a\":1}\n")
+        .unwrap();
+    let out = child.wait_with_output().unwrap();
+    assert_eq!(out.status.code(), Some(1));
+    assert!(
+        String::from_utf8_lossy(&out.stderr).starts_with("transcript-ls: -: not a transcript"),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+}
