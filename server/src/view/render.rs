@@ -1284,14 +1284,43 @@ impl<'a> Renderer<'a> {
             }
             BlockKind::Thinking { text, encrypted } => {
                 let s = self.decode(text);
-                let (one, cut) = if *encrypted && s.trim().is_empty() {
-                    ("(encrypted reasoning)".to_string(), false)
+                // The header shows the thought's first line; the lines under it (folded) the
+                // rest, or the whole thought when the first line did not fit: each part of
+                // the thought shows once (issue 11).
+                let (one, body) = if *encrypted && s.trim().is_empty() {
+                    ("(encrypted reasoning)".to_string(), None)
                 } else if s.trim().is_empty() {
-                    ("(thinking not stored)".to_string(), false)
+                    ("(thinking not stored)".to_string(), None)
                 } else {
-                    let one = one_line(&s, ONE_LINE_CHARS);
-                    let cut = one.ends_with('…') && one_line(&s, ONE_LINE_CHARS + 1) != one;
-                    (one, cut)
+                    let all = s.trim_matches(|c| c == '\n' || c == '\r');
+                    let whole = one_line(all, ONE_LINE_CHARS);
+                    let fits =
+                        !(whole.ends_with('…') && one_line(all, ONE_LINE_CHARS + 1) != whole);
+                    let (first, rest) = if fits {
+                        // A short thought is one line (seed 003), however many lines it has.
+                        (whole.as_str(), "")
+                    } else {
+                        all.split_once('\n').unwrap_or((all, ""))
+                    };
+                    let first = first.trim();
+                    let rest = rest.trim_start_matches(['\n', '\r']);
+                    if first.chars().count() > ONE_LINE_CHARS {
+                        // Cut at a space near the limit; the body continues from there.
+                        let at = char_index(first, ONE_LINE_CHARS - 1);
+                        let cut = first[..at]
+                            .rfind(' ')
+                            .filter(|&sp| first[sp..at].chars().count() < 30)
+                            .unwrap_or(at);
+                        let mut body = format!("…{}", first[cut..].trim_start());
+                        if !rest.trim().is_empty() {
+                            body.push('\n');
+                            body.push_str(rest);
+                        }
+                        (format!("{}…", first[..cut].trim_end()), Some(body))
+                    } else {
+                        let body = (!rest.trim().is_empty()).then(|| rest.to_string());
+                        (first.to_string(), body)
+                    }
                 };
                 let l = self.emit(
                     Line::new()
@@ -1300,11 +1329,11 @@ impl<'a> Renderer<'a> {
                         .add(&one, Some(SpanKind::Thinking)),
                     origin.clone(),
                 );
-                // The whole thought, folded under its one line (seed 003, PR #46).
-                if cut {
+                // The rest of the thought, folded under its first line (seed 003, PR #46).
+                if let Some(body) = body {
                     let prefix = format!("{indent}    ");
                     if let Some((_, last)) = self.emit_text(
-                        &s,
+                        &body,
                         &prefix,
                         SpanKind::Thinking,
                         &origin,
@@ -1482,7 +1511,18 @@ impl<'a> Renderer<'a> {
         let Some((text, raw_used)) = result_text_prefix(self.src, r) else {
             return;
         };
-        let text = trim_blank_lines(text.trim_matches(|c| c == '\n' || c == '\r'));
+        let mut text = trim_blank_lines(text.trim_matches(|c| c == '\n' || c == '\r'));
+        // The call's line already shows the first line when it fits there (`→ first line…`):
+        // the preview starts after it, so no line is shown twice (issue 11).
+        let mut skipped = 0usize;
+        if let Some((first, rest)) = text.split_once('\n') {
+            let words = |s: &str| s.split_whitespace().collect::<Vec<_>>().join(" ");
+            let shown_summary = words(r.summary.trim_end_matches('…'));
+            if !shown_summary.is_empty() && words(first) == shown_summary {
+                skipped = first.len() + 1;
+                text = trim_blank_lines(rest.trim_start_matches(['\n', '\r']));
+            }
+        }
         let mut lines: Vec<&str> = Vec::new();
         let mut it = text.split('\n');
         for l in it.by_ref() {
@@ -1494,7 +1534,7 @@ impl<'a> Renderer<'a> {
         let more_lines = lines.len() > OUTPUT_PREVIEW_LINES;
         // One line is already on the call's line (with the image placeholders).
         let non_empty = lines.iter().filter(|l| !l.trim().is_empty()).count();
-        if non_empty < 2 {
+        if non_empty < if skipped > 0 { 1 } else { 2 } {
             return;
         }
         lines.truncate(OUTPUT_PREVIEW_LINES);
@@ -1504,7 +1544,7 @@ impl<'a> Renderer<'a> {
             span: Some(r.content.clone()),
         };
         let prefix = format!("{indent}    ");
-        let mut shown = 0usize;
+        let mut shown = skipped;
         let mut last = call_line;
         for l in &lines {
             let l = l.strip_suffix('\r').unwrap_or(l);
