@@ -34,6 +34,8 @@ Usage:
 
 Options:
   --verbose            render: show work runs, thinking, tool calls and records too
+  --color[=WHEN]       render: colour the output: auto (default: on a terminal, unless
+                       NO_COLOR is set), always, never
   --json               stats: one JSON object per file, one per line
   --time-zone ZONE     IANA zone for finish times (default: the system zone; TZ is respected)
   --no-final-marker    ignore [[OMNISCIO_FINAL]] / [[AMC_FINAL]] final-answer markers
@@ -108,6 +110,8 @@ struct Args {
     verbose: bool,
     json: bool,
     time_zone: Option<String>,
+    /// `--color`: `auto` (default), `always`, `never`.
+    color: String,
     final_marker: bool,
     /// `Some(true)` `--complete`, `Some(false)` `--growing`, `None`: from the file's age.
     complete: Option<bool>,
@@ -122,6 +126,7 @@ fn parse(args: Vec<OsString>) -> Result<Option<Args>, Failure> {
     let mut time_zone = None;
     let mut final_marker = true;
     let mut complete = None;
+    let mut color = "auto".to_string();
     let mut only_files = false;
     while let Some(arg) = it.next() {
         let s = arg.to_string_lossy().into_owned();
@@ -151,6 +156,15 @@ fn parse(args: Vec<OsString>) -> Result<Option<Args>, Failure> {
             "--no-final-marker" => final_marker = false,
             "--complete" => complete = Some(true),
             "--growing" => complete = Some(false),
+            "--color" | "--colour" => {
+                let v = inline.unwrap_or_else(|| "always".to_string());
+                if !matches!(v.as_str(), "auto" | "always" | "never") {
+                    return Err(usage_error(format!(
+                        "--color takes auto, always or never, not '{v}'"
+                    )));
+                }
+                color = v;
+            }
             "--time-zone" | "--timezone" | "--tz" => {
                 let v = match inline {
                     Some(v) => v,
@@ -196,6 +210,7 @@ fn parse(args: Vec<OsString>) -> Result<Option<Args>, Failure> {
         verbose,
         json,
         time_zone,
+        color,
         final_marker,
         complete,
     }))
@@ -249,7 +264,16 @@ fn run_inner(
                     },
                     &options.gate_phases,
                 );
-                out.write_all(v.text.as_bytes())
+                let color = view::ansi::wants_color(
+                    &args.color,
+                    std::io::IsTerminal::is_terminal(&std::io::stdout()),
+                    std::env::var("NO_COLOR").ok().as_deref(),
+                );
+                if color {
+                    out.write_all(view::ansi::colored(&v).as_bytes())
+                } else {
+                    out.write_all(v.text.as_bytes())
+                }
             }
             Command::Stats if args.json => {
                 let s = stats(path, &loaded);

@@ -382,3 +382,43 @@ fn render_reads_standard_input() {
         String::from_utf8_lossy(&out.stderr)
     );
 }
+
+/// `render --color`: ANSI colours on the view's spans, the same text once they are removed;
+/// none with `--color=never` or when standard output is not a terminal (`auto`).
+#[test]
+fn render_colours_on_request() {
+    use std::process::Command;
+    let demo = fixtures_dir().join("demo/3f8a2c61-9d4e-4b7a-8c15-e2d07b9a4f63.jsonl");
+    let bin = env!("CARGO_BIN_EXE_transcript-ls");
+    let run = |color: &str| {
+        let out = Command::new(bin)
+            .args(["render", "--verbose", "--time-zone", "UTC", color])
+            .arg(&demo)
+            .env_remove("NO_COLOR")
+            .output()
+            .unwrap();
+        assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+        String::from_utf8(out.stdout).unwrap()
+    };
+    let plain = run("--color=never");
+    let colored = run("--color=always");
+    let auto = run("--color=auto"); // a pipe, not a terminal
+    assert!(!plain.contains('\x1b') && !auto.contains('\x1b'));
+    assert_eq!(auto, plain);
+    assert!(colored.contains("\x1b[32mFixed. Two problems combined into the 500:\x1b[0m"));
+    assert!(colored.contains("\x1b[31m-        match s {\x1b[0m"));
+    let mut stripped = String::new();
+    let mut rest = colored.as_str();
+    while let Some(i) = rest.find('\x1b') {
+        stripped.push_str(&rest[..i]);
+        rest = &rest[i + rest[i..].find('m').unwrap() + 1..];
+    }
+    stripped.push_str(rest);
+    assert_eq!(stripped, plain);
+    let bad = Command::new(bin)
+        .args(["render", "--color=sometimes"])
+        .arg(&demo)
+        .output()
+        .unwrap();
+    assert_eq!(bad.status.code(), Some(2));
+}

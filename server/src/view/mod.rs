@@ -10,6 +10,7 @@
 //! the regions and spans that editor features need on the view are produced here, in view
 //! line / byte terms.
 
+pub mod ansi;
 pub mod diff;
 mod render;
 pub mod text;
