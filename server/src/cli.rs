@@ -8,7 +8,7 @@
 //! ```
 //!
 //! Exit codes: 0 success, 1 a file could not be read as a transcript (missing, a directory,
-//! not UTF-8, not a transcript), 2 a usage error (unknown command or option, missing
+//! a FIFO or device, not a transcript; invalid UTF-8 is replaced and warned about per line), 2 a usage error (unknown command or option, missing
 //! argument, unknown time zone). Messages go to stderr as `transcript-ls: …`.
 
 use std::ffi::OsString;
@@ -287,8 +287,8 @@ pub const SETTLED_AFTER: std::time::Duration = std::time::Duration::from_secs(12
 /// torn last line is an invalid line; a last turn without completion evidence is not in
 /// flight), `Some(false)` as still being written (the torn line stays pending, FORMATS.md §4
 /// item 2, case 03), `None` decides from the file's age ([`SETTLED_AFTER`]). Errors are
-/// one-line reasons: `no such file`, `is a directory, not a transcript file`, `not UTF-8
-/// (invalid byte at offset 12, line 1)`, `not a transcript: 3 lines of JSON with no Claude
+/// one-line reasons: `no such file`, `is a directory, not a transcript file`, `is a FIFO
+/// (named pipe), not a regular file: not read`, `not a transcript: 3 lines of JSON with no Claude
 /// Code or Codex records`. An empty (or whitespace-only) file is an empty transcript, not an
 /// error (case 03).
 pub fn load(
@@ -296,33 +296,19 @@ pub fn load(
     options: &analysis::Options,
     complete: Option<bool>,
 ) -> Result<Loaded, String> {
-    let meta = std::fs::metadata(path).map_err(|e| io_reason(&e))?;
-    if meta.is_dir() {
-        return Err("is a directory, not a transcript file".to_string());
-    }
+    // The one loader: regular files only, lossy UTF-8 with a warning per bad line.
+    let loaded = crate::source::load::load(path, crate::source::load::MAX_FILE_BYTES)
+        .map_err(|e| e.to_string())?;
+    let meta = &loaded.metadata;
     let complete = complete.unwrap_or_else(|| {
         meta.modified()
             .ok()
             .and_then(|m| m.elapsed().ok())
             .is_some_and(|age| age >= SETTLED_AFTER)
     });
-    let mut bytes = std::fs::read(path).map_err(|e| io_reason(&e))?;
-    // A zstd-compressed rollout (`.jsonl.zst`) is an archive: decompressed, read as finished.
-    let compressed = crate::source::zstd::is_zstd(&bytes);
-    if compressed {
-        bytes = crate::source::zstd::decompress(&bytes)?;
-    }
-    let complete = complete || compressed;
-    let source = match String::from_utf8(bytes) {
-        Ok(s) => s,
-        Err(e) => {
-            let at = e.utf8_error().valid_up_to();
-            let line = e.as_bytes()[..at].iter().filter(|&&b| b == b'\n').count() + 1;
-            return Err(format!(
-                "not UTF-8 (invalid byte at offset {at}, line {line})"
-            ));
-        }
-    };
+    // A zstd-compressed rollout (`.jsonl.zst`) is an archive: read as finished.
+    let complete = complete || loaded.compressed;
+    let source = loaded.text;
     let transcript = if complete {
         let mut reader = formats::Reader::new();
         reader.feed(&source);
@@ -331,6 +317,11 @@ pub fn load(
     } else {
         formats::read(&source)
     };
+    let mut transcript = transcript;
+    transcript
+        .problems
+        .extend(loaded.invalid.iter().map(|b| b.problem()));
+    transcript.problems.sort_by_key(|p| p.line);
     if transcript.format() == crate::model::Format::Unknown && !source.trim().is_empty() {
         return Err(format!("not a transcript: {}", unknown_reason(&transcript)));
     }
@@ -344,14 +335,6 @@ pub fn load(
         transcript,
         analysis,
     })
-}
-
-fn io_reason(e: &std::io::Error) -> String {
-    match e.kind() {
-        std::io::ErrorKind::NotFound => "no such file".to_string(),
-        std::io::ErrorKind::PermissionDenied => "permission denied".to_string(),
-        _ => e.to_string(),
-    }
 }
 
 /// What a file in no known format holds: `3 lines of JSON with no Claude Code or Codex

@@ -1062,7 +1062,7 @@ impl State {
                 let tool = tool_use(l, p, kind.as_ref(), pspan.clone());
                 let idx = t.entries.len();
                 let mut e = l.entry(Role::Model, rt);
-                e.step = Some(self.model_step(idx, None, None));
+                e.step = Some(Box::new(self.model_step(idx, None, None)));
                 e.blocks.push(Block {
                     span: pspan,
                     kind: BlockKind::ToolUse(tool),
@@ -1123,7 +1123,7 @@ impl State {
                 e.role = Role::Model;
                 let mut step = self.model_step(idx, stop, paired.step);
                 merge_timing(&mut step, paired.timing);
-                e.step = Some(step);
+                e.step = Some(Box::new(step));
                 self.remember(probe);
             }
             "user" => {
@@ -1203,7 +1203,7 @@ impl State {
         let mut e = l.entry(Role::Model, rt);
         let mut step = self.model_step(idx, None, paired.step);
         merge_timing(&mut step, paired.timing);
-        e.step = Some(step);
+        e.step = Some(Box::new(step));
         self.remember(probe);
         let first = summary
             .into_iter()
@@ -1430,7 +1430,7 @@ impl State {
         let mut e = l.entry(Role::Model, rt);
         let mut step = self.model_step(idx, stop, None);
         merge_timing(&mut step, copy.timing);
-        e.step = Some(step);
+        e.step = Some(Box::new(step));
         let mut first = true;
         for r in &copy.texts {
             let Some(s) = l.str_of(r) else { continue };
@@ -1563,7 +1563,7 @@ impl State {
         let mut e = e;
         if let Some(pos) = self.compaction_ids.iter().position(|c| **c == *id) {
             self.compaction_ids.remove(pos);
-            e.step = Some(compaction_step(&id, self.model.clone(), usage));
+            e.step = Some(Box::new(compaction_step(&id, self.model.clone(), usage)));
             return e;
         }
         if self.usage_records.len() >= DEDUP_CAP {
@@ -1593,7 +1593,7 @@ impl State {
             };
             ids.remove(pos);
             if let Some(e) = t.entries.get_mut(*entry) {
-                e.step = Some(compaction_step(rid, model.clone(), *usage));
+                e.step = Some(Box::new(compaction_step(rid, model.clone(), *usage)));
             }
             false
         });
@@ -1703,12 +1703,12 @@ impl State {
             None => {
                 // A call with no model record (e.g. a compaction request): the usage stays
                 // on this Meta entry so file totals remain exact.
-                e.step = Some(StepInfo {
+                e.step = Some(Box::new(StepInfo {
                     key: self.key(),
                     model: self.model.clone(),
                     usage: Some(usage),
                     ..StepInfo::default()
-                });
+                }));
             }
         }
         self.call_has_records = true;
@@ -1884,7 +1884,7 @@ impl State {
             if let Some(step) = e.step.take()
                 && step.usage.is_some()
             {
-                paired.step = Some(step);
+                paired.step = Some(*step);
             }
             if self.call_last_model == Some(stand_in.entry) {
                 self.call_last_model = None;

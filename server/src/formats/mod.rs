@@ -264,7 +264,12 @@ impl Reader {
         self.flush_undetected(source, true);
     }
 
-    fn read_line(&mut self, source: &str, line: usize, span: Span) {
+    fn read_line(&mut self, source: &str, line: usize, mut span: Span) {
+        // A byte order mark before the first record is not part of it (editors on Windows
+        // write one; issue 8 defect 2).
+        if line == 0 && source[span.clone()].starts_with('\u{feff}') {
+            span.start += '\u{feff}'.len_utf8();
+        }
         let text = &source[span.clone()];
         if text.trim().is_empty() {
             return; // blank line: ignored, no diagnostic (case 03)

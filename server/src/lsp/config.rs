@@ -19,6 +19,17 @@ pub enum TokenLegend {
     Standard,
 }
 
+/// The keys of the `transcript` settings object, as PROTOCOL.md, the VS Code extension's
+/// `package.json` and the Neovim plugin name them (tests keep the four in step).
+pub const SETTING_KEYS: [&str; 6] = [
+    "verbose",
+    "finalMarker",
+    "roots",
+    "timeZone",
+    "gatePhases",
+    "semanticTokens",
+];
+
 /// The server's settings.
 #[derive(Debug, Clone)]
 pub struct Settings {
@@ -185,6 +196,17 @@ fn parse_phases(v: &Value) -> Result<Vec<Phase>, String> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn every_setting_key_is_read() {
+        // A wrong value for each key is reported by name: `apply` knows every key.
+        for key in SETTING_KEYS {
+            let mut s = Settings::default();
+            let p = s.apply(&json!({ key: {"not": "valid"} }));
+            assert_eq!(p.len(), 1, "{key}: {p:?}");
+            assert!(p[0].contains(&format!("`{key}`")), "{key}: {p:?}");
+        }
+    }
     use serde_json::json;
 
     #[test]

@@ -428,6 +428,15 @@ impl<'a> Renderer<'a> {
         let mut count = 0;
         for logical in s.split('\n') {
             let logical = logical.strip_suffix('\r').unwrap_or(logical);
+            // Clean only what the caps can show (issue 8 defect 5: a 200 MB one-line prompt
+            // was cleaned and wrapped whole before the caps applied).
+            let budget = max_bytes.saturating_sub(shown_bytes) + 4 * MAX_LINE_CHARS;
+            let cut_short = logical.len() > budget;
+            let logical = if cut_short {
+                &logical[..floor_char_boundary(logical, budget)]
+            } else {
+                logical
+            };
             let cleaned = clean(logical);
             for piece in wrap_long(&cleaned, width) {
                 if count >= max_lines || shown_bytes >= max_bytes || self.over_budget() {
@@ -458,6 +467,17 @@ impl<'a> Renderer<'a> {
                 last = l;
                 shown_bytes += piece.len() + 1;
                 count += 1;
+            }
+            if cut_short {
+                // The rest of the line was never cleaned: say how much is left out.
+                let more = s.len().saturating_sub(shown_bytes);
+                let l = self.emit(
+                    Line::new()
+                        .raw(prefix)
+                        .add(&format!("… {} more", fmt_bytes(more)), Some(SpanKind::Meta)),
+                    origin.clone(),
+                );
+                return Some((first.unwrap_or(l), l));
             }
         }
         first.map(|f| (f, last))
@@ -1886,4 +1906,13 @@ fn result_text_prefix(src: &str, r: &ToolResult) -> Option<(String, usize)> {
         return Some((out, used));
     }
     None
+}
+
+/// The largest char boundary of `s` at or below `i`.
+fn floor_char_boundary(s: &str, mut i: usize) -> usize {
+    i = i.min(s.len());
+    while !s.is_char_boundary(i) {
+        i -= 1;
+    }
+    i
 }
