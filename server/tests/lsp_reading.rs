@@ -397,7 +397,11 @@ fn render_colours_on_request() {
             .env_remove("NO_COLOR")
             .output()
             .unwrap();
-        assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+        assert!(
+            out.status.success(),
+            "{}",
+            String::from_utf8_lossy(&out.stderr)
+        );
         String::from_utf8(out.stdout).unwrap()
     };
     let plain = run("--color=never");

@@ -127,19 +127,20 @@ local function demo_raw()
   -- Outline.
   local symbols = H.symbols(buf, client)
   H.eq('demo: outline, top level', turn_names(symbols), DEMO_TITLES)
-  H.eq('demo: outline, turn 1 children', child_names(symbols[2]), { 'Thought', 'Worked · 2 steps', 'Worked · 3 steps', 'Final answer' })
+  H.eq('demo: outline, turn 1 children', child_names(symbols[2]), { 'Thought',
+    'Worked · Grep Currency::from_str|parse::<Currency>, Read model/currency.rs', 'Worked · Edit ×2, Bash cargo test currency', 'Final answer' })
   H.eq('demo: outline, turn 2 children (gates, steering)', child_names(symbols[3]), {
     'Thought',
     '🔍 Plan: APPROVED',
-    'Worked · 2 steps',
+    'Worked · Glob migrations/*.sql, Read config/database.toml',
     '↪ queued: keep the old currency_code column until the backfill is verified',
     '🚦 Standards Check: PASS',
-    'Worked · 1 step',
+    'Worked · Grep sqlite',
     'Final answer',
     '🔨 Build: NEEDS-INPUT',
   })
   H.eq('demo: outline, turn 9 children (sub-agent)', child_names(symbols[10]),
-    { 'Worked · 1 step', 'Worked · 1 step', 'Sub-agent: Review currency branch', 'Final answer' })
+    { 'Worked · Bash git diff --stat main...HEAD', 'Worked · Agent Review currency branch', 'Sub-agent: Review currency branch', 'Final answer' })
 
   -- Inlay hints: one per turn on its prompt line, one per model response (30 steps).
   local hints = {}
