@@ -8,7 +8,7 @@
 //! ```
 //!
 //! Exit codes: 0 success, 1 a file could not be read as a transcript (missing, a directory,
-//! not UTF-8, not a transcript), 2 a usage error (unknown command or option, missing
+//! a FIFO or device, not a transcript; invalid UTF-8 is replaced and warned about per line), 2 a usage error (unknown command or option, missing
 //! argument, unknown time zone). Messages go to stderr as `transcript-ls: …`.
 
 use std::ffi::OsString;
@@ -23,7 +23,8 @@ use crate::view::{self, ViewOptions, text};
 
 /// The usage text printed by `--help`.
 pub const USAGE: &str = "\
-transcript-ls — read AI coding-agent transcripts (.jsonl from Claude Code and Codex)
+transcript-ls — read AI coding-agent transcripts (.jsonl from Claude Code, Codex, Pi and
+GitHub Copilot CLI)
 
 Usage:
   transcript-ls [--stdio]                   run the language server on stdin/stdout
@@ -312,47 +313,38 @@ pub use crate::source::age::SETTLED_AFTER;
 /// flight), `Some(false)` as still being written (the torn line stays pending, FORMATS.md §4
 /// item 2, case 03), `None` decides from the file's age ([`SETTLED_AFTER`]). The path `-`
 /// reads standard input to its end (finished unless `Some(false)`). Errors are
-/// one-line reasons: `no such file`, `is a directory, not a transcript file`, `not UTF-8
-/// (invalid byte at offset 12, line 1)`, `not a transcript: 3 lines of JSON with no Claude
-/// Code or Codex records`. An empty (or whitespace-only) file is an empty transcript, not an
+/// one-line reasons: `no such file`, `is a directory, not a transcript file`, `is a FIFO
+/// (named pipe), not a regular file: not read`, `not a transcript: 3 lines of JSON with no Claude
+/// Code, Codex, Pi or Copilot CLI records`. An empty (or whitespace-only) file is an empty
+/// transcript, not an
 /// error (case 03).
 pub fn load(
     path: &Path,
     options: &analysis::Options,
     complete: Option<bool>,
 ) -> Result<Loaded, String> {
-    let (complete, mut bytes) = if path == Path::new("-") {
+    let (complete, source, invalid) = if path == Path::new("-") {
         // Standard input (`render -`, issue 11): read to its end, so finished by default.
         let mut bytes = Vec::new();
         std::io::Read::read_to_end(&mut std::io::stdin().lock(), &mut bytes)
             .map_err(|e| format!("reading standard input: {e}"))?;
-        (complete.unwrap_or(true), bytes)
-    } else {
-        let meta = std::fs::metadata(path).map_err(|e| io_reason(&e))?;
-        if meta.is_dir() {
-            return Err("is a directory, not a transcript file".to_string());
+        let compressed = crate::source::zstd::is_zstd(&bytes);
+        if compressed {
+            bytes = crate::source::zstd::decompress(&bytes)?;
         }
+        let (text, invalid) = crate::source::load::decode(&bytes);
+        (complete.unwrap_or(true) || compressed, text, invalid)
+    } else {
+        // The one loader: regular files only, lossy UTF-8 with a warning per bad line.
+        let loaded = crate::source::load::load(path, crate::source::load::MAX_FILE_BYTES)
+            .map_err(|e| e.to_string())?;
+        let meta = &loaded.metadata;
         let complete = complete.unwrap_or_else(|| {
             meta.modified()
                 .is_ok_and(|m| crate::source::age::settled_at(m, std::time::SystemTime::now()))
         });
-        (complete, std::fs::read(path).map_err(|e| io_reason(&e))?)
-    };
-    // A zstd-compressed rollout (`.jsonl.zst`) is an archive: decompressed, read as finished.
-    let compressed = crate::source::zstd::is_zstd(&bytes);
-    if compressed {
-        bytes = crate::source::zstd::decompress(&bytes)?;
-    }
-    let complete = complete || compressed;
-    let source = match String::from_utf8(bytes) {
-        Ok(s) => s,
-        Err(e) => {
-            let at = e.utf8_error().valid_up_to();
-            let line = e.as_bytes()[..at].iter().filter(|&&b| b == b'\n').count() + 1;
-            return Err(format!(
-                "not UTF-8 (invalid byte at offset {at}, line {line})"
-            ));
-        }
+        // A zstd-compressed rollout (`.jsonl.zst`) is an archive: read as finished.
+        (complete || loaded.compressed, loaded.text, loaded.invalid)
     };
     let transcript = if complete {
         let mut reader = formats::Reader::new();
@@ -362,6 +354,11 @@ pub fn load(
     } else {
         formats::read(&source)
     };
+    let mut transcript = transcript;
+    transcript
+        .problems
+        .extend(invalid.iter().map(|b| b.problem()));
+    transcript.problems.sort_by_key(|p| p.line);
     if transcript.format() == crate::model::Format::Unknown && !source.trim().is_empty() {
         return Err(format!("not a transcript: {}", unknown_reason(&transcript)));
     }
@@ -377,16 +374,8 @@ pub fn load(
     })
 }
 
-fn io_reason(e: &std::io::Error) -> String {
-    match e.kind() {
-        std::io::ErrorKind::NotFound => "no such file".to_string(),
-        std::io::ErrorKind::PermissionDenied => "permission denied".to_string(),
-        _ => e.to_string(),
-    }
-}
-
-/// What a file in no known format holds: `3 lines of JSON with no Claude Code or Codex
-/// records`, `12 lines, none of them JSON`.
+/// What a file in no known format holds: `3 lines of JSON with no Claude Code, Codex, Pi or
+/// Copilot CLI records`, `12 lines, none of them JSON`.
 fn unknown_reason(t: &Transcript) -> String {
     let json = t
         .entries
@@ -402,9 +391,12 @@ fn unknown_reason(t: &Transcript) -> String {
     let lines = |n| text::plural(n, "line", "lines");
     match (json, bad) {
         (0, n) => format!("{}, none of them JSON", lines(n)),
-        (j, 0) => format!("{} of JSON with no Claude Code or Codex records", lines(j)),
+        (j, 0) => format!(
+            "{} of JSON with no Claude Code, Codex, Pi or Copilot CLI records",
+            lines(j)
+        ),
         (j, n) => format!(
-            "{} of JSON and {} that {} not JSON, with no Claude Code or Codex records",
+            "{} of JSON and {} that {} not JSON, with no Claude Code, Codex, Pi or Copilot CLI records",
             lines(j),
             lines(n),
             if n == 1 { "is" } else { "are" }
@@ -543,6 +535,39 @@ fn write_stats(out: &mut dyn Write, s: &Stats) -> std::io::Result<()> {
         text::fmt_tokens(u.cache_read),
         text::fmt_tokens(u.cache_creation)
     )?;
+    for m in &s.usage_by_model {
+        let u = &m.usage;
+        let requests = m
+            .requests
+            .map(|r| format!(" · {}", text::plural(r, "request", "requests")))
+            .unwrap_or_default();
+        writeln!(
+            out,
+            "    {}: {} in / {} out / {} cache read / {} cache write{requests}",
+            m.model,
+            text::fmt_tokens(u.input),
+            text::fmt_tokens(u.output),
+            text::fmt_tokens(u.cache_read),
+            text::fmt_tokens(u.cache_creation)
+        )?;
+    }
+    if let Some(c) = s.cost_usd {
+        writeln!(out, "  cost ${c:.4}")?;
+    }
+    for b in &s.abandoned_branches {
+        let prompt = if b.prompt.is_empty() {
+            String::new()
+        } else {
+            format!(": {}", b.prompt)
+        };
+        writeln!(
+            out,
+            "  abandoned branch · {} · lines {}–{}{prompt}",
+            text::plural(b.entries as u64, "entry", "entries"),
+            b.start_line,
+            b.end_line
+        )?;
+    }
     for t in &s.turn_list {
         let mut parts = vec![text::activity_label(t.comments, t.tool_calls)];
         if let Some(ms) = t.duration_ms {

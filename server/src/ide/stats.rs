@@ -14,7 +14,7 @@ use crate::view::text;
 #[derive(Debug, Serialize)]
 pub struct Stats {
     pub file: String,
-    /// `claude-code` | `codex` | `unknown`.
+    /// `claude-code` | `codex` | `pi` | `copilot-cli` | `unknown`.
     pub format: &'static str,
     /// Physical lines of the file.
     pub lines: usize,
@@ -28,7 +28,7 @@ pub struct Stats {
     pub turns: usize,
     /// Model responses in the file (main thread and sidechains).
     pub steps: usize,
-    /// tool_use blocks in the file (main thread and sidechains).
+    /// tool_use blocks in the file (main thread and sidechains; not on abandoned branches).
     pub tool_calls: usize,
     /// Turns with a final answer.
     pub final_answers: usize,
@@ -37,17 +37,45 @@ pub struct Stats {
     pub gates: usize,
     pub compactions: usize,
     pub subagent_calls: usize,
-    /// Tokens, each model response counted once (cases 10, 13).
+    /// Tokens, each model response counted once (cases 10, 13); the format's own session
+    /// totals when it records them (Copilot CLI), see `usage_by_model`.
     pub usage: UsageStats,
+    /// The session's usage per model as the format records it (Copilot CLI
+    /// `session.shutdown.modelMetrics`); absent when it does not.
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub usage_by_model: Vec<ModelUsageStats>,
+    /// Branches the session left (Pi): kept, never counted in the figures above.
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub abandoned_branches: Vec<BranchStats>,
     /// Tokens of advisor models consulted inside responses (Claude Code `usage.iterations`
     /// of type `advisor_message`), never part of `usage`.
     pub advisor_usage: UsageStats,
-    /// The session's cost in USD as the agent recorded it (Claude Code `cost-state`), else
-    /// null. Not derived from tokens.
+    /// The session's cost in USD as the agent recorded it (Claude Code `cost-state`; Pi: the
+    /// sum of its per-response costs, abandoned branches excluded), else null. Not derived
+    /// from tokens.
     pub cost_usd: Option<f64>,
     /// The session's API time in ms as the agent recorded it (`cost-state`), else null.
     pub api_duration_ms: Option<u64>,
     pub turn_list: Vec<TurnStats>,
+}
+
+#[derive(Debug, Serialize)]
+pub struct ModelUsageStats {
+    pub model: String,
+    pub requests: Option<u64>,
+    pub usage: UsageStats,
+}
+
+#[derive(Debug, Serialize)]
+pub struct BranchStats {
+    /// 1-based lines.
+    pub start_line: usize,
+    pub end_line: usize,
+    pub entries: usize,
+    pub responses: usize,
+    /// First line of its prompt, empty without one.
+    pub prompt: String,
+    pub output_tokens: u64,
 }
 
 #[derive(Debug, Serialize)]
@@ -110,6 +138,7 @@ pub fn stats(file: String, t: &Transcript, a: &Analysis) -> Stats {
     let tool_calls = t
         .entries
         .iter()
+        .filter(|e| !e.abandoned)
         .flat_map(|e| &e.blocks)
         .filter(|b| matches!(b.kind, crate::model::BlockKind::ToolUse(_)))
         .count();
@@ -190,6 +219,34 @@ pub fn stats(file: String, t: &Transcript, a: &Analysis) -> Stats {
             cache_read: a.usage.cache_read,
             output_placeholder_steps: Some(a.steps.iter().filter(|s| !s.output_final).count()),
         },
+        usage_by_model: t
+            .meta
+            .recorded_usage
+            .iter()
+            .map(|m| ModelUsageStats {
+                model: m.model.clone(),
+                requests: m.requests,
+                usage: UsageStats {
+                    input: m.usage.input,
+                    output: m.usage.output,
+                    cache_creation: m.usage.cache_creation,
+                    cache_read: m.usage.cache_read,
+                    output_placeholder_steps: None,
+                },
+            })
+            .collect(),
+        abandoned_branches: a
+            .branches
+            .iter()
+            .map(|b| BranchStats {
+                start_line: b.start_line + 1,
+                end_line: b.end_line + 1,
+                entries: b.entries.len(),
+                responses: b.responses,
+                prompt: b.title.clone(),
+                output_tokens: b.usage.output,
+            })
+            .collect(),
         advisor_usage: UsageStats {
             input: a.advisor_usage.input,
             output: a.advisor_usage.output,
@@ -197,7 +254,10 @@ pub fn stats(file: String, t: &Transcript, a: &Analysis) -> Stats {
             cache_read: a.advisor_usage.cache_read,
             output_placeholder_steps: None,
         },
-        cost_usd: t.meta.cost_usd,
+        cost_usd: t
+            .meta
+            .cost_usd
+            .or(a.cost_usd.map(|c| (c * 1e6).round() / 1e6)),
         api_duration_ms: t.meta.api_duration_ms,
         turn_list,
     }

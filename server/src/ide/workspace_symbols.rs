@@ -1,5 +1,6 @@
 //! Workspace symbols (DESIGN.md §5): the turns of every transcript under the configured roots
-//! (default `~/.claude/projects` and `~/.codex/sessions`), from an index built once and kept up
+//! (default `~/.claude/projects`, `~/.codex/sessions`, `~/.pi/agent/sessions`,
+//! `~/.copilot/session-state`), from an index built once and kept up
 //! to date file by file (the LSP layer re-indexes a file when the watcher reports it), never a
 //! re-scan per query.
 
@@ -113,55 +114,105 @@ impl WorkspaceIndex {
     }
 }
 
-/// Every `*.jsonl` file under the roots (recursively; symlinked directories are not followed),
-/// sorted. Missing roots are skipped.
-pub fn scan_roots(roots: &[PathBuf]) -> Vec<PathBuf> {
-    let mut out = Vec::new();
-    let mut stack: Vec<PathBuf> = roots.to_vec();
+/// What lies under the roots, as the index and the file watcher both see it (issue 8 defect
+/// 8: they must agree): directories recursively, never through a symlink (to a directory or a
+/// file), so nothing outside a root is indexed or watched; a directory that cannot be read is
+/// listed in `unreadable` and skipped, the rest of its root still walked.
+#[derive(Debug, Default, Clone, PartialEq, Eq)]
+pub struct Tree {
+    /// Every directory walked, roots included (in walk order).
+    pub dirs: Vec<PathBuf>,
+    /// Every `*.jsonl` regular file, sorted.
+    pub files: Vec<PathBuf>,
+    /// Directories that could not be listed, with the OS's reason.
+    pub unreadable: Vec<(PathBuf, String)>,
+}
+
+/// Walks the roots (see [`Tree`]). Missing roots are skipped.
+pub fn walk(roots: &[PathBuf]) -> Tree {
+    let mut tree = Tree::default();
+    let mut stack: Vec<PathBuf> = roots.iter().rev().cloned().collect();
     while let Some(dir) = stack.pop() {
-        let Ok(rd) = std::fs::read_dir(&dir) else {
-            continue;
+        let rd = match std::fs::read_dir(&dir) {
+            Ok(rd) => rd,
+            Err(e) => {
+                if e.kind() != std::io::ErrorKind::NotFound {
+                    tree.unreadable.push((dir, e.to_string()));
+                }
+                continue;
+            }
         };
+        tree.dirs.push(dir);
         for e in rd.filter_map(Result::ok) {
+            // `DirEntry::file_type` does not follow symlinks.
             let Ok(ft) = e.file_type() else { continue };
             let p = e.path();
             if ft.is_dir() {
                 stack.push(p);
             } else if ft.is_file() && p.extension().is_some_and(|x| x == "jsonl") {
-                out.push(p);
+                tree.files.push(p);
             }
         }
     }
-    out.sort();
-    out
+    tree.files.sort();
+    tree
+}
+
+/// Every `*.jsonl` file under the roots ([`walk`]), sorted.
+pub fn scan_roots(roots: &[PathBuf]) -> Vec<PathBuf> {
+    walk(roots).files
+}
+
+/// True when `path` is a `*.jsonl` file [`walk`] would list: a regular file (not a symlink)
+/// under one of `roots` with no symlink between the root and it. A path that no longer
+/// exists is not indexable (its entry is removed).
+pub fn indexable(roots: &[PathBuf], path: &Path) -> bool {
+    if !path.extension().is_some_and(|x| x == "jsonl") {
+        return false;
+    }
+    let Some(root) = roots.iter().find(|r| path.starts_with(r)) else {
+        return false;
+    };
+    let Ok(md) = std::fs::symlink_metadata(path) else {
+        return false;
+    };
+    if !md.file_type().is_file() {
+        return false;
+    }
+    path.ancestors()
+        .skip(1)
+        .take_while(|a| a.starts_with(root) && *a != root.as_path())
+        .all(|a| std::fs::symlink_metadata(a).is_ok_and(|m| m.file_type().is_dir()))
 }
 
 /// Reads and analyses one file into its index entry. Files that are not transcripts give an
 /// entry with no turns. Errors are I/O errors reading the file.
 pub fn index_file(path: &Path, options: &analysis::Options) -> std::io::Result<IndexedFile> {
-    use std::io::Read;
-    let md = std::fs::metadata(path)?;
-    let mut bytes = Vec::with_capacity(md.len().min(MAX_INDEX_BYTES) as usize);
-    std::fs::File::open(path)?
-        .take(MAX_INDEX_BYTES)
-        .read_to_end(&mut bytes)?;
-    let text = String::from_utf8_lossy(&bytes);
+    // The one loader: regular files only, invalid UTF-8 replaced as everywhere else.
+    let loaded = crate::source::load::load(path, MAX_INDEX_BYTES)?;
+    let md = loaded.metadata;
+    let text = loaded.text;
     let transcript = crate::formats::read(&text);
     let mut turns = Vec::new();
     if transcript.format() != Format::Unknown {
         let a = analysis::analyze(&transcript, &text, options);
-        let container = transcript.meta.title.clone().unwrap_or_else(|| {
-            let parent = path
-                .parent()
-                .and_then(Path::file_name)
-                .map(|n| n.to_string_lossy().into_owned())
-                .unwrap_or_default();
-            let name = path
-                .file_name()
-                .map(|n| n.to_string_lossy().into_owned())
-                .unwrap_or_default();
-            format!("{parent}/{name}")
-        });
+        let container = transcript
+            .meta
+            .title
+            .as_deref()
+            .map(|t| crate::analysis::text::show_invisible(t).into_owned())
+            .unwrap_or_else(|| {
+                let parent = path
+                    .parent()
+                    .and_then(Path::file_name)
+                    .map(|n| n.to_string_lossy().into_owned())
+                    .unwrap_or_default();
+                let name = path
+                    .file_name()
+                    .map(|n| n.to_string_lossy().into_owned())
+                    .unwrap_or_default();
+                format!("{parent}/{name}")
+            });
         for t in a.turns.iter().filter(|t| t.kind != TurnKind::Preamble) {
             let name = if t.title.is_empty() {
                 format!("Turn {}", t.n)
