@@ -312,11 +312,10 @@ pub use crate::source::age::SETTLED_AFTER;
 /// torn last line is an invalid line; a last turn without completion evidence is not in
 /// flight), `Some(false)` as still being written (the torn line stays pending, FORMATS.md §4
 /// item 2, case 03), `None` decides from the file's age ([`SETTLED_AFTER`]). The path `-`
-/// reads standard input to its end (finished unless `Some(false)`). Errors are one-line
-/// reasons: `no such file`, `is a directory, not a transcript file`, `is a FIFO (named pipe),
-/// not a regular file: not read`, `not a transcript: 3 lines of JSON with no Claude Code,
-/// Codex, Pi or Copilot CLI records`. Invalid UTF-8 is replaced, with one warning per line
-/// (the one policy of `source::load`). An empty (or whitespace-only) file is an empty
+/// reads standard input to its end (finished unless `Some(false)`). Errors are
+/// one-line reasons: `no such file`, `is a directory, not a transcript file`, `is a FIFO
+/// (named pipe), not a regular file: not read`, `not a transcript: 3 lines of JSON with no Claude
+/// Code, Codex, Pi or Copilot CLI records`. An empty (or whitespace-only) file is an empty
 /// transcript, not an
 /// error (case 03).
 pub fn load(
@@ -324,9 +323,8 @@ pub fn load(
     options: &analysis::Options,
     complete: Option<bool>,
 ) -> Result<Loaded, String> {
-    let (complete, loaded) = if path == Path::new("-") {
-        // Standard input (`render -`, issue 11): read to its end, so finished by default;
-        // decoded with the same lossy policy as files.
+    let (complete, source, invalid) = if path == Path::new("-") {
+        // Standard input (`render -`, issue 11): read to its end, so finished by default.
         let mut bytes = Vec::new();
         std::io::Read::read_to_end(&mut std::io::stdin().lock(), &mut bytes)
             .map_err(|e| format!("reading standard input: {e}"))?;
@@ -335,7 +333,7 @@ pub fn load(
             bytes = crate::source::zstd::decompress(&bytes)?;
         }
         let (text, invalid) = crate::source::load::decode(&bytes);
-        (complete.unwrap_or(true) || compressed, (text, invalid))
+        (complete.unwrap_or(true) || compressed, text, invalid)
     } else {
         // The one loader: regular files only, lossy UTF-8 with a warning per bad line.
         let loaded = crate::source::load::load(path, crate::source::load::MAX_FILE_BYTES)
@@ -347,9 +345,8 @@ pub fn load(
                 .is_ok_and(|m| crate::source::age::settled_at(m, std::time::SystemTime::now()))
         });
         // A zstd-compressed rollout (`.jsonl.zst`) is an archive: read as finished.
-        (complete || loaded.compressed, (loaded.text, loaded.invalid))
+        (complete || loaded.compressed, loaded.text, loaded.invalid)
     };
-    let (source, invalid) = loaded;
     let transcript = if complete {
         let mut reader = formats::Reader::new();
         reader.feed(&source);
@@ -478,9 +475,7 @@ fn write_symbol(
 
 // ---- stats -----------------------------------------------------------------------------
 
-pub use crate::ide::stats::{
-    BranchStats, GateStats, ModelUsageStats, Stats, TokPerS, TurnStats, UsageStats,
-};
+pub use crate::ide::stats::{GateStats, Stats, TokPerS, TurnStats, UsageStats};
 
 /// The figures of one loaded file (`stats --json`; the server's `transcript/stats` answers
 /// the same, `crate::ide::stats`).
