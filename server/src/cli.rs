@@ -18,7 +18,6 @@ use std::path::{Path, PathBuf};
 use serde::Serialize;
 
 use crate::analysis::{self, Analysis, Throughput, TurnKind, TurnState};
-use crate::formats;
 use crate::ide::symbols::{self, Symbol};
 use crate::model::{Role, Transcript};
 use crate::view::{self, ViewOptions, text};
@@ -308,20 +307,9 @@ pub fn load(
     });
     // A zstd-compressed rollout (`.jsonl.zst`) is an archive: read as finished.
     let complete = complete || loaded.compressed;
+    // The same reading as the server's documents and the workspace index.
+    let transcript = crate::ide::host::read_text(&loaded, complete);
     let source = loaded.text;
-    let transcript = if complete {
-        let mut reader = formats::Reader::new();
-        reader.feed(&source);
-        reader.finish(&source);
-        reader.into_transcript()
-    } else {
-        formats::read(&source)
-    };
-    let mut transcript = transcript;
-    transcript
-        .problems
-        .extend(loaded.invalid.iter().map(|b| b.problem()));
-    transcript.problems.sort_by_key(|p| p.line);
     if transcript.format() == crate::model::Format::Unknown && !source.trim().is_empty() {
         return Err(format!("not a transcript: {}", unknown_reason(&transcript)));
     }
