@@ -24,7 +24,8 @@ use crate::view::{self, ViewOptions, text};
 
 /// The usage text printed by `--help`.
 pub const USAGE: &str = "\
-transcript-ls — read AI coding-agent transcripts (.jsonl from Claude Code and Codex)
+transcript-ls — read AI coding-agent transcripts (.jsonl from Claude Code, Codex, Pi and
+GitHub Copilot CLI)
 
 Usage:
   transcript-ls [--stdio]                   run the language server on stdin/stdout
@@ -288,7 +289,8 @@ pub const SETTLED_AFTER: std::time::Duration = std::time::Duration::from_secs(12
 /// item 2, case 03), `None` decides from the file's age ([`SETTLED_AFTER`]). Errors are
 /// one-line reasons: `no such file`, `is a directory, not a transcript file`, `is a FIFO
 /// (named pipe), not a regular file: not read`, `not a transcript: 3 lines of JSON with no Claude
-/// Code or Codex records`. An empty (or whitespace-only) file is an empty transcript, not an
+/// Code, Codex, Pi or Copilot CLI records`. An empty (or whitespace-only) file is an empty
+/// transcript, not an
 /// error (case 03).
 pub fn load(
     path: &Path,
@@ -325,8 +327,8 @@ pub fn load(
     })
 }
 
-/// What a file in no known format holds: `3 lines of JSON with no Claude Code or Codex
-/// records`, `12 lines, none of them JSON`.
+/// What a file in no known format holds: `3 lines of JSON with no Claude Code, Codex, Pi or
+/// Copilot CLI records`, `12 lines, none of them JSON`.
 fn unknown_reason(t: &Transcript) -> String {
     let json = t
         .entries
@@ -342,9 +344,12 @@ fn unknown_reason(t: &Transcript) -> String {
     let lines = |n| text::plural(n, "line", "lines");
     match (json, bad) {
         (0, n) => format!("{}, none of them JSON", lines(n)),
-        (j, 0) => format!("{} of JSON with no Claude Code or Codex records", lines(j)),
+        (j, 0) => format!(
+            "{} of JSON with no Claude Code, Codex, Pi or Copilot CLI records",
+            lines(j)
+        ),
         (j, n) => format!(
-            "{} of JSON and {} that {} not JSON, with no Claude Code or Codex records",
+            "{} of JSON and {} that {} not JSON, with no Claude Code, Codex, Pi or Copilot CLI records",
             lines(j),
             lines(n),
             if n == 1 { "is" } else { "are" }
@@ -426,7 +431,7 @@ fn write_symbol(
 #[derive(Debug, Serialize)]
 pub struct Stats {
     pub file: String,
-    /// `claude-code` | `codex` | `unknown`.
+    /// `claude-code` | `codex` | `pi` | `copilot-cli` | `unknown`.
     pub format: &'static str,
     /// Physical lines of the file.
     pub lines: usize,
@@ -440,7 +445,7 @@ pub struct Stats {
     pub turns: usize,
     /// Model responses in the file (main thread and sidechains).
     pub steps: usize,
-    /// tool_use blocks in the file (main thread and sidechains).
+    /// tool_use blocks in the file (main thread and sidechains; not on abandoned branches).
     pub tool_calls: usize,
     /// Turns with a final answer.
     pub final_answers: usize,
@@ -449,17 +454,45 @@ pub struct Stats {
     pub gates: usize,
     pub compactions: usize,
     pub subagent_calls: usize,
-    /// Tokens, each model response counted once (cases 10, 13).
+    /// Tokens, each model response counted once (cases 10, 13); the format's own session
+    /// totals when it records them (Copilot CLI), see `usage_by_model`.
     pub usage: UsageStats,
+    /// The session's usage per model as the format records it (Copilot CLI
+    /// `session.shutdown.modelMetrics`); absent when it does not.
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub usage_by_model: Vec<ModelUsageStats>,
+    /// Branches the session left (Pi): kept, never counted in the figures above.
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub abandoned_branches: Vec<BranchStats>,
     /// Tokens of advisor models consulted inside responses (Claude Code `usage.iterations`
     /// of type `advisor_message`), never part of `usage`.
     pub advisor_usage: UsageStats,
-    /// The session's cost in USD as the agent recorded it (Claude Code `cost-state`), else
-    /// null. Not derived from tokens.
+    /// The session's cost in USD as the agent recorded it (Claude Code `cost-state`; Pi: the
+    /// sum of its per-response costs, abandoned branches excluded), else null. Not derived
+    /// from tokens.
     pub cost_usd: Option<f64>,
     /// The session's API time in ms as the agent recorded it (`cost-state`), else null.
     pub api_duration_ms: Option<u64>,
     pub turn_list: Vec<TurnStats>,
+}
+
+#[derive(Debug, Serialize)]
+pub struct ModelUsageStats {
+    pub model: String,
+    pub requests: Option<u64>,
+    pub usage: UsageStats,
+}
+
+#[derive(Debug, Serialize)]
+pub struct BranchStats {
+    /// 1-based lines.
+    pub start_line: usize,
+    pub end_line: usize,
+    pub entries: usize,
+    pub responses: usize,
+    /// First line of its prompt, empty without one.
+    pub prompt: String,
+    pub output_tokens: u64,
 }
 
 #[derive(Debug, Serialize)]
@@ -517,6 +550,7 @@ pub fn stats(path: &Path, l: &Loaded) -> Stats {
     let tool_calls = t
         .entries
         .iter()
+        .filter(|e| !e.abandoned)
         .flat_map(|e| &e.blocks)
         .filter(|b| matches!(b.kind, crate::model::BlockKind::ToolUse(_)))
         .count();
@@ -596,13 +630,43 @@ pub fn stats(path: &Path, l: &Loaded) -> Stats {
             cache_creation: a.usage.cache_creation,
             cache_read: a.usage.cache_read,
         },
+        usage_by_model: t
+            .meta
+            .recorded_usage
+            .iter()
+            .map(|m| ModelUsageStats {
+                model: m.model.clone(),
+                requests: m.requests,
+                usage: UsageStats {
+                    input: m.usage.input,
+                    output: m.usage.output,
+                    cache_creation: m.usage.cache_creation,
+                    cache_read: m.usage.cache_read,
+                },
+            })
+            .collect(),
+        abandoned_branches: a
+            .branches
+            .iter()
+            .map(|b| BranchStats {
+                start_line: b.start_line + 1,
+                end_line: b.end_line + 1,
+                entries: b.entries.len(),
+                responses: b.responses,
+                prompt: b.title.clone(),
+                output_tokens: b.usage.output,
+            })
+            .collect(),
         advisor_usage: UsageStats {
             input: a.advisor_usage.input,
             output: a.advisor_usage.output,
             cache_creation: a.advisor_usage.cache_creation,
             cache_read: a.advisor_usage.cache_read,
         },
-        cost_usd: t.meta.cost_usd,
+        cost_usd: t
+            .meta
+            .cost_usd
+            .or(a.cost_usd.map(|c| (c * 1e6).round() / 1e6)),
         api_duration_ms: t.meta.api_duration_ms,
         turn_list,
     }
@@ -669,6 +733,39 @@ fn write_stats(out: &mut dyn Write, s: &Stats) -> std::io::Result<()> {
         text::fmt_tokens(u.cache_read),
         text::fmt_tokens(u.cache_creation)
     )?;
+    for m in &s.usage_by_model {
+        let u = &m.usage;
+        let requests = m
+            .requests
+            .map(|r| format!(" · {}", text::plural(r, "request", "requests")))
+            .unwrap_or_default();
+        writeln!(
+            out,
+            "    {}: {} in / {} out / {} cache read / {} cache write{requests}",
+            m.model,
+            text::fmt_tokens(u.input),
+            text::fmt_tokens(u.output),
+            text::fmt_tokens(u.cache_read),
+            text::fmt_tokens(u.cache_creation)
+        )?;
+    }
+    if let Some(c) = s.cost_usd {
+        writeln!(out, "  cost ${c:.4}")?;
+    }
+    for b in &s.abandoned_branches {
+        let prompt = if b.prompt.is_empty() {
+            String::new()
+        } else {
+            format!(": {}", b.prompt)
+        };
+        writeln!(
+            out,
+            "  abandoned branch · {} · lines {}–{}{prompt}",
+            text::plural(b.entries as u64, "entry", "entries"),
+            b.start_line,
+            b.end_line
+        )?;
+    }
     for t in &s.turn_list {
         let mut parts = vec![text::activity_label(t.comments, t.tool_calls)];
         if let Some(ms) = t.duration_ms {

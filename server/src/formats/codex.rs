@@ -125,6 +125,8 @@ pub struct State {
     usage_records: Vec<(Box<str>, usize, Usage)>,
     /// `compacted.compaction_response_id`s not yet matched by a `token_usage_record`.
     compaction_ids: Vec<Box<str>>,
+    /// Spawned sub-agent threads whose call output has not been read: `(call_id, thread id)`.
+    spawned: Vec<(Box<str>, Box<str>)>,
 }
 
 /// The three message families Codex logs twice.
@@ -350,6 +352,12 @@ struct Payload<'a> {
     compaction_response_id: Option<Raw<'a>>,
     #[serde(borrow)]
     usage: Option<Raw<'a>>,
+    #[serde(borrow)]
+    new_thread_id: Option<Raw<'a>>,
+    #[serde(borrow)]
+    new_agent_nickname: Option<Raw<'a>>,
+    #[serde(borrow)]
+    new_agent_role: Option<Raw<'a>>,
     #[serde(borrow)]
     started_at_ms: Option<Raw<'a>>,
     #[serde(borrow)]
@@ -1064,9 +1072,21 @@ impl State {
             "function_call_output" | "custom_tool_call_output" | "tool_search_output" => {
                 self.input_since_model = true;
                 let mut e = l.entry(Role::ToolResults, rt);
+                let mut result = tool_result(l, p, kind.as_ref());
+                if let Some(pos) = self
+                    .spawned
+                    .iter()
+                    .position(|(c, _)| **c == *result.tool_use_id)
+                {
+                    let (_, thread) = self.spawned.remove(pos);
+                    result.subagent = Some(crate::model::SubagentResult {
+                        agent_id: Some(thread.into()),
+                        ..Default::default()
+                    });
+                }
                 e.blocks.push(Block {
                     span: pspan,
-                    kind: BlockKind::ToolResult(tool_result(l, p, kind.as_ref())),
+                    kind: BlockKind::ToolResult(result),
                 });
                 e
             }
@@ -1257,6 +1277,10 @@ impl State {
             }
             "item_completed" => self.item_completed(l, p, rt, t),
             "token_usage_record" => self.token_usage_record(l, p, rt, t),
+            "collab_agent_spawn_end" => {
+                self.spawn_end(p, t);
+                l.entry(Role::Meta, rt)
+            }
             "thread_settings_applied" => {
                 // Codex 0.14x: the model and effort the following requests run with.
                 if let Some(ts) = p.thread_settings.filter(|r| is_object(r))
@@ -1573,6 +1597,52 @@ impl State {
             }
             false
         });
+    }
+
+    /// `event_msg/collab_agent_spawn_end {call_id, new_thread_id, new_agent_nickname,
+    /// new_agent_role}` (Codex 0.14x): the call with that `call_id` spawned the sub-agent
+    /// thread `new_thread_id`. The call gets a `SubagentSpawn` (nickname, role) and its output
+    /// a `SubagentResult` naming the thread (now, or when the output arrives), so the call is a
+    /// sub-agent call linked by thread id, never by time.
+    fn spawn_end(&mut self, p: &Payload, t: &mut Transcript) {
+        let (Some(call), Some(thread)) = (jstr(p.call_id), jstr(p.new_thread_id)) else {
+            return;
+        };
+        let spawn = crate::model::SubagentSpawn {
+            description: jstr(p.new_agent_nickname).map(Cow::into_owned),
+            agent_type: jstr(p.new_agent_role).map(Cow::into_owned),
+        };
+        // The latest call and output with that id (ids are unique in real rollouts).
+        let from = t.entries.len().saturating_sub(MERGE_CAP);
+        let (mut call_seen, mut output_seen) = (false, false);
+        for e in t.entries[from..].iter_mut().rev() {
+            for b in &mut e.blocks {
+                match &mut b.kind {
+                    BlockKind::ToolUse(u) if !call_seen && *u.id == *call => {
+                        call_seen = true;
+                        u.subagent.get_or_insert(spawn.clone());
+                    }
+                    BlockKind::ToolResult(r) if !output_seen && *r.tool_use_id == *call => {
+                        output_seen = true;
+                        r.subagent = Some(crate::model::SubagentResult {
+                            agent_id: Some(thread.to_string()),
+                            ..Default::default()
+                        });
+                    }
+                    _ => {}
+                }
+            }
+            if call_seen {
+                break; // the output comes after its call
+            }
+        }
+        if !output_seen {
+            if self.spawned.len() >= DEDUP_CAP {
+                self.spawned.remove(0);
+            }
+            self.spawned
+                .push((call.as_ref().into(), thread.as_ref().into()));
+        }
     }
 
     /// `event_msg/token_count`: Meta; new totals end the current call and set its usage.

@@ -478,12 +478,9 @@ impl Snapshot {
         }
     }
 
-    /// True when the text was recognised as a transcript (Claude Code or Codex).
+    /// True when the text was recognised as a transcript (any known format).
     pub fn is_transcript(&self) -> bool {
-        matches!(
-            self.transcript.format,
-            Some(Format::ClaudeCode | Format::Codex)
-        )
+        self.transcript.format.is_some_and(Format::is_known)
     }
 
     /// The rendered view (`verbose` or quiet), rendered on first use. Blocking: call from a

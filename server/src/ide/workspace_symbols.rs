@@ -1,5 +1,6 @@
 //! Workspace symbols (DESIGN.md §5): the turns of every transcript under the configured roots
-//! (default `~/.claude/projects` and `~/.codex/sessions`), from an index built once and kept up
+//! (default `~/.claude/projects`, `~/.codex/sessions`, `~/.pi/agent/sessions`,
+//! `~/.copilot/session-state`), from an index built once and kept up
 //! to date file by file (the LSP layer re-indexes a file when the watcher reports it), never a
 //! re-scan per query.
 

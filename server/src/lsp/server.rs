@@ -223,7 +223,7 @@ impl Shared {
             self.log(
                 MessageType::INFO,
                 format!(
-                    "{} is not a Claude Code or Codex transcript; serving empty results",
+                    "{} is not a Claude Code, Codex, Pi or Copilot CLI transcript; serving empty results",
                     uri.as_str()
                 ),
             );

@@ -230,6 +230,8 @@ enum Ev {
     Gate(usize),
     /// Quiet mode: the completed final answer.
     Answer,
+    /// An abandoned branch (index into `Analysis::branches`).
+    Branch(usize),
 }
 
 struct Renderer<'a> {
@@ -521,11 +523,7 @@ impl<'a> Renderer<'a> {
         if let Some(p) = &t.meta.parent_thread_id {
             parts.push(format!("from thread {}", one_line(p, 40)));
         }
-        let agent = match t.format() {
-            crate::model::Format::ClaudeCode => "Claude Code",
-            crate::model::Format::Codex => "Codex",
-            crate::model::Format::Unknown => "unknown format",
-        };
+        let agent = t.format().display_name();
         match &t.meta.version {
             Some(v) => parts.push(format!("{agent} {}", one_line(v, 40))),
             None => parts.push(agent.to_string()),
@@ -535,6 +533,9 @@ impl<'a> Renderer<'a> {
         }
         if let Some(c) = &t.meta.cwd {
             parts.push(one_line(c, 200));
+        }
+        if let Some(b) = &t.meta.git_branch {
+            parts.push(format!("branch {}", one_line(b, 80)));
         }
         parts.push(text::plural(a.turn_count as u64, "turn", "turns"));
         let u = a.usage;
@@ -555,7 +556,9 @@ impl<'a> Renderer<'a> {
                 text::fmt_tokens(adv.output)
             ));
         }
-        if let Some(c) = t.meta.cost_usd {
+        // The agent's own session cost (Claude Code), else the sum of its per-response costs
+        // (Pi).
+        if let Some(c) = t.meta.cost_usd.or(a.cost_usd) {
             // Cents hide a small session's cost: four decimals under a dollar.
             parts.push(if c < 1.0 {
                 format!("cost ${c:.4}")
@@ -565,6 +568,13 @@ impl<'a> Renderer<'a> {
         }
         if let Some(ms) = t.meta.api_duration_ms {
             parts.push(format!("API time {}", text::fmt_duration(ms)));
+        }
+        if !a.branches.is_empty() {
+            parts.push(text::plural(
+                a.branches.len() as u64,
+                "abandoned branch",
+                "abandoned branches",
+            ));
         }
         let invalid = t
             .entries
@@ -833,6 +843,12 @@ impl<'a> Renderer<'a> {
                 evs.push(((c.boundary, 0), Ev::Compaction(ci)));
             }
         }
+        for &bi in &turn.branches {
+            if let Some(b) = a.branches.get(bi) {
+                evs.push(((b.entries.start, 0), Ev::Branch(bi)));
+                covered.extend(b.entries.clone());
+            }
+        }
         if self.verbose {
             for e in turn.entries.clone() {
                 if covered.contains(&e)
@@ -895,6 +911,7 @@ impl<'a> Renderer<'a> {
                 }
                 Ev::Steering(s) => self.steering_line(s),
                 Ev::Compaction(c) => self.compaction(c),
+                Ev::Branch(b) => self.branch(b),
                 Ev::Gate(g) => self.gate_line(g),
                 Ev::Answer => {
                     if let Some(f) = fa {
@@ -1649,6 +1666,35 @@ impl<'a> Renderer<'a> {
             Some(format!("Compaction {}", c.n)),
             super::compaction_detail(c),
         );
+        self.blank();
+    }
+
+    /// An abandoned branch: one line `⎇ abandoned branch · 18 entries — <prompt> · 96k
+    /// tokens`; in verbose mode followed by a summary of its records, folded (issue 10).
+    fn branch(&mut self, bi: usize) {
+        let Some(b) = self.a.branches.get(bi) else {
+            return;
+        };
+        let label = super::branch_label(b);
+        let detail = super::branch_detail(b);
+        self.blank();
+        let saved = self.mods;
+        self.mods = Mods::default();
+        let text = if detail.is_empty() {
+            format!("⎇ {label}")
+        } else {
+            format!("⎇ {label} — {detail}")
+        };
+        let origin = self.entry_origin(b.prompt.unwrap_or(b.entries.start), None);
+        let head = self.emit(Line::new().add(&text, Some(SpanKind::Meta)), origin);
+        if self.verbose {
+            let mut entries: Vec<usize> = b.entries.clone().collect();
+            self.flush_group(&mut entries);
+        }
+        self.mods = saved;
+        let end = self.next_line() - 1;
+        self.region(RegionKind::AbandonedBranch, head, end, label.clone());
+        self.anchor(AnchorKind::AbandonedBranch, head, end, Some(label), detail);
         self.blank();
     }
 

@@ -321,6 +321,24 @@ async function main(page) {
   const raw10 = await page.locator('.statusbar-item', { hasText: '10 turns' }).first().waitFor({ timeout: 20000 }).then(() => true, () => false);
   check('live: the raw editor follows the file (status bar: 10 turns)', raw10, nbsp(await page.locator('.statusbar-item', { hasText: 'turns' }).first().innerText()));
   await shot(page, '6-live-append.png');
+
+  // 12. Other agents (issue 10): a Pi session (35 turns, two abandoned branches) and a Copilot
+  // CLI log named events.jsonl (1 prompt + 5 autopilot continuations, 6 answers).
+  await quickOpen(page, 'pi-session.jsonl');
+  const pi35 = await page.locator('.statusbar-item', { hasText: '35 turns' }).first().waitFor({ timeout: 30000 }).then(() => true, () => false);
+  check('pi: attached (status bar: 35 turns)', pi35, nbsp(await page.locator('.statusbar-item', { hasText: 'turns' }).first().innerText()));
+  await page.waitForFunction(() => document.querySelector('.editor-group-container.active .view-lines')?.textContent.replace(/\u00a0/g, ' ').includes('turn 1/35'), null, { timeout: 30000 }).catch(() => {});
+  const piFlat = nbsp(await activeEditor(page).locator('.view-lines').first().textContent());
+  check('pi: turn 1 hint', piFlat.includes('turn 1/35 · 0 comments · 2 tool calls · 8s · ≈18 tok/s · 04:23 pm'), piFlat.match(/turn 1\/35.{0,60}/)?.[0]);
+  await shot(page, '7-pi-raw.png');
+  await quickOpen(page, 'events.jsonl');
+  const cp6 = await page.locator('.statusbar-item', { hasText: '6 turns' }).first().waitFor({ timeout: 30000 }).then(() => true, () => false);
+  check('copilot: attached to events.jsonl (status bar: 6 turns)', cp6, nbsp(await page.locator('.statusbar-item', { hasText: 'turns' }).first().innerText()));
+  await palette(page, 'Transcript: Open Transcript View');
+  const cpView = await activeEditor(page).locator('.view-lines:has-text("automatic continuation")').first().waitFor({ timeout: 30000 }).then(() => true, () => false);
+  const cpText = nbsp(await activeEditor(page).locator('.view-lines').first().innerText());
+  check('copilot view: autopilot turns and the session usage', cpView && cpText.includes('Copilot CLI 1.0.78') && cpText.includes('5.8k out'), cpText.slice(0, 300));
+  await shot(page, '8-copilot-view.png');
 }
 
 (async () => {

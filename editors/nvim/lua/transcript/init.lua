@@ -1,5 +1,6 @@
 --- transcript.nvim: Neovim (0.11+) client of transcript-ls, the language server that turns AI
---- coding-agent transcripts (`.jsonl` of Claude Code and Codex) into readable documents.
+--- coding-agent transcripts (`.jsonl` of Claude Code, Codex, Pi and GitHub Copilot CLI) into
+--- readable documents.
 ---
 --- Usage: `require('transcript').setup({})`. See `:help transcript`.
 local M = {}
@@ -78,7 +79,7 @@ function M.is_transcript(bufnr)
       return r and true or false
     end
   end
-  local roots = M.config.settings.roots or { '~/.claude/projects', '~/.codex/sessions' }
+  local roots = M.config.settings.roots or detect.default_roots
   return detect.buffer_format(bufnr, roots) ~= nil
 end
 

@@ -48,6 +48,7 @@ fn symbol_kind(k: ide::symbols::SymbolKind) -> SymbolKind {
         K::Compaction => SymbolKind::PACKAGE,
         K::Subagent => SymbolKind::CLASS,
         K::Steering => SymbolKind::KEY,
+        K::AbandonedBranch => SymbolKind::NULL,
     }
 }
 
