@@ -190,7 +190,7 @@ pub fn indexable(roots: &[PathBuf], path: &Path) -> bool {
 pub fn index_file(path: &Path, options: &analysis::Options) -> std::io::Result<IndexedFile> {
     // The one loader: regular files only, invalid UTF-8 replaced as everywhere else.
     let loaded = crate::source::load::load(path, MAX_INDEX_BYTES)?;
-    let transcript = crate::ide::host::read_text(&loaded, loaded.compressed);
+    let transcript = crate::ide::host::read_text(&loaded.text, &loaded.invalid, loaded.compressed);
     let md = loaded.metadata;
     let text = loaded.text;
     let mut turns = Vec::new();
