@@ -16,7 +16,6 @@ use std::io::Write;
 use std::path::{Path, PathBuf};
 
 use crate::analysis::{self, Analysis, TurnKind};
-use crate::formats;
 use crate::ide::symbols::{self, Symbol};
 use crate::model::{Role, Transcript};
 use crate::view::{self, ViewOptions, text};
@@ -312,22 +311,34 @@ pub use crate::source::age::SETTLED_AFTER;
 /// torn last line is an invalid line; a last turn without completion evidence is not in
 /// flight), `Some(false)` as still being written (the torn line stays pending, FORMATS.md §4
 /// item 2, case 03), `None` decides from the file's age ([`SETTLED_AFTER`]). The path `-`
-/// reads standard input to its end (finished unless `Some(false)`). Errors are
-/// one-line reasons: `no such file`, `is a directory, not a transcript file`, `is a FIFO
-/// (named pipe), not a regular file: not read`, `not a transcript: 3 lines of JSON with no Claude
-/// Code, Codex, Pi or Copilot CLI records`. An empty (or whitespace-only) file is an empty
-/// transcript, not an
-/// error (case 03).
+/// reads standard input to its end (finished unless `Some(false)`). Errors are one-line
+/// reasons: `no such file`, `is a directory, not a transcript file`, `is a FIFO (named pipe),
+/// not a regular file: not read`, `not a transcript: 3 lines of JSON with no Claude Code,
+/// Codex, Pi or Copilot CLI records`. Invalid UTF-8 is replaced, with one warning per line
+/// (the one policy of `source::load`). An empty (or whitespace-only) file is an empty
+/// transcript, not an error (case 03).
 pub fn load(
     path: &Path,
     options: &analysis::Options,
     complete: Option<bool>,
 ) -> Result<Loaded, String> {
     let (complete, source, invalid) = if path == Path::new("-") {
-        // Standard input (`render -`, issue 11): read to its end, so finished by default.
+        // Standard input (`render -`, issue 11): read to its end, so finished by default;
+        // decoded with the same lossy policy as files.
+        // Bounded like a file (issue 8: no unbounded read, even of `cat /dev/zero`).
+        let max = crate::source::load::MAX_FILE_BYTES;
         let mut bytes = Vec::new();
-        std::io::Read::read_to_end(&mut std::io::stdin().lock(), &mut bytes)
-            .map_err(|e| format!("reading standard input: {e}"))?;
+        std::io::Read::read_to_end(
+            &mut std::io::Read::take(std::io::stdin().lock(), max + 1),
+            &mut bytes,
+        )
+        .map_err(|e| format!("reading standard input: {e}"))?;
+        if bytes.len() as u64 > max {
+            return Err(format!(
+                "standard input is more than the {} MiB read",
+                max >> 20
+            ));
+        }
         let compressed = crate::source::zstd::is_zstd(&bytes);
         if compressed {
             bytes = crate::source::zstd::decompress(&bytes)?;
@@ -347,19 +358,8 @@ pub fn load(
         // A zstd-compressed rollout (`.jsonl.zst`) is an archive: read as finished.
         (complete || loaded.compressed, loaded.text, loaded.invalid)
     };
-    let transcript = if complete {
-        let mut reader = formats::Reader::new();
-        reader.feed(&source);
-        reader.finish(&source);
-        reader.into_transcript()
-    } else {
-        formats::read(&source)
-    };
-    let mut transcript = transcript;
-    transcript
-        .problems
-        .extend(invalid.iter().map(|b| b.problem()));
-    transcript.problems.sort_by_key(|p| p.line);
+    // The same reading as the server's documents and the workspace index.
+    let transcript = crate::ide::host::read_text(&source, &invalid, complete);
     if transcript.format() == crate::model::Format::Unknown && !source.trim().is_empty() {
         return Err(format!("not a transcript: {}", unknown_reason(&transcript)));
     }

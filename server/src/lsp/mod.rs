@@ -136,6 +136,14 @@ pub fn serve_stdio() -> i32 {
             loop {
                 let pid = watched.client_pid.load(std::sync::atomic::Ordering::SeqCst);
                 if pid != 0 {
+                    if !parent::alive(pid) {
+                        // Not visible from here (another PID namespace: a sandboxed or
+                        // containerised editor): it cannot be watched.
+                        eprintln!(
+                            "transcript-ls: the client process {pid} is not visible; not watching it"
+                        );
+                        std::future::pending::<()>().await;
+                    }
                     parent::gone(pid).await;
                     return pid;
                 }
