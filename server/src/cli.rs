@@ -16,7 +16,6 @@ use std::io::Write;
 use std::path::{Path, PathBuf};
 
 use crate::analysis::{self, Analysis, TurnKind};
-use crate::formats;
 use crate::ide::symbols::{self, Symbol};
 use crate::model::{Role, Transcript};
 use crate::view::{self, ViewOptions, text};
@@ -323,18 +322,29 @@ pub fn load(
     options: &analysis::Options,
     complete: Option<bool>,
 ) -> Result<Loaded, String> {
-    let (complete, loaded) = if path == Path::new("-") {
+    let (complete, source, invalid) = if path == Path::new("-") {
         // Standard input (`render -`, issue 11): read to its end, so finished by default;
         // decoded with the same lossy policy as files.
+        // Bounded like a file (issue 8: no unbounded read, even of `cat /dev/zero`).
+        let max = crate::source::load::MAX_FILE_BYTES;
         let mut bytes = Vec::new();
-        std::io::Read::read_to_end(&mut std::io::stdin().lock(), &mut bytes)
-            .map_err(|e| format!("reading standard input: {e}"))?;
+        std::io::Read::read_to_end(
+            &mut std::io::Read::take(std::io::stdin().lock(), max + 1),
+            &mut bytes,
+        )
+        .map_err(|e| format!("reading standard input: {e}"))?;
+        if bytes.len() as u64 > max {
+            return Err(format!(
+                "standard input is more than the {} MiB read",
+                max >> 20
+            ));
+        }
         let compressed = crate::source::zstd::is_zstd(&bytes);
         if compressed {
             bytes = crate::source::zstd::decompress(&bytes)?;
         }
         let (text, invalid) = crate::source::load::decode(&bytes);
-        (complete.unwrap_or(true) || compressed, (text, invalid))
+        (complete.unwrap_or(true) || compressed, text, invalid)
     } else {
         // The one loader: regular files only, lossy UTF-8 with a warning per bad line.
         let loaded = crate::source::load::load(path, crate::source::load::MAX_FILE_BYTES)
@@ -346,22 +356,10 @@ pub fn load(
                 .is_ok_and(|m| crate::source::age::settled_at(m, std::time::SystemTime::now()))
         });
         // A zstd-compressed rollout (`.jsonl.zst`) is an archive: read as finished.
-        (complete || loaded.compressed, (loaded.text, loaded.invalid))
+        (complete || loaded.compressed, loaded.text, loaded.invalid)
     };
-    let (source, invalid) = loaded;
-    let transcript = if complete {
-        let mut reader = formats::Reader::new();
-        reader.feed(&source);
-        reader.finish(&source);
-        reader.into_transcript()
-    } else {
-        formats::read(&source)
-    };
-    let mut transcript = transcript;
-    transcript
-        .problems
-        .extend(invalid.iter().map(|b| b.problem()));
-    transcript.problems.sort_by_key(|p| p.line);
+    // The same reading as the server's documents and the workspace index.
+    let transcript = crate::ide::host::read_text(&source, &invalid, complete);
     if transcript.format() == crate::model::Format::Unknown && !source.trim().is_empty() {
         return Err(format!("not a transcript: {}", unknown_reason(&transcript)));
     }
@@ -477,9 +475,7 @@ fn write_symbol(
 
 // ---- stats -----------------------------------------------------------------------------
 
-pub use crate::ide::stats::{
-    BranchStats, GateStats, ModelUsageStats, Stats, TokPerS, TurnStats, UsageStats,
-};
+pub use crate::ide::stats::{GateStats, Stats, TokPerS, TurnStats, UsageStats};
 
 /// The figures of one loaded file (`stats --json`; the server's `transcript/stats` answers
 /// the same, `crate::ide::stats`).

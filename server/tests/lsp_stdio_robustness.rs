@@ -183,6 +183,27 @@ fn exits_when_the_client_process_dies() {
     drop(stdin);
 }
 
+/// A `processId` that is not visible from the server (another PID namespace) is not watched:
+/// the server keeps serving.
+#[cfg(unix)]
+#[test]
+fn an_invisible_client_process_is_not_watched() {
+    let mut gone = Command::new("true").spawn().unwrap();
+    let pid = gone.id();
+    gone.wait().unwrap();
+    let (mut child, mut stdin, mut out) = spawn();
+    initialize(&mut stdin, &mut out, json!(pid));
+    std::thread::sleep(Duration::from_millis(1200));
+    assert!(child.try_wait().unwrap().is_none(), "still serving");
+    send(
+        &mut stdin,
+        json!({"jsonrpc": "2.0", "id": 3, "method": "shutdown"}),
+    );
+    assert_eq!(response(&mut stdin, &mut out)["id"], 3);
+    send(&mut stdin, json!({"jsonrpc": "2.0", "method": "exit"}));
+    assert_eq!(wait_exit(&mut child, Duration::from_secs(10)), Some(0));
+}
+
 /// Defect 4: a view of a FIFO is refused, and `shutdown` + `exit` still end the process; so
 /// does closing stdin (exit code 1: no shutdown).
 #[cfg(unix)]

@@ -176,7 +176,13 @@ All 12 tests pass.
         vec![
             (1, AnchorKind::Turn, 3, 23, None),
             (1, AnchorKind::Thought, 9, 10, Some("Thought")),
-            (1, AnchorKind::WorkRun, 14, 18, Some("Worked · 1 step")),
+            (
+                1,
+                AnchorKind::WorkRun,
+                14,
+                18,
+                Some("Worked · Bash cargo test")
+            ),
             (1, AnchorKind::FinalAnswer, 20, 23, Some("Final answer")),
         ]
     );
@@ -339,7 +345,13 @@ Retrying the build now.
         anchors(&v),
         vec![
             (1, AnchorKind::Turn, 3, 28, None),
-            (1, AnchorKind::WorkRun, 9, 16, Some("Worked · 1 step")),
+            (
+                1,
+                AnchorKind::WorkRun,
+                9,
+                16,
+                Some("Worked · Task Audit the CSS")
+            ),
             (
                 1,
                 AnchorKind::Subagent,
@@ -358,7 +370,13 @@ Retrying the build now.
             (1, AnchorKind::Gate, 24, 24, Some("🔨 Build: PASS")),
             (1, AnchorKind::Compaction, 26, 28, Some("Compaction 1")),
             (2, AnchorKind::Turn, 30, 38, None),
-            (2, AnchorKind::WorkRun, 35, 36, Some("Worked · 1 step")),
+            (
+                2,
+                AnchorKind::WorkRun,
+                35,
+                36,
+                Some("Worked · Bash npm run build")
+            ),
             (3, AnchorKind::Turn, 40, 45, None),
             (3, AnchorKind::FinalAnswer, 44, 45, Some("Final answer")),
         ]
@@ -543,14 +561,14 @@ fn raw_outline_of_rich_session() {
     assert_eq!(
         outline(&raw_symbols(&d.t, &a, &d.src)),
         "Turn 1: Make the page look like this mock-up | 1 tool call | Turn 0-9 @0
-  Worked · 1 step | 1 tool call | WorkRun 1-6 @1
+  Worked · Task Audit the CSS | 1 tool call | WorkRun 1-6 @1
   Sub-agent: Audit the CSS | aaa · 1 tool call · 1m 25s · 14k tokens | Subagent 1-6 @1
   ↪ queued: also add a --json flag |  | Steering 5-5 @5
   Final answer |  | FinalAnswer 7-7 @7
   🔨 Build: PASS |  | Gate 7-7 @7
   Compaction 1 | auto · 167k tokens | Compaction 8-9 @8
 Turn 2: ⏰ background task finished | 1 tool call | Turn 10-13 @10
-  Worked · 1 step | 1 tool call | WorkRun 11-12 @11
+  Worked · Bash npm run build | 1 tool call | WorkRun 11-12 @11
 Turn 3: Try again | no activity | Turn 14-15 @14
   Final answer |  | FinalAnswer 15-15 @15
 "
@@ -577,14 +595,14 @@ Turn 3: Try again | no activity | Turn 20-24 @20
     assert_eq!(
         outline(&view_symbols(&v, &a)),
         "Turn 1: Make the page look like this mock-up | 1 tool call | Turn 3-28 @3
-  Worked · 1 step | 1 tool call | WorkRun 9-16 @9
+  Worked · Task Audit the CSS | 1 tool call | WorkRun 9-16 @9
   Sub-agent: Audit the CSS | aaa · 1 tool call · 1m 25s · 14k tokens | Subagent 10-16 @10
   ↪ queued: also add a --json flag |  | Steering 18-18 @18
   Final answer |  | FinalAnswer 22-24 @22
   🔨 Build: PASS |  | Gate 24-24 @24
   Compaction 1 | auto · 167k tokens | Compaction 26-28 @26
 Turn 2: ⏰ background task finished | 1 tool call | Turn 30-38 @30
-  Worked · 1 step | 1 tool call | WorkRun 35-36 @35
+  Worked · Bash npm run build | 1 tool call | WorkRun 35-36 @35
 Turn 3: Try again | no activity | Turn 40-45 @40
   Final answer |  | FinalAnswer 44-45 @44
 "
@@ -599,7 +617,7 @@ fn outline_with_preamble_and_small_session() {
         outline(&raw_symbols(&d.t, &a, &d.src)),
         "Turn 1: Fix the failing test | 1 comment · 1 tool call · 2m 25s · ≈41 tok/s · 07:28 am | Turn 0-5 @0
   Thought |  | Thought 1-1 @1
-  Worked · 1 step | 1 tool call | WorkRun 3-4 @3
+  Worked · Bash cargo test | 1 tool call | WorkRun 3-4 @3
   Final answer |  | FinalAnswer 5-5 @5
 "
     );
@@ -608,7 +626,7 @@ fn outline_with_preamble_and_small_session() {
         outline(&view_symbols(&v, &a)),
         "Turn 1: Fix the failing test | 1 comment · 1 tool call · 2m 25s · ≈41 tok/s · 07:28 am | Turn 3-23 @3
   Thought |  | Thought 9-10 @9
-  Worked · 1 step | 1 tool call | WorkRun 14-18 @14
+  Worked · Bash cargo test | 1 tool call | WorkRun 14-18 @14
   Final answer |  | FinalAnswer 20-23 @20
 "
     );

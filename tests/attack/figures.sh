@@ -15,12 +15,12 @@ rec() { # one Claude Code record: user prompt of the given text
   printf '{"type":"user","uuid":"u%s","parentUuid":null,"sessionId":"s","timestamp":"2026-01-01T00:00:00Z","message":{"role":"user","content":"%s"}}\n' "$1" "$2"
 }
 
-measure() { # label, command...: prints seconds, max RSS and exit code
+measure() { # label, command...: prints seconds, max RSS and the exit code
   local label=$1; shift
-  local out
-  out=$( { /usr/bin/time -f '%e %M' timeout 120 "$@" >/dev/null 2>/dev/null; } 2>&1 | tail -1)
-  read -r secs kb <<<"$out"
-  printf '%-34s %8ss %8s MB\n' "$label" "$secs" "$((kb / 1024))"
+  timeout 120 /usr/bin/time -o "$dir/time" -f '%e %M' "$@" >/dev/null 2>&1
+  local code=$?
+  read -r secs kb < <(tail -1 "$dir/time")
+  printf '%-34s %8ss %8s MB  exit %s\n' "$label" "$secs" "$((kb / 1024))" "$code"
 }
 
 echo "binary: $bin"

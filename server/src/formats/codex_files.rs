@@ -6,7 +6,6 @@
 //! Files are matched by thread id, never by time; only the rollout's own directory is
 //! searched (a child spawned after midnight, in the next day's directory, is not found).
 
-use std::fs::File;
 use std::io::{BufRead, BufReader, Read};
 use std::path::{Path, PathBuf};
 
@@ -74,10 +73,13 @@ pub fn head(path: &Path) -> Option<Head> {
         agent_nickname: Option<String>,
         agent_role: Option<String>,
     }
-    let file = File::open(path).ok()?;
+    // The one loader's rules: regular files only (a FIFO named like a rollout never blocks),
+    // invalid UTF-8 replaced (issue 8).
+    let (file, _) = crate::source::load::open_regular(path).ok()?;
     let mut reader = BufReader::new(file.take(HEAD_CAP));
-    let mut line = String::new();
-    reader.read_line(&mut line).ok()?;
+    let mut bytes = Vec::new();
+    reader.read_until(b'\n', &mut bytes).ok()?;
+    let line = String::from_utf8_lossy(&bytes);
     let l: Line = serde_json::from_str(line.trim_end()).ok()?;
     if l.ty != Some("session_meta") {
         return None;

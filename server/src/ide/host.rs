@@ -605,13 +605,7 @@ fn build(
         reader.transcript().clone()
     };
     let mut transcript = transcript;
-    if !invalid.is_empty() {
-        // One warning per line where the loader replaced invalid UTF-8 (issue 8 defect 11).
-        transcript
-            .problems
-            .extend(invalid.iter().map(InvalidUtf8::problem));
-        transcript.problems.sort_by_key(|p| p.line);
-    }
+    add_invalid_utf8(&mut transcript, invalid);
     let options = stamp.options_for(path.as_deref());
     let analysis = match transcript.format() {
         Format::Unknown => Analysis::default(),
@@ -635,6 +629,33 @@ fn build(
         files: OnceLock::new(),
     };
     (snap, reader)
+}
+
+/// Adds one warning per line where the loader replaced invalid UTF-8 (issue 8 defect 11),
+/// keeping the problems sorted by line.
+pub fn add_invalid_utf8(t: &mut Transcript, invalid: &[InvalidUtf8]) {
+    if invalid.is_empty() {
+        return;
+    }
+    t.problems.extend(invalid.iter().map(InvalidUtf8::problem));
+    t.problems.sort_by_key(|p| p.line);
+}
+
+/// Reads a whole file's text the way every one-shot reader does (the command line, the
+/// workspace index), with the same policy as the live documents: `complete` reads a torn last
+/// line as an invalid line (`Reader::finish`), otherwise it stays pending (a file still being
+/// written); the loader's invalid-UTF-8 lines become warnings.
+pub fn read_text(text: &str, invalid: &[InvalidUtf8], complete: bool) -> Transcript {
+    let mut t = if complete {
+        let mut reader = Reader::new();
+        reader.feed(text);
+        reader.finish(text);
+        reader.into_transcript()
+    } else {
+        crate::formats::read(text)
+    };
+    add_invalid_utf8(&mut t, invalid);
+    t
 }
 
 #[cfg(unix)]

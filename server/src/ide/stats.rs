@@ -59,7 +59,6 @@ pub struct Stats {
     pub turn_list: Vec<TurnStats>,
 }
 
-/// One model's usage as the format records it for the session (Copilot CLI).
 #[derive(Debug, Serialize)]
 pub struct ModelUsageStats {
     pub model: String,
@@ -67,7 +66,6 @@ pub struct ModelUsageStats {
     pub usage: UsageStats,
 }
 
-/// A branch the session left (Pi's entry tree): kept and shown folded, outside every figure.
 #[derive(Debug, Serialize)]
 pub struct BranchStats {
     /// 1-based lines.

@@ -100,7 +100,7 @@ pub fn raw_symbols_with_phases(
                     RunKind::Prose => continue,
                 };
                 children.push(Symbol::new(
-                    view::run_label(run),
+                    view::run_outline_name(run, transcript),
                     run_detail(run),
                     kind,
                     run.start_line,

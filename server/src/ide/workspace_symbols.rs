@@ -167,7 +167,7 @@ pub fn scan_roots(roots: &[PathBuf]) -> Vec<PathBuf> {
 /// under one of `roots` with no symlink between the root and it. A path that no longer
 /// exists is not indexable (its entry is removed).
 pub fn indexable(roots: &[PathBuf], path: &Path) -> bool {
-    if !path.extension().is_some_and(|x| x == "jsonl") {
+    if path.extension().is_none_or(|x| x != "jsonl") {
         return false;
     }
     let Some(root) = roots.iter().find(|r| path.starts_with(r)) else {
@@ -190,9 +190,9 @@ pub fn indexable(roots: &[PathBuf], path: &Path) -> bool {
 pub fn index_file(path: &Path, options: &analysis::Options) -> std::io::Result<IndexedFile> {
     // The one loader: regular files only, invalid UTF-8 replaced as everywhere else.
     let loaded = crate::source::load::load(path, MAX_INDEX_BYTES)?;
+    let transcript = crate::ide::host::read_text(&loaded.text, &loaded.invalid, loaded.compressed);
     let md = loaded.metadata;
     let text = loaded.text;
-    let transcript = crate::formats::read(&text);
     let mut turns = Vec::new();
     if transcript.format() != Format::Unknown {
         let a = analysis::analyze(&transcript, &text, options);

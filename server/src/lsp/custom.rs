@@ -16,8 +16,6 @@ use crate::lsp::server::{Backend, invalid, view_uri};
 pub const TEXT_DOCUMENT_CONTENT: &str = "workspace/textDocumentContent";
 /// `transcript/virtualDocument` (client -> server): `VirtualDocumentParams` -> `TextResult`.
 pub const VIRTUAL_DOCUMENT: &str = "transcript/virtualDocument";
-/// `transcript/stats` (client -> server): `StatsParams` -> `ide::stats::Stats`.
-pub const STATS: &str = "transcript/stats";
 /// `transcript/debugPanic` (client -> server, debug builds only): panics on purpose.
 pub const DEBUG_PANIC: &str = "transcript/debugPanic";
 
@@ -26,7 +24,7 @@ pub const DEBUG_PANIC: &str = "transcript/debugPanic";
 pub const CUSTOM_METHODS: [&str; 7] = [
     TEXT_DOCUMENT_CONTENT,
     VIRTUAL_DOCUMENT,
-    STATS,
+    crate::lsp::stats::STATS,
     <TextDocumentContentRefresh as Request>::METHOD,
     <DidChangeVirtualDocument as Notification>::METHOD,
     <DidChangeFile as Notification>::METHOD,

@@ -99,7 +99,7 @@ pub fn build_service() -> (TranscriptService, ClientSocket) {
             Backend::text_document_content,
         )
         .custom_method(custom::VIRTUAL_DOCUMENT, Backend::virtual_document)
-        .custom_method(custom::STATS, Backend::transcript_stats);
+        .custom_method(stats::STATS, Backend::transcript_stats);
     // Debug builds only: a request that panics on purpose (the panic-isolation tests).
     #[cfg(debug_assertions)]
     let builder = builder.custom_method(custom::DEBUG_PANIC, Backend::debug_panic);
@@ -136,6 +136,14 @@ pub fn serve_stdio() -> i32 {
             loop {
                 let pid = watched.client_pid.load(std::sync::atomic::Ordering::SeqCst);
                 if pid != 0 {
+                    if !parent::alive(pid) {
+                        // Not visible from here (another PID namespace: a sandboxed or
+                        // containerised editor): it cannot be watched.
+                        eprintln!(
+                            "transcript-ls: the client process {pid} is not visible; not watching it"
+                        );
+                        std::future::pending::<()>().await;
+                    }
                     parent::gone(pid).await;
                     return pid;
                 }

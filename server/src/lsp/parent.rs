@@ -1,6 +1,8 @@
 //! The client process named by `initialize.processId` (LSP 3.17: "If the parent process is
 //! not alive then the server should exit"). A server whose pipe is held by some other process
-//! (a shell, a wrapper) would otherwise outlive its editor (issue 8 defect 7).
+//! (a shell, a wrapper) would otherwise outlive its editor (issue 8 defect 7). A client process
+//! that is not visible at `initialize` (another PID namespace: Flatpak, containers) is not
+//! watched, so such a server is never ended by mistake.
 
 use std::time::Duration;
 

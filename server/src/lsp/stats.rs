@@ -10,6 +10,9 @@ use crate::ide::stats::{self, Stats};
 use crate::lsp::capabilities::VIEW_SCHEME;
 use crate::lsp::server::{Backend, invalid, view_key};
 
+/// `transcript/stats` (client -> server): `StatsParams` -> `ide::stats::Stats`.
+pub const STATS: &str = "transcript/stats";
+
 /// Params of `transcript/stats`: `{ "uri": … }`, a raw transcript (`file:`, open or not) or a
 /// view (`transcript:`; its query is ignored).
 #[derive(Debug, Clone, Deserialize)]

@@ -202,6 +202,53 @@ pub fn run_label(run: &crate::analysis::Run) -> String {
     }
 }
 
+/// The outline name of a run (issue 11): what a work run did, by tool, in order of first use:
+/// `Worked · Read ×3, Edit src/auth.rs, Bash cargo test`. A tool used once shows its key
+/// argument (file paths shortened to their last two components, at most 40 characters); one
+/// used several times its count. At most 100 characters (`…` past that). A thought is
+/// `Thought`; a work run without tool calls `Worked`.
+pub fn run_outline_name(run: &crate::analysis::Run, transcript: &Transcript) -> String {
+    if run.kind != crate::analysis::RunKind::Work || run.tool_calls == 0 {
+        return run_label(run);
+    }
+    let mut tools: Vec<(&str, usize, &str)> = Vec::new();
+    for &(e, b) in &run.blocks {
+        let Some(crate::model::BlockKind::ToolUse(u)) = transcript
+            .entries
+            .get(e)
+            .and_then(|x| x.blocks.get(b))
+            .map(|x| &x.kind)
+        else {
+            continue;
+        };
+        match tools.iter_mut().find(|t| t.0 == &*u.name) {
+            Some(t) => t.1 += 1,
+            None => tools.push((&u.name, 1, &u.summary)),
+        }
+    }
+    let parts: Vec<String> = tools
+        .iter()
+        .map(|&(name, n, summary)| {
+            if n > 1 {
+                return format!("{name} ×{n}");
+            }
+            let arg = if summary.starts_with('/') {
+                let comps: Vec<&str> = summary.rsplit('/').take(2).collect();
+                comps.into_iter().rev().collect::<Vec<_>>().join("/")
+            } else {
+                summary.to_string()
+            };
+            let arg = text::one_line(&arg, 40);
+            if arg.is_empty() {
+                name.to_string()
+            } else {
+                format!("{name} {arg}")
+            }
+        })
+        .collect();
+    text::one_line(&format!("Worked · {}", parts.join(", ")), 100)
+}
+
 /// The per-turn figures (DESIGN.md §5 inlay hint, without the turn number): `4 comments · 6
 /// tool calls · 2m 25s · ≈41 tok/s · 07:28 am`. Durations from [`text::fmt_duration`]; a
 /// measured throughput has no `≈`, an estimate has one, none is left out.

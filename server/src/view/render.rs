@@ -1254,7 +1254,8 @@ impl<'a> Renderer<'a> {
         } else {
             String::new()
         };
-        self.anchor(anchor_kind, head, end, Some(label), detail);
+        let name = super::run_outline_name(run, self.t);
+        self.anchor(anchor_kind, head, end, Some(name), detail);
     }
 
     /// One item of a work run or sub-agent section: a tool call with its result (and output
