@@ -80,6 +80,7 @@ pub fn build_service() -> (TranscriptService, ClientSocket) {
             Backend::text_document_content,
         )
         .custom_method("transcript/virtualDocument", Backend::virtual_document)
+        .custom_method("transcript/sessions", Backend::sessions)
         .finish();
     let shared = inner.inner().shared.clone();
     (TranscriptService { inner, shared }, socket)

@@ -17,7 +17,7 @@ use tower_lsp_server::{Client, LanguageServer};
 use crate::ide;
 use crate::ide::folding::FoldKind;
 use crate::ide::semantic_tokens::Token;
-use crate::ide::workspace_symbols::WorkspaceIndex;
+use crate::index::SessionIndex;
 use crate::lsp::capabilities::{self, ClientCaps, VIEW_SCHEME};
 use crate::lsp::config::{Settings, TokenLegend};
 use crate::lsp::convert::{self, Cursor, Encoding, LineIndex};
@@ -119,7 +119,11 @@ pub struct Shared {
     /// Last full semantic tokens per document URI: `(resultId, tokens)`.
     tokens: Mutex<HashMap<String, (String, Vec<SemanticToken>)>>,
     token_ids: AtomicU64,
-    pub index: RwLock<WorkspaceIndex>,
+    /// The session index (issue 7): sessions and workspace symbols.
+    pub index: RwLock<SessionIndex>,
+    /// True once the first index build finished (a `transcript/sessions` request before that
+    /// answers what is indexed so far, with `complete: false`).
+    pub index_ready: AtomicBool,
     pub events: mpsc::UnboundedSender<Event>,
     pub events_rx: Mutex<Option<mpsc::UnboundedReceiver<Event>>>,
     pub shutdown: tokio::sync::watch::Sender<bool>,
@@ -172,7 +176,8 @@ impl Shared {
             store: Mutex::new(Store::default()),
             tokens: Mutex::new(HashMap::new()),
             token_ids: AtomicU64::new(1),
-            index: RwLock::new(WorkspaceIndex::new()),
+            index: RwLock::new(SessionIndex::new()),
+            index_ready: AtomicBool::new(false),
             events: tx,
             events_rx: Mutex::new(Some(rx)),
             shutdown: stx,
@@ -1530,14 +1535,14 @@ impl LanguageServer for Backend {
         params: WorkspaceSymbolParams,
     ) -> Result<Option<WorkspaceSymbolResponse>> {
         let idx = read(&self.shared.index);
-        let hits = idx.query(&params.query, 500);
+        let hits = crate::ide::workspace_symbols::query(&idx, &params.query, 500);
         let out = hits
             .into_iter()
             .filter_map(|t| {
-                let uri = Uri::from_file_path(&t.path)?;
-                let pos = Position::new(t.start_line as u32, 0);
+                let uri = Uri::from_file_path(t.path)?;
+                let pos = Position::new(t.turn.start_line as u32, 0);
                 Some(SymbolInformation {
-                    name: t.name.clone(),
+                    name: t.name,
                     kind: SymbolKind::EVENT,
                     tags: None,
                     deprecated: None,
@@ -1545,7 +1550,7 @@ impl LanguageServer for Backend {
                         uri,
                         range: Range::new(pos, pos),
                     },
-                    container_name: Some(t.container.clone()),
+                    container_name: Some(t.container),
                 })
             })
             .collect();
