@@ -32,6 +32,9 @@ pub struct Settings {
     pub time_zone: Option<String>,
     /// The gate phase table.
     pub gate_phases: Vec<Phase>,
+    /// Keep the session index in a cache file between runs (`indexCache`, default true;
+    /// `crate::index::disk::cache_path`).
+    pub index_cache: bool,
     /// Legend choice (read at `initialize` only: a legend cannot change afterwards).
     pub semantic_tokens: TokenLegend,
 }
@@ -42,6 +45,7 @@ impl Default for Settings {
             verbose: false,
             final_marker: true,
             roots: default_roots(),
+            index_cache: true,
             time_zone: None,
             gate_phases: analysis::default_phases(),
             semantic_tokens: TokenLegend::Custom,
@@ -114,6 +118,10 @@ impl Settings {
                     }
                     Value::Null => self.roots = default_roots(),
                     _ => problems.push(format!("`roots` must be a list of paths, got {v}")),
+                },
+                "indexCache" => match v.as_bool() {
+                    Some(b) => self.index_cache = b,
+                    None => problems.push(format!("`indexCache` must be a boolean, got {v}")),
                 },
                 "timeZone" => match v {
                     Value::Null => self.time_zone = None,

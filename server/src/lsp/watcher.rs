@@ -354,15 +354,13 @@ fn flush(shared: &Arc<Shared>, st: &mut State, in_flight: &Arc<AtomicBool>) {
 /// dropped, and the cache is written back. Reports `$/progress` when the client supports
 /// work-done progress.
 pub async fn build_index(shared: Arc<Shared>) {
-    let roots = shared
-        .settings
-        .read()
-        .unwrap_or_else(|e| e.into_inner())
-        .roots
-        .clone();
+    let (roots, use_cache) = {
+        let s = shared.settings.read().unwrap_or_else(|e| e.into_inner());
+        (s.roots.clone(), s.index_cache)
+    };
     let r = roots.clone();
     let (files, cached) = tokio::task::spawn_blocking(move || {
-        let cache = disk::cache_path(&r);
+        let cache = disk::cache_path(&r).filter(|_| use_cache);
         let cached = cache.as_deref().map(|c| disk::load_cache(c, &r));
         (disk::scan_roots(&r), cached)
     })
@@ -469,7 +467,7 @@ pub async fn build_index(shared: Arc<Shared>) {
         .store(true, std::sync::atomic::Ordering::SeqCst);
     let (ns, nt, snapshot) = {
         let idx = shared.index.read().unwrap_or_else(|e| e.into_inner());
-        let snapshot = (changed > 0).then(|| idx.clone());
+        let snapshot = (changed > 0 && use_cache).then(|| idx.clone());
         (idx.session_count(), idx.turn_count(), snapshot)
     };
     if let Some(snapshot) = snapshot {

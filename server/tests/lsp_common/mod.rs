@@ -92,7 +92,11 @@ pub fn client_caps(utf8: bool) -> Value {
 impl TestClient {
     /// Starts a server, sends `initialize` (and waits for its response: notifications sent
     /// before it are dropped by tower-lsp-server, LSP-NOTES §1.2) and `initialized`.
-    pub async fn start(caps: Value, init_options: Value) -> (TestClient, Value) {
+    pub async fn start(caps: Value, mut init_options: Value) -> (TestClient, Value) {
+        // Tests never write the user's session index cache.
+        if let Some(o) = init_options.as_object_mut() {
+            o.entry("indexCache").or_insert(json!(false));
+        }
         let (service, socket) = build_service();
         let sent = Arc::new(Mutex::new(Vec::new()));
         let rec = sent.clone();
