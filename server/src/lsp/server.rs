@@ -383,26 +383,51 @@ impl Ctx {
 
 /// Parses a `transcript:` URI into its view key (`verbose` defaults to the setting).
 pub fn view_key(uri: &Uri, default_verbose: bool) -> Result<ViewKey> {
-    let path = uri.path().decode().to_string_lossy().into_owned();
+    let mut path = uri.path().decode().to_string_lossy().into_owned();
+    let mut verbose = default_verbose;
+    if let Some(q) = uri.query() {
+        for pair in q.as_str().split('&') {
+            let (k, v) = pair.split_once('=').unwrap_or((pair, "1"));
+            match k {
+                "verbose" => verbose = matches!(v, "1" | "true" | "yes"),
+                // `transcript:/<title>?path=<file>`: the URI path is only a name for the
+                // editor's tab (issue 7); the file is in the query, percent-encoded.
+                "path" => path = percent_decode(v),
+                _ => {}
+            }
+        }
+    }
     if path.is_empty() || !path.starts_with('/') {
         return Err(invalid(format!(
             "a transcript: URI must name an absolute path: {}",
             uri.as_str()
         )));
     }
-    let mut verbose = default_verbose;
-    if let Some(q) = uri.query() {
-        for pair in q.as_str().split('&') {
-            let (k, v) = pair.split_once('=').unwrap_or((pair, "1"));
-            if k == "verbose" {
-                verbose = matches!(v, "1" | "true" | "yes");
-            }
-        }
-    }
     Ok(ViewKey {
         path: PathBuf::from(path),
         verbose,
     })
+}
+
+/// Decodes `%XX` escapes (UTF-8); a malformed escape is kept as written.
+fn percent_decode(s: &str) -> String {
+    let b = s.as_bytes();
+    let mut out = Vec::with_capacity(b.len());
+    let mut i = 0;
+    while i < b.len() {
+        let hex = |c: u8| (c as char).to_digit(16);
+        if b[i] == b'%'
+            && i + 2 < b.len()
+            && let (Some(h), Some(l)) = (hex(b[i + 1]), hex(b[i + 2]))
+        {
+            out.push((h * 16 + l) as u8);
+            i += 3;
+        } else {
+            out.push(b[i]);
+            i += 1;
+        }
+    }
+    String::from_utf8_lossy(&out).into_owned()
 }
 
 /// The `transcript:` URI of a file's view; `verbose` adds `?verbose=1` / `?verbose=0`.
@@ -1606,5 +1631,14 @@ mod tests {
         assert!(view_key(&plain, true).unwrap().verbose);
         let rel: Uri = "transcript:relative.jsonl".parse().unwrap();
         assert!(view_key(&rel, false).is_err());
+        // Titled form: the tab shows the title, the query names the file.
+        let titled: Uri =
+            "transcript:/Fix%20the%20login%20bug?path=%2Ftmp%2Fa%20b%2Fs.jsonl&verbose=1"
+                .parse()
+                .unwrap();
+        let key = view_key(&titled, false).unwrap();
+        assert_eq!(key.path, PathBuf::from("/tmp/a b/s.jsonl"));
+        assert!(key.verbose);
+        assert_eq!(percent_decode("%E2%96%B8%zz%aé%"), "▸%zz%aé%");
     }
 }
