@@ -189,6 +189,19 @@ fn main() {
         let n: usize = paths.iter().map(|p| bare_serde_file(p)).sum();
         black_box(n);
     });
+    // For the record: the format readers alone (no analysis), over the same files.
+    let reader_only = best(runs, &mut || {
+        let n: usize = paths
+            .iter()
+            .map(|p| {
+                let bytes = std::fs::read(p).unwrap();
+                transcript_ls::formats::read(&String::from_utf8_lossy(&bytes))
+                    .entries
+                    .len()
+            })
+            .sum();
+        black_box(n);
+    });
     let mut index = SessionIndex::new();
     let cold = best(runs, &mut || {
         let mut idx = SessionIndex::new();
@@ -197,6 +210,11 @@ fn main() {
         }
         index = idx;
     });
+    println!(
+        "format readers alone (no analysis): {:.2} s = {:.2}x the bare pass",
+        reader_only.as_secs_f64(),
+        reader_only.as_secs_f64() / bare.as_secs_f64()
+    );
     println!(
         "bare serde_json pass: {:.2} s ({:.0} MB/s); cold index: {:.2} s ({:.0} MB/s) = {:.2}x the bare pass (target <= 2x); {} sessions, {} turns",
         bare.as_secs_f64(),
@@ -261,6 +279,13 @@ fn main() {
     disk::update(&mut idx, &live).unwrap();
     let whole = t.elapsed();
     let len = std::fs::metadata(&live).unwrap().len();
+    println!(
+        "append target: {} ({:.1} MB), its last turn starts at byte {} ({} B before the end)",
+        big.display(),
+        len as f64 / 1e6,
+        idx.get(&live).unwrap().tail.offset,
+        len - idx.get(&live).unwrap().tail.offset
+    );
     for size in [2_000usize, 200_000] {
         let mut line = String::from(
             r#"{"type":"user","uuid":"bench-append","parentUuid":null,"sessionId":"b","timestamp":"2027-01-01T00:00:00.000Z","isSidechain":false,"message":{"role":"user","content":""#,
