@@ -297,13 +297,14 @@ export function fileOfView(uri: vscode.Uri): vscode.Uri {
 }
 
 /** The view URI of a transcript (file or view) URI. With a title, the titled form whose last
- * path segment names the editor tab (PROTOCOL.md: `transcript:/<title>?path=<file>`). */
+ * path segment names the editor tab (PROTOCOL.md: `transcript:/<title>?[verbose=1&]path=<file>`,
+ * `path` last). */
 export function viewUri(uri: vscode.Uri, verbose: boolean | undefined, title?: string): vscode.Uri {
   const file = fileOfView(uri);
   const v = verbose === undefined ? '' : verbose ? 'verbose=1' : 'verbose=0';
   if (title) {
     const name = title.replace(/[\\/]/g, '∕').replace(/\s+/g, ' ').trim().slice(0, 60) || path.basename(file.fsPath);
-    return vscode.Uri.from({ scheme: VIEW_SCHEME, path: '/' + name, query: [`path=${file.fsPath}`, v].filter((q) => q).join('&') });
+    return vscode.Uri.from({ scheme: VIEW_SCHEME, path: '/' + name, query: [v, `path=${file.fsPath}`].filter((q) => q).join('&') });
   }
   return file.with({ scheme: VIEW_SCHEME, query: v, fragment: '' });
 }
@@ -330,7 +331,7 @@ async function openView(arg: vscode.Uri | undefined, verbose: boolean | undefine
     const was = q === null ? vscode.workspace.getConfiguration('transcript').get<boolean>('verbose') === true : q === '1' || q === 'true';
     verbose = !was;
   }
-  title = title ?? titleOfView(uri) ?? sessionTree?.all().find((s) => s.uri === fileOfView(uri).toString())?.title;
+  title = title ?? titleOfView(uri) ?? (await sessionTree?.titleOf(fileOfView(uri)));
   ensureViewProvider();
   const doc = await vscode.workspace.openTextDocument(viewUri(uri, verbose, title));
   const shown = doc.languageId === VIEW_LANGUAGE ? doc : await vscode.languages.setTextDocumentLanguage(doc, VIEW_LANGUAGE);

@@ -122,6 +122,17 @@ export class SessionTree implements vscode.TreeDataProvider<Node>, vscode.Dispos
     return this.sessions;
   }
 
+  /** The title of the session in file `uri` (reloading the list once when it is not known). */
+  async titleOf(uri: vscode.Uri): Promise<string | undefined> {
+    const key = uri.toString();
+    let s = this.sessions.find((x) => x.uri === key);
+    if (!s) {
+      await this.refresh();
+      s = this.sessions.find((x) => x.uri === key);
+    }
+    return s?.title;
+  }
+
   getChildren(node?: Node): Node[] {
     if (!node) {
       // Top level: projects, the one with the most recent session first.
@@ -331,7 +342,7 @@ class OpenAsView implements vscode.Disposable {
       this.host.log(`open as view: ${e}`);
       return;
     }
-    const title = this.tree.all().find((s) => s.uri === key)?.title;
+    const title = await this.tree.titleOf(doc.uri);
     if (how === 'view') {
       const tab = vscode.window.tabGroups.activeTabGroup.activeTab;
       await this.host.openView(doc.uri, title, ed.viewColumn);

@@ -386,14 +386,26 @@ pub fn view_key(uri: &Uri, default_verbose: bool) -> Result<ViewKey> {
     let mut path = uri.path().decode().to_string_lossy().into_owned();
     let mut verbose = default_verbose;
     if let Some(q) = uri.query() {
-        for pair in q.as_str().split('&') {
-            let (k, v) = pair.split_once('=').unwrap_or((pair, "1"));
-            match k {
-                "verbose" => verbose = matches!(v, "1" | "true" | "yes"),
+        // The query is decoded as a whole (VS Code's `Uri.toString()` encodes `=` and `&`
+        // too). `path=` must come last: everything after it is the file, `&` included.
+        let q = percent_decode(q.as_str());
+        let at = q
+            .match_indices("path=")
+            .map(|(i, _)| i)
+            .find(|&i| i == 0 || q.as_bytes()[i - 1] == b'&');
+        let params = match at {
+            Some(i) => {
                 // `transcript:/<title>?path=<file>`: the URI path is only a name for the
-                // editor's tab (issue 7); the file is in the query, percent-encoded.
-                "path" => path = percent_decode(v),
-                _ => {}
+                // editor's tab (issue 7).
+                path = q[i + "path=".len()..].to_string();
+                &q[..i]
+            }
+            None => &q[..],
+        };
+        for pair in params.split('&').filter(|p| !p.is_empty()) {
+            let (k, v) = pair.split_once('=').unwrap_or((pair, "1"));
+            if k == "verbose" {
+                verbose = matches!(v, "1" | "true" | "yes");
             }
         }
     }
@@ -1633,12 +1645,20 @@ mod tests {
         assert!(view_key(&rel, false).is_err());
         // Titled form: the tab shows the title, the query names the file.
         let titled: Uri =
-            "transcript:/Fix%20the%20login%20bug?path=%2Ftmp%2Fa%20b%2Fs.jsonl&verbose=1"
+            "transcript:/Fix%20the%20login%20bug?verbose=1&path=%2Ftmp%2Fa%20b%2Fs.jsonl"
                 .parse()
                 .unwrap();
         let key = view_key(&titled, false).unwrap();
         assert_eq!(key.path, PathBuf::from("/tmp/a b/s.jsonl"));
         assert!(key.verbose);
         assert_eq!(percent_decode("%E2%96%B8%zz%aé%"), "▸%zz%aé%");
+        // As VS Code writes it: `=` encoded as well, a `?` in the title encoded in the path.
+        let vs: Uri =
+            "transcript:/GET%20%E2%88%95a%3Fb?verbose%3D0%26path%3D%2Ftmp%2Fx%26y%3D1.jsonl"
+                .parse()
+                .unwrap();
+        let key = view_key(&vs, true).unwrap();
+        assert_eq!(key.path, PathBuf::from("/tmp/x&y=1.jsonl"));
+        assert!(!key.verbose);
     }
 }
