@@ -335,6 +335,21 @@ async function main(page) {
  * Workspace, and a .jsonl opening as its view with `transcript-ls.openAs` at its default. */
 async function sessionsFirst(page) {
   const rowsOf = (sel) => page.locator(sel).allInnerTexts().then((t) => t.map((x) => nbsp(x).replace(/\s+/g, ' ').trim()));
+  // From here on `transcript-ls.openAs` is at its default, `view`: the user settings are edited
+  // in VS Code itself (Preferences: Open User Settings (JSON)), as a user would.
+  const settings = JSON.parse(fs.readFileSync(SETTINGS, 'utf8'));
+  delete settings['transcript-ls.openAs'];
+  await palette(page, 'Preferences: Open User Settings (JSON)');
+  // (Code 1.139 may show it in a modal editor, outside the editor groups)
+  const settingsEditor = page.locator('.monaco-editor:has(.view-lines:has-text("transcript-ls.openAs"))').last();
+  await settingsEditor.waitFor({ timeout: 15000 });
+  await settingsEditor.locator('.view-line').first().click();
+  await page.keyboard.press('Control+A');
+  await page.keyboard.insertText(JSON.stringify(settings, null, 2));
+  await page.keyboard.press('Control+S');
+  await page.waitForTimeout(1000);
+  await page.keyboard.press('Control+W');
+  await page.waitForTimeout(500);
   // The tree: sessions grouped by project, newest first, sub-agents under their parent.
   await palette(page, 'Focus on Transcripts View');
   const tree = '.pane:has(.pane-header:has-text("Transcripts")) .monaco-list-row';
@@ -342,12 +357,13 @@ async function sessionsFirst(page) {
   await page.waitForTimeout(500);
   let rows = await rowsOf(tree);
   log('tree rows', JSON.stringify(rows));
-  check('tree: the project of the demo', rows.some((r) => r.startsWith('project /home/user/project')), rows[0]);
-  check('tree: the workspace project', rows.some((r) => r.startsWith('ws ') && r.includes('/ws')), rows);
-  check('tree: the demo session with age and turns', rows.some((r) => /^GET \/accounts\?currency=usd.*\d+\w+ ago · (9|10) turns$/.test(r)), rows);
-  check('tree: the session recorded here', rows.some((r) => r.startsWith('Add pagination to GET /accounts')), rows);
+  // (a row's text is its label then its description, with no space between)
+  check('tree: the project of the demo', rows.some((r) => r === 'project/home/user/project'), rows[0]);
+  check('tree: the workspace project', rows.some((r) => r.startsWith('ws/') && r.endsWith('/ws')), rows);
+  check('tree: the demo session (after the live append) with age and turns', rows.some((r) => /^GET \/accounts\?currency=usd.*…\d+\w+ ago · 10 turns$/.test(r)), rows);
+  check('tree: the session recorded here', rows.some((r) => /^Add pagination to GET \/accounts\d+\w+ ago · 1 turn$/.test(r)), rows);
   // Expand the demo: its sub-agent is under it.
-  await page.locator(tree, { hasText: 'turns' }).filter({ hasText: 'GET /accounts' }).first().locator('.monaco-tl-twistie').click();
+  await page.locator(tree, { hasText: '· 10 turns' }).first().locator('.monaco-tl-twistie').click();
   await page.locator(tree, { hasText: 'Review the changes on branch' }).first().waitFor({ timeout: 10000 }).catch(() => {});
   rows = await rowsOf(tree);
   check('tree: the sub-agent under its session', rows.some((r) => r.startsWith('Review the changes on branch fix/currency-case')), rows);
@@ -378,10 +394,6 @@ async function sessionsFirst(page) {
   await page.keyboard.press('Control+W');
 
   // openAs at its default (view): a .jsonl from Quick Open shows its view in place of the raw tab.
-  const settings = JSON.parse(fs.readFileSync(SETTINGS, 'utf8'));
-  delete settings['transcript-ls.openAs'];
-  fs.writeFileSync(SETTINGS, JSON.stringify(settings, null, 2));
-  await page.waitForTimeout(1500);
   await quickOpen(page, 'recorded-here.jsonl');
   const asView = await page.locator('.editor-group-container.active .tab.active', { hasText: 'Add pagination to GET ∕accounts' }).first()
     .waitFor({ timeout: 20000 }).then(() => true, () => false);
@@ -393,7 +405,7 @@ async function sessionsFirst(page) {
   await palette(page, 'Transcript: Open Raw JSONL');
   await page.locator('.editor-group-container.active .tab.active', { hasText: 'recorded-here.jsonl' }).first().waitFor({ timeout: 15000 });
   await page.waitForTimeout(2000);
-  const still = nbsp(await page.locator('.editor-group-container.active .tab.active').first().innerText());
+  const still = nbsp(await page.locator('.editor-group-container.active .tab.active').first().innerText()).replace(/\s+/g, '');
   check('Open Raw JSONL: the raw file stays', still.startsWith('recorded-here.jsonl'), still);
 }
 
