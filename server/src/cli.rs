@@ -306,7 +306,13 @@ pub fn load(
             .and_then(|m| m.elapsed().ok())
             .is_some_and(|age| age >= SETTLED_AFTER)
     });
-    let bytes = std::fs::read(path).map_err(|e| io_reason(&e))?;
+    let mut bytes = std::fs::read(path).map_err(|e| io_reason(&e))?;
+    // A zstd-compressed rollout (`.jsonl.zst`) is an archive: decompressed, read as finished.
+    let compressed = crate::source::zstd::is_zstd(&bytes);
+    if compressed {
+        bytes = crate::source::zstd::decompress(&bytes)?;
+    }
+    let complete = complete || compressed;
     let source = match String::from_utf8(bytes) {
         Ok(s) => s,
         Err(e) => {
@@ -474,6 +480,14 @@ pub struct Stats {
     pub subagent_calls: usize,
     /// Tokens, each model response counted once (cases 10, 13).
     pub usage: UsageStats,
+    /// Tokens of advisor models consulted inside responses (Claude Code `usage.iterations`
+    /// of type `advisor_message`), never part of `usage`.
+    pub advisor_usage: UsageStats,
+    /// The session's cost in USD as the agent recorded it (Claude Code `cost-state`), else
+    /// null. Not derived from tokens.
+    pub cost_usd: Option<f64>,
+    /// The session's API time in ms as the agent recorded it (`cost-state`), else null.
+    pub api_duration_ms: Option<u64>,
     pub turn_list: Vec<TurnStats>,
 }
 
@@ -611,6 +625,14 @@ pub fn stats(path: &Path, l: &Loaded) -> Stats {
             cache_creation: a.usage.cache_creation,
             cache_read: a.usage.cache_read,
         },
+        advisor_usage: UsageStats {
+            input: a.advisor_usage.input,
+            output: a.advisor_usage.output,
+            cache_creation: a.advisor_usage.cache_creation,
+            cache_read: a.advisor_usage.cache_read,
+        },
+        cost_usd: t.meta.cost_usd,
+        api_duration_ms: t.meta.api_duration_ms,
         turn_list,
     }
 }

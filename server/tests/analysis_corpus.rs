@@ -151,7 +151,12 @@ fn check(path: &Path, t: &Transcript, a: &Analysis) {
         }
     }
     let steps_in_turns: usize = a.turns.iter().map(|t| t.steps.len()).sum();
-    let main_steps = a.steps.iter().filter(|s| !s.sidechain).count();
+    // Steps of inherited history (a fork / sub-agent replaying its parent) are in no turn.
+    let main_steps = a
+        .steps
+        .iter()
+        .filter(|s| !s.sidechain && !s.entries.first().is_some_and(|&e| t.entries[e].inherited))
+        .count();
     assert_eq!(
         steps_in_turns, main_steps,
         "{name}: main steps not all in turns"

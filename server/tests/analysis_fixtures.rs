@@ -513,6 +513,205 @@ fn codex_rollouts() {
     assert!(matches!(t.throughput, Throughput::None { .. }));
 }
 
+/// Codex 0.147: `item_completed` copies pair with their response items by kind, order and
+/// id (an image prompt whose item wraps the image in `<image>` parts, a redacted prompt whose
+/// copy has other text); measured tokens/second from `started_at_ms` / `completed_at_ms`;
+/// user items outside a task are context (issue 9 items 1–3, 5).
+#[test]
+fn codex_0147_item_completed() {
+    let f = load_with("rules/codex-0147-item-completed.jsonl", &opts(true));
+    use transcript_ls::model::Role;
+    let roles: Vec<&Role> = f.t.entries.iter().map(|e| &e.role).collect();
+    // Prompts: the response items on lines 7 and 25; their copies (8, 26) are Meta copies.
+    let prompts: Vec<usize> = (0..roles.len())
+        .filter(|&i| matches!(roles[i], Role::Prompt(_)))
+        .map(|i| f.line(i))
+        .collect();
+    assert_eq!(prompts, [7, 25]);
+    assert_eq!(f.t.entries[7].copy_of, Some(6));
+    assert_eq!(f.t.entries[25].copy_of, Some(24));
+    // Every model copy (reasoning 10, messages 12, 17, 27) is a Meta copy of the next line.
+    for (copy, item) in [(9, 10), (11, 12), (16, 17), (26, 27)] {
+        assert_eq!(
+            (roles[copy], f.t.entries[copy].copy_of),
+            (&Role::Meta, Some(item)),
+            "line {}",
+            copy + 1
+        );
+    }
+    // Re-sent context between the tasks (lines 21, 22) is context, not a turn.
+    assert_eq!((roles[20], roles[21]), (&Role::Context, &Role::Context));
+    assert_eq!(f.a.turn_count, 2);
+    let t1 = &f.a.turns[1];
+    assert_eq!(t1.title, "What is wrong in this screenshot?");
+    assert_eq!((f.answer(1), t1.comments, t1.tool_calls), (vec![18], 1, 1));
+    // Steps: [1 000, 3 000] (reasoning first token to the call's row) and [5 000, 6 000]:
+    // 180 tokens in 3 000 ms.
+    match &t1.throughput {
+        Throughput::Measured {
+            tokens,
+            decode_ms,
+            tok_per_s,
+        } => assert_eq!((*tokens, *decode_ms, *tok_per_s), (180, 3_000, 60.0)),
+        other => panic!("{other:?}"),
+    }
+    assert_eq!(t1.duration.map(|d| d.ms), Some(6_100));
+    let t2 = &f.a.turns[2];
+    assert_eq!((t2.title.as_str(), f.answer(2)), ("[redacted]", vec![28]));
+    match &t2.throughput {
+        Throughput::Measured {
+            tokens, decode_ms, ..
+        } => assert_eq!((*tokens, *decode_ms), (20, 500)),
+        other => panic!("{other:?}"),
+    }
+    // `cache_write_input_tokens` is its own figure (cache creation), not uncached input.
+    let u = f.a.usage;
+    assert_eq!(
+        (u.input, u.cache_read, u.cache_creation, u.output),
+        (1_150, 2_200, 50, 200)
+    );
+    // Effort per step: `turn_context.effort`, then `thread_settings_applied`.
+    let effort = |line: usize| {
+        f.t.entries[line - 1]
+            .step
+            .as_ref()
+            .and_then(|s| s.effort.as_deref())
+    };
+    assert_eq!((effort(18), effort(28)), (Some("high"), Some("xhigh")));
+}
+
+/// Codex 0.118 writes `agent_message` copies at the millisecond of their items: a copy is
+/// never a request start (issue 9 item 1). Before: 140 tokens / 3 001 ms = 46.7 tok/s.
+#[test]
+fn codex_0118_copies_are_not_request_starts() {
+    let f = load_with("rules/codex-0118-same-ms-copies.jsonl", &opts(true));
+    let t = &f.a.turns[1];
+    assert_eq!(f.a.turn_count, 1);
+    // Step 1: 0.300 (token_count) → 3.300 (call); step 2: 3.400 (output) → 5.400.
+    assert_eq!(estimate(&t.throughput), (140, 5_000));
+    assert_eq!((f.answer(1), t.comments, t.tool_calls), (vec![14], 1, 1));
+}
+
+/// A `message.id` (and requestId) written again after a new human prompt opens a new step
+/// in the new turn: no tokens move between turns (issue 9 item 7). Before: one step, turn 2
+/// with no usage.
+#[test]
+fn steps_never_cross_a_turn() {
+    let f = load_with("rules/claude-reused-message-id.jsonl", &opts(true));
+    assert_eq!((f.a.turn_count, f.a.steps.len()), (2, 2));
+    let out = |ti: usize| f.a.turns[ti].usage.output;
+    assert_eq!((out(0), out(1)), (40, 60));
+    assert_eq!(f.a.usage.output, 100);
+    assert_eq!(
+        (
+            estimate(&f.a.turns[0].throughput),
+            estimate(&f.a.turns[1].throughput)
+        ),
+        ((40, 4_000), (60, 2_000))
+    );
+}
+
+/// A sub-agent file's first prompt is the task its parent wrote: kind `subagent-task`
+/// (issue 9 item 8); a main file's first prompt stays a prompt.
+#[test]
+fn subagent_file_opener_is_its_task() {
+    let f = load("cases/20-subagent-sibling-files/subagents/agent-a3c5e7f9b1d2046e8.jsonl");
+    assert_eq!(
+        (f.a.turns[0].kind, f.a.turns[0].title.as_str()),
+        (TurnKind::SubagentTask, "Review src/ratelimit")
+    );
+    assert_eq!(TurnKind::SubagentTask.as_str(), "subagent-task");
+    let f = load("cases/20-subagent-sibling-files.jsonl");
+    assert_eq!(f.a.turns[0].kind, TurnKind::Prompt);
+}
+
+/// Claude Code 2.1.1xx–2.1.27x records (issue 9 item 6): `promptSource` / `origin.kind`
+/// decide the opener; hook feedback is a hook note (never a prompt); the last `cost-state`
+/// is the session's cost and API time; advisor iterations are counted apart; `effort` per
+/// step; the new record types and attachments read without a diagnostic; empty `thinking`
+/// narration does not break the final answer. Before: 4 turns and 3 hints.
+#[test]
+fn claude_2_1_2xx_records() {
+    use transcript_ls::model::Role;
+    let f = load_with("rules/claude-2-1-2xx-records.jsonl", &opts(true));
+    assert!(f.t.problems.is_empty(), "{:?}", f.t.problems);
+    assert!(
+        !f.t.entries
+            .iter()
+            .any(|e| matches!(e.role, Role::Other | Role::Unparsed))
+    );
+    assert_eq!(f.a.turn_count, 2);
+    let kinds: Vec<(TurnKind, usize)> = f.a.turns[1..]
+        .iter()
+        .map(|t| (t.kind, f.line(t.opener.unwrap())))
+        .collect();
+    assert_eq!(kinds, [(TurnKind::Prompt, 3), (TurnKind::Wake, 13)]);
+    // Hook feedback (lines 10 and 24) is a Meta hook note.
+    for line in [10, 24] {
+        let e = &f.t.entries[line - 1];
+        assert_eq!(
+            (&e.role, e.record_type.as_ref()),
+            (&Role::Meta, "user/hook-feedback")
+        );
+    }
+    // The answer after the empty-thinking narration (line 8) and the hook note.
+    assert_eq!(f.answer(1), vec![9, 11]);
+    assert_eq!(
+        (f.t.meta.cost_usd, f.t.meta.api_duration_ms),
+        (Some(0.0456), Some(9_100))
+    );
+    // msg_c2x_1: the main model's usage is its `message` iteration; the advisor's apart.
+    let (u, adv) = (f.a.usage, f.a.advisor_usage);
+    assert_eq!(
+        (u.input, u.output, u.cache_read, u.cache_creation),
+        (20, 120, 4_000, 800)
+    );
+    assert_eq!((adv.input, adv.output), (800, 120));
+    let step = f.t.entries[5].step.as_ref().unwrap();
+    assert_eq!(step.effort.as_deref(), Some("xhigh"));
+}
+
+/// A Codex sub-agent rollout replays its parent's history (a second `session_meta`, the
+/// parent's turn) before `trigger_turn`: that history is inherited, one fold, in no turn and
+/// no total (issue 9 item 4). Before: 2 turns, the parent's prompt counted as turn 1.
+#[test]
+fn codex_subagent_inherited_history() {
+    let f = load_with("rules/codex-subagent-inherited.jsonl", &opts(true));
+    assert_eq!(f.t.meta.parent_thread_id.as_deref(), Some("thr-parent"));
+    assert!(f.t.meta.is_subagent_file);
+    let inherited: Vec<usize> = (0..f.t.entries.len())
+        .filter(|&i| f.t.entries[i].inherited)
+        .map(|i| f.line(i))
+        .collect();
+    assert_eq!(inherited, (2..=8).collect::<Vec<_>>());
+    let inh = f.a.inherited.as_ref().unwrap();
+    assert_eq!((inh.start_line + 1, inh.end_line + 1, inh.turns), (2, 8, 1));
+    assert_eq!(f.a.turn_count, 1);
+    let t = &f.a.turns[1];
+    assert_eq!(
+        (t.kind, f.line(t.opener.unwrap())),
+        (TurnKind::SubagentTask, 11)
+    );
+    // Own usage only: the parent's 500 output tokens are not this file's.
+    let u = f.a.usage;
+    assert_eq!((u.input, u.cache_read, u.output), (2_000, 4_000, 40));
+    match &t.throughput {
+        Throughput::Measured {
+            tokens, decode_ms, ..
+        } => assert_eq!((*tokens, *decode_ms), (40, 500)),
+        other => panic!("{other:?}"),
+    }
+    let folds = transcript_ls::ide::folding::raw_folds(&f.t, &f.a);
+    let fold = folds
+        .iter()
+        .find(|x| x.kind == transcript_ls::ide::folding::FoldKind::Inherited)
+        .unwrap();
+    assert_eq!(
+        (fold.start_line, fold.end_line, fold.label.as_str()),
+        (1, 7, "inherited from thr-parent (1 turn)")
+    );
+}
+
 #[test]
 fn shared_case_inputs() {
     let f = load("cases/07-queued-prompt-typed-while-working.jsonl");

@@ -1234,6 +1234,7 @@ fn sidechain_records_carry_agent_id_and_mark_a_subagent_file() {
             title_source: None,
             is_subagent_file: true,
             agent_id: Some("a4ca".into()),
+            ..SessionMeta::default()
         }
     );
     let (_, t) = read(&[side("s1", r#""go""#), user("m1", r#""main""#)]);

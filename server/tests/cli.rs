@@ -283,6 +283,9 @@ fn stats_json_of_the_gates_fixture() {
         "compactions": 0,
         "subagent_calls": 0,
         "usage": {"input": 9, "output": 529, "cache_creation": 2710, "cache_read": 50139},
+        "advisor_usage": {"input": 0, "output": 0, "cache_creation": 0, "cache_read": 0},
+        "cost_usd": null,
+        "api_duration_ms": null,
         "turn_list": [{
             "n": 1,
             "kind": "prompt",
@@ -381,4 +384,30 @@ fn stdio_is_not_a_command_line_error() {
         "--stdio".into()
     ]));
     assert!(!transcript_ls::cli::wants_lsp(&["--help".into()]));
+}
+
+/// A zstd-compressed rollout (`.jsonl.zst`, Codex 0.14x) reads like its plain file, as a
+/// finished file (issue 9 item 4); a corrupt one is a clear error.
+#[test]
+fn zstd_rollout_reads_like_the_plain_file() {
+    let plain = root().join("fixtures/rules/codex-0118-same-ms-copies.jsonl");
+    let zst = root().join("fixtures/rules/codex-0118-same-ms-copies.jsonl.zst");
+    let stats = |p: &Path| {
+        let (code, out, err) = run(&["stats", "--json", "--complete", p.to_str().unwrap()]);
+        assert_eq!((code, err.as_str()), (0, ""));
+        let mut v: serde_json::Value = serde_json::from_str(out.trim()).unwrap();
+        v["file"] = serde_json::Value::Null;
+        v
+    };
+    let v = stats(&zst);
+    assert_eq!(v, stats(&plain));
+    assert_eq!(
+        (v["turns"].as_u64(), v["usage"]["output"].as_u64()),
+        (Some(1), Some(140))
+    );
+    let bytes = std::fs::read(&zst).unwrap();
+    let (_dir, cut) = temp_file("cut.jsonl.zst", &bytes[..bytes.len() / 2]);
+    let (code, _, err) = run(&["stats", cut.to_str().unwrap()]);
+    assert_eq!(code, 1);
+    assert!(err.contains("corrupt zstd data"), "{err}");
 }

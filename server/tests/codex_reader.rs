@@ -628,13 +628,14 @@ fn repeated_text_in_later_turns_is_not_a_duplicate() {
         agent_msg("Done."),           // 9
         assistant("Done.", None),     // 10
         task_complete("T2", "Done."), // 11
-        user("continue"),             // 12 no task events, no copy
+        user("continue"),             // 12 outside any task, no copy: context (issue 9)
         assistant("Done.", None),     // 13
     ]);
     let t = read(&src);
     let r = roles(&t);
     let prompts: Vec<usize> = (0..r.len()).filter(|&i| r[i] == PROMPT).collect();
-    assert_eq!(prompts, [1, 8, 12]);
+    assert_eq!(prompts, [1, 8]);
+    assert_eq!(r[12], Role::Context);
     let answers: Vec<usize> = (0..r.len())
         .filter(|&i| r[i] == Role::Model && !t.entries[i].blocks.is_empty())
         .collect();
@@ -752,8 +753,9 @@ fn prompt_during_a_running_task_is_steering() {
         event(json!({"type": "user_message", "message": "Next", "images": []})), // 9
         task_started("T2"),                                                      // 10
         user("Next"),                                                            // 11
-        user("and more"), // 12: steering in T2
-        event(json!({"type": "turn_aborted", "reason": "interrupted", "duration_ms": 10})), // 13
+        user("and more"),     // 12: steering in T2
+        user_msg("and more"), // 13
+        event(json!({"type": "turn_aborted", "reason": "interrupted", "duration_ms": 10})), // 14
     ]);
     let t = read(&src);
     use Role::*;
@@ -765,7 +767,8 @@ fn prompt_during_a_running_task_is_steering() {
     assert_eq!(r[9], Meta);
     assert_eq!(r[11], PROMPT);
     assert_eq!(r[12], Steering);
-    assert_eq!(r[13], Interruption);
+    assert_eq!(r[13], Meta);
+    assert_eq!(r[14], Interruption);
     assert_eq!(
         t.entries[7].step.as_ref().unwrap().stop,
         Some(StopReason::EndTurn)
@@ -1020,15 +1023,11 @@ fn tool_results_exit_codes_and_summaries() {
 
 #[test]
 fn prompt_blocks_text_and_images() {
-    let src = file(&[
-        item(json!({"type": "message", "role": "user", "content": [
+    let src = file(
+        &[item(json!({"type": "message", "role": "user", "content": [
             {"type": "input_text", "text": "What is in this screenshot?"},
-            {"type": "input_image", "image_url": "data:image/jpeg;base64,/9j/4AAQ"}]})),
-        event(
-            json!({"type": "user_message", "message": "Look: \"quoted\"\n",
-                     "images": ["data:image/png;base64,AAAA"], "local_images": ["/tmp/x.png"]}),
-        ),
-    ]);
+            {"type": "input_image", "image_url": "data:image/jpeg;base64,/9j/4AAQ"}]}))],
+    );
     let t = read(&src);
     let e = &t.entries[0];
     assert_eq!(e.role, PROMPT);
@@ -1044,8 +1043,13 @@ fn prompt_blocks_text_and_images() {
         &src[e.blocks[1].span.clone()],
         r#"{"image_url":"data:image/jpeg;base64,/9j/4AAQ","type":"input_image"}"#
     );
-    // A stand-in prompt (no item with that text): text plus its images.
-    let e = &t.entries[1];
+    // A stand-in prompt (a copy with no item): text plus its images.
+    let src = file(&[event(
+        json!({"type": "user_message", "message": "Look: \"quoted\"\n",
+                 "images": ["data:image/png;base64,AAAA"], "local_images": ["/tmp/x.png"]}),
+    )]);
+    let t = read(&src);
+    let e = &t.entries[0];
     assert_eq!(e.role, PROMPT);
     let BlockKind::Text { text } = &e.blocks[0].kind else {
         panic!()
@@ -1263,15 +1267,17 @@ fn catalog_every_line_accounted_for() {
             .any(|e| e.role == Role::Unparsed || e.role == Role::Other)
     );
     let count = |f: &dyn Fn(&Role) -> bool| t.entries.iter().filter(|e| f(&e.role)).count();
-    assert_eq!(count(&|r| *r == PROMPT), 3);
-    assert_eq!(count(&|r| *r == Role::Model), 11);
+    // Line 100 is an `item_completed` UserMessage with no response item: it stands in for
+    // it (as do the AgentMessage / Reasoning copies on 101, 105, 109).
+    assert_eq!(count(&|r| *r == PROMPT), 4);
+    assert_eq!(count(&|r| *r == Role::Model), 14);
     assert_eq!(count(&|r| *r == Role::ToolResults), 6);
     assert_eq!(count(&|r| *r == Role::Context), 24);
     assert_eq!(count(&|r| matches!(r, Role::CompactBoundary { .. })), 7);
     assert_eq!(count(&|r| matches!(r, Role::TurnStarted { .. })), 2);
     assert_eq!(count(&|r| matches!(r, Role::TurnCompleted { .. })), 2);
     assert_eq!(count(&|r| *r == Role::Interruption), 1);
-    assert_eq!(count(&|r| *r == Role::Meta), 62);
+    assert_eq!(count(&|r| *r == Role::Meta), 58);
     // Kinds this reader does not model are kept with their record type.
     let e = &t.entries;
     assert_eq!(e[2].record_type.as_ref(), "world_state");
@@ -1513,4 +1519,87 @@ fn truncated_records_never_panic_and_keep_one_entry_per_line() {
         }
     }
     assert!(reads > 2000, "{reads}");
+}
+
+// ---------------------------------------------------------------------------------------------
+// Forks (issue 9 item 4).
+
+/// A line with its own timestamp and ordinal.
+fn at(ts: &str, ordinal: u64, line: String) -> String {
+    let mut v: Value = serde_json::from_str(&line).unwrap();
+    v["timestamp"] = json!(ts);
+    v["ordinal"] = json!(ordinal);
+    v.to_string()
+}
+
+#[test]
+fn fork_replay_stamped_with_one_instant_is_inherited() {
+    let fork = rec(
+        "session_meta",
+        json!({"id": "thr-fork", "forked_from_id": "thr-main", "cli_version": "0.150.0"}),
+    );
+    let (a, b) = ("2026-03-03T08:00:00.000Z", "2026-03-03T08:05:00.000Z");
+    let src = file(&[
+        at(a, 0, fork),                   // 0
+        at(a, 1, user("old prompt")),     // 1 replay
+        at(a, 2, assistant("old", None)), // 2 replay
+        at(b, 3, task_started("T")),      // 3 own work: a later instant
+        at(b, 4, user("new prompt")),     // 4
+        at(b, 5, assistant("new", None)), // 5
+    ]);
+    let t = read(&src);
+    let inherited: Vec<bool> = t.entries.iter().map(|e| e.inherited).collect();
+    assert_eq!(inherited, [false, true, true, false, false, false]);
+    assert_eq!(t.meta.parent_thread_id.as_deref(), Some("thr-main"));
+}
+
+#[test]
+fn fork_replay_up_to_the_history_start_ordinal_is_inherited() {
+    let fork = rec(
+        "session_meta",
+        json!({"id": "thr-fork", "parent_thread_id": "thr-main",
+               "subagent_history_start_ordinal": 3, "thread_source": "guardian_review"}),
+    );
+    let (a, b) = ("2026-03-03T08:00:00.000Z", "2026-03-03T08:00:00.001Z");
+    let src = file(&[
+        at(a, 0, fork),                   // 0
+        at(a, 1, user("old prompt")),     // 1
+        at(b, 2, assistant("old", None)), // 2: another instant, still below ordinal 3
+        at(b, 3, user("review this")),    // 3 own
+    ]);
+    let t = read(&src);
+    let inherited: Vec<bool> = t.entries.iter().map(|e| e.inherited).collect();
+    assert_eq!(inherited, [false, true, true, false]);
+    assert!(t.meta.automatic_review);
+}
+
+/// `token_usage_record` counts only when a `compacted.compaction_response_id` names it, in
+/// either order (issue 9 item 5); an unnamed one counts nothing.
+#[test]
+fn token_usage_record_counts_only_when_a_compaction_names_it() {
+    let record = |id: &str, out: u64| {
+        rec(
+            "token_usage_record",
+            json!({"response_id": id, "usage": {"input_tokens": 1000, "cached_input_tokens": 400,
+                   "output_tokens": out, "reasoning_output_tokens": 0}}),
+        )
+    };
+    let compacted = |id: &str| {
+        rec(
+            "compacted",
+            json!({"message": "summary", "compaction_response_id": id,
+                   "replacement_history": []}),
+        )
+    };
+    let src = file(&[
+        record("resp_a", 70), // 0 named later
+        compacted("resp_a"),  // 1
+        compacted("resp_b"),  // 2
+        record("resp_b", 30), // 3 named before
+        record("resp_c", 11), // 4 never named
+    ]);
+    let t = read(&src);
+    assert_eq!(total_usage(&t), u(1_200, 800, 100, 0));
+    assert_eq!(usage(&t.entries[4]), None);
+    assert!(t.entries.iter().all(|e| e.role != Role::Other));
 }

@@ -98,8 +98,28 @@ pub struct Analysis {
     pub steering: Vec<usize>,
     /// Usage of the whole file, each step counted once (cases 10, 13).
     pub usage: Usage,
+    /// Usage of advisor models consulted inside responses (`StepInfo::advisor_usage`), each
+    /// step once; never part of `usage`.
+    pub advisor_usage: Usage,
     /// Number of turns of kind `Prompt` or `Wake` (the preamble is not counted).
     pub turn_count: usize,
+    /// History a fork or sub-agent file replays from its parent (`Entry::inherited`), when
+    /// it has any: excluded from turns, turn numbers and token totals (issue 9 item 4).
+    pub inherited: Option<Inherited>,
+}
+
+/// The inherited history of a fork or sub-agent file.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Inherited {
+    /// Entry index range `[start, end)` from the first to the last inherited record.
+    pub entries: std::ops::Range<usize>,
+    /// First and last line (0-based, inclusive).
+    pub start_line: usize,
+    pub end_line: usize,
+    /// Prompts of the parent inside it (its turns).
+    pub turns: usize,
+    /// `SessionMeta::parent_thread_id`.
+    pub parent: Option<String>,
 }
 
 /// A step: one model response (entries sharing `StepInfo::key`).
@@ -109,6 +129,8 @@ pub struct Step {
     pub entries: Vec<usize>,
     /// Usage of the response: component-wise max over its records.
     pub usage: Usage,
+    /// Advisor usage of the response (`StepInfo::advisor_usage`), max over its records.
+    pub advisor_usage: Usage,
     /// True when the output count is final (not a streaming placeholder).
     pub output_final: bool,
     /// True when the step ended with `end_turn` / `stop`.
@@ -119,6 +141,9 @@ pub struct Step {
     /// Timestamp of the latest non-model record before the step's first record (prompt,
     /// tool result): the request time, for the estimated decode time (FORMATS.md §1.9).
     pub request_ms: Option<i64>,
+    /// Measured first-token time of the step (epoch ms) when the format recorded the
+    /// generation of its first model record (Codex 0.14x `item_completed.started_at_ms`).
+    pub stream_start_ms: Option<i64>,
     pub tool_calls: u32,
     /// True for an inline sidechain (sub-agent) response. Never set in a sub-agent file, whose
     /// records are its own main thread.
@@ -134,15 +159,20 @@ pub enum TurnKind {
     Prompt,
     /// A machine wake-up (task notification, recovery re-run).
     Wake,
+    /// The first prompt of a sub-agent file (`SessionMeta::is_subagent_file`): the task the
+    /// parent agent wrote for it ("Warmup", the compaction summariser's request, a Task
+    /// description), not a human prompt (issue 9 item 8).
+    SubagentTask,
 }
 
 impl TurnKind {
-    /// `preamble` | `prompt` | `wake`, as in `stats --json`.
+    /// `preamble` | `prompt` | `wake` | `subagent-task`, as in `stats --json`.
     pub fn as_str(self) -> &'static str {
         match self {
             TurnKind::Preamble => "preamble",
             TurnKind::Prompt => "prompt",
             TurnKind::Wake => "wake",
+            TurnKind::SubagentTask => "subagent-task",
         }
     }
 }
@@ -432,6 +462,8 @@ pub struct ToolPair {
 /// any model a reader can produce (spans outside `source` read as empty text).
 ///
 /// Rules (DESIGN.md §4; details in the submodules):
+/// * Inherited records (`Entry::inherited`) never open a turn and their steps count in no
+///   total: they are summarised as [`Analysis::inherited`].
 /// * Turns open at `Prompt` / `Wake` records of the main thread; sidechain records never open
 ///   turns, except in a sub-agent file (`meta.is_subagent_file`) where every record is
 ///   sidechain and the sidechain is the main thread (case 20). Records before the first

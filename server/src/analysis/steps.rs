@@ -18,6 +18,14 @@ use crate::model::{BlockKind, Role, StopReason, Transcript};
 /// * `end_turn` is true when any record of the group has `StopReason::EndTurn`.
 /// * `request_ms` (FORMATS.md §1.9 recipe): the latest timestamp of a non-`Model` record of the
 ///   same thread (main thread, or the sidechain's `agentId`) before the step's first record.
+///   A record that is a copy of another (`Entry::copy_of`, Codex event copies) is never a
+///   request time: it is written at the same millisecond as the model's own record (issue 9).
+/// * `stream_start_ms`: the measured first-token time of the step's first model record
+///   (`StepInfo::stream_ms`), when the format recorded it. `end_ms` is the latest end of the
+///   step's model records: a record's measured generation end when recorded, else its
+///   timestamp.
+/// * Steps never cross a turn (issue 9 item 7): a key seen again after a main-thread turn
+///   opener starts a new step in the new turn.
 pub fn build(
     t: &Transcript,
     main_thread: impl Fn(usize) -> bool,
@@ -44,6 +52,10 @@ pub fn build(
             Some(e.agent_id.as_deref().unwrap_or(""))
         };
         let is_model = e.role == Role::Model;
+        if thread.is_none() && e.role.opens_turn() {
+            by_key.clear();
+            recent = None;
+        }
         if let Some(info) = &e.step {
             let key: &str = &info.key;
             let idx = match recent {
@@ -54,11 +66,13 @@ pub fn build(
                     steps.push(Step {
                         entries: Vec::new(),
                         usage: Default::default(),
+                        advisor_usage: Default::default(),
                         output_final: true,
                         end_turn: false,
                         start_ms: None,
                         end_ms: None,
                         request_ms: None,
+                        stream_start_ms: None,
                         tool_calls: 0,
                         sidechain: thread.is_some(),
                     });
@@ -73,6 +87,9 @@ pub fn build(
             s.entries.push(i);
             if let Some(u) = info.usage {
                 s.usage = s.usage.max(u);
+            }
+            if let Some(u) = info.advisor_usage {
+                s.advisor_usage = s.advisor_usage.max(u);
             }
             all_placeholder[idx] &= info.output_is_placeholder;
             s.end_turn |= info.stop == Some(StopReason::EndTurn);
@@ -90,17 +107,25 @@ pub fn build(
                         None => main_input,
                         Some(a) => side_input.get(a).copied(),
                     };
+                    s.stream_start_ms = info.stream_ms.map(|(a, _)| a);
                 }
-                if let Some(ts) = e.timestamp_ms {
-                    if s.start_ms.is_none() {
-                        s.start_ms = Some(ts);
-                    }
-                    s.end_ms = Some(ts);
+                if let Some(ts) = e.timestamp_ms
+                    && s.start_ms.is_none()
+                {
+                    s.start_ms = Some(ts);
+                }
+                // A record whose generation was measured ends when it was measured to end
+                // (its row is written a little later).
+                if let Some(end) = info.stream_ms.map(|(_, b)| b).or(e.timestamp_ms) {
+                    s.end_ms = Some(s.end_ms.map_or(end, |m| m.max(end)));
                 }
             }
             entry_step[i] = Some(idx);
         }
-        if !is_model && let Some(ts) = e.timestamp_ms {
+        if !is_model
+            && e.copy_of.is_none()
+            && let Some(ts) = e.timestamp_ms
+        {
             let slot = match thread {
                 None => main_input.get_or_insert(ts),
                 Some(a) => side_input.entry(a).or_insert(ts),

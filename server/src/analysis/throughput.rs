@@ -3,6 +3,11 @@
 //! Always total output tokens of the turn's output-bearing steps (main thread) divided by the
 //! total decode time; never an average of per-step rates.
 //!
+//! * **Measured per step** (Codex 0.14x `item_completed {started_at_ms, completed_at_ms}`):
+//!   when every output-bearing step has a measured first-token time
+//!   ([`Step::stream_start_ms`]), decode = Σ (step end − measured first token), the end being
+//!   the later of the step's last model record and its measured generation end. This is the
+//!   decode time proper (no waiting for the first token, no tool time).
 //! * **Measured** (Codex `task_complete` with `duration_ms` and `time_to_first_token_ms`):
 //!   decode = duration − time to first token − tool execution time, where tool execution time
 //!   is the union of the intervals from each tool call record's timestamp to its result
@@ -54,6 +59,23 @@ pub fn of_turn(
         };
     }
     let tokens: u64 = bearing.iter().map(|s| s.usage.output).sum();
+    if bearing.iter().all(|s| s.stream_start_ms.is_some()) {
+        let mut decode: u64 = 0;
+        for s in &bearing {
+            if let (Some(a), Some(b)) = (s.stream_start_ms, s.end_ms)
+                && b > a
+            {
+                decode += (b - a) as u64;
+            }
+        }
+        if decode > 0 {
+            return Throughput::Measured {
+                tok_per_s: rate(tokens, decode),
+                tokens,
+                decode_ms: decode,
+            };
+        }
+    }
     if let Some((duration, ttft)) = measured
         && let Some(tool_ms) = tool_time(tools)
     {

@@ -28,10 +28,16 @@ pub(super) fn analyze(t: &Transcript, source: &str, options: &Options) -> Analys
     // Segmentation: (kind, opener, start).
     let mut bounds: Vec<(TurnKind, Option<usize>, usize)> = Vec::new();
     for (i, e) in t.entries.iter().enumerate() {
-        if !main(i) {
+        if !main(i) || e.inherited {
             continue;
         }
         match e.role {
+            // A sub-agent file's first prompt is the task its parent wrote (issue 9 item 8).
+            Role::Prompt(_)
+                if subagent_file && !bounds.iter().any(|b| b.0 == TurnKind::SubagentTask) =>
+            {
+                bounds.push((TurnKind::SubagentTask, Some(i), i))
+            }
             Role::Prompt(_) => bounds.push((TurnKind::Prompt, Some(i), i)),
             Role::Wake(_) => bounds.push((TurnKind::Wake, Some(i), i)),
             _ => {}
@@ -58,12 +64,17 @@ pub(super) fn analyze(t: &Transcript, source: &str, options: &Options) -> Analys
     let mut turn_steps: Vec<Vec<usize>> = vec![Vec::new(); bounds.len()];
     let mut turn_side_usage: Vec<Usage> = vec![Usage::default(); bounds.len()];
     let mut usage = Usage::default();
+    let mut advisor_usage = Usage::default();
     for (si, s) in steps.iter().enumerate() {
+        if s.entries.first().is_some_and(|&f| t.entries[f].inherited) {
+            continue;
+        }
         usage = usage.add(s.usage);
+        advisor_usage = advisor_usage.add(s.advisor_usage);
         let Some(&first) = s.entries.first() else {
             continue;
         };
-        if bounds.is_empty() {
+        if bounds.is_empty() || t.entries[first].inherited {
             continue;
         }
         let ix = turn_ix(first);
@@ -329,6 +340,23 @@ pub(super) fn analyze(t: &Transcript, source: &str, options: &Options) -> Analys
         .iter()
         .filter(|t| t.kind != TurnKind::Preamble)
         .count();
+    let inherited = {
+        let first = t.entries.iter().position(|e| e.inherited);
+        let last = t.entries.iter().rposition(|e| e.inherited);
+        match (first, last) {
+            (Some(a), Some(b)) => Some(super::Inherited {
+                entries: a..b + 1,
+                start_line: t.entries[a].line,
+                end_line: t.entries[b].line,
+                turns: t.entries[a..=b]
+                    .iter()
+                    .filter(|e| e.inherited && e.role.opens_turn())
+                    .count(),
+                parent: t.meta.parent_thread_id.clone(),
+            }),
+            _ => None,
+        }
+    };
     Analysis {
         turns,
         steps,
@@ -338,7 +366,9 @@ pub(super) fn analyze(t: &Transcript, source: &str, options: &Options) -> Analys
         tool_pairs: pairs,
         steering: all_steering,
         usage,
+        advisor_usage,
         turn_count,
+        inherited,
     }
 }
 

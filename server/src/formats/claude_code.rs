@@ -74,7 +74,13 @@ const META_TYPES: &[&str] = &[
     "result",
     "relocated",
     "atis-latch",
+    "cost-state",
+    "file-history-delta",
 ];
+
+/// Prefixes of record type families without conversation content (2.1.2xx
+/// `artifact-*-ledger`): read as [`Role::Meta`].
+const META_PREFIXES: &[&str] = &["artifact-"];
 
 /// Content block types FORMATS.md §1.4 lists that this crate keeps as `Other` without a hint.
 const KNOWN_OTHER_BLOCKS: &[&str] = &[
@@ -116,6 +122,8 @@ pub struct State {
     /// The last `<command-name>` user line: `(entry index, uuid)`. An `isMeta` expansion whose
     /// `parentUuid` is that uuid makes it a prompt-type command (FORMATS.md §1.8).
     last_command: Option<(usize, Box<str>)>,
+    /// The user line being read is hook feedback (record type `user/hook-feedback`).
+    hook_note: bool,
 }
 
 impl State {
@@ -216,7 +224,16 @@ impl State {
         };
         let ty = rec.ty.get().unwrap_or("");
         let (role, record_type): (Role, String) = match ty {
-            "user" => (self.user(&mut r, &rec, t), ty.into()),
+            "user" => {
+                self.hook_note = false;
+                let role = self.user(&mut r, &rec, t);
+                let rt = if std::mem::take(&mut self.hook_note) {
+                    "user/hook-feedback".into()
+                } else {
+                    ty.into()
+                };
+                (role, rt)
+            }
             "assistant" => (self.assistant(&mut r, &rec, t), ty.into()),
             "system" => system(&mut r, &rec),
             "attachment" => self.attachment(&mut r, &rec, t),
@@ -237,7 +254,23 @@ impl State {
                 self.title(t, 3, rec.custom_title.get());
                 (Role::Meta, ty.into())
             }
-            t if META_TYPES.contains(&t) => (Role::Meta, t.into()),
+            "cost-state" => {
+                // Session-cumulative: the last one is the session's own total.
+                if let Some(c) = rec
+                    .total_cost_usd
+                    .and_then(|r| r.get().parse::<f64>().ok())
+                    .filter(|c| c.is_finite() && *c >= 0.0)
+                {
+                    t.meta.cost_usd = Some(c);
+                }
+                if let Some(ms) = rec.total_api_duration.0 {
+                    t.meta.api_duration_ms = Some(ms);
+                }
+                (Role::Meta, ty.into())
+            }
+            t if META_TYPES.contains(&t) || META_PREFIXES.iter().any(|p| t.starts_with(p)) => {
+                (Role::Meta, t.into())
+            }
             _ => {
                 let name = if ty.is_empty() { "(no type)" } else { ty };
                 self.hint_once(
@@ -442,7 +475,24 @@ impl State {
             .blocks
             .iter()
             .any(|b| matches!(b.kind, BlockKind::Image { .. }));
-        let role = if head.starts_with("<task-notification>") {
+        // Hook feedback written as a user message is a hook note, never a prompt (2.1.x:
+        // `Stop hook feedback:`, `<user-prompt-submit-hook>`; issue 9 item 6).
+        if is_hook_feedback(head) {
+            self.hook_note = true;
+            return Role::Meta;
+        }
+        // 2.1.161+ `promptSource` and 2.1.193+ `origin.kind`: the agent's own statement of
+        // what wrote the line, before any content rule (older files have neither).
+        let origin = rec.origin.0.as_ref().and_then(|o| o.kind.get());
+        let typed = origin == Some("human") || rec.prompt_source.get() == Some("typed");
+        let wrapper = head.starts_with("<command-")
+            || head.starts_with("<local-command-")
+            || head.starts_with("<bash-");
+        let role = if origin == Some("task-notification") {
+            Role::Wake(WakeKind::TaskNotification)
+        } else if typed && !wrapper && (!head.is_empty() || has_image) {
+            Role::Prompt(PromptKind::Typed)
+        } else if head.starts_with("<task-notification>") {
             Role::Wake(WakeKind::TaskNotification)
         } else if head.starts_with("[Request interrupted by user") {
             Role::Interruption
@@ -501,13 +551,41 @@ impl State {
         {
             t.meta.model = Some(m.to_string());
         }
-        let usage = msg.usage.0.as_ref().map(|u| Usage {
+        let mut usage = msg.usage.0.as_ref().map(|u| Usage {
             input: u.input_tokens.0.unwrap_or(0),
             output: u.output_tokens.0.unwrap_or(0),
             cache_creation: u.cache_creation_input_tokens.0.unwrap_or(0),
             cache_read: u.cache_read_input_tokens.0.unwrap_or(0),
             reasoning: 0,
         });
+        // 2.1.1xx+ `usage.iterations`: an `advisor_message` iteration is a second model's
+        // usage. It is counted apart; the main model's usage is then the sum of the `message`
+        // iterations (never the advisor's twice).
+        let mut advisor_usage = None;
+        if let Some(its) = msg.usage.0.as_ref().and_then(|u| u.iterations) {
+            let its = raw::iterations(its);
+            let sum = |kind: &str| {
+                its.iter().filter(|i| i.ty.get() == Some(kind)).fold(
+                    None,
+                    |acc: Option<Usage>, i| {
+                        let u = Usage {
+                            input: i.input_tokens.0.unwrap_or(0),
+                            output: i.output_tokens.0.unwrap_or(0),
+                            cache_creation: i.cache_creation_input_tokens.0.unwrap_or(0),
+                            cache_read: i.cache_read_input_tokens.0.unwrap_or(0),
+                            reasoning: 0,
+                        };
+                        Some(acc.map_or(u, |a| a.add(u)))
+                    },
+                )
+            };
+            advisor_usage = sum("advisor_message");
+            if advisor_usage.is_some()
+                && let Some(main) = sum("message")
+            {
+                usage = Some(main);
+            }
+        }
         let stop = msg.stop_reason.get().map(|s| match s {
             "end_turn" => StopReason::EndTurn,
             "tool_use" => StopReason::ToolUse,
@@ -535,6 +613,9 @@ impl State {
             output_is_placeholder: stop.is_none(),
             stop,
             api_error: api_error.map(Into::into),
+            advisor_usage,
+            effort: rec.effort.boxed(),
+            ..StepInfo::default()
         });
         Role::Model
     }
@@ -665,6 +746,19 @@ fn join_type(ty: &str, sub: &str) -> String {
 }
 
 /// `<local-command-caveat>…` (2.x) or the plain `Caveat: The messages below…` (1.0.x).
+/// Hook feedback Claude Code writes as a user message: `<user-prompt-submit-hook>…`, or a
+/// first line `<Event> hook feedback:` (`Stop hook feedback:`, `SubagentStop hook feedback:`).
+fn is_hook_feedback(head: &str) -> bool {
+    if head.starts_with("<user-prompt-submit-hook>") {
+        return true;
+    }
+    let first = head.lines().next().unwrap_or("");
+    first
+        .strip_suffix(':')
+        .and_then(|f| f.strip_suffix(" hook feedback"))
+        .is_some_and(|ev| !ev.is_empty() && ev.chars().all(|c| c.is_ascii_alphanumeric()))
+}
+
 fn is_caveat(head: &str) -> bool {
     head.starts_with("<local-command-caveat>")
         || head.starts_with("Caveat: The messages below were generated by the user")

@@ -1,4 +1,4 @@
-//! OpenAI Codex CLI rollouts (FORMATS.md §2).
+//! OpenAI Codex CLI rollouts (server/FORMATS.md "Codex").
 //!
 //! A rollout line is an envelope `{"timestamp","type","payload"}` (newer CLIs add `ordinal`)
 //! whose `type` is `session_meta`, `turn_context`, `response_item`, `event_msg`, `compacted`,
@@ -7,19 +7,28 @@
 //! `{"record_type":"state"}` lines. [`State::line`] reads both into the model, one [`Entry`]
 //! per line.
 //!
-//! Rules applied here (FORMATS.md §2 quirks; cases 13 and 15):
-//! * **Duplicates.** User text, assistant text and reasoning summaries are logged twice: as a
+//! Rules applied here (server/FORMATS.md "Codex", record by record with sources; cases 13
+//! and 15; issue 9):
+//! * **Event copies.** User text, assistant text and reasoning are logged twice: as a
 //!   `response_item` and as an `event_msg` copy (`user_message`, `agent_message`,
-//!   `agent_reasoning`), in either order; newer CLIs write no copies, some older ones only
-//!   copies. The `response_item` is canonical. A copy whose response item exists in the same
-//!   turn (same family, same text after whitespace normalisation) becomes `Meta` with no
-//!   blocks; a copy with no such item stands in for it (`Prompt`, `Model` text, `Model`
-//!   thinking). When the item arrives after its stand-in, the stand-in is demoted to `Meta`.
-//! * **Context preamble.** Developer messages and user messages injected by the CLI
+//!   `agent_reasoning`; 0.147+ `item_completed` UserMessage / AgentMessage / Reasoning), in
+//!   either order; newer CLIs write no copies, some older ones only copies. The
+//!   `response_item` is canonical. A copy pairs with its item in the current task by item id,
+//!   else by normalised text (`<image>` wrappers ignored), else by structure (nearest user
+//!   item; oldest model item of the same kind): `find_pair`. A paired copy is `Meta` with
+//!   `copy_of` = its item (never a request start); a copy with no item stands in for it
+//!   (`Prompt`, `Model` text, `Model` thinking) until the item arrives, which demotes it.
+//!   `item_completed` timing becomes the item's `StepInfo::stream_ms`.
+//! * **Context.** Developer messages and user messages injected by the CLI
 //!   (`<environment_context>`, `<user_instructions>`, `# AGENTS.md instructions …`, raw
 //!   AGENTS.md contents before the first real prompt) are `Context`, never prompts. In files
-//!   that log `user_message` copies, user items before the first prompt that got a copy are
-//!   demoted to `Context` once that prompt is confirmed (injected messages never get a copy).
+//!   that log user copies, user items before the first prompt that got a copy are demoted to
+//!   `Context` once that prompt is confirmed, and later user items that get no copy by the next
+//!   user item or task boundary are demoted too. In files that write `task_started`, a user
+//!   item outside any task is `Context` (context re-sent at a resume).
+//! * **Inherited history.** In a fork or sub-agent rollout the records replaying the parent's
+//!   history are `Entry::inherited` ([`State::line`] docs; server/FORMATS.md "Forks and
+//!   sub-agents").
 //! * **Steps and usage.** Every model record (assistant message, reasoning, function call,
 //!   custom tool call, web search call, local shell call, tool search call, image generation
 //!   call, and stand-in copies) between two `token_count` events with *new* totals shares one
@@ -67,8 +76,10 @@ type Raw<'a> = &'a RawValue;
 /// Line-reader state kept across lines of one file.
 #[derive(Debug, Default)]
 pub struct State {
-    /// `turn_context.model` of the latest turn context.
+    /// `turn_context.model` of the latest turn context (or `thread_settings_applied`).
     model: Option<Box<str>>,
+    /// `turn_context.effort` / `thread_settings_applied.thread_settings.reasoning_effort`.
+    effort: Option<Box<str>>,
     /// 0-based index of the current API call; keys are `codex-call-{call + 1}`.
     call: u64,
     /// The current call has at least one record with its key.
@@ -106,6 +117,14 @@ pub struct State {
     compaction_open: bool,
     /// A `session_meta` (or legacy meta) was read.
     session_meta_seen: bool,
+    /// A `task_started` was read: this file brackets its turns with tasks.
+    tasks_seen: bool,
+    /// Inherited history of a fork / sub-agent rollout.
+    inherit: Inherit,
+    /// `token_usage_record`s not yet named by a compaction: `(response_id, entry, usage)`.
+    usage_records: Vec<(Box<str>, usize, Usage)>,
+    /// `compacted.compaction_response_id`s not yet matched by a `token_usage_record`.
+    compaction_ids: Vec<Box<str>>,
 }
 
 /// The three message families Codex logs twice.
@@ -116,14 +135,72 @@ enum Family {
     Reasoning,
 }
 
-/// One side of a possible duplicate pair: family, hash of the normalised text, entry index.
-#[derive(Debug, Clone, Copy)]
+/// One side of a possible duplicate pair (a response item, or an `event_msg` copy).
+#[derive(Debug, Clone)]
 struct Logged {
     family: Family,
-    hash: u64,
+    /// Hashes of the normalised texts (one per text part; reasoning summaries have several).
+    hashes: Vec<u64>,
+    /// The item id when written (`payload.id` / `item_completed.item.id`, Codex 0.14x).
+    id: Option<Box<str>>,
     entry: usize,
     /// Injected context (kept across turn resets: its copy may come after the prompt).
     context: bool,
+    /// Copies this item can still absorb (a reasoning item has one copy per summary part).
+    slots: usize,
+    /// Generation timing of a copy (`item_completed.started_at_ms`, `completed_at_ms`).
+    timing: Option<(i64, i64)>,
+}
+
+impl Logged {
+    fn new(family: Family, hashes: Vec<u64>, id: Option<Box<str>>, entry: usize) -> Logged {
+        Logged {
+            family,
+            slots: hashes.len().max(1),
+            hashes,
+            id,
+            entry,
+            context: false,
+            timing: None,
+        }
+    }
+}
+
+/// The counterpart of `probe` in `list` (FORMATS.md §2; issue 9 item 1): the same item id
+/// when both sides have one; else the same normalised text; else, by structure, a
+/// counterpart of the same family in the current turn (the nearest one for user messages,
+/// whose copy is written right after the item; the oldest for the model's items, written in
+/// order). Context items never pair by structure, and two different ids never pair except
+/// for user messages (0.147 gives the copy of a user message its own id).
+fn find_pair(list: &[Logged], probe: &Logged) -> Option<usize> {
+    let same = |c: &&Logged| c.family == probe.family;
+    if let Some(id) = &probe.id
+        && let Some(pos) = list
+            .iter()
+            .position(|c| same(&c) && c.id.as_ref() == Some(id))
+    {
+        return Some(pos);
+    }
+    if let Some(pos) = list
+        .iter()
+        .position(|c| same(&c) && c.hashes.iter().any(|h| probe.hashes.contains(h)))
+    {
+        return Some(pos);
+    }
+    let fits = |c: &Logged| {
+        c.family == probe.family
+            && !c.context
+            && !probe.context
+            && (probe.family == Family::User
+                || c.id.is_none()
+                || probe.id.is_none()
+                || c.id == probe.id)
+    };
+    if probe.family == Family::User {
+        list.iter().rposition(fits)
+    } else {
+        list.iter().position(fits)
+    }
 }
 
 /// Cumulative token totals of `token_count.info.total_token_usage`.
@@ -133,6 +210,9 @@ struct Totals {
     input_tokens: u64,
     #[serde(default, deserialize_with = "count")]
     cached_input_tokens: u64,
+    /// Codex 0.14x: tokens written to the prompt cache (a part of `input_tokens`).
+    #[serde(default, deserialize_with = "count")]
+    cache_write_input_tokens: u64,
     #[serde(default, deserialize_with = "count")]
     output_tokens: u64,
     #[serde(default, deserialize_with = "count")]
@@ -143,6 +223,7 @@ impl Totals {
     fn covers(&self, o: &Totals) -> bool {
         self.input_tokens >= o.input_tokens
             && self.cached_input_tokens >= o.cached_input_tokens
+            && self.cache_write_input_tokens >= o.cache_write_input_tokens
             && self.output_tokens >= o.output_tokens
             && self.reasoning_output_tokens >= o.reasoning_output_tokens
     }
@@ -190,6 +271,8 @@ struct Record<'a> {
     instructions: Seen<'a>,
     #[serde(borrow, default)]
     git: Seen<'a>,
+    #[serde(borrow, default)]
+    ordinal: Option<Raw<'a>>,
     #[serde(borrow, default)]
     id: Option<Raw<'a>>,
 }
@@ -258,6 +341,22 @@ struct Payload<'a> {
     /// `event_msg/thread_name_updated`: the thread's name (the session's title; issue 7).
     #[serde(borrow)]
     thread_name: Option<Raw<'a>>,
+    #[serde(borrow)]
+    item: Option<Raw<'a>>,
+    #[serde(borrow)]
+    effort: Option<Raw<'a>>,
+    #[serde(borrow)]
+    thread_settings: Option<Raw<'a>>,
+    #[serde(borrow)]
+    response_id: Option<Raw<'a>>,
+    #[serde(borrow)]
+    compaction_response_id: Option<Raw<'a>>,
+    #[serde(borrow)]
+    usage: Option<Raw<'a>>,
+    #[serde(borrow)]
+    started_at_ms: Option<Raw<'a>>,
+    #[serde(borrow)]
+    completed_at_ms: Option<Raw<'a>>,
 }
 
 /// A content item of a message or tool output (`input_text`, `output_text`, `input_image`,
@@ -312,9 +411,53 @@ struct OldMetadata {
 
 /// `session_meta.source` when it is an object: `{"subagent": …}` marks a sub-agent rollout.
 #[derive(Deserialize)]
-struct SourceObj {
-    #[serde(default)]
-    subagent: Option<IgnoredAny>,
+struct SourceObj<'a> {
+    #[serde(borrow, default)]
+    subagent: Option<Raw<'a>>,
+}
+
+/// `source.subagent` when it is an object: `{thread_spawn: {parent_thread_id, …}}`.
+#[derive(Deserialize, Default)]
+#[serde(default)]
+struct SubagentObj<'a> {
+    #[serde(borrow)]
+    thread_spawn: Option<Raw<'a>>,
+}
+
+/// `session_meta` fields that say a rollout is a fork or a sub-agent (Codex 0.14x).
+#[derive(Deserialize, Default)]
+#[serde(default)]
+struct Lineage<'a> {
+    #[serde(borrow)]
+    forked_from_id: Option<Raw<'a>>,
+    #[serde(borrow)]
+    parent_thread_id: Option<Raw<'a>>,
+    #[serde(borrow)]
+    subagent_history_start_ordinal: Option<Raw<'a>>,
+    #[serde(borrow)]
+    thread_source: Option<Raw<'a>>,
+}
+
+/// Where the inherited history of a fork or sub-agent rollout stands.
+#[derive(Debug, Default)]
+struct Inherit {
+    /// Records are being read as inherited.
+    open: bool,
+    /// Entry index right after the child's own `session_meta`.
+    from: usize,
+    /// `subagent_history_start_ordinal`: records with a lower `ordinal` are inherited.
+    start_ordinal: Option<u64>,
+    /// Without that marker: the instant the replay is stamped with (its first record's).
+    instant: Option<i64>,
+    /// The file is a child rollout (its first `session_meta` names a parent).
+    child: bool,
+}
+
+/// `inter_agent_communication_metadata` payload.
+#[derive(Deserialize, Default)]
+#[serde(default)]
+struct InterAgent {
+    trigger_turn: Option<bool>,
 }
 
 /// The line being read.
@@ -702,7 +845,63 @@ impl State {
         ) {
             self.compaction_open = false;
         }
+        let mut entry = entry;
+        self.inherited(&mut entry, rec.ordinal, outer.as_deref(), rec.payload, t);
         t.entries.push(entry);
+    }
+
+    /// Inherited history (FORMATS-2026 §2; issue 9 item 4): in a child rollout, the records
+    /// after its own `session_meta` replay the parent's history until its own work starts:
+    /// at `inter_agent_communication_metadata {trigger_turn: true}` (the records before it
+    /// are inherited, whatever else said), at the first record whose `ordinal` reaches
+    /// `subagent_history_start_ordinal`, or, without that marker, at the first record not
+    /// stamped with the replay's instant.
+    fn inherited(
+        &mut self,
+        entry: &mut Entry,
+        ordinal: Option<Raw<'_>>,
+        outer: Option<&str>,
+        payload: Option<Raw<'_>>,
+        t: &mut Transcript,
+    ) {
+        let idx = t.entries.len();
+        if !self.inherit.child || idx < self.inherit.from {
+            return;
+        }
+        let trigger = outer == Some("inter_agent_communication_metadata")
+            && payload
+                .and_then(|p| object::<InterAgent>(p.get()).ok())
+                .and_then(|m| m.trigger_turn)
+                == Some(true);
+        if trigger {
+            if self.inherit.start_ordinal.is_none() {
+                for e in &mut t.entries[self.inherit.from..] {
+                    e.inherited = true;
+                }
+            }
+            self.inherit.open = false;
+            self.inherit.child = false;
+            return;
+        }
+        if !self.inherit.open {
+            return;
+        }
+        let own = match self.inherit.start_ordinal {
+            Some(start) => jcount(ordinal).is_some_and(|o| o >= start),
+            None => match (self.inherit.instant, entry.timestamp_ms) {
+                (None, ts) => {
+                    self.inherit.instant = ts;
+                    false
+                }
+                (Some(a), Some(b)) => a != b,
+                (Some(_), None) => false,
+            },
+        };
+        if own {
+            self.inherit.open = false;
+        } else {
+            entry.inherited = true;
+        }
     }
 
     /// An envelope line `{"timestamp","type":outer,"payload"}`.
@@ -720,7 +919,7 @@ impl State {
             None => outer.to_string(),
         };
         match outer {
-            "session_meta" => self.session_meta(l, p, t),
+            "session_meta" => self.session_meta(l, p, Some(raw), t),
             "turn_context" => {
                 if let Some(m) = jstr(p.model) {
                     t.meta.model.get_or_insert_with(|| m.to_string());
@@ -728,6 +927,9 @@ impl State {
                 }
                 if let Some(cwd) = jstr(p.cwd) {
                     t.meta.cwd.get_or_insert_with(|| cwd.into_owned());
+                }
+                if let Some(effort) = jstr(p.effort) {
+                    self.effort = Some(effort.into());
                 }
                 l.entry(Role::Context, outer)
             }
@@ -750,8 +952,12 @@ impl State {
                     });
                 }
                 self.compaction_open = true;
+                if let Some(id) = jstr(p.compaction_response_id) {
+                    self.compaction_named(&id, t);
+                }
                 e
             }
+            "token_usage_record" => self.token_usage_record(l, p, outer, t),
             "world_state" => l.entry(Role::Context, outer),
             "inter_agent_communication_metadata" => l.entry(Role::Meta, outer),
             _ => l.entry(Role::Other, &rt),
@@ -760,7 +966,13 @@ impl State {
 
     /// `session_meta`: fills the session metadata (first values seen) and starts over the
     /// task state (a resume or fork appends a new `session_meta`).
-    fn session_meta(&mut self, l: &Line, p: &Payload, t: &mut Transcript) -> Entry {
+    fn session_meta(
+        &mut self,
+        l: &Line,
+        p: &Payload,
+        raw: Option<Raw<'_>>,
+        t: &mut Transcript,
+    ) -> Entry {
         let first = !self.session_meta_seen;
         self.session_meta_seen = true;
         if let Some(id) = jstr(p.id) {
@@ -777,10 +989,36 @@ impl State {
                 .source
                 .filter(|s| is_object(s))
                 .and_then(|s| object::<SourceObj>(s.get()).ok())
-                .is_some_and(|s| s.subagent.is_some());
-            if sub {
+                .and_then(|s| s.subagent);
+            let spawn_parent = sub
+                .filter(|s| is_object(s))
+                .and_then(|s| object::<SubagentObj>(s.get()).ok())
+                .and_then(|s| s.thread_spawn)
+                .filter(|s| is_object(s))
+                .and_then(|s| object::<Lineage>(s.get()).ok())
+                .and_then(|l| jstr(l.parent_thread_id));
+            if sub.is_some() {
                 t.meta.is_subagent_file = true;
                 t.meta.agent_id = jstr(p.id).map(Cow::into_owned);
+            }
+            let lineage = raw.and_then(|r| object::<Lineage>(r.get()).ok());
+            if let Some(lin) = lineage {
+                let parent = jstr(lin.forked_from_id)
+                    .or_else(|| jstr(lin.parent_thread_id))
+                    .or(spawn_parent);
+                if jstr(lin.thread_source).as_deref() == Some("guardian_review") {
+                    t.meta.automatic_review = true;
+                }
+                if let Some(parent) = parent {
+                    t.meta.parent_thread_id = Some(parent.into_owned());
+                    self.inherit = Inherit {
+                        open: true,
+                        from: t.entries.len() + 1,
+                        start_ordinal: jcount(lin.subagent_history_start_ordinal),
+                        instant: None,
+                        child: true,
+                    };
+                }
             }
         }
         self.end_task();
@@ -851,6 +1089,7 @@ impl State {
     fn message(&mut self, l: &Line, p: &Payload, rt: &str, t: &mut Transcript) -> Entry {
         let (blocks, texts) = content_blocks(l, p.content);
         let role = jstr(p.role).unwrap_or_default();
+        let id = jstr(p.id).map(|s| Box::<str>::from(s.as_ref()));
         let idx = t.entries.len();
         let mut e = l.entry(Role::Other, rt);
         e.blocks = blocks;
@@ -858,20 +1097,40 @@ impl State {
             "developer" | "system" => e.role = Role::Context,
             "assistant" => {
                 let hash = text_hash(texts.iter().map(|s| s.as_ref()));
-                let paired = self.pair_item(t, Family::Assistant, &[hash]);
-                self.remember(Family::Assistant, &paired.unmatched, idx, false);
+                let mut probe = Logged::new(Family::Assistant, vec![hash], id, idx);
+                let paired = self.pair_item(t, &mut probe);
                 let stop = match jstr(p.phase).as_deref() {
                     Some("final_answer") => Some(StopReason::EndTurn),
                     _ => None,
                 };
                 e.role = Role::Model;
-                e.step = Some(self.model_step(idx, stop, paired.step));
+                let mut step = self.model_step(idx, stop, paired.step);
+                merge_timing(&mut step, paired.timing);
+                e.step = Some(step);
+                self.remember(probe);
             }
             "user" => {
+                if self.confirmed {
+                    self.demote_unpaired_prompts(t);
+                }
                 let first = texts.first().map(|s| s.as_ref()).unwrap_or("");
-                let class = self.classify_user(first, None);
-                let hash = text_hash(texts.iter().map(|s| s.as_ref()));
-                let paired = self.pair_item(t, Family::User, &[hash]);
+                let mut class = self.classify_user(first, None);
+                // Outside any task in a file that writes tasks: context re-sent at a resume
+                // (FORMATS-2026 §2; issue 9 item 3).
+                if class == UserClass::Prompt && self.tasks_seen && !self.task_open {
+                    class = UserClass::Context;
+                }
+                // The text the user typed: `<image>` wrappers around image parts are not part
+                // of it (the copy carries the images separately).
+                let hash = text_hash(
+                    texts
+                        .iter()
+                        .map(|s| s.as_ref())
+                        .filter(|s| !is_image_marker(s)),
+                );
+                let mut probe = Logged::new(Family::User, vec![hash], id, idx);
+                probe.context = class != UserClass::Prompt;
+                let paired = self.pair_item(t, &mut probe);
                 e.role = match (class, paired.role) {
                     (UserClass::Context, _) => Role::Context,
                     (UserClass::LocalCommand, _) => Role::LocalCommand,
@@ -893,8 +1152,8 @@ impl State {
                     }
                 };
                 // Remembered after `new_prompt`, which forgets the previous turn's items.
-                let context = !matches!(e.role, Role::Prompt(_) | Role::Steering);
-                self.remember(Family::User, &paired.unmatched, idx, context);
+                probe.context = !matches!(e.role, Role::Prompt(_) | Role::Steering);
+                self.remember(probe);
             }
             _ => {}
         }
@@ -921,10 +1180,14 @@ impl State {
         let summary = texts(p.summary);
         let hashes: Vec<u64> = summary.iter().map(|(_, _, h)| *h).collect();
         let idx = t.entries.len();
-        let paired = self.pair_item(t, Family::Reasoning, &hashes);
-        self.remember(Family::Reasoning, &paired.unmatched, idx, false);
+        let id = jstr(p.id).map(|s| Box::<str>::from(s.as_ref()));
+        let mut probe = Logged::new(Family::Reasoning, hashes, id, idx);
+        let paired = self.pair_item(t, &mut probe);
         let mut e = l.entry(Role::Model, rt);
-        e.step = Some(self.model_step(idx, None, paired.step));
+        let mut step = self.model_step(idx, None, paired.step);
+        merge_timing(&mut step, paired.timing);
+        e.step = Some(step);
+        self.remember(probe);
         let first = summary
             .into_iter()
             .next()
@@ -959,55 +1222,67 @@ impl State {
         t: &mut Transcript,
     ) -> Entry {
         match inner {
-            "user_message" => self.user_copy(l, p, rt, t),
-            "agent_message" => {
-                let idx = t.entries.len();
-                let text = p.message.and_then(|m| l.str_of(m).map(|s| (m, s)));
-                let decoded = jstr(p.message).unwrap_or_default();
-                let hash = text_hash([decoded.as_ref()]);
-                if self.pair_event(Family::Assistant, hash, idx) {
-                    return l.entry(Role::Meta, rt);
-                }
-                let stop = match jstr(p.phase).as_deref() {
-                    Some("final_answer") => Some(StopReason::EndTurn),
-                    _ => None,
+            "user_message" => {
+                let images = elements(p.images)
+                    .into_iter()
+                    .map(|img| (img, image_of(Some(img))))
+                    .chain(
+                        elements(p.local_images)
+                            .into_iter()
+                            .map(|img| (img, ("image/unknown".into(), 0))),
+                    )
+                    .collect();
+                let copy = Copy {
+                    texts: p.message.map(|m| vec![m]).unwrap_or_default(),
+                    id: None,
+                    phase: None,
+                    timing: None,
                 };
-                let mut e = l.entry(Role::Model, rt);
-                e.step = Some(self.model_step(idx, stop, None));
-                if let Some((m, s)) = text {
-                    e.blocks.push(Block {
-                        span: l.span_of(m.get()),
-                        kind: BlockKind::Text { text: s },
-                    });
-                }
-                e
+                self.user_copy(l, &copy, jstr(p.kind).as_deref(), images, rt, t)
+            }
+            "agent_message" => {
+                let copy = Copy {
+                    texts: p.message.map(|m| vec![m]).unwrap_or_default(),
+                    id: None,
+                    phase: jstr(p.phase).map(Cow::into_owned),
+                    timing: None,
+                };
+                self.model_copy(l, Family::Assistant, &copy, rt, t)
             }
             "agent_reasoning" => {
-                let idx = t.entries.len();
-                let decoded = jstr(p.text).unwrap_or_default();
-                let hash = text_hash([decoded.as_ref()]);
-                if self.pair_event(Family::Reasoning, hash, idx) {
-                    return l.entry(Role::Meta, rt);
-                }
-                let mut e = l.entry(Role::Model, rt);
-                e.step = Some(self.model_step(idx, None, None));
-                let (span, text) = match p.text.and_then(|r| l.str_of(r).map(|s| (r, s))) {
-                    Some((r, s)) => (l.span_of(r.get()), s),
-                    None => (e.span.clone(), l.empty_str()),
+                let copy = Copy {
+                    texts: p.text.map(|m| vec![m]).unwrap_or_default(),
+                    id: None,
+                    phase: None,
+                    timing: None,
                 };
-                e.blocks.push(Block {
-                    span,
-                    kind: BlockKind::Thinking {
-                        text,
-                        encrypted: false,
-                    },
-                });
-                e
+                self.model_copy(l, Family::Reasoning, &copy, rt, t)
+            }
+            "item_completed" => self.item_completed(l, p, rt, t),
+            "token_usage_record" => self.token_usage_record(l, p, rt, t),
+            "thread_settings_applied" => {
+                // Codex 0.14x: the model and effort the following requests run with.
+                if let Some(ts) = p.thread_settings.filter(|r| is_object(r))
+                    && let Ok(ts) = object::<ThreadSettings>(ts.get())
+                {
+                    if let Some(m) = jstr(ts.model) {
+                        t.meta.model.get_or_insert_with(|| m.to_string());
+                        self.model = Some(m.into());
+                    }
+                    if let Some(e) = jstr(ts.reasoning_effort) {
+                        self.effort = Some(e.into());
+                    }
+                }
+                l.entry(Role::Meta, rt)
             }
             "token_count" => self.token_count(l, p, rt, t),
             "task_started" => {
                 self.bump();
+                if self.confirmed {
+                    self.demote_unpaired_prompts(t);
+                }
                 self.task_open = true;
+                self.tasks_seen = true;
                 self.task_prompts = u32::from(self.prompt_since_task_end);
                 l.entry(
                     Role::TurnStarted {
@@ -1017,6 +1292,9 @@ impl State {
                 )
             }
             "task_complete" => {
+                if self.confirmed {
+                    self.demote_unpaired_prompts(t);
+                }
                 self.end_task();
                 let role = Role::TurnCompleted {
                     turn_id: jstr(p.turn_id).map(|s| s.into()),
@@ -1026,6 +1304,9 @@ impl State {
                 l.entry(role, rt)
             }
             "turn_aborted" => {
+                if self.confirmed {
+                    self.demote_unpaired_prompts(t);
+                }
                 self.end_task();
                 l.entry(Role::Interruption, rt)
             }
@@ -1053,52 +1334,170 @@ impl State {
         }
     }
 
-    /// `event_msg/user_message`: Meta when its user item is in the turn, else a stand-in
-    /// prompt (or context, for `kind: user_instructions | environment_context` and
-    /// preamble text).
-    fn user_copy(&mut self, l: &Line, p: &Payload, rt: &str, t: &mut Transcript) -> Entry {
-        let idx = t.entries.len();
-        let decoded = jstr(p.message).unwrap_or_default();
-        let kind = jstr(p.kind);
-        let class = self.classify_user(&decoded, kind.as_deref());
-        let hash = text_hash([decoded.as_ref()]);
-        let context = class != UserClass::Prompt;
-        if let Some(item) = self.take_item(Family::User, hash) {
-            let is_prompt = t
-                .entries
-                .get(item.entry)
-                .is_some_and(|e| matches!(e.role, Role::Prompt(_) | Role::Steering));
-            if is_prompt
-                && self.confirm(t, item.entry)
-                && let Some(e) = t.entries.get_mut(item.entry)
-            {
-                e.role = Role::Prompt(PromptKind::Typed);
-            }
+    /// `event_msg/item_completed` (Codex 0.147+, which writes no `user_message` /
+    /// `agent_message` copies): the copy of a `UserMessage`, `AgentMessage` or `Reasoning`
+    /// item, paired like the older copies, with the item's generation timing
+    /// (`started_at_ms`, `completed_at_ms`). Other item types are `Meta`.
+    fn item_completed(&mut self, l: &Line, p: &Payload, rt: &str, t: &mut Transcript) -> Entry {
+        let Some(item) = p
+            .item
+            .filter(|i| is_object(i))
+            .and_then(|i| object::<CompletedItem>(i.get()).ok())
+        else {
             return l.entry(Role::Meta, rt);
+        };
+        let kind = jstr(item.ty).unwrap_or_default();
+        let rt = format!("{rt}/{kind}");
+        let timing = match (jcount(p.started_at_ms), jcount(p.completed_at_ms)) {
+            (Some(a), Some(b)) if b >= a => Some((a as i64, b as i64)),
+            _ => None,
+        };
+        let id = jstr(item.id).map(Cow::into_owned);
+        match kind.as_ref() {
+            "UserMessage" => {
+                let copy = Copy {
+                    texts: item_texts(item.content),
+                    id,
+                    phase: None,
+                    timing,
+                };
+                self.user_copy(l, &copy, None, Vec::new(), &rt, t)
+            }
+            "AgentMessage" => {
+                let copy = Copy {
+                    texts: item_texts(item.content),
+                    id,
+                    phase: jstr(item.phase).map(Cow::into_owned),
+                    timing,
+                };
+                self.model_copy(l, Family::Assistant, &copy, &rt, t)
+            }
+            "Reasoning" => {
+                let copy = Copy {
+                    texts: item_texts(item.summary_text),
+                    id,
+                    phase: None,
+                    timing,
+                };
+                self.model_copy(l, Family::Reasoning, &copy, &rt, t)
+            }
+            _ => l.entry(Role::Meta, &rt),
+        }
+    }
+
+    /// A copy of an assistant message or reasoning item: `Meta` (with `copy_of`) when its
+    /// item is in the turn, else a stand-in `Model` record until the item arrives.
+    fn model_copy(
+        &mut self,
+        l: &Line,
+        family: Family,
+        copy: &Copy,
+        rt: &str,
+        t: &mut Transcript,
+    ) -> Entry {
+        let idx = t.entries.len();
+        let decoded: Vec<Cow<str>> = copy.texts.iter().filter_map(|r| jstr(Some(*r))).collect();
+        let hashes = if family == Family::Reasoning {
+            decoded.iter().map(|s| text_hash([s.as_ref()])).collect()
+        } else {
+            vec![text_hash(decoded.iter().map(|s| s.as_ref()))]
+        };
+        let mut probe = Logged::new(family, hashes, copy.id.as_deref().map(Into::into), idx);
+        probe.timing = copy.timing;
+        if let Some(item) = self.copy_pairs_item(t, &probe) {
+            let mut e = l.entry(Role::Meta, rt);
+            e.copy_of = Some(item);
+            return e;
+        }
+        let stop = match copy.phase.as_deref() {
+            Some("final_answer") => Some(StopReason::EndTurn),
+            _ => None,
+        };
+        let mut e = l.entry(Role::Model, rt);
+        let mut step = self.model_step(idx, stop, None);
+        merge_timing(&mut step, copy.timing);
+        e.step = Some(step);
+        let mut first = true;
+        for r in &copy.texts {
+            let Some(s) = l.str_of(r) else { continue };
+            let kind = if family == Family::Reasoning {
+                // One thinking block per record, as for reasoning items.
+                if !first {
+                    continue;
+                }
+                BlockKind::Thinking {
+                    text: s,
+                    encrypted: false,
+                }
+            } else {
+                BlockKind::Text { text: s }
+            };
+            first = false;
+            e.blocks.push(Block {
+                span: l.span_of(r.get()),
+                kind,
+            });
+        }
+        if family == Family::Reasoning && e.blocks.is_empty() {
+            e.blocks.push(Block {
+                span: e.span.clone(),
+                kind: BlockKind::Thinking {
+                    text: l.empty_str(),
+                    encrypted: false,
+                },
+            });
+        }
+        self.push_logged(false, probe);
+        e
+    }
+
+    /// A copy of a user message (`event_msg/user_message`, `item_completed` `UserMessage`):
+    /// Meta when its user item is in the turn, else a stand-in prompt (or context, for
+    /// `kind: user_instructions | environment_context` and preamble text). `images` are the
+    /// copy's `images` / `local_images` with their media type and base64 length.
+    fn user_copy(
+        &mut self,
+        l: &Line,
+        copy: &Copy,
+        kind: Option<&str>,
+        images: Vec<(Raw<'_>, (Box<str>, usize))>,
+        rt: &str,
+        t: &mut Transcript,
+    ) -> Entry {
+        let idx = t.entries.len();
+        let decoded: Vec<Cow<str>> = copy.texts.iter().filter_map(|r| jstr(Some(*r))).collect();
+        let first = decoded.first().map(|s| s.as_ref()).unwrap_or("");
+        let class = self.classify_user(first, kind);
+        let hash = text_hash(decoded.iter().map(|s| s.as_ref()));
+        let mut probe = Logged::new(
+            Family::User,
+            vec![hash],
+            copy.id.as_deref().map(Into::into),
+            idx,
+        );
+        probe.context = class != UserClass::Prompt;
+        if let Some(item) = self.copy_pairs_item(t, &probe) {
+            self.confirmed_user(t, item);
+            let mut e = l.entry(Role::Meta, rt);
+            e.copy_of = Some(item);
+            return e;
         }
         let role = match class {
             UserClass::Context => Role::Context,
             UserClass::LocalCommand => Role::LocalCommand,
             UserClass::Prompt => self.new_prompt(),
         };
-        self.push_logged(
-            false,
-            Logged {
-                family: Family::User,
-                hash,
-                entry: idx,
-                context,
-            },
-        );
+        self.push_logged(false, probe);
         let mut e = l.entry(role, rt);
-        if let Some(s) = p.message.and_then(|m| l.str_of(m).map(|s| (m, s))) {
-            e.blocks.push(Block {
-                span: l.span_of(s.0.get()),
-                kind: BlockKind::Text { text: s.1 },
-            });
+        for r in &copy.texts {
+            if let Some(s) = l.str_of(r) {
+                e.blocks.push(Block {
+                    span: l.span_of(r.get()),
+                    kind: BlockKind::Text { text: s },
+                });
+            }
         }
-        for img in elements(p.images) {
-            let (media_type, data_len) = image_of(Some(img));
+        for (img, (media_type, data_len)) in images {
             e.blocks.push(Block {
                 span: l.span_of(img.get()),
                 kind: BlockKind::Image {
@@ -1107,16 +1506,83 @@ impl State {
                 },
             });
         }
-        for img in elements(p.local_images) {
-            e.blocks.push(Block {
-                span: l.span_of(img.get()),
-                kind: BlockKind::Image {
-                    media_type: "image/unknown".into(),
-                    data_len: 0,
-                },
-            });
-        }
         e
+    }
+
+    /// A user item at entry `item` got its copy: it is a confirmed prompt (and earlier
+    /// preamble candidates become context).
+    fn confirmed_user(&mut self, t: &mut Transcript, item: usize) {
+        let is_prompt = t
+            .entries
+            .get(item)
+            .is_some_and(|e| matches!(e.role, Role::Prompt(_) | Role::Steering));
+        if is_prompt
+            && self.confirm(t, item)
+            && let Some(e) = t.entries.get_mut(item)
+        {
+            e.role = Role::Prompt(PromptKind::Typed);
+        }
+    }
+
+    /// `token_usage_record {response_id, usage}` (Codex 0.14x): the usage of one response,
+    /// counted only when a `compacted.compaction_response_id` names it (the compaction
+    /// request, which no `token_count` meters; FORMATS-2026 §2). Meta; the usage is set on
+    /// this entry as its own step once named, in either order.
+    fn token_usage_record(&mut self, l: &Line, p: &Payload, rt: &str, t: &mut Transcript) -> Entry {
+        let e = l.entry(Role::Meta, rt);
+        let (Some(id), Some(u)) = (
+            jstr(p.response_id),
+            p.usage.and_then(|u| object::<Totals>(u.get()).ok()),
+        ) else {
+            return e;
+        };
+        let usage = Usage {
+            input: u
+                .input_tokens
+                .saturating_sub(u.cached_input_tokens)
+                .saturating_sub(u.cache_write_input_tokens),
+            output: u.output_tokens,
+            cache_creation: u.cache_write_input_tokens,
+            cache_read: u.cached_input_tokens,
+            reasoning: u.reasoning_output_tokens,
+        };
+        let mut e = e;
+        if let Some(pos) = self.compaction_ids.iter().position(|c| **c == *id) {
+            self.compaction_ids.remove(pos);
+            e.step = Some(compaction_step(&id, self.model.clone(), usage));
+            return e;
+        }
+        if self.usage_records.len() >= DEDUP_CAP {
+            self.usage_records.remove(0);
+        }
+        self.usage_records
+            .push((id.as_ref().into(), t.entries.len(), usage));
+        e
+    }
+
+    /// A compaction names the response that produced it.
+    fn compaction_named(&mut self, id: &str, t: &mut Transcript) {
+        if self.compaction_ids.len() >= DEDUP_CAP {
+            self.compaction_ids.remove(0);
+        }
+        self.compaction_ids.push(id.into());
+        self.compaction_named_pending(t);
+    }
+
+    /// Sets the usage of every `token_usage_record` a compaction has named.
+    fn compaction_named_pending(&mut self, t: &mut Transcript) {
+        let ids = &mut self.compaction_ids;
+        let model = self.model.clone();
+        self.usage_records.retain(|(rid, entry, usage)| {
+            let Some(pos) = ids.iter().position(|c| c == rid) else {
+                return true;
+            };
+            ids.remove(pos);
+            if let Some(e) = t.entries.get_mut(*entry) {
+                e.step = Some(compaction_step(rid, model.clone(), *usage));
+            }
+            false
+        });
     }
 
     /// `event_msg/token_count`: Meta; new totals end the current call and set its usage.
@@ -1147,6 +1613,7 @@ impl State {
         let d = Totals {
             input_tokens: new.input_tokens - base.input_tokens,
             cached_input_tokens: new.cached_input_tokens - base.cached_input_tokens,
+            cache_write_input_tokens: new.cache_write_input_tokens - base.cache_write_input_tokens,
             output_tokens: new.output_tokens - base.output_tokens,
             reasoning_output_tokens: new.reasoning_output_tokens - base.reasoning_output_tokens,
         };
@@ -1154,9 +1621,12 @@ impl State {
             return e;
         }
         let usage = Usage {
-            input: d.input_tokens.saturating_sub(d.cached_input_tokens),
+            input: d
+                .input_tokens
+                .saturating_sub(d.cached_input_tokens)
+                .saturating_sub(d.cache_write_input_tokens),
             output: d.output_tokens,
-            cache_creation: 0,
+            cache_creation: d.cache_write_input_tokens,
             cache_read: d.cached_input_tokens,
             reasoning: d.reasoning_output_tokens,
         };
@@ -1272,18 +1742,10 @@ impl State {
         self.events.retain(|c| c.context);
     }
 
-    /// Remembers a response item's unpaired text hashes for copies that may follow.
-    fn remember(&mut self, family: Family, hashes: &[u64], entry: usize, context: bool) {
-        for &hash in hashes {
-            self.push_logged(
-                true,
-                Logged {
-                    family,
-                    hash,
-                    entry,
-                    context,
-                },
-            );
+    /// Remembers a response item that can still absorb copies.
+    fn remember(&mut self, probe: Logged) {
+        if probe.slots > 0 {
+            self.push_logged(true, probe);
         }
     }
 
@@ -1299,54 +1761,66 @@ impl State {
         list.push(logged);
     }
 
-    /// An event copy arrived: takes its response item if the turn has one.
-    fn take_item(&mut self, family: Family, hash: u64) -> Option<Logged> {
-        let pos = self
-            .items
-            .iter()
-            .position(|c| c.family == family && c.hash == hash)?;
-        Some(self.items.remove(pos))
-    }
-
-    /// An event copy (not `user_message`) arrived: true when it is a duplicate (its response
-    /// item is in the turn); otherwise it is remembered as a stand-in.
-    fn pair_event(&mut self, family: Family, hash: u64, idx: usize) -> bool {
-        if self.take_item(family, hash).is_some() {
-            return true;
+    /// A copy arrived: pairs it with its response item if the turn has one (consuming one of
+    /// the item's slots, and giving the item's step the copy's timing). Returns the item's
+    /// entry index.
+    fn copy_pairs_item(&mut self, t: &mut Transcript, probe: &Logged) -> Option<usize> {
+        let pos = find_pair(&self.items, probe)?;
+        let item = &mut self.items[pos];
+        let entry = item.entry;
+        if let Some(h) = probe.hashes.iter().find(|h| item.hashes.contains(h)) {
+            let h = *h;
+            if let Some(i) = item.hashes.iter().position(|x| *x == h) {
+                item.hashes.remove(i);
+            }
         }
-        self.push_logged(
-            false,
-            Logged {
-                family,
-                hash,
-                entry: idx,
-                context: false,
-            },
-        );
-        false
+        item.slots = item.slots.saturating_sub(1);
+        if item.slots == 0 {
+            self.items.remove(pos);
+        }
+        if let Some(step) = t.entries.get_mut(entry).and_then(|e| e.step.as_mut()) {
+            merge_timing(step, probe.timing);
+        }
+        Some(entry)
     }
 
-    /// A response item arrived with the given text hashes: stand-in copies with the same text
-    /// are demoted to `Meta` (blocks and step removed); hashes with no stand-in are returned
-    /// for [`State::remember`].
-    fn pair_item(&mut self, t: &mut Transcript, family: Family, hashes: &[u64]) -> Paired {
+    /// A response item arrived: stand-in copies of it (by id, text, or structure for the
+    /// first one) are demoted to `Meta` with `copy_of` = the item (blocks and step removed).
+    /// `probe.slots` is reduced by the copies absorbed.
+    fn pair_item(&mut self, t: &mut Transcript, probe: &mut Logged) -> Paired {
         let mut paired = Paired::default();
-        for &hash in hashes {
-            let pos = self
-                .events
-                .iter()
-                .position(|c| c.family == family && c.hash == hash);
-            let Some(pos) = pos else {
-                paired.unmatched.push(hash);
-                continue;
+        let mut first = true;
+        while probe.slots > 0 {
+            let pos = if first {
+                find_pair(&self.events, probe)
+            } else {
+                // Further copies of a multi-part reasoning item: by id or text only.
+                self.events.iter().position(|c| {
+                    c.family == probe.family
+                        && ((probe.id.is_some() && c.id == probe.id)
+                            || c.hashes.iter().any(|h| probe.hashes.contains(h)))
+                })
             };
+            let Some(pos) = pos else { break };
+            first = false;
             let stand_in = self.events.remove(pos);
+            probe.slots -= 1;
+            if let Some(h) = stand_in.hashes.first()
+                && let Some(i) = probe.hashes.iter().position(|x| x == h)
+            {
+                probe.hashes.remove(i);
+            }
+            paired.timing = match (paired.timing, stand_in.timing) {
+                (Some((a, b)), Some((c, d))) => Some((a.min(c), b.max(d))),
+                (x, y) => x.or(y),
+            };
             let Some(e) = t.entries.get_mut(stand_in.entry) else {
                 continue;
             };
             paired.role.get_or_insert(e.role.clone());
             e.role = Role::Meta;
             e.blocks.clear();
+            e.copy_of = Some(probe.entry);
             if let Some(step) = e.step.take()
                 && step.usage.is_some()
             {
@@ -1357,6 +1831,27 @@ impl State {
             }
         }
         paired
+    }
+
+    /// In a file that writes user-message copies, a user item that got none by the next
+    /// user item or task boundary is context, not a prompt (FORMATS-2026 §2; issue 9 item 3).
+    fn demote_unpaired_prompts(&mut self, t: &mut Transcript) {
+        let mut demoted = 0;
+        self.items.retain(|c| {
+            if c.family != Family::User || c.context {
+                return true;
+            }
+            if let Some(e) = t.entries.get_mut(c.entry)
+                && matches!(e.role, Role::Prompt(_) | Role::Steering)
+            {
+                e.role = Role::Context;
+                demoted += 1;
+            }
+            false
+        });
+        if self.task_open {
+            self.task_prompts = self.task_prompts.saturating_sub(demoted);
+        }
     }
 
     /// Step info for a model record at entry `idx`. A record that replaces a stand-in which
@@ -1390,6 +1885,7 @@ impl State {
         StepInfo {
             key: self.key(),
             model: self.model.clone(),
+            effort: self.effort.clone(),
             stop,
             ..StepInfo::default()
         }
@@ -1435,8 +1931,87 @@ struct Paired {
     role: Option<Role>,
     /// Step of a demoted stand-in that carried usage.
     step: Option<StepInfo>,
-    /// Text hashes no stand-in matched.
-    unmatched: Vec<u64>,
+    /// Generation timing of the demoted stand-ins.
+    timing: Option<(i64, i64)>,
+}
+
+/// `thread_settings_applied.thread_settings` (Codex 0.14x).
+#[derive(Deserialize, Default)]
+#[serde(default)]
+struct ThreadSettings<'a> {
+    #[serde(borrow)]
+    model: Option<Raw<'a>>,
+    #[serde(borrow)]
+    reasoning_effort: Option<Raw<'a>>,
+}
+
+/// An event copy's raw text values and what else it says.
+struct Copy<'a> {
+    /// Raw string values of the copy's text (one per part).
+    texts: Vec<Raw<'a>>,
+    id: Option<String>,
+    phase: Option<String>,
+    /// `item_completed {started_at_ms, completed_at_ms}`.
+    timing: Option<(i64, i64)>,
+}
+
+/// `item_completed.item` (Codex 0.147+): `{type: UserMessage | AgentMessage | Reasoning |
+/// Plan | …, id, content: [{type, text}], phase?, summary_text: [string]}`.
+#[derive(Deserialize, Default)]
+#[serde(default)]
+struct CompletedItem<'a> {
+    #[serde(rename = "type", borrow)]
+    ty: Option<Raw<'a>>,
+    #[serde(borrow)]
+    id: Option<Raw<'a>>,
+    #[serde(borrow)]
+    content: Option<Raw<'a>>,
+    #[serde(borrow)]
+    phase: Option<Raw<'a>>,
+    #[serde(borrow)]
+    summary_text: Option<Raw<'a>>,
+}
+
+/// The text values of a list of `{type, text}` items or of plain strings.
+fn item_texts<'a>(field: Option<Raw<'a>>) -> Vec<Raw<'a>> {
+    let mut out = Vec::new();
+    for el in elements(field) {
+        if el.get().starts_with('"') {
+            out.push(el);
+        } else if let Ok(c) = object::<ContentItem<'a>>(el.get())
+            && let Some(text) = c.text.filter(|r| r.get().starts_with('"'))
+        {
+            out.push(text);
+        }
+    }
+    out
+}
+
+/// The step of a compaction request metered by a `token_usage_record`.
+fn compaction_step(response_id: &str, model: Option<Box<str>>, usage: Usage) -> StepInfo {
+    StepInfo {
+        key: format!("codex-compaction-{response_id}").into(),
+        model,
+        usage: Some(usage),
+        ..StepInfo::default()
+    }
+}
+
+/// Widens a step's measured generation interval by `timing`.
+fn merge_timing(step: &mut StepInfo, timing: Option<(i64, i64)>) {
+    if let Some((a, b)) = timing {
+        step.stream_ms = Some(match step.stream_ms {
+            Some((c, d)) => (a.min(c), b.max(d)),
+            None => (a, b),
+        });
+    }
+}
+
+/// `<image>`, `</image>`, `<image name=[Image #1]>`: the wrappers Codex writes around the
+/// image parts of a prompt's response item (its copy has the typed text only).
+fn is_image_marker(s: &str) -> bool {
+    let s = s.trim();
+    s == "</image>" || (s.starts_with("<image") && s.ends_with('>') && !s[1..].contains('<'))
 }
 
 /// True for response item kinds read from legacy bare lines.
@@ -1509,7 +2084,7 @@ fn content_blocks<'a>(l: &Line, content: Option<Raw<'a>>) -> (Vec<Block>, Vec<Co
         };
         let ty = jstr(item.ty).unwrap_or_default();
         let kind = match ty.as_ref() {
-            "input_text" | "output_text" | "text" | "refusal" => {
+            "input_text" | "output_text" | "text" | "Text" | "refusal" => {
                 let raw = if ty == "refusal" {
                     item.refusal.or(item.text)
                 } else {

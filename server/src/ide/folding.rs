@@ -22,6 +22,8 @@ pub enum FoldKind {
     Subagent,
     LongPrompt,
     LongToolOutput,
+    /// History replayed from a parent thread (fork / sub-agent file, issue 9 item 4).
+    Inherited,
 }
 
 impl FoldKind {
@@ -29,7 +31,7 @@ impl FoldKind {
     /// first (the editor keeps outermost folds; LSP-NOTES §5.2).
     pub fn rank(self) -> u8 {
         match self {
-            FoldKind::Turn | FoldKind::Compaction => 0,
+            FoldKind::Turn | FoldKind::Compaction | FoldKind::Inherited => 0,
             FoldKind::Activity => 1,
             FoldKind::Subagent => 2,
             FoldKind::WorkRun => 3,
@@ -61,6 +63,17 @@ pub fn turn_label(turn: &Turn) -> String {
     format!(
         "{name} · {}",
         text::activity_label(turn.comments, turn.tool_calls)
+    )
+}
+
+/// Label of the inherited-history fold: `inherited from 019c… (3 turns)`.
+pub fn inherited_label(inh: &crate::analysis::Inherited) -> String {
+    format!(
+        "inherited from {} ({})",
+        inh.parent
+            .as_deref()
+            .map_or("the parent thread".to_string(), |p| text::one_line(p, 40)),
+        text::plural(inh.turns as u64, "turn", "turns")
     )
 }
 
@@ -101,6 +114,14 @@ pub fn raw_folds(transcript: &Transcript, analysis: &Analysis) -> Vec<Fold> {
                 label: view::run_label(run),
             });
         }
+    }
+    if let Some(inh) = &analysis.inherited {
+        out.push(Fold {
+            start_line: inh.start_line,
+            end_line: inh.end_line,
+            kind: FoldKind::Inherited,
+            label: inherited_label(inh),
+        });
     }
     for c in &analysis.compactions {
         out.push(Fold {

@@ -84,11 +84,17 @@ pub fn entry_hover(
         if let Some(m) = &step.model {
             s.push_str(&format!(" · {m}"));
         }
+        if let Some(effort) = &step.effort {
+            s.push_str(&format!(" · effort {effort}"));
+        }
         if let Some(u) = &step.usage {
             s.push_str(&format!(
                 " · {}",
                 usage_label(u, !step.output_is_placeholder)
             ));
+        }
+        if let Some(u) = &step.advisor_usage {
+            s.push_str(&format!(" · advisor {}", usage_label(u, true)));
         }
         if let Some(err) = &step.api_error {
             s.push_str(&format!(" · API error: {err}"));

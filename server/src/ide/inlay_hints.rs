@@ -50,6 +50,7 @@ pub fn turn_label(turn: &Turn, total: usize) -> String {
         TurnKind::Preamble => "before the first prompt".to_string(),
         TurnKind::Wake => format!("turn {}/{} (wake-up)", turn.n, total),
         TurnKind::Prompt => format!("turn {}/{}", turn.n, total),
+        TurnKind::SubagentTask => format!("turn {}/{} (sub-agent task)", turn.n, total),
     }];
     parts.push(text::plural(turn.comments.into(), "comment", "comments"));
     parts.push(text::plural(
@@ -111,6 +112,11 @@ pub fn turn_tooltip(turn: &Turn, total: usize, time_zone: Option<&str>) -> Strin
         TurnKind::Prompt => s.push_str(&format!(
             "**Turn {} of {}** (turns open at real human prompts or machine wake-ups; \
              compaction never renumbers).\n\n",
+            turn.n, total
+        )),
+        TurnKind::SubagentTask => s.push_str(&format!(
+            "**Turn {} of {}**, opened by the task the parent agent gave this sub-agent, \
+             not a human prompt.\n\n",
             turn.n, total
         )),
     }

@@ -871,6 +871,9 @@ impl Backend {
 fn fold_kind(k: FoldKind) -> FoldingRangeKind {
     match k {
         FoldKind::Activity | FoldKind::Thought => FoldingRangeKind::Comment,
+        // Inherited history reads like imports: clients that collapse imports by default
+        // (VS Code `editor.foldingImportsByDefault`) start with it collapsed.
+        FoldKind::Inherited => FoldingRangeKind::Imports,
         _ => FoldingRangeKind::Region,
     }
 }

@@ -99,7 +99,7 @@ pub struct PendingTail {
 }
 
 /// Metadata about the session a file records.
-#[derive(Debug, Clone, Default, PartialEq, Eq)]
+#[derive(Debug, Clone, Default, PartialEq)]
 pub struct SessionMeta {
     /// Claude `sessionId` of the first record / Codex `session_meta.id`.
     pub session_id: Option<String>,
@@ -120,6 +120,17 @@ pub struct SessionMeta {
     pub is_subagent_file: bool,
     /// The sub-agent id when this is a sub-agent file (`agentId`).
     pub agent_id: Option<String>,
+    /// The session's cost in US dollars as the agent computed it (Claude Code 2.1.2xx: the
+    /// last `cost-state.totalCostUSD`; server/FORMATS.md). Never added to token totals.
+    pub cost_usd: Option<f64>,
+    /// The session's total API time in ms (the last `cost-state.totalAPIDuration`).
+    pub api_duration_ms: Option<u64>,
+    /// The thread this file was forked or spawned from (Codex `session_meta.forked_from_id`,
+    /// `parent_thread_id`, `source.subagent.thread_spawn.parent_thread_id`).
+    pub parent_thread_id: Option<String>,
+    /// True for an automatic review thread, not the user's conversation (Codex
+    /// `session_meta.thread_source: guardian_review`).
+    pub automatic_review: bool,
 }
 
 /// The record a session title comes from, lowest rank first (a higher rank replaces a lower
@@ -197,6 +208,15 @@ pub struct Entry {
     pub step: Option<StepInfo>,
     /// Content blocks, in order. Claude assistant lines hold exactly one.
     pub blocks: Vec<Block>,
+    /// Entry index of the record this one repeats, when it is a copy written for the UI
+    /// (Codex `event_msg` copies: `user_message`, `agent_message`, `agent_reasoning`,
+    /// `item_completed`; server/FORMATS.md "Codex"). A copy is never new input: it is not
+    /// a request start and carries no content of its own.
+    pub copy_of: Option<usize>,
+    /// True for a record replayed from a parent thread at the start of a fork or sub-agent
+    /// file (Codex `forked_from_id` / `parent_thread_id` rollouts; server/FORMATS.md "Forks
+    /// and sub-agents"): not this file's own work, never a turn, never in its token totals.
+    pub inherited: bool,
 }
 
 impl Entry {
@@ -215,6 +235,8 @@ impl Entry {
             agent_id: None,
             step: None,
             blocks: Vec::new(),
+            copy_of: None,
+            inherited: false,
         }
     }
 }
@@ -331,6 +353,17 @@ pub struct StepInfo {
     pub output_is_placeholder: bool,
     /// The API-level error text of a synthetic error response (`isApiErrorMessage`).
     pub api_error: Option<Box<str>>,
+    /// When the format measured the generation of this record: the first and last token
+    /// times (epoch ms; Codex 0.14x `event_msg/item_completed {started_at_ms,
+    /// completed_at_ms}`, server/FORMATS.md "Codex timing"). `None` when only row timestamps
+    /// exist.
+    pub stream_ms: Option<(i64, i64)>,
+    /// Usage of a second model consulted inside this response (Claude Code
+    /// `usage.iterations` of type `advisor_message`), never part of `usage`.
+    pub advisor_usage: Option<Usage>,
+    /// Reasoning effort the step ran with, as written (`xhigh`, `high`; Claude Code 2.1.2xx
+    /// top-level `effort`, Codex `turn_context.effort` / `thread_settings_applied`).
+    pub effort: Option<Box<str>>,
 }
 
 /// Why a model response ended.

@@ -7,6 +7,7 @@
 pub mod json_string;
 pub mod lines;
 pub mod position;
+pub mod zstd;
 
 pub use lines::LineIndex;
 pub use position::{Encoding, LineCursor, Position, PositionError};

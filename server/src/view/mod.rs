@@ -261,6 +261,9 @@ pub fn turn_name(turn: &crate::analysis::Turn) -> String {
         TurnKind::Preamble => "Before the first prompt".to_string(),
         TurnKind::Prompt => format!("Turn {}: {}", turn.n, text::one_line(&turn.title, 80)),
         TurnKind::Wake => format!("Turn {}: ⏰ {}", turn.n, text::one_line(&turn.title, 80)),
+        TurnKind::SubagentTask => {
+            format!("Turn {}: Task: {}", turn.n, text::one_line(&turn.title, 80))
+        }
     }
 }
 

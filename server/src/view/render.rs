@@ -477,7 +477,10 @@ impl<'a> Renderer<'a> {
             .or_else(|| {
                 a.turns
                     .iter()
-                    .find(|t| t.kind == TurnKind::Prompt && !t.title.trim().is_empty())
+                    .find(|t| {
+                        matches!(t.kind, TurnKind::Prompt | TurnKind::SubagentTask)
+                            && !t.title.trim().is_empty()
+                    })
                     .map(|t| one_line(&t.title, 120))
             })
             .unwrap_or_else(|| "Transcript".to_string());
@@ -491,6 +494,12 @@ impl<'a> Renderer<'a> {
                 Some(id) => parts.push(format!("sub-agent {}", one_line(id, 40))),
                 None => parts.push("sub-agent".to_string()),
             }
+        }
+        if t.meta.automatic_review {
+            parts.push("automatic review".to_string());
+        }
+        if let Some(p) = &t.meta.parent_thread_id {
+            parts.push(format!("from thread {}", one_line(p, 40)));
         }
         let agent = match t.format() {
             crate::model::Format::ClaudeCode => "Claude Code",
@@ -517,6 +526,25 @@ impl<'a> Renderer<'a> {
                 text::fmt_tokens(u.cache_read),
                 text::fmt_tokens(u.cache_creation)
             ));
+        }
+        let adv = a.advisor_usage;
+        if adv.input + adv.output + adv.cache_creation + adv.cache_read > 0 {
+            parts.push(format!(
+                "advisor {} in / {} out",
+                text::fmt_tokens(adv.input + adv.cache_read + adv.cache_creation),
+                text::fmt_tokens(adv.output)
+            ));
+        }
+        if let Some(c) = t.meta.cost_usd {
+            // Cents hide a small session's cost: four decimals under a dollar.
+            parts.push(if c < 1.0 {
+                format!("cost ${c:.4}")
+            } else {
+                format!("cost ${c:.2}")
+            });
+        }
+        if let Some(ms) = t.meta.api_duration_ms {
+            parts.push(format!("API time {}", text::fmt_duration(ms)));
         }
         let invalid = t
             .entries
@@ -602,6 +630,9 @@ impl<'a> Renderer<'a> {
             TurnKind::Preamble => "## Before the first prompt".to_string(),
             TurnKind::Prompt => format!("## Turn {} — {}", turn.n, one_line(&turn.title, 120)),
             TurnKind::Wake => format!("## Turn {} — ⏰ {}", turn.n, one_line(&turn.title, 120)),
+            TurnKind::SubagentTask => {
+                format!("## Turn {} — Task: {}", turn.n, one_line(&turn.title, 120))
+            }
         };
         let origin = match turn.opener {
             Some(e) => self.entry_origin(e, None),
@@ -614,7 +645,7 @@ impl<'a> Renderer<'a> {
         // The prompt (or wake text, verbose only).
         if let Some(op) = turn.opener {
             match turn.kind {
-                TurnKind::Prompt => self.prompt(op),
+                TurnKind::Prompt | TurnKind::SubagentTask => self.prompt(op),
                 TurnKind::Wake if self.verbose => self.wake_text(op),
                 _ => {}
             }

@@ -299,6 +299,28 @@ pub struct Record<'a> {
     pub ai_title: S<'a>,
     #[serde(borrow, default)]
     pub custom_title: S<'a>,
+    /// 2.1.193+: `origin: {kind: "human" | "task-notification" | …}` of user lines.
+    #[serde(borrow, default)]
+    pub origin: Obj<Typed2<'a>>,
+    /// 2.1.161+: `promptSource: "typed"` of user lines.
+    #[serde(borrow, default)]
+    pub prompt_source: S<'a>,
+    /// 2.1.2xx assistant lines: the reasoning effort (`"xhigh"`).
+    #[serde(borrow, default)]
+    pub effort: S<'a>,
+    /// `cost-state`: session-cumulative cost in USD (a JSON number).
+    #[serde(rename = "totalCostUSD", borrow, default)]
+    pub total_cost_usd: Option<&'a RawValue>,
+    /// `cost-state`: session-cumulative API time in ms.
+    #[serde(rename = "totalAPIDuration", default)]
+    pub total_api_duration: N,
+}
+
+/// An object with a `kind` (`origin`).
+#[derive(Debug, Default, serde::Deserialize)]
+pub struct Typed2<'a> {
+    #[serde(borrow, default)]
+    pub kind: S<'a>,
 }
 
 /// `message` of a user or assistant line.
@@ -313,13 +335,13 @@ pub struct Message<'a> {
     pub content: Option<&'a RawValue>,
     #[serde(borrow, default)]
     pub stop_reason: S<'a>,
-    #[serde(default)]
-    pub usage: Obj<RawUsage>,
+    #[serde(borrow, default)]
+    pub usage: Obj<RawUsage<'a>>,
 }
 
 /// `message.usage` (FORMATS.md §1.9): all token counts.
 #[derive(Debug, Default, serde::Deserialize)]
-pub struct RawUsage {
+pub struct RawUsage<'a> {
     #[serde(default)]
     pub input_tokens: N,
     #[serde(default)]
@@ -328,6 +350,32 @@ pub struct RawUsage {
     pub cache_creation_input_tokens: N,
     #[serde(default)]
     pub cache_read_input_tokens: N,
+    /// 2.1.1xx+: `[{type: "message" | "advisor_message", model?, input_tokens, …}]`, read
+    /// with [`iterations`].
+    #[serde(borrow, default)]
+    pub iterations: Option<&'a RawValue>,
+}
+
+/// One element of `usage.iterations`.
+#[derive(Debug, Default, serde::Deserialize)]
+pub struct Iteration<'a> {
+    #[serde(rename = "type", borrow, default)]
+    pub ty: S<'a>,
+    #[serde(default)]
+    pub input_tokens: N,
+    #[serde(default)]
+    pub output_tokens: N,
+    #[serde(default)]
+    pub cache_creation_input_tokens: N,
+    #[serde(default)]
+    pub cache_read_input_tokens: N,
+}
+
+/// The elements of `usage.iterations` that are objects (others are skipped).
+pub fn iterations(raw: &RawValue) -> Vec<Iteration<'_>> {
+    serde_json::from_str::<Vec<Obj<Iteration>>>(raw.get())
+        .map(|v| v.into_iter().filter_map(|o| o.0).collect())
+        .unwrap_or_default()
 }
 
 /// `attachment` of an `attachment` line (FORMATS.md §1.3).
