@@ -69,8 +69,12 @@ pub fn refresh(path: &Path, old: Option<&SessionEntry>) -> std::io::Result<Refre
         return Ok(Refresh::Unchanged);
     }
     let mut file = std::fs::File::open(path)?;
+    // Only Claude Code files are read from their last turn: each of their lines reads the same
+    // without what came before a turn's opening line (checked on every corpus file by
+    // tests/session_index.rs). The Codex reader pairs event copies with response items across
+    // a turn's start, so a grown Codex rollout is read whole.
     if let Some(old) = old
-        && old.format != Format::Unknown
+        && old.format == Format::ClaudeCode
         && len > old.bytes
         && old.tail.offset <= old.bytes
     {

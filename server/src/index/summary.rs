@@ -14,8 +14,9 @@ use crate::model::{Format, Transcript};
 /// Bytes of the last turn's opening line hashed into [`Tail::anchor`].
 pub const ANCHOR_BYTES: usize = 256;
 
-/// The first prompt kept in an entry is the first turn's title: its first non-empty line, at
-/// most this many characters (analysis' turn title rule).
+/// The first prompt kept in an entry is the first turn's title (a human prompt, or a sub-agent
+/// file's task): its first non-empty line, at most this many characters (analysis' turn title
+/// rule).
 pub const PROMPT_MAX: usize = 80;
 
 /// Reads a whole file's text. `bytes` and `modified_ms` are left 0 / `None` for the caller.
@@ -26,7 +27,8 @@ pub fn read_whole(text: &str) -> SessionEntry {
 
 /// Reads `tail_text`, the file's bytes from `old.tail.offset` to its new end, and merges it
 /// into `old`. The caller checks first that the file only grew and that
-/// [`tail_matches`] holds; `old.format` must be known.
+/// [`tail_matches`] holds; `old.format` must be one whose lines read the same without the
+/// records before a turn's opening line (Claude Code; see `disk::refresh`).
 pub fn read_tail(old: &SessionEntry, tail_text: &str) -> SessionEntry {
     let (t, a) = read(tail_text, Reader::with_format(old.format));
     let new = build(
@@ -176,7 +178,9 @@ fn build(
     let first_prompt = a
         .turns
         .iter()
-        .find(|turn| turn.kind == TurnKind::Prompt && !turn.title.is_empty())
+        .find(|turn| {
+            matches!(turn.kind, TurnKind::Prompt | TurnKind::SubagentTask) && !turn.title.is_empty()
+        })
         .map(|turn| turn.title.as_str().into());
     let m = &t.meta;
     SessionEntry {
