@@ -90,6 +90,7 @@ mod tests {
                 project: None,
                 session_id: None,
                 subagent: false,
+                parent_session: None,
                 started_ms: None,
                 ended_ms: None,
                 turns: 2,

@@ -75,6 +75,10 @@ pub struct SessionEntry {
     pub session_id: Option<Box<str>>,
     /// True for a sub-agent transcript (every record a sidechain record).
     pub subagent: bool,
+    /// The session this one was forked or spawned from, by id (Codex `forked_from_id` /
+    /// `parent_thread_id`).
+    #[serde(default)]
+    pub parent_session: Option<Box<str>>,
     /// Earliest and latest record timestamps (epoch ms).
     pub started_ms: Option<i64>,
     pub ended_ms: Option<i64>,
@@ -214,10 +218,29 @@ impl SessionIndex {
 
     /// The session a file belongs to, if that session is indexed: a sub-agent file's main
     /// transcript (`<stem>/subagents/agent-*.jsonl`, `<stem>.agent-*.jsonl`, or a flat
-    /// `agent-*.jsonl` whose `sessionId` names a sibling), or the session a resumed / forked
-    /// file continues (its first `sessionId` is another file's name in the same folder).
+    /// `agent-*.jsonl` whose `sessionId` names a sibling), the session a resumed / forked
+    /// Claude Code file continues (its first `sessionId` is another file's name in the same
+    /// folder), or the thread a Codex rollout was forked or spawned from (by session id,
+    /// anywhere in the index).
     pub fn parent_of(&self, path: &Path) -> Option<PathBuf> {
+        self.parent_with(path, &self.by_session_id())
+    }
+
+    fn by_session_id(&self) -> HashMap<&str, &PathBuf> {
+        self.files
+            .iter()
+            .filter_map(|(p, e)| Some((e.session_id.as_deref()?, p)))
+            .collect()
+    }
+
+    fn parent_with(&self, path: &Path, by_id: &HashMap<&str, &PathBuf>) -> Option<PathBuf> {
         let e = self.files.get(path)?;
+        if let Some(parent) = e.parent_session.as_deref()
+            && let Some(p) = by_id.get(parent)
+            && p.as_path() != path
+        {
+            return Some((*p).clone());
+        }
         let main = crate::ide::session_files::main_of(path);
         if main != path && self.files.contains_key(&main) {
             return Some(main);
@@ -251,11 +274,12 @@ impl SessionIndex {
         let project = q.project.as_deref().map(|p| p.trim_end_matches('/'));
         let mut children: HashMap<PathBuf, Vec<PathBuf>> = HashMap::new();
         let mut parents: HashMap<&Path, PathBuf> = HashMap::new();
+        let by_id = self.by_session_id();
         for (p, e) in &self.files {
             if e.format == Format::Unknown {
                 continue;
             }
-            if let Some(parent) = self.parent_of(p) {
+            if let Some(parent) = self.parent_with(p, &by_id) {
                 children.entry(parent.clone()).or_default().push(p.clone());
                 parents.insert(p, parent);
             }
@@ -371,6 +395,7 @@ mod tests {
             project: Some(project.into()),
             session_id: None,
             subagent: false,
+            parent_session: None,
             started_ms: Some(ended - 1000),
             ended_ms: Some(ended),
             turns: 1,
@@ -425,6 +450,30 @@ mod tests {
             ..SessionQuery::default()
         };
         assert_eq!(titles(p), ["Write docs"]);
+    }
+
+    #[test]
+    fn a_codex_fork_links_to_its_parent_thread_by_id() {
+        let mut idx = SessionIndex::new();
+        let mut parent = entry("Parent thread", "/p", 1000);
+        parent.format = Format::Codex;
+        parent.session_id = Some("T-1".into());
+        let mut fork = entry("Forked thread", "/p", 2000);
+        fork.format = Format::Codex;
+        fork.session_id = Some("T-2".into());
+        fork.parent_session = Some("T-1".into());
+        idx.insert("/s/2026/11/01/rollout-a.jsonl".into(), parent);
+        idx.insert("/s/2026/11/30/rollout-b.jsonl".into(), fork);
+        let list = idx.sessions(&SessionQuery::default(), 0);
+        assert_eq!(list[0].title, "Forked thread");
+        assert_eq!(
+            list[0].parent.as_deref(),
+            Some(Path::new("/s/2026/11/01/rollout-a.jsonl"))
+        );
+        assert_eq!(
+            list[1].children,
+            vec![PathBuf::from("/s/2026/11/30/rollout-b.jsonl")]
+        );
     }
 
     #[test]
