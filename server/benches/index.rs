@@ -264,11 +264,17 @@ fn main() {
         warm.as_secs_f64()
     );
 
-    // Appends to the largest session.
+    // Appends to the largest session whose last turn is in its second half (a session an agent
+    // works on: many turns; a file with no turn is read whole, from offset 0).
     let big = paths
         .iter()
+        .filter(|p| {
+            index
+                .get(p)
+                .is_some_and(|e| e.format == Format::ClaudeCode && e.tail.offset > e.bytes / 2)
+        })
         .max_by_key(|p| std::fs::metadata(p).unwrap().len())
-        .unwrap();
+        .unwrap_or(&paths[0]);
     let live = std::env::temp_dir().join(format!(
         "transcript-ls-index-bench-live-{}.jsonl",
         std::process::id()
