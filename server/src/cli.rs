@@ -8,7 +8,7 @@
 //! ```
 //!
 //! Exit codes: 0 success, 1 a file could not be read as a transcript (missing, a directory,
-//! not UTF-8, not a transcript), 2 a usage error (unknown command or option, missing
+//! a FIFO or device, not a transcript; invalid UTF-8 is replaced and warned about per line), 2 a usage error (unknown command or option, missing
 //! argument, unknown time zone). Messages go to stderr as `transcript-ls: …`.
 
 use std::ffi::OsString;
@@ -25,7 +25,8 @@ use crate::view::{self, ViewOptions, text};
 
 /// The usage text printed by `--help`.
 pub const USAGE: &str = "\
-transcript-ls — read AI coding-agent transcripts (.jsonl from Claude Code and Codex)
+transcript-ls — read AI coding-agent transcripts (.jsonl from Claude Code, Codex, Pi and
+GitHub Copilot CLI)
 
 Usage:
   transcript-ls [--stdio]                   run the language server on stdin/stdout
@@ -287,42 +288,29 @@ pub const SETTLED_AFTER: std::time::Duration = std::time::Duration::from_secs(12
 /// torn last line is an invalid line; a last turn without completion evidence is not in
 /// flight), `Some(false)` as still being written (the torn line stays pending, FORMATS.md §4
 /// item 2, case 03), `None` decides from the file's age ([`SETTLED_AFTER`]). Errors are
-/// one-line reasons: `no such file`, `is a directory, not a transcript file`, `not UTF-8
-/// (invalid byte at offset 12, line 1)`, `not a transcript: 3 lines of JSON with no Claude
-/// Code or Codex records`. An empty (or whitespace-only) file is an empty transcript, not an
+/// one-line reasons: `no such file`, `is a directory, not a transcript file`, `is a FIFO
+/// (named pipe), not a regular file: not read`, `not a transcript: 3 lines of JSON with no Claude
+/// Code, Codex, Pi or Copilot CLI records`. An empty (or whitespace-only) file is an empty
+/// transcript, not an
 /// error (case 03).
 pub fn load(
     path: &Path,
     options: &analysis::Options,
     complete: Option<bool>,
 ) -> Result<Loaded, String> {
-    let meta = std::fs::metadata(path).map_err(|e| io_reason(&e))?;
-    if meta.is_dir() {
-        return Err("is a directory, not a transcript file".to_string());
-    }
+    // The one loader: regular files only, lossy UTF-8 with a warning per bad line.
+    let loaded = crate::source::load::load(path, crate::source::load::MAX_FILE_BYTES)
+        .map_err(|e| e.to_string())?;
+    let meta = &loaded.metadata;
     let complete = complete.unwrap_or_else(|| {
         meta.modified()
             .ok()
             .and_then(|m| m.elapsed().ok())
             .is_some_and(|age| age >= SETTLED_AFTER)
     });
-    let mut bytes = std::fs::read(path).map_err(|e| io_reason(&e))?;
-    // A zstd-compressed rollout (`.jsonl.zst`) is an archive: decompressed, read as finished.
-    let compressed = crate::source::zstd::is_zstd(&bytes);
-    if compressed {
-        bytes = crate::source::zstd::decompress(&bytes)?;
-    }
-    let complete = complete || compressed;
-    let source = match String::from_utf8(bytes) {
-        Ok(s) => s,
-        Err(e) => {
-            let at = e.utf8_error().valid_up_to();
-            let line = e.as_bytes()[..at].iter().filter(|&&b| b == b'\n').count() + 1;
-            return Err(format!(
-                "not UTF-8 (invalid byte at offset {at}, line {line})"
-            ));
-        }
-    };
+    // A zstd-compressed rollout (`.jsonl.zst`) is an archive: read as finished.
+    let complete = complete || loaded.compressed;
+    let source = loaded.text;
     let transcript = if complete {
         let mut reader = formats::Reader::new();
         reader.feed(&source);
@@ -331,6 +319,11 @@ pub fn load(
     } else {
         formats::read(&source)
     };
+    let mut transcript = transcript;
+    transcript
+        .problems
+        .extend(loaded.invalid.iter().map(|b| b.problem()));
+    transcript.problems.sort_by_key(|p| p.line);
     if transcript.format() == crate::model::Format::Unknown && !source.trim().is_empty() {
         return Err(format!("not a transcript: {}", unknown_reason(&transcript)));
     }
@@ -346,16 +339,8 @@ pub fn load(
     })
 }
 
-fn io_reason(e: &std::io::Error) -> String {
-    match e.kind() {
-        std::io::ErrorKind::NotFound => "no such file".to_string(),
-        std::io::ErrorKind::PermissionDenied => "permission denied".to_string(),
-        _ => e.to_string(),
-    }
-}
-
-/// What a file in no known format holds: `3 lines of JSON with no Claude Code or Codex
-/// records`, `12 lines, none of them JSON`.
+/// What a file in no known format holds: `3 lines of JSON with no Claude Code, Codex, Pi or
+/// Copilot CLI records`, `12 lines, none of them JSON`.
 fn unknown_reason(t: &Transcript) -> String {
     let json = t
         .entries
@@ -371,9 +356,12 @@ fn unknown_reason(t: &Transcript) -> String {
     let lines = |n| text::plural(n, "line", "lines");
     match (json, bad) {
         (0, n) => format!("{}, none of them JSON", lines(n)),
-        (j, 0) => format!("{} of JSON with no Claude Code or Codex records", lines(j)),
+        (j, 0) => format!(
+            "{} of JSON with no Claude Code, Codex, Pi or Copilot CLI records",
+            lines(j)
+        ),
         (j, n) => format!(
-            "{} of JSON and {} that {} not JSON, with no Claude Code or Codex records",
+            "{} of JSON and {} that {} not JSON, with no Claude Code, Codex, Pi or Copilot CLI records",
             lines(j),
             lines(n),
             if n == 1 { "is" } else { "are" }
@@ -455,7 +443,7 @@ fn write_symbol(
 #[derive(Debug, Serialize)]
 pub struct Stats {
     pub file: String,
-    /// `claude-code` | `codex` | `unknown`.
+    /// `claude-code` | `codex` | `pi` | `copilot-cli` | `unknown`.
     pub format: &'static str,
     /// Physical lines of the file.
     pub lines: usize,
@@ -469,7 +457,7 @@ pub struct Stats {
     pub turns: usize,
     /// Model responses in the file (main thread and sidechains).
     pub steps: usize,
-    /// tool_use blocks in the file (main thread and sidechains).
+    /// tool_use blocks in the file (main thread and sidechains; not on abandoned branches).
     pub tool_calls: usize,
     /// Turns with a final answer.
     pub final_answers: usize,
@@ -478,17 +466,45 @@ pub struct Stats {
     pub gates: usize,
     pub compactions: usize,
     pub subagent_calls: usize,
-    /// Tokens, each model response counted once (cases 10, 13).
+    /// Tokens, each model response counted once (cases 10, 13); the format's own session
+    /// totals when it records them (Copilot CLI), see `usage_by_model`.
     pub usage: UsageStats,
+    /// The session's usage per model as the format records it (Copilot CLI
+    /// `session.shutdown.modelMetrics`); absent when it does not.
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub usage_by_model: Vec<ModelUsageStats>,
+    /// Branches the session left (Pi): kept, never counted in the figures above.
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub abandoned_branches: Vec<BranchStats>,
     /// Tokens of advisor models consulted inside responses (Claude Code `usage.iterations`
     /// of type `advisor_message`), never part of `usage`.
     pub advisor_usage: UsageStats,
-    /// The session's cost in USD as the agent recorded it (Claude Code `cost-state`), else
-    /// null. Not derived from tokens.
+    /// The session's cost in USD as the agent recorded it (Claude Code `cost-state`; Pi: the
+    /// sum of its per-response costs, abandoned branches excluded), else null. Not derived
+    /// from tokens.
     pub cost_usd: Option<f64>,
     /// The session's API time in ms as the agent recorded it (`cost-state`), else null.
     pub api_duration_ms: Option<u64>,
     pub turn_list: Vec<TurnStats>,
+}
+
+#[derive(Debug, Serialize)]
+pub struct ModelUsageStats {
+    pub model: String,
+    pub requests: Option<u64>,
+    pub usage: UsageStats,
+}
+
+#[derive(Debug, Serialize)]
+pub struct BranchStats {
+    /// 1-based lines.
+    pub start_line: usize,
+    pub end_line: usize,
+    pub entries: usize,
+    pub responses: usize,
+    /// First line of its prompt, empty without one.
+    pub prompt: String,
+    pub output_tokens: u64,
 }
 
 #[derive(Debug, Serialize)]
@@ -546,6 +562,7 @@ pub fn stats(path: &Path, l: &Loaded) -> Stats {
     let tool_calls = t
         .entries
         .iter()
+        .filter(|e| !e.abandoned)
         .flat_map(|e| &e.blocks)
         .filter(|b| matches!(b.kind, crate::model::BlockKind::ToolUse(_)))
         .count();
@@ -625,13 +642,43 @@ pub fn stats(path: &Path, l: &Loaded) -> Stats {
             cache_creation: a.usage.cache_creation,
             cache_read: a.usage.cache_read,
         },
+        usage_by_model: t
+            .meta
+            .recorded_usage
+            .iter()
+            .map(|m| ModelUsageStats {
+                model: m.model.clone(),
+                requests: m.requests,
+                usage: UsageStats {
+                    input: m.usage.input,
+                    output: m.usage.output,
+                    cache_creation: m.usage.cache_creation,
+                    cache_read: m.usage.cache_read,
+                },
+            })
+            .collect(),
+        abandoned_branches: a
+            .branches
+            .iter()
+            .map(|b| BranchStats {
+                start_line: b.start_line + 1,
+                end_line: b.end_line + 1,
+                entries: b.entries.len(),
+                responses: b.responses,
+                prompt: b.title.clone(),
+                output_tokens: b.usage.output,
+            })
+            .collect(),
         advisor_usage: UsageStats {
             input: a.advisor_usage.input,
             output: a.advisor_usage.output,
             cache_creation: a.advisor_usage.cache_creation,
             cache_read: a.advisor_usage.cache_read,
         },
-        cost_usd: t.meta.cost_usd,
+        cost_usd: t
+            .meta
+            .cost_usd
+            .or(a.cost_usd.map(|c| (c * 1e6).round() / 1e6)),
         api_duration_ms: t.meta.api_duration_ms,
         turn_list,
     }
@@ -698,6 +745,39 @@ fn write_stats(out: &mut dyn Write, s: &Stats) -> std::io::Result<()> {
         text::fmt_tokens(u.cache_read),
         text::fmt_tokens(u.cache_creation)
     )?;
+    for m in &s.usage_by_model {
+        let u = &m.usage;
+        let requests = m
+            .requests
+            .map(|r| format!(" · {}", text::plural(r, "request", "requests")))
+            .unwrap_or_default();
+        writeln!(
+            out,
+            "    {}: {} in / {} out / {} cache read / {} cache write{requests}",
+            m.model,
+            text::fmt_tokens(u.input),
+            text::fmt_tokens(u.output),
+            text::fmt_tokens(u.cache_read),
+            text::fmt_tokens(u.cache_creation)
+        )?;
+    }
+    if let Some(c) = s.cost_usd {
+        writeln!(out, "  cost ${c:.4}")?;
+    }
+    for b in &s.abandoned_branches {
+        let prompt = if b.prompt.is_empty() {
+            String::new()
+        } else {
+            format!(": {}", b.prompt)
+        };
+        writeln!(
+            out,
+            "  abandoned branch · {} · lines {}–{}{prompt}",
+            text::plural(b.entries as u64, "entry", "entries"),
+            b.start_line,
+            b.end_line
+        )?;
+    }
     for t in &s.turn_list {
         let mut parts = vec![text::activity_label(t.comments, t.tool_calls)];
         if let Some(ms) = t.duration_ms {

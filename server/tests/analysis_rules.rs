@@ -115,10 +115,10 @@ impl B {
     /// A model record of step `key`.
     fn model(&mut self, key: &str, block: Bl) -> usize {
         let i = self.push(Role::Model, "assistant", &[block]);
-        self.entries[i].step = Some(StepInfo {
+        self.entries[i].step = Some(Box::new(StepInfo {
             key: key.into(),
             ..Default::default()
-        });
+        }));
         i
     }
     fn text(&mut self, key: &str, text: &str) -> usize {
@@ -1307,10 +1307,10 @@ fn empty_and_inconsistent_models_do_not_panic() {
         },
     });
     let mut r = Entry::new(1, 0..5, Role::ToolResults, "user");
-    r.step = Some(StepInfo {
+    r.step = Some(Box::new(StepInfo {
         key: "k".into(),
         ..Default::default()
-    });
+    }));
     r.blocks.push(Block {
         span: 0..1,
         kind: BlockKind::ToolResult(ToolResult {

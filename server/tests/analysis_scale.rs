@@ -62,7 +62,7 @@ fn push(src: &mut String, entries: &mut Vec<Entry>, role: Role, kind: u8, text: 
 }
 
 fn step(e: &mut Entry, key: String, end: bool) {
-    e.step = Some(StepInfo {
+    e.step = Some(Box::new(StepInfo {
         key: key.into(),
         usage: Some(Usage {
             output: 50,
@@ -70,7 +70,7 @@ fn step(e: &mut Entry, key: String, end: bool) {
         }),
         stop: end.then_some(StopReason::EndTurn),
         ..Default::default()
-    });
+    }));
 }
 
 /// `turns` turns of `steps` tool round-trips each, then a text answer.

@@ -530,7 +530,11 @@ fn usage_stop_reason_and_placeholder_flag() {
             r#"{"output_tokens":"[trimmed]"}"#,
         ),
     ]);
-    let s: Vec<&StepInfo> = t.entries.iter().map(|e| e.step.as_ref().unwrap()).collect();
+    let s: Vec<&StepInfo> = t
+        .entries
+        .iter()
+        .map(|e| e.step.as_deref().unwrap())
+        .collect();
     assert_eq!(
         s[0].usage,
         Some(Usage {

@@ -134,7 +134,7 @@ fn file_errors_exit_1_and_say_what_was_found() {
             1,
             String::new(),
             format!(
-                "transcript-ls: {p}: not a transcript: 3 lines of JSON with no Claude Code or Codex records\n"
+                "transcript-ls: {p}: not a transcript: 3 lines of JSON with no Claude Code, Codex, Pi or Copilot CLI records\n"
             )
         )
     );
@@ -151,23 +151,75 @@ fn file_errors_exit_1_and_say_what_was_found() {
     assert_eq!(
         run(&["outline", p]).2,
         format!(
-            "transcript-ls: {p}: not a transcript: 1 line of JSON and 1 line that is not JSON, with no Claude Code or Codex records\n"
+            "transcript-ls: {p}: not a transcript: 1 line of JSON and 1 line that is not JSON, with no Claude Code, Codex, Pi or Copilot CLI records\n"
         )
     );
 
+    // Invalid UTF-8 (a Latin-1 é): the file is read lossily, with a warning on its line
+    // (issue 8 defect 11; the CLI used to refuse the whole file).
     let (_t, p) = temp_file(
         "latin1.jsonl",
-        b"{\"type\":\"user\"}\n{\"x\":\"caf\xe9\"}\n",
+        b"{\"type\":\"user\",\"uuid\":\"u\",\"sessionId\":\"s\",\"timestamp\":\"2026-01-01T00:00:00Z\",\"message\":{\"role\":\"user\",\"content\":\"caf\xe9 \xff\"}}\n",
     );
     let p = p.to_str().unwrap();
-    assert_eq!(
-        run(&["stats", p]),
-        (
-            1,
-            String::new(),
-            format!("transcript-ls: {p}: not UTF-8 (invalid byte at offset 25, line 2)\n")
-        )
+    let (code, out, err) = run(&["outline", p]);
+    assert_eq!((code, err.as_str()), (0, ""));
+    assert!(
+        out.contains("⚠ line 1: invalid UTF-8: 2 bytes replaced by U+FFFD\n"),
+        "{out}"
     );
+    assert!(out.contains("caf\u{fffd} \u{fffd}"), "{out}");
+}
+
+/// Issue 8 defect 4: a FIFO or a device is refused at once (it used to block forever or
+/// read /dev/zero until memory ran out).
+#[cfg(unix)]
+#[test]
+fn fifos_and_devices_are_refused() {
+    let dir = tempfile::tempdir().unwrap();
+    let fifo = dir.path().join("pipe.jsonl");
+    assert!(
+        Command::new("mkfifo")
+            .arg(&fifo)
+            .status()
+            .unwrap()
+            .success()
+    );
+    let fifo = fifo.to_str().unwrap();
+    for (args, why) in [
+        (
+            vec!["stats", fifo],
+            format!(
+                "transcript-ls: {fifo}: is a FIFO (named pipe), not a regular file: not read\n"
+            ),
+        ),
+        (
+            vec!["render", "/dev/zero"],
+            "transcript-ls: /dev/zero: is a character device, not a regular file: not read\n"
+                .to_string(),
+        ),
+    ] {
+        let mut child = bin()
+            .args(&args)
+            .stdout(std::process::Stdio::piped())
+            .stderr(std::process::Stdio::piped())
+            .spawn()
+            .unwrap();
+        let t0 = std::time::Instant::now();
+        let status = loop {
+            if let Some(s) = child.try_wait().unwrap() {
+                break s;
+            }
+            if t0.elapsed() > std::time::Duration::from_secs(10) {
+                let _ = child.kill();
+                panic!("{args:?} did not finish in 10 s");
+            }
+            std::thread::sleep(std::time::Duration::from_millis(20));
+        };
+        let out = child.wait_with_output().unwrap();
+        assert_eq!(status.code(), Some(1), "{args:?}");
+        assert_eq!(String::from_utf8_lossy(&out.stderr), why);
+    }
 }
 
 #[test]

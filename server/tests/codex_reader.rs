@@ -1603,3 +1603,68 @@ fn token_usage_record_counts_only_when_a_compaction_names_it() {
     assert_eq!(usage(&t.entries[4]), None);
     assert!(t.entries.iter().all(|e| e.role != Role::Other));
 }
+
+/// `collab_agent_spawn_end` links the spawning call and its output to the child thread by id
+/// (issue 9 item 4), whether the output comes before or after the event.
+#[test]
+fn spawn_end_links_the_call_to_the_child_thread() {
+    let spawn = |call: &str, thread: &str| {
+        event(json!({"type": "collab_agent_spawn_end", "call_id": call,
+                     "sender_thread_id": "thr-main", "new_thread_id": thread,
+                     "new_agent_nickname": "scout", "new_agent_role": "explorer"}))
+    };
+    let src = file(&[
+        user("Survey the repo"),                                   // 0
+        call("spawn_agent", r#"{"message":"survey db/"}"#, "c1"),  // 1
+        spawn("c1", "thr-child-1"),                                // 2 before the output
+        output("c1", json!("spawned")),                            // 3
+        call("spawn_agent", r#"{"message":"survey src/"}"#, "c2"), // 4
+        output("c2", json!("spawned")),                            // 5
+        spawn("c2", "thr-child-2"),                                // 6 after the output
+    ]);
+    let t = read(&src);
+    for (use_line, result_line, thread) in [(1, 3, "thr-child-1"), (4, 5, "thr-child-2")] {
+        let s = tool_use(&t.entries[use_line]).subagent.clone().unwrap();
+        assert_eq!(
+            (s.description.as_deref(), s.agent_type.as_deref()),
+            (Some("scout"), Some("explorer"))
+        );
+        let r = tool_result(&t.entries[result_line])
+            .subagent
+            .clone()
+            .unwrap();
+        assert_eq!(r.agent_id.as_deref(), Some(thread));
+    }
+    let a = transcript_ls::analysis::analyze(&t, &src, &Default::default());
+    let ids: Vec<Option<&str>> = a
+        .subagent_calls
+        .iter()
+        .map(|c| c.agent_id.as_deref())
+        .collect();
+    assert_eq!(ids, [Some("thr-child-1"), Some("thr-child-2")]);
+}
+
+/// The issue-9 bug: a prompt with an image is written as `[text, "<image>", input_image,
+/// "</image>"]` while its `user_message` copy has the typed text and `images`: one prompt,
+/// the copy a Meta copy of it (before: two prompts).
+#[test]
+fn image_prompt_and_its_copy_are_one_prompt() {
+    let src = file(&[
+        task_started("T"), // 0
+        item(json!({"type": "message", "role": "user", "content": [
+            {"type": "input_text", "text": "Why is this red?"},
+            {"type": "input_text", "text": "<image name=[Image #1]>"},
+            {"type": "input_image", "image_url": "data:image/png;base64,AAAA"},
+            {"type": "input_text", "text": "</image>"}]})), // 1
+        event(
+            json!({"type": "user_message", "message": "Why is this red?",
+                     "images": ["data:image/png;base64,AAAA"], "local_images": []}),
+        ), // 2
+        assistant("A failing test.", Some("final_answer")), // 3
+    ]);
+    let t = read(&src);
+    let r = roles(&t);
+    assert_eq!((r[1].clone(), r[2].clone()), (PROMPT, Role::Meta));
+    assert_eq!(t.entries[2].copy_of, Some(1));
+    assert_eq!(r.iter().filter(|x| **x == PROMPT).count(), 1);
+}

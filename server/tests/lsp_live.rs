@@ -258,3 +258,68 @@ async fn no_refresh_requests_without_client_support() {
     }
     c.shutdown().await;
 }
+
+/// A Pi session growing on disk switches branch (issue 10): the earlier attempt becomes an
+/// abandoned branch in the refreshed view, and every answer equals a fresh read's.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn pi_branch_switch_while_live() {
+    let pi = std::fs::read(fixtures_dir().join("agents/pi-branching.jsonl")).unwrap();
+    let line_start = |n: usize| -> usize {
+        pi.iter()
+            .enumerate()
+            .filter(|(_, b)| **b == b'\n')
+            .nth(n - 1)
+            .map(|(i, _)| i + 1)
+            .unwrap()
+    };
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("2026-05-01T10-00-00-000Z_0b9e6c1a.jsonl");
+    // Lines 1–9: the first attempt at "Also update the docs" is still the active branch.
+    std::fs::write(&path, &pi[..line_start(9)]).unwrap();
+    let (mut c, _) = TestClient::start(client_caps(false), json!({"roots": []})).await;
+    let uri = view_uri(&path, Some(false));
+    c.open_view(&uri).await;
+    let before = answers(&mut c, &uri).await;
+    let text = before["text"].as_str().unwrap();
+    assert!(
+        text.contains("## Turn 2 — Also update the docs\n"),
+        "{text}"
+    );
+    assert!(!text.contains("abandoned branch"), "{text}");
+    c.clear_sent();
+    // Lines 10–12 branch from line 6: lines 7–9 are abandoned.
+    append(&path, &pi[line_start(9)..]);
+    assert!(
+        c.wait_for(Duration::from_secs(10), |s| {
+            s.method == "workspace/textDocumentContent/refresh" && s.params["uri"] == uri
+        })
+        .await
+        .is_some(),
+        "no refresh: {:?}",
+        c.sent()
+    );
+    c.resync_view(&uri, 2).await;
+    let live = answers(&mut c, &uri).await;
+    let text = live["text"].as_str().unwrap();
+    assert!(
+        text.contains(
+            "⎇ abandoned branch · 3 entries — Also update the docs · 1 response · 30 tokens out"
+        ),
+        "{text}"
+    );
+    assert!(
+        text.contains("## Turn 2 — Also update the docs, README only\n"),
+        "{text}"
+    );
+    let (mut fresh, _) = TestClient::start(client_caps(false), json!({"roots": []})).await;
+    fresh.open_view(&uri).await;
+    let from_scratch = answers(&mut fresh, &uri).await;
+    for key in ["text", "folding", "symbols", "tokens", "hints", "lenses"] {
+        assert_eq!(
+            live[key], from_scratch[key],
+            "{key} differs from a fresh read"
+        );
+    }
+    fresh.shutdown().await;
+    c.shutdown().await;
+}

@@ -414,6 +414,27 @@ fn duplicate_lead(mapped: &Mapped<'_>, end: usize, first_after: &str) -> Option<
     None
 }
 
+/// The answer the agent declared (issue 10): the prose items of the last model record whose
+/// step says so (`StepInfo::declares_final`, Copilot CLI `phase: "final_answer"`). `None` when
+/// no record of the body declares one with prose, so the heuristic applies.
+pub fn declared(t: &Transcript, items: &[Item]) -> Option<Vec<usize>> {
+    let declares = |i: &Item| {
+        t.entries[i.entry]
+            .step
+            .as_ref()
+            .is_some_and(|s| s.declares_final)
+    };
+    let last = items
+        .iter()
+        .rposition(|i| i.kind == ItemKind::Prose && declares(i))?;
+    let entry = items[last].entry;
+    Some(
+        (0..=last)
+            .filter(|&k| items[k].entry == entry && items[k].kind == ItemKind::Prose)
+            .collect(),
+    )
+}
+
 /// Decides the final answer of a body.
 ///
 /// `use_marker`: honour markers (`Options::final_marker`). `narration_folds(last_item)`: true
@@ -429,6 +450,9 @@ fn duplicate_lead(mapped: &Mapped<'_>, end: usize, first_after: &str) -> Option<
 /// can be folded, so all of that prose is kept, and an exact duplicate of the answer's lead
 /// line just before the marker is reported in [`Marker::duplicate_lead`]. A marker with only
 /// blank text after it is ignored (the heuristic applies).
+///
+/// Without a decisive marker, an answer the agent declared ([`declared`]) is the answer; the
+/// heuristic applies only when no record declares one.
 pub fn decide(
     t: &Transcript,
     source: &str,
@@ -441,6 +465,18 @@ pub fn decide(
         let decided = d.marker.as_ref().map(|m| m.span.clone());
         d.stray_markers = stray_markers(t, source, items, &d.items, decided.as_ref());
         return d;
+    }
+    if let Some(answer) = declared(t, items) {
+        let stray = if use_marker {
+            stray_markers(t, source, items, &answer, None)
+        } else {
+            Vec::new()
+        };
+        return Decision {
+            items: answer,
+            marker: None,
+            stray_markers: stray,
+        };
     }
     let answer = heuristic(t, source, items);
     if let Some(&last) = answer.last()

@@ -296,6 +296,9 @@ pub fn compactions(
     let mut open: Option<usize> = None;
     let mut quiet_since_open = true;
     for (i, e) in t.entries.iter().enumerate() {
+        if e.abandoned {
+            continue; // a compaction on a branch the session left never happened to it
+        }
         match &e.role {
             Role::CompactBoundary {
                 trigger,

@@ -96,8 +96,16 @@ pub struct Analysis {
     pub tool_pairs: Vec<ToolPair>,
     /// Steering prompts (entry indices), each shown once (cases 07, 08).
     pub steering: Vec<usize>,
-    /// Usage of the whole file, each step counted once (cases 10, 13).
+    /// Usage of the whole file, each step counted once (cases 10, 13); or, when the format
+    /// records the session's usage itself (`SessionMeta::recorded_usage`, Copilot CLI), the
+    /// sum of that over models (issue 10: never both).
     pub usage: Usage,
+    /// Cost of the session in US dollars: the sum of the steps' recorded costs (Pi), `None`
+    /// when no step records one. Abandoned branches are not included.
+    pub cost_usd: Option<f64>,
+    /// Branches the session left (`Entry::abandoned`), each a maximal run of consecutive
+    /// abandoned entries, in file order (issue 10).
+    pub branches: Vec<AbandonedBranch>,
     /// Usage of advisor models consulted inside responses (`StepInfo::advisor_usage`), each
     /// step once; never part of `usage`.
     pub advisor_usage: Usage,
@@ -145,6 +153,9 @@ pub struct Step {
     /// generation of its first model record (Codex 0.14x `item_completed.started_at_ms`).
     pub stream_start_ms: Option<i64>,
     pub tool_calls: u32,
+    /// Cost in US dollars when the format records it (`StepInfo::cost_usd`; maximum over the
+    /// step's records, like usage).
+    pub cost_usd: Option<f64>,
     /// True for an inline sidechain (sub-agent) response. Never set in a sub-agent file, whose
     /// records are its own main thread.
     pub sidechain: bool,
@@ -248,6 +259,8 @@ pub struct Turn {
     pub subagent_calls: Vec<usize>,
     /// Indices into `Analysis::compactions` that fall inside this turn.
     pub compactions: Vec<usize>,
+    /// Indices into `Analysis::branches` that fall inside this turn.
+    pub branches: Vec<usize>,
     /// True when every record of the turn already appeared in another file of the session
     /// (resumed-session copy, case 12). Set by workspace-level code, false from `analyze`.
     pub replayed: bool,
@@ -449,6 +462,28 @@ pub struct SubagentCall {
     pub turn: usize,
 }
 
+/// A run of consecutive records on a branch the session left (Pi in-place branching): kept
+/// and shown folded as `abandoned branch · N entries`, never counted in a turn's figures.
+#[derive(Debug, Clone, PartialEq)]
+pub struct AbandonedBranch {
+    /// Entry index range `[start, end)`.
+    pub entries: std::ops::Range<usize>,
+    /// First and last line (0-based, inclusive).
+    pub start_line: usize,
+    pub end_line: usize,
+    /// The first prompt on it (entry index), if any: what was asked there.
+    pub prompt: Option<usize>,
+    /// Its prompt's first line (at most 80 chars), empty without a prompt.
+    pub title: String,
+    /// Usage of its model responses, each response once (not part of any turn's or the
+    /// session's usage).
+    pub usage: Usage,
+    /// Number of model responses on it.
+    pub responses: usize,
+    /// Number of the turn it falls in (0 for the preamble).
+    pub turn: usize,
+}
+
 /// A tool_use and the tool_result that answers it.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct ToolPair {
@@ -462,6 +497,8 @@ pub struct ToolPair {
 /// any model a reader can produce (spans outside `source` read as empty text).
 ///
 /// Rules (DESIGN.md §4; details in the submodules):
+/// * Records on an abandoned branch (`Entry::abandoned`) are outside every rule: they open no
+///   turn, form no step, count in no figure; each run of them is one [`AbandonedBranch`].
 /// * Inherited records (`Entry::inherited`) never open a turn and their steps count in no
 ///   total: they are summarised as [`Analysis::inherited`].
 /// * Turns open at `Prompt` / `Wake` records of the main thread; sidechain records never open

@@ -16,6 +16,7 @@ use crate::model::{BlockKind, Role, StopReason, Transcript};
 /// * `output_final` is false only when every record of the group flags its output count as a
 ///   streaming placeholder (FORMATS.md §1.6).
 /// * `end_turn` is true when any record of the group has `StopReason::EndTurn`.
+/// * Records on an abandoned branch ([`crate::model::Entry::abandoned`]) belong to no step.
 /// * `request_ms` (FORMATS.md §1.9 recipe): the latest timestamp of a non-`Model` record of the
 ///   same thread (main thread, or the sidechain's `agentId`) before the step's first record.
 ///   A record that is a copy of another (`Entry::copy_of`, Codex event copies) is never a
@@ -46,6 +47,9 @@ pub fn build(
     let mut model_seen: Vec<bool> = Vec::new();
 
     for (i, e) in t.entries.iter().enumerate() {
+        if e.abandoned {
+            continue; // abandoned branches are never counted (issue 10)
+        }
         let thread = if main_thread(i) {
             None
         } else {
@@ -74,6 +78,7 @@ pub fn build(
                         request_ms: None,
                         stream_start_ms: None,
                         tool_calls: 0,
+                        cost_usd: None,
                         sidechain: thread.is_some(),
                     });
                     steps.len() - 1
@@ -92,6 +97,9 @@ pub fn build(
                 s.advisor_usage = s.advisor_usage.max(u);
             }
             all_placeholder[idx] &= info.output_is_placeholder;
+            if let Some(c) = info.cost_usd {
+                s.cost_usd = Some(s.cost_usd.map_or(c, |x| x.max(c)));
+            }
             s.end_turn |= info.stop == Some(StopReason::EndTurn);
             s.tool_calls += e
                 .blocks

@@ -121,7 +121,8 @@ pub fn decode_prefix(raw: &str, limit: usize) -> String {
     out
 }
 
-/// The first non-empty line of `text`, trimmed, cut to `max` characters with `…` when longer.
+/// The first non-empty line of `text`, trimmed, cut to `max` characters with `…` when longer;
+/// invisible controls shown as escapes ([`show_invisible`]).
 pub fn first_line(text: &str, max: usize) -> String {
     let line = text
         .lines()
@@ -131,14 +132,54 @@ pub fn first_line(text: &str, max: usize) -> String {
     cut(line, max)
 }
 
-/// `s` cut to at most `max` characters, the last being `…` when it was cut.
+/// `s` cut to at most `max` characters, the last being `…` when it was cut; invisible
+/// controls shown as escapes ([`show_invisible`]) before the cut.
 pub fn cut(s: &str, max: usize) -> String {
+    let s = show_invisible(s);
     if s.chars().count() <= max {
-        return s.to_string();
+        return s.into_owned();
     }
     let mut out: String = s.chars().take(max.saturating_sub(1)).collect();
     out.push('…');
     out
+}
+
+/// True for the invisible characters that reorder or hide text ("Trojan Source",
+/// CVE-2021-42574; issue 8 defect 9): the bidi embeddings, overrides and isolates
+/// U+202A–U+202E and U+2066–U+2069, the marks U+200E, U+200F and U+061C, the zero-width
+/// U+200B–U+200D, U+2060–U+2064 and the byte order mark U+FEFF.
+pub fn is_invisible_control(c: char) -> bool {
+    matches!(c,
+        '\u{202A}'..='\u{202E}'
+        | '\u{2066}'..='\u{2069}'
+        | '\u{200B}'..='\u{200F}'
+        | '\u{2060}'..='\u{2064}'
+        | '\u{061C}'
+        | '\u{FEFF}')
+}
+
+/// True when `s` may hold an [`is_invisible_control`] character (a byte scan for their lead
+/// bytes; false positives only cost a char scan).
+pub fn may_hold_invisible(s: &str) -> bool {
+    memchr::memchr3(0xE2, 0xEF, 0xD8, s.as_bytes()).is_some() && s.chars().any(is_invisible_control)
+}
+
+/// `s` with every [`is_invisible_control`] character replaced by a visible escape such as
+/// `<U+202E>`, the same in titles, symbol names, the view and the command line, so a title
+/// can never be spoofed. Borrows when there is none.
+pub fn show_invisible(s: &str) -> std::borrow::Cow<'_, str> {
+    if !may_hold_invisible(s) {
+        return std::borrow::Cow::Borrowed(s);
+    }
+    let mut out = String::with_capacity(s.len() + 16);
+    for c in s.chars() {
+        if is_invisible_control(c) {
+            out.push_str(&format!("<U+{:04X}>", c as u32));
+        } else {
+            out.push(c);
+        }
+    }
+    std::borrow::Cow::Owned(out)
 }
 
 #[cfg(test)]
@@ -165,6 +206,19 @@ mod tests {
         assert_eq!(&src[m.source_offset(d)..m.source_offset(d) + 5], "[[X]]");
         assert_eq!(m.source_offset(0), start);
         assert_eq!(m.source_offset(2), start + 3);
+    }
+
+    #[test]
+    fn invisible_controls_are_escaped() {
+        assert_eq!(
+            first_line("fix \u{202E}gnp.exe\u{202C} now\u{200B}", 80),
+            "fix <U+202E>gnp.exe<U+202C> now<U+200B>"
+        );
+        assert_eq!(cut("\u{FEFF}abc", 5), "<U+F…");
+        assert!(matches!(
+            show_invisible("plain — é"),
+            std::borrow::Cow::Borrowed(_)
+        ));
     }
 
     #[test]

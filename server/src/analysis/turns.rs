@@ -15,13 +15,14 @@ pub fn wake_title(kind: WakeKind) -> &'static str {
     match kind {
         WakeKind::TaskNotification => "background task finished",
         WakeKind::Recovery => "recovery re-run",
+        WakeKind::Continuation => "automatic continuation",
     }
 }
 
 pub(super) fn analyze(t: &Transcript, source: &str, options: &Options) -> Analysis {
     let n = t.entries.len();
     let subagent_file = t.meta.is_subagent_file;
-    let main = |i: usize| subagent_file || !t.entries[i].sidechain;
+    let main = |i: usize| !t.entries[i].abandoned && (subagent_file || !t.entries[i].sidechain);
 
     let (steps, entry_step) = steps::build(t, main);
 
@@ -108,6 +109,8 @@ pub(super) fn analyze(t: &Transcript, source: &str, options: &Options) -> Analys
     let mut gate_buckets = bucket(&mut gates.iter().map(|g| g.turn));
     let mut call_buckets = bucket(&mut subagent_calls.iter().map(|c| c.turn));
     let mut compaction_buckets = bucket(&mut compaction_turns.iter().copied());
+    let branches = abandoned_branches(t, source, &turn_of);
+    let mut branch_buckets = bucket(&mut branches.iter().map(|b| b.turn));
     let row_of = |e: usize| {
         entry_step
             .get(e)
@@ -135,7 +138,9 @@ pub(super) fn analyze(t: &Transcript, source: &str, options: &Options) -> Analys
         let mut first_ts: Option<i64> = None;
         for i in start..end {
             let e = &t.entries[i];
-            if let Some(ts) = e.timestamp_ms {
+            if let Some(ts) = e.timestamp_ms
+                && !e.abandoned
+            {
                 first_ts.get_or_insert(ts);
                 // The turn's work ends at its last conversation record: local commands, meta
                 // and other bookkeeping typed after the agent settled (`/model`, `/exit` the
@@ -214,7 +219,8 @@ pub(super) fn analyze(t: &Transcript, source: &str, options: &Options) -> Analys
         });
 
         // Activity: from the opener to the final answer (or the last work record).
-        let is_work = |i: usize| matches!(t.entries[i].role, Role::Model | Role::ToolResults);
+        let is_work =
+            |i: usize| main(i) && matches!(t.entries[i].role, Role::Model | Role::ToolResults);
         let activity = {
             let stop = match &final_answer {
                 Some(fa) => fa.blocks.first().map_or(end, |b| b.0),
@@ -332,6 +338,7 @@ pub(super) fn analyze(t: &Transcript, source: &str, options: &Options) -> Analys
             gates: std::mem::take(&mut gate_buckets[ix]),
             subagent_calls: std::mem::take(&mut call_buckets[ix]),
             compactions: std::mem::take(&mut compaction_buckets[ix]),
+            branches: std::mem::take(&mut branch_buckets[ix]),
             replayed: false,
         });
     }
@@ -340,6 +347,14 @@ pub(super) fn analyze(t: &Transcript, source: &str, options: &Options) -> Analys
         .iter()
         .filter(|t| t.kind != TurnKind::Preamble)
         .count();
+    if !t.meta.recorded_usage.is_empty() {
+        usage = t
+            .meta
+            .recorded_usage
+            .iter()
+            .fold(Usage::default(), |u, m| u.add(m.usage));
+    }
+    let cost_usd = steps.iter().filter_map(|s| s.cost_usd).reduce(|a, b| a + b);
     let inherited = {
         let first = t.entries.iter().position(|e| e.inherited);
         let last = t.entries.iter().rposition(|e| e.inherited);
@@ -359,6 +374,7 @@ pub(super) fn analyze(t: &Transcript, source: &str, options: &Options) -> Analys
     };
     Analysis {
         turns,
+        cost_usd,
         steps,
         gates,
         compactions,
@@ -366,10 +382,60 @@ pub(super) fn analyze(t: &Transcript, source: &str, options: &Options) -> Analys
         tool_pairs: pairs,
         steering: all_steering,
         usage,
+        branches,
         advisor_usage,
         turn_count,
         inherited,
     }
+}
+
+/// Maximal runs of consecutive abandoned entries, with their first prompt and usage. Usage is
+/// taken per response (`StepInfo::key`, component-wise maximum within a key, as for steps).
+fn abandoned_branches(
+    t: &Transcript,
+    source: &str,
+    turn_of: &impl Fn(usize) -> usize,
+) -> Vec<super::AbandonedBranch> {
+    let mut out = Vec::new();
+    let n = t.entries.len();
+    let mut i = 0;
+    while i < n {
+        if !t.entries[i].abandoned {
+            i += 1;
+            continue;
+        }
+        let start = i;
+        while i < n && t.entries[i].abandoned {
+            i += 1;
+        }
+        let prompt = (start..i).find(|&k| t.entries[k].role.opens_turn());
+        let mut per_key: std::collections::HashMap<&str, Usage> = Default::default();
+        for k in start..i {
+            if let Some(step) = &t.entries[k].step
+                && let Some(u) = step.usage
+            {
+                let acc = per_key.entry(&step.key).or_default();
+                *acc = acc.max(u);
+            }
+        }
+        out.push(super::AbandonedBranch {
+            entries: start..i,
+            start_line: t.entries[start].line,
+            end_line: t.entries[i - 1].line,
+            prompt,
+            title: prompt.map_or_else(String::new, |p| title_of(t, source, p)),
+            usage: per_key
+                .values()
+                .fold(Usage::default(), |acc, u| acc.add(*u)),
+            responses: (start..i)
+                .filter(|&k| t.entries[k].role == Role::Model)
+                .filter_map(|k| t.entries[k].step.as_ref().map(|s| &*s.key))
+                .collect::<std::collections::HashSet<_>>()
+                .len(),
+            turn: turn_of(start),
+        });
+    }
+    out
 }
 
 /// Records whose timestamps bound a turn's duration when no recorded duration exists: the

@@ -606,7 +606,7 @@ impl State {
         } else {
             None
         };
-        r.entry.step = Some(StepInfo {
+        r.entry.step = Some(Box::new(StepInfo {
             key,
             model,
             usage,
@@ -616,7 +616,7 @@ impl State {
             advisor_usage,
             effort: rec.effort.boxed(),
             ..StepInfo::default()
-        });
+        }));
         Role::Model
     }
 

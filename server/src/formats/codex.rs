@@ -125,6 +125,8 @@ pub struct State {
     usage_records: Vec<(Box<str>, usize, Usage)>,
     /// `compacted.compaction_response_id`s not yet matched by a `token_usage_record`.
     compaction_ids: Vec<Box<str>>,
+    /// Spawned sub-agent threads whose call output has not been read: `(call_id, thread id)`.
+    spawned: Vec<(Box<str>, Box<str>)>,
 }
 
 /// The three message families Codex logs twice.
@@ -353,6 +355,12 @@ struct Payload<'a> {
     compaction_response_id: Option<Raw<'a>>,
     #[serde(borrow)]
     usage: Option<Raw<'a>>,
+    #[serde(borrow)]
+    new_thread_id: Option<Raw<'a>>,
+    #[serde(borrow)]
+    new_agent_nickname: Option<Raw<'a>>,
+    #[serde(borrow)]
+    new_agent_role: Option<Raw<'a>>,
     #[serde(borrow)]
     started_at_ms: Option<Raw<'a>>,
     #[serde(borrow)]
@@ -1057,7 +1065,7 @@ impl State {
                 let tool = tool_use(l, p, kind.as_ref(), pspan.clone());
                 let idx = t.entries.len();
                 let mut e = l.entry(Role::Model, rt);
-                e.step = Some(self.model_step(idx, None, None));
+                e.step = Some(Box::new(self.model_step(idx, None, None)));
                 e.blocks.push(Block {
                     span: pspan,
                     kind: BlockKind::ToolUse(tool),
@@ -1067,9 +1075,21 @@ impl State {
             "function_call_output" | "custom_tool_call_output" | "tool_search_output" => {
                 self.input_since_model = true;
                 let mut e = l.entry(Role::ToolResults, rt);
+                let mut result = tool_result(l, p, kind.as_ref());
+                if let Some(pos) = self
+                    .spawned
+                    .iter()
+                    .position(|(c, _)| **c == *result.tool_use_id)
+                {
+                    let (_, thread) = self.spawned.remove(pos);
+                    result.subagent = Some(crate::model::SubagentResult {
+                        agent_id: Some(thread.into()),
+                        ..Default::default()
+                    });
+                }
                 e.blocks.push(Block {
                     span: pspan,
-                    kind: BlockKind::ToolResult(tool_result(l, p, kind.as_ref())),
+                    kind: BlockKind::ToolResult(result),
                 });
                 e
             }
@@ -1106,7 +1126,7 @@ impl State {
                 e.role = Role::Model;
                 let mut step = self.model_step(idx, stop, paired.step);
                 merge_timing(&mut step, paired.timing);
-                e.step = Some(step);
+                e.step = Some(Box::new(step));
                 self.remember(probe);
             }
             "user" => {
@@ -1186,7 +1206,7 @@ impl State {
         let mut e = l.entry(Role::Model, rt);
         let mut step = self.model_step(idx, None, paired.step);
         merge_timing(&mut step, paired.timing);
-        e.step = Some(step);
+        e.step = Some(Box::new(step));
         self.remember(probe);
         let first = summary
             .into_iter()
@@ -1260,6 +1280,10 @@ impl State {
             }
             "item_completed" => self.item_completed(l, p, rt, t),
             "token_usage_record" => self.token_usage_record(l, p, rt, t),
+            "collab_agent_spawn_end" => {
+                self.spawn_end(p, t);
+                l.entry(Role::Meta, rt)
+            }
             "thread_settings_applied" => {
                 // Codex 0.14x: the model and effort the following requests run with.
                 if let Some(ts) = p.thread_settings.filter(|r| is_object(r))
@@ -1416,7 +1440,7 @@ impl State {
         let mut e = l.entry(Role::Model, rt);
         let mut step = self.model_step(idx, stop, None);
         merge_timing(&mut step, copy.timing);
-        e.step = Some(step);
+        e.step = Some(Box::new(step));
         let mut first = true;
         for r in &copy.texts {
             let Some(s) = l.str_of(r) else { continue };
@@ -1549,7 +1573,7 @@ impl State {
         let mut e = e;
         if let Some(pos) = self.compaction_ids.iter().position(|c| **c == *id) {
             self.compaction_ids.remove(pos);
-            e.step = Some(compaction_step(&id, self.model.clone(), usage));
+            e.step = Some(Box::new(compaction_step(&id, self.model.clone(), usage)));
             return e;
         }
         if self.usage_records.len() >= DEDUP_CAP {
@@ -1579,10 +1603,56 @@ impl State {
             };
             ids.remove(pos);
             if let Some(e) = t.entries.get_mut(*entry) {
-                e.step = Some(compaction_step(rid, model.clone(), *usage));
+                e.step = Some(Box::new(compaction_step(rid, model.clone(), *usage)));
             }
             false
         });
+    }
+
+    /// `event_msg/collab_agent_spawn_end {call_id, new_thread_id, new_agent_nickname,
+    /// new_agent_role}` (Codex 0.14x): the call with that `call_id` spawned the sub-agent
+    /// thread `new_thread_id`. The call gets a `SubagentSpawn` (nickname, role) and its output
+    /// a `SubagentResult` naming the thread (now, or when the output arrives), so the call is a
+    /// sub-agent call linked by thread id, never by time.
+    fn spawn_end(&mut self, p: &Payload, t: &mut Transcript) {
+        let (Some(call), Some(thread)) = (jstr(p.call_id), jstr(p.new_thread_id)) else {
+            return;
+        };
+        let spawn = crate::model::SubagentSpawn {
+            description: jstr(p.new_agent_nickname).map(Cow::into_owned),
+            agent_type: jstr(p.new_agent_role).map(Cow::into_owned),
+        };
+        // The latest call and output with that id (ids are unique in real rollouts).
+        let from = t.entries.len().saturating_sub(MERGE_CAP);
+        let (mut call_seen, mut output_seen) = (false, false);
+        for e in t.entries[from..].iter_mut().rev() {
+            for b in &mut e.blocks {
+                match &mut b.kind {
+                    BlockKind::ToolUse(u) if !call_seen && *u.id == *call => {
+                        call_seen = true;
+                        u.subagent.get_or_insert(spawn.clone());
+                    }
+                    BlockKind::ToolResult(r) if !output_seen && *r.tool_use_id == *call => {
+                        output_seen = true;
+                        r.subagent = Some(crate::model::SubagentResult {
+                            agent_id: Some(thread.to_string()),
+                            ..Default::default()
+                        });
+                    }
+                    _ => {}
+                }
+            }
+            if call_seen {
+                break; // the output comes after its call
+            }
+        }
+        if !output_seen {
+            if self.spawned.len() >= DEDUP_CAP {
+                self.spawned.remove(0);
+            }
+            self.spawned
+                .push((call.as_ref().into(), thread.as_ref().into()));
+        }
     }
 
     /// `event_msg/token_count`: Meta; new totals end the current call and set its usage.
@@ -1643,12 +1713,12 @@ impl State {
             None => {
                 // A call with no model record (e.g. a compaction request): the usage stays
                 // on this Meta entry so file totals remain exact.
-                e.step = Some(StepInfo {
+                e.step = Some(Box::new(StepInfo {
                     key: self.key(),
                     model: self.model.clone(),
                     usage: Some(usage),
                     ..StepInfo::default()
-                });
+                }));
             }
         }
         self.call_has_records = true;
@@ -1824,7 +1894,7 @@ impl State {
             if let Some(step) = e.step.take()
                 && step.usage.is_some()
             {
-                paired.step = Some(step);
+                paired.step = Some(*step);
             }
             if self.call_last_model == Some(stand_in.entry) {
                 self.call_last_model = None;

@@ -9,6 +9,10 @@
 
 pub mod claude_code;
 pub mod codex;
+pub mod codex_files;
+pub mod copilot;
+mod json;
+pub mod pi;
 
 use crate::model::{Entry, Format, PendingTail, Problem, Role, Severity, Span, Transcript};
 
@@ -34,6 +38,16 @@ pub fn read(source: &str) -> Transcript {
 /// bare meta object `{"id","timestamp","instructions","git"}` (`instructions` may be `null`),
 /// has `{"record_type":"state"}` lines and bare response items (`{"type":"message","role":…}`,
 /// `{"type":"function_call",…}`, …) with no Claude envelope field (FORMATS.md §2).
+///
+/// Pi (FORMATS-2026 §3): the header `{"type":"session","version":N,"id",…}`, or a tree entry
+/// with a `parentId` key (its value may be `null`), an `id` and a Pi entry type (`message`
+/// with a `message` object, `model_change`, `compaction`, …), no Claude envelope field.
+/// Copilot CLI (FORMATS-2026 §4): an event `{"type":"session.start"|…,"data":{…}}` whose type
+/// is one of its dotted families (`session.`, `user.`, `assistant.`, `tool.`, `subagent.`,
+/// `hook.`, `system.`, …).
+///
+/// Still unknown, on purpose: Gemini CLI's `{"type":"user","content":…}` (retired; no
+/// `message` object), Factory and other shapes with a nested `message` but no Pi tree.
 pub fn detect_line(line: &str) -> Option<Format> {
     /// A key that is present, whatever its value (`null` included).
     #[derive(Default)]
@@ -65,6 +79,16 @@ pub fn detect_line(line: &str) -> Option<Format> {
         timestamp: Present,
         #[serde(default)]
         role: Present,
+        #[serde(default)]
+        data: Option<serde::de::IgnoredAny>,
+        #[serde(rename = "parentId", default)]
+        parent_id: Present,
+        #[serde(default)]
+        id: Present,
+        #[serde(default)]
+        version: Present,
+        #[serde(default)]
+        cwd: Present,
     }
     let probe: Probe = serde_json::from_str(line).ok()?;
     let ty = probe.ty.as_deref();
@@ -78,6 +102,32 @@ pub fn detect_line(line: &str) -> Option<Format> {
     }
     // `message` alone is not enough: pi and Factory sessions also nest a `message` object.
     let claude_envelope = probe.uuid.is_some() || probe.session_id.is_some();
+    if !claude_envelope && probe.payload.is_none() {
+        if probe.data.is_some() && ty.is_some_and(copilot::is_copilot_type) {
+            return Some(Format::CopilotCli);
+        }
+        if ty == Some("session") && probe.version.0 && probe.id.0 && probe.cwd.0 {
+            return Some(Format::Pi);
+        }
+        let pi_entry = match ty {
+            Some("message") => probe.message.is_some() && !probe.role.0,
+            Some(
+                "model_change"
+                | "thinking_level_change"
+                | "compaction"
+                | "branch_summary"
+                | "custom"
+                | "custom_message"
+                | "label"
+                | "session_info"
+                | "context_edit",
+            ) => true,
+            _ => false,
+        };
+        if pi_entry && probe.parent_id.0 && probe.id.0 {
+            return Some(Format::Pi);
+        }
+    }
     if !claude_envelope {
         if probe.instructions.0 || probe.record_type.0 {
             return Some(Format::Codex);
@@ -137,6 +187,8 @@ pub struct Reader {
     transcript: Transcript,
     claude: claude_code::State,
     codex: codex::State,
+    pi: pi::State,
+    copilot: copilot::State,
     /// Byte offset of the first line not consumed yet (start of the pending tail, if any).
     consumed: usize,
     /// Number of lines consumed (index of the next line).
@@ -233,6 +285,15 @@ impl Reader {
             self.transcript.line_count = self.next_line;
         }
         self.flush_undetected(source, false);
+        self.settle_formats();
+    }
+
+    /// Lets a reader finish work that spans the lines of a batch (Pi: the abandoned flags
+    /// after a branch switch).
+    fn settle_formats(&mut self) {
+        if self.transcript.format == Some(Format::Pi) {
+            self.pi.settle(&mut self.transcript);
+        }
     }
 
     /// Reads the pending tail now if it is valid JSON (a complete record that only lacks its
@@ -250,6 +311,7 @@ impl Reader {
             self.transcript.pending_tail = None;
             self.read_line(source, tail.line, tail.span);
             self.flush_undetected(source, false);
+            self.settle_formats();
             self.consumed = source.len();
             self.mid_line = true;
         }
@@ -269,9 +331,15 @@ impl Reader {
             self.mid_line = true;
         }
         self.flush_undetected(source, true);
+        self.settle_formats();
     }
 
-    fn read_line(&mut self, source: &str, line: usize, span: Span) {
+    fn read_line(&mut self, source: &str, line: usize, mut span: Span) {
+        // A byte order mark before the first record is not part of it (editors on Windows
+        // write one; issue 8 defect 2).
+        if line == 0 && source[span.clone()].starts_with('\u{feff}') {
+            span.start += '\u{feff}'.len_utf8();
+        }
         let text = &source[span.clone()];
         if text.trim().is_empty() {
             return; // blank line: ignored, no diagnostic (case 03)
@@ -315,6 +383,8 @@ impl Reader {
         match self.transcript.format() {
             Format::ClaudeCode => self.claude.line(source, line, span, &mut self.transcript),
             Format::Codex => self.codex.line(source, line, span, &mut self.transcript),
+            Format::Pi => self.pi.line(source, line, span, &mut self.transcript),
+            Format::CopilotCli => self.copilot.line(source, line, span, &mut self.transcript),
             Format::Unknown => read_unknown_line(source, line, span, &mut self.transcript),
         }
     }

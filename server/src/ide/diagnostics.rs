@@ -6,7 +6,8 @@
 use crate::analysis::{Analysis, Verdict};
 use crate::model::{Severity, Span, Transcript};
 
-/// At most this many diagnostics are published for one document.
+/// At most this many problems are published for one document, then one more diagnostic
+/// (code `truncated`) saying how many were left out (issue 8 defect 12).
 pub const MAX_DIAGNOSTICS: usize = 1000;
 
 /// One diagnostic on the raw source.
@@ -18,7 +19,7 @@ pub struct Diag {
     #[serde(serialize_with = "ser_severity")]
     pub severity: Severity,
     pub message: String,
-    /// `invalid-line` | `blocked-gate` | `reader`.
+    /// `invalid-line` | `invalid-utf8` | `blocked-gate` | `reader` | `truncated`.
     pub code: &'static str,
 }
 
@@ -31,7 +32,10 @@ fn ser_severity<S: serde::Serializer>(s: &Severity, ser: S) -> Result<S::Ok, S::
     })
 }
 
-/// Diagnostics for the raw document, sorted by line, at most [`MAX_DIAGNOSTICS`].
+/// Diagnostics for the raw document, sorted by line: at most [`MAX_DIAGNOSTICS`] problems,
+/// followed, when there are more, by one `truncated` diagnostic (Information) on the line of
+/// the first one left out: `1234 more problems from line 1002 on are not shown (at most 1000
+/// are published per document)`.
 pub fn diagnostics(transcript: &Transcript, analysis: &Analysis) -> Vec<Diag> {
     let mut out: Vec<Diag> = transcript
         .problems
@@ -43,6 +47,8 @@ pub fn diagnostics(transcript: &Transcript, analysis: &Analysis) -> Vec<Diag> {
             message: p.message.clone(),
             code: if p.message.starts_with("invalid JSON") {
                 "invalid-line"
+            } else if p.message.starts_with("invalid UTF-8") {
+                "invalid-utf8"
             } else {
                 "reader"
             },
@@ -65,6 +71,24 @@ pub fn diagnostics(transcript: &Transcript, analysis: &Analysis) -> Vec<Diag> {
         }
     }
     out.sort_by_key(|d| (d.line, d.span.start));
-    out.truncate(MAX_DIAGNOSTICS);
+    if out.len() > MAX_DIAGNOSTICS {
+        let more = out.len() - MAX_DIAGNOSTICS;
+        let first = &out[MAX_DIAGNOSTICS];
+        let marker = Diag {
+            line: first.line,
+            span: first.span.clone(),
+            severity: Severity::Information,
+            message: format!(
+                "{more} more problem{} from line {} on {} not shown (at most {MAX_DIAGNOSTICS} \
+                 are published per document)",
+                if more == 1 { "" } else { "s" },
+                first.line + 1,
+                if more == 1 { "is" } else { "are" },
+            ),
+            code: "truncated",
+        };
+        out.truncate(MAX_DIAGNOSTICS);
+        out.push(marker);
+    }
     out
 }

@@ -1,5 +1,5 @@
 //! Folding ranges (DESIGN.md §5): turns, activity (seed 000), work runs (seed 003), compaction
-//! windows and sub-agent spans on the raw `.jsonl`; the view's own regions (which add long
+//! windows, sub-agent spans and abandoned branches (issue 10) on the raw `.jsonl`; the view's own regions (which add long
 //! prompts, long tool output and one-line thoughts) on the rendered view. Lines are 0-based and
 //! inclusive; `crate::lsp` maps kinds to LSP folding range kinds.
 
@@ -20,6 +20,8 @@ pub enum FoldKind {
     Thought,
     Compaction,
     Subagent,
+    /// Records on a branch the session left (Pi): `abandoned branch · 18 entries`.
+    AbandonedBranch,
     LongPrompt,
     LongToolOutput,
     /// History replayed from a parent thread (fork / sub-agent file, issue 9 item 4).
@@ -32,7 +34,7 @@ impl FoldKind {
     pub fn rank(self) -> u8 {
         match self {
             FoldKind::Turn | FoldKind::Compaction | FoldKind::Inherited => 0,
-            FoldKind::Activity => 1,
+            FoldKind::Activity | FoldKind::AbandonedBranch => 1,
             FoldKind::Subagent => 2,
             FoldKind::WorkRun => 3,
             FoldKind::Thought | FoldKind::LongPrompt | FoldKind::LongToolOutput => 4,
@@ -131,6 +133,14 @@ pub fn raw_folds(transcript: &Transcript, analysis: &Analysis) -> Vec<Fold> {
             label: view::compaction_label(c),
         });
     }
+    for b in &analysis.branches {
+        out.push(Fold {
+            start_line: b.start_line,
+            end_line: b.end_line,
+            kind: FoldKind::AbandonedBranch,
+            label: view::branch_label(b),
+        });
+    }
     for call in &analysis.subagent_calls {
         out.push(Fold {
             start_line: call.start_line,
@@ -168,6 +178,7 @@ pub fn view_folds(view: &View) -> Vec<Fold> {
                 RegionKind::LongToolOutput => FoldKind::LongToolOutput,
                 RegionKind::Compaction => FoldKind::Compaction,
                 RegionKind::Subagent => FoldKind::Subagent,
+                RegionKind::AbandonedBranch => FoldKind::AbandonedBranch,
             },
             label: r.label.clone(),
         })

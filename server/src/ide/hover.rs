@@ -76,6 +76,9 @@ pub fn entry_hover(
             None => "sidechain".to_string(),
         });
     }
+    if e.abandoned {
+        head.push("on an abandoned branch (not counted)".to_string());
+    }
     head.push(format!("line {}", e.line + 1));
     out.push_str(&head.join(" · "));
     out.push_str("\n\n");
@@ -92,6 +95,12 @@ pub fn entry_hover(
                 " · {}",
                 usage_label(u, !step.output_is_placeholder)
             ));
+        }
+        if let Some(c) = step.cost_usd {
+            s.push_str(&format!(" · ${c:.4}"));
+        }
+        if step.declares_final {
+            s.push_str(" · declared as the final answer");
         }
         if let Some(u) = &step.advisor_usage {
             s.push_str(&format!(" · advisor {}", usage_label(u, true)));
@@ -265,7 +274,23 @@ fn render_block(
             media_type,
             data_len,
         } => format!("{}\n", text::image_placeholder(media_type, *data_len)),
-        BlockKind::Other { block_type } => format!("*block of type `{block_type}`*\n"),
+        BlockKind::Other { block_type } => {
+            // Its value, as the format wrote it (a string as quoted text, anything else as
+            // JSON), e.g. Copilot's `transformedContent`: the prompt as the model saw it.
+            let mut s = format!("*block of type `{block_type}`*\n\n");
+            let raw = source.get(b.span.clone()).unwrap_or("");
+            if raw.len() >= 2 && raw.starts_with('"') && raw.ends_with('"') {
+                let text = crate::source::json_string::decode(&raw[1..raw.len() - 1]);
+                let cut: String = text.chars().take(budget.min(4096)).collect();
+                s.push_str(&quote(&cut));
+            } else if !raw.is_empty() {
+                s.push_str(&fenced(
+                    "json",
+                    &pretty_json(source, &b.span, budget.min(4096)),
+                ));
+            }
+            s
+        }
     }
 }
 

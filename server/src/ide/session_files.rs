@@ -25,13 +25,19 @@ pub struct SessionFiles {
 /// and compaction files. Missing directories give an empty list, never an error.
 pub fn session_files(path: &Path) -> SessionFiles {
     let main = main_of(path);
-    let subagents = crate::formats::claude_code::discover_subagents(&main);
+    let mut subagents = crate::formats::claude_code::discover_subagents(&main);
+    // Codex rollouts: the child rollouts beside the main one, by thread id (issue 9 item 4).
+    subagents.extend(crate::formats::codex_files::children(&main));
     SessionFiles { main, subagents }
 }
 
 /// The main transcript of a sub-agent file (`<dir>/<stem>/subagents/agent-x.jsonl` ->
-/// `<dir>/<stem>.jsonl`); any other path is its own main.
+/// `<dir>/<stem>.jsonl`; a Codex child rollout -> its parent's rollout beside it, by thread
+/// id); any other path is its own main.
 pub fn main_of(path: &Path) -> PathBuf {
+    if let Some(parent) = crate::formats::codex_files::parent(path) {
+        return parent;
+    }
     let parent = path.parent();
     if parent
         .and_then(Path::file_name)

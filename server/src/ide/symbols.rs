@@ -23,6 +23,7 @@ pub enum SymbolKind {
     Compaction,
     Subagent,
     Steering,
+    AbandonedBranch,
 }
 
 /// One outline entry. Lines are 0-based, inclusive, in the document the outline is for (the
@@ -140,6 +141,17 @@ pub fn raw_symbols_with_phases(
                     ));
                 }
             }
+            for &b in &turn.branches {
+                if let Some(br) = analysis.branches.get(b) {
+                    children.push(Symbol::new(
+                        view::branch_label(br),
+                        view::branch_detail(br),
+                        SymbolKind::AbandonedBranch,
+                        br.start_line,
+                        br.end_line,
+                    ));
+                }
+            }
             for &c in &turn.subagent_calls {
                 if let Some(call) = analysis.subagent_calls.get(c) {
                     let mut s = Symbol::new(
@@ -190,6 +202,7 @@ pub fn view_symbols(view: &View, analysis: &Analysis) -> Vec<Symbol> {
             AnchorKind::Compaction => SymbolKind::Compaction,
             AnchorKind::Subagent => SymbolKind::Subagent,
             AnchorKind::Steering => SymbolKind::Steering,
+            AnchorKind::AbandonedBranch => SymbolKind::AbandonedBranch,
         };
         if matches!(a.kind, AnchorKind::Turn | AnchorKind::Preamble) {
             let preamble = a.kind == AnchorKind::Preamble;
@@ -244,7 +257,7 @@ fn run_detail(run: &crate::analysis::Run) -> String {
 fn kind_order(k: SymbolKind) -> u8 {
     match k {
         SymbolKind::Preamble | SymbolKind::Turn => 0,
-        SymbolKind::Compaction => 1,
+        SymbolKind::Compaction | SymbolKind::AbandonedBranch => 1,
         SymbolKind::Steering => 2,
         SymbolKind::Thought => 3,
         SymbolKind::WorkRun => 4,

@@ -1,8 +1,10 @@
-//! Workspace symbols (DESIGN.md §5): the turns of every transcript under the configured roots,
-//! answered from the session index (`crate::index`, built once and kept current file by file by
-//! the watcher), never a re-scan per query.
+//! Workspace symbols (DESIGN.md §5): the turns of every transcript under the configured roots
+//! (default `~/.claude/projects`, `~/.codex/sessions`, `~/.pi/agent/sessions`,
+//! `~/.copilot/session-state`), answered from the session index (`crate::index`, built once and
+//! kept current file by file by the watcher), never a re-scan per query. Also what lies under
+//! the roots ([`walk`], [`indexable`]), as the index and the file watcher both see it.
 
-use std::path::Path;
+use std::path::{Path, PathBuf};
 
 use crate::index::{SessionIndex, TurnSymbol};
 
@@ -59,6 +61,77 @@ pub fn query<'a>(index: &'a SessionIndex, query: &str, limit: usize) -> Vec<Turn
     name_hits.extend(other_hits);
     name_hits.truncate(limit);
     name_hits
+}
+
+/// What lies under the roots, as the index and the file watcher both see it (issue 8 defect
+/// 8: they must agree): directories recursively, never through a symlink (to a directory or a
+/// file), so nothing outside a root is indexed or watched; a directory that cannot be read is
+/// listed in `unreadable` and skipped, the rest of its root still walked.
+#[derive(Debug, Default, Clone, PartialEq, Eq)]
+pub struct Tree {
+    /// Every directory walked, roots included (in walk order).
+    pub dirs: Vec<PathBuf>,
+    /// Every `*.jsonl` regular file, sorted.
+    pub files: Vec<PathBuf>,
+    /// Directories that could not be listed, with the OS's reason.
+    pub unreadable: Vec<(PathBuf, String)>,
+}
+
+/// Walks the roots (see [`Tree`]). Missing roots are skipped.
+pub fn walk(roots: &[PathBuf]) -> Tree {
+    let mut tree = Tree::default();
+    let mut stack: Vec<PathBuf> = roots.iter().rev().cloned().collect();
+    while let Some(dir) = stack.pop() {
+        let rd = match std::fs::read_dir(&dir) {
+            Ok(rd) => rd,
+            Err(e) => {
+                if e.kind() != std::io::ErrorKind::NotFound {
+                    tree.unreadable.push((dir, e.to_string()));
+                }
+                continue;
+            }
+        };
+        tree.dirs.push(dir);
+        for e in rd.filter_map(Result::ok) {
+            // `DirEntry::file_type` does not follow symlinks.
+            let Ok(ft) = e.file_type() else { continue };
+            let p = e.path();
+            if ft.is_dir() {
+                stack.push(p);
+            } else if ft.is_file() && p.extension().is_some_and(|x| x == "jsonl") {
+                tree.files.push(p);
+            }
+        }
+    }
+    tree.files.sort();
+    tree
+}
+
+/// Every `*.jsonl` file under the roots ([`walk`]), sorted.
+pub fn scan_roots(roots: &[PathBuf]) -> Vec<PathBuf> {
+    walk(roots).files
+}
+
+/// True when `path` is a `*.jsonl` file [`walk`] would list: a regular file (not a symlink)
+/// under one of `roots` with no symlink between the root and it. A path that no longer
+/// exists is not indexable (its entry is removed).
+pub fn indexable(roots: &[PathBuf], path: &Path) -> bool {
+    if !path.extension().is_some_and(|x| x == "jsonl") {
+        return false;
+    }
+    let Some(root) = roots.iter().find(|r| path.starts_with(r)) else {
+        return false;
+    };
+    let Ok(md) = std::fs::symlink_metadata(path) else {
+        return false;
+    };
+    if !md.file_type().is_file() {
+        return false;
+    }
+    path.ancestors()
+        .skip(1)
+        .take_while(|a| a.starts_with(root) && *a != root.as_path())
+        .all(|a| std::fs::symlink_metadata(a).is_ok_and(|m| m.file_type().is_dir()))
 }
 
 #[cfg(test)]

@@ -2,7 +2,6 @@
 //! (whole read, or only from its last turn after an append), and the cache file that makes a
 //! warm start cost one `stat` per transcript.
 
-use std::io::{Read, Seek, SeekFrom};
 use std::path::{Path, PathBuf};
 
 use serde::{Deserialize, Serialize};
@@ -14,28 +13,10 @@ use crate::model::Format;
 /// at most this much from the last turn).
 pub const MAX_INDEX_BYTES: u64 = 256 * 1024 * 1024;
 
-/// Every `*.jsonl` file under the roots (recursively; symlinked directories are not followed),
-/// sorted. Missing roots are skipped.
+/// Every `*.jsonl` regular file under the roots, as the file watcher sees them (no symlinks,
+/// nothing outside a root; `ide::workspace_symbols::walk`), sorted.
 pub fn scan_roots(roots: &[PathBuf]) -> Vec<PathBuf> {
-    let mut out = Vec::new();
-    let mut stack: Vec<PathBuf> = roots.to_vec();
-    while let Some(dir) = stack.pop() {
-        let Ok(rd) = std::fs::read_dir(&dir) else {
-            continue;
-        };
-        for e in rd.filter_map(Result::ok) {
-            let Ok(ft) = e.file_type() else { continue };
-            let p = e.path();
-            if ft.is_dir() {
-                stack.push(p);
-            } else if ft.is_file() && p.extension().is_some_and(|x| x == "jsonl") {
-                out.push(p);
-            }
-        }
-    }
-    out.sort();
-    out.dedup();
-    out
+    crate::ide::workspace_symbols::scan_roots(roots)
 }
 
 /// What [`refresh`] did.
@@ -54,11 +35,15 @@ pub enum Refresh {
 /// Brings `path`'s entry up to date given the previous one. Errors are I/O errors other than
 /// "not found" (which gives [`Refresh::Gone`]).
 pub fn refresh(path: &Path, old: Option<&SessionEntry>) -> std::io::Result<Refresh> {
-    let md = match std::fs::metadata(path) {
-        Ok(md) if md.is_file() => md,
-        Ok(_) => return Ok(Refresh::Gone),
-        Err(e) if e.kind() == std::io::ErrorKind::NotFound => return Ok(Refresh::Gone),
-        Err(e) => return Err(e),
+    use crate::source::load::{self, LoadError};
+    // Regular files only, through the project's one loader (a FIFO is never opened, a
+    // directory or a file that is gone leaves the index).
+    let md = match load::regular_file(path) {
+        Ok(md) => md,
+        Err(LoadError::NotFound | LoadError::Directory | LoadError::NotRegular(_)) => {
+            return Ok(Refresh::Gone);
+        }
+        Err(e) => return Err(e.into()),
     };
     let len = md.len();
     let modified_ms = md.modified().ok().and_then(system_time_ms);
@@ -68,7 +53,6 @@ pub fn refresh(path: &Path, old: Option<&SessionEntry>) -> std::io::Result<Refre
     {
         return Ok(Refresh::Unchanged);
     }
-    let mut file = std::fs::File::open(path)?;
     // Only Claude Code files are read from their last turn: each of their lines reads the same
     // without what came before a turn's opening line (checked on every corpus file by
     // tests/session_index.rs). The Codex reader pairs event copies with response items across
@@ -78,12 +62,9 @@ pub fn refresh(path: &Path, old: Option<&SessionEntry>) -> std::io::Result<Refre
         && len > old.bytes
         && old.tail.offset <= old.bytes
     {
-        file.seek(SeekFrom::Start(old.tail.offset))?;
-        let want = (len - old.tail.offset).min(MAX_INDEX_BYTES);
-        let mut bytes = Vec::with_capacity(want as usize);
-        (&mut file).take(want).read_to_end(&mut bytes)?;
+        let (bytes, _) = load::read_bytes(path, old.tail.offset, MAX_INDEX_BYTES)?;
         if summary::tail_matches(old, &bytes) {
-            let text = String::from_utf8_lossy(&bytes);
+            let (text, _) = load::decode(&bytes);
             let mut entry = summary::read_tail(old, &text);
             entry.bytes = len;
             entry.modified_ms = modified_ms;
@@ -92,12 +73,10 @@ pub fn refresh(path: &Path, old: Option<&SessionEntry>) -> std::io::Result<Refre
                 read: bytes.len() as u64,
             });
         }
-        file.seek(SeekFrom::Start(0))?;
     }
-    let mut bytes = Vec::with_capacity(len.min(MAX_INDEX_BYTES) as usize);
-    file.take(MAX_INDEX_BYTES).read_to_end(&mut bytes)?;
-    let text = String::from_utf8_lossy(&bytes);
-    let mut entry = summary::read_whole(&text);
+    // Whole (zstd-compressed rollouts decompressed by the loader).
+    let loaded = load::load(path, MAX_INDEX_BYTES)?;
+    let mut entry = summary::read_whole(&loaded.text);
     entry.bytes = len;
     entry.modified_ms = modified_ms;
     Ok(Refresh::Whole(entry))

@@ -96,9 +96,11 @@ pub struct SessionEntry {
 
 impl SessionEntry {
     /// The name shown for the session: its own title, else its first prompt, else the file name.
+    /// Invisible characters in a title are shown as the rest of the project shows them
+    /// (`analysis::text::show_invisible`).
     pub fn display_title(&self, path: &Path) -> String {
         if let Some(t) = self.title.as_deref().or(self.first_prompt.as_deref()) {
-            return t.to_string();
+            return crate::analysis::text::show_invisible(t).into_owned();
         }
         path.file_name()
             .map(|n| n.to_string_lossy().into_owned())

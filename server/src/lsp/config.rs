@@ -19,6 +19,18 @@ pub enum TokenLegend {
     Standard,
 }
 
+/// The keys of the `transcript` settings object, as PROTOCOL.md, the VS Code extension's
+/// `package.json` and the Neovim plugin name them (tests keep the four in step).
+pub const SETTING_KEYS: [&str; 7] = [
+    "verbose",
+    "finalMarker",
+    "roots",
+    "indexCache",
+    "timeZone",
+    "gatePhases",
+    "semanticTokens",
+];
+
 /// The server's settings.
 #[derive(Debug, Clone)]
 pub struct Settings {
@@ -53,12 +65,19 @@ impl Default for Settings {
     }
 }
 
-/// `~/.claude/projects` and `~/.codex/sessions` (from `$HOME`; none when it is unset).
+/// `~/.claude/projects`, `~/.codex/sessions`, `~/.pi/agent/sessions` and
+/// `~/.copilot/session-state` (from `$HOME`; none when it is unset). The agents' own session
+/// folders (issue 10 adds Pi's and Copilot CLI's).
 pub fn default_roots() -> Vec<PathBuf> {
     match std::env::var_os("HOME") {
         Some(h) if !h.is_empty() => {
             let h = PathBuf::from(h);
-            vec![h.join(".claude/projects"), h.join(".codex/sessions")]
+            vec![
+                h.join(".claude/projects"),
+                h.join(".codex/sessions"),
+                h.join(".pi/agent/sessions"),
+                h.join(".copilot/session-state"),
+            ]
         }
         _ => Vec::new(),
     }
@@ -193,6 +212,17 @@ fn parse_phases(v: &Value) -> Result<Vec<Phase>, String> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn every_setting_key_is_read() {
+        // A wrong value for each key is reported by name: `apply` knows every key.
+        for key in SETTING_KEYS {
+            let mut s = Settings::default();
+            let p = s.apply(&json!({ key: {"not": "valid"} }));
+            assert_eq!(p.len(), 1, "{key}: {p:?}");
+            assert!(p[0].contains(&format!("`{key}`")), "{key}: {p:?}");
+        }
+    }
     use serde_json::json;
 
     #[test]

@@ -82,45 +82,26 @@ impl<'a> Cursor<'a> {
     }
 }
 
-/// A line the rope does not have.
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub struct OutOfRange {
-    pub line: u32,
-    pub line_count: usize,
+pub use crate::source::position::OutOfRange;
+
+/// Char index in `rope` of `pos` (see [`crate::source::position::rope_char`]).
+pub fn rope_char(rope: &Rope, pos: Position, enc: Encoding) -> Result<usize, OutOfRange> {
+    sp::rope_char(rope, sp::Position::new(pos.line, pos.character), enc)
 }
 
-/// Char index in `rope` of `pos`; columns past the line end clamp to it; a column inside a
-/// character (half of a surrogate pair, inside a UTF-8 sequence) rounds down.
-pub fn rope_char(rope: &Rope, pos: Position, enc: Encoding) -> Result<usize, OutOfRange> {
-    let line = pos.line as usize;
-    if line >= rope.len_lines() {
-        return Err(OutOfRange {
-            line: pos.line,
-            line_count: rope.len_lines(),
-        });
+/// A `didChange` content change as a plain edit of the document host.
+pub fn edit(
+    ch: tower_lsp_server::ls_types::TextDocumentContentChangeEvent,
+) -> crate::ide::host::Edit {
+    crate::ide::host::Edit {
+        range: ch.range.map(|r| {
+            (
+                sp::Position::new(r.start.line, r.start.character),
+                sp::Position::new(r.end.line, r.end.character),
+            )
+        }),
+        text: ch.text,
     }
-    let line_start = rope.line_to_char(line);
-    let slice = rope.line(line);
-    // Exclude the line break from the clamp range.
-    let mut line_chars = slice.len_chars();
-    if line_chars > 0 && slice.char(line_chars - 1) == '\n' {
-        line_chars -= 1;
-        if line_chars > 0 && slice.char(line_chars - 1) == '\r' {
-            line_chars -= 1;
-        }
-    }
-    let col = pos.character as usize;
-    let within = match enc {
-        Encoding::Utf8 => {
-            let max = slice.char_to_byte(line_chars);
-            slice.byte_to_char(col.min(max))
-        }
-        Encoding::Utf16 => {
-            let max = slice.char_to_utf16_cu(line_chars);
-            slice.utf16_cu_to_char(col.min(max))
-        }
-    };
-    Ok(line_start + within.min(line_chars))
 }
 
 #[cfg(test)]

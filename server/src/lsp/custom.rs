@@ -12,6 +12,27 @@ use tower_lsp_server::ls_types::*;
 use crate::ide;
 use crate::lsp::server::{Backend, invalid, view_uri};
 
+/// `workspace/textDocumentContent` (client -> server, LSP 3.18): `UriParams` -> `TextResult`.
+pub const TEXT_DOCUMENT_CONTENT: &str = "workspace/textDocumentContent";
+/// `transcript/virtualDocument` (client -> server): `VirtualDocumentParams` -> `TextResult`.
+pub const VIRTUAL_DOCUMENT: &str = "transcript/virtualDocument";
+/// `transcript/sessions` (client -> server): `SessionsParams` -> `SessionsResult` (issue 7).
+pub const SESSIONS: &str = "transcript/sessions";
+/// `transcript/debugPanic` (client -> server, debug builds only): panics on purpose.
+pub const DEBUG_PANIC: &str = "transcript/debugPanic";
+
+/// Every method of the custom protocol, both directions (PROTOCOL.md documents each; a test
+/// keeps the two in step).
+pub const CUSTOM_METHODS: [&str; 7] = [
+    TEXT_DOCUMENT_CONTENT,
+    VIRTUAL_DOCUMENT,
+    SESSIONS,
+    <TextDocumentContentRefresh as Request>::METHOD,
+    <DidChangeVirtualDocument as Notification>::METHOD,
+    <DidChangeFile as Notification>::METHOD,
+    DEBUG_PANIC,
+];
+
 /// Params of `workspace/textDocumentContent` and of the refresh request: `{ "uri": … }`.
 #[derive(Debug, Clone, Serialize, Deserialize)]
 pub struct UriParams {

@@ -1,5 +1,6 @@
-//! The only code that knows LSP: tower-lsp-server glue, capabilities, conversions, documents,
-//! file watcher, custom methods, refresh orchestration (DESIGN.md §1, §5).
+//! The only code that knows LSP: tower-lsp-server glue, the framing in front of it, the one
+//! dispatcher, request handlers, capabilities, conversions, file watcher, custom methods,
+//! refresh orchestration (DESIGN.md §1, §5). The document host is `crate::ide::host`.
 //!
 //! Entry points: [`serve_stdio`] (the binary with no arguments or `--stdio`) and
 //! [`build_service`] (in-process tests: a `tower::Service` over JSON-RPC requests).
@@ -8,12 +9,13 @@ pub mod capabilities;
 pub mod config;
 pub mod convert;
 pub mod custom;
-pub mod documents;
+pub mod dispatch;
+pub mod handlers;
+pub mod parent;
 pub mod server;
+pub mod transport;
 pub mod watcher;
 
-use std::future::Future;
-use std::pin::Pin;
 use std::sync::Arc;
 use std::task::{Context, Poll};
 
@@ -37,7 +39,7 @@ impl TranscriptService {
     }
 }
 
-type BoxFuture<T> = Pin<Box<dyn Future<Output = T> + Send + 'static>>;
+use crate::lsp::dispatch::{BoxFuture, guarded};
 
 impl tower::Service<Request> for TranscriptService {
     type Response = Option<Response>;
@@ -49,8 +51,19 @@ impl tower::Service<Request> for TranscriptService {
     }
 
     fn call(&mut self, req: Request) -> Self::Future {
-        if req.method() != "initialize" {
-            return Box::pin(self.inner.call(req));
+        let method = req.method().to_string();
+        let id = req.id().cloned();
+        if method.starts_with("$/")
+            && let Some(id) = id.clone()
+        {
+            return Box::pin(std::future::ready(Ok(Some(dispatch::dollar_not_found(
+                id, &method,
+            )))));
+        }
+        let shared = self.shared.clone();
+        if method != "initialize" {
+            let fut = self.inner.call(req);
+            return guarded(method, id, shared, Box::pin(fut));
         }
         *self
             .shared
@@ -58,36 +71,47 @@ impl tower::Service<Request> for TranscriptService {
             .lock()
             .unwrap_or_else(|e| e.into_inner()) = req.params().cloned();
         let fut = self.inner.call(req);
-        Box::pin(async move {
-            let resp = fut.await?;
-            Ok(resp.map(|r| {
-                let (id, body) = r.into_parts();
-                let body = body.map(|mut v| {
-                    capabilities::patch_initialize_result(&mut v);
-                    v
-                });
-                Response::from_parts(id, body)
-            }))
-        })
+        guarded(
+            method,
+            id,
+            shared,
+            Box::pin(async move {
+                let resp = fut.await?;
+                Ok(resp.map(|r| {
+                    let (id, body) = r.into_parts();
+                    let body = body.map(|mut v| {
+                        capabilities::patch_initialize_result(&mut v);
+                        v
+                    });
+                    Response::from_parts(id, body)
+                }))
+            }),
+        )
     }
 }
 
 /// Builds the service and the client socket (server -> client messages).
 pub fn build_service() -> (TranscriptService, ClientSocket) {
-    let (inner, socket) = LspService::build(Backend::new)
+    let builder = LspService::build(Backend::new)
         .custom_method(
-            "workspace/textDocumentContent",
+            custom::TEXT_DOCUMENT_CONTENT,
             Backend::text_document_content,
         )
-        .custom_method("transcript/virtualDocument", Backend::virtual_document)
-        .custom_method("transcript/sessions", Backend::sessions)
-        .finish();
+        .custom_method(custom::VIRTUAL_DOCUMENT, Backend::virtual_document)
+        .custom_method(custom::SESSIONS, Backend::sessions);
+    // Debug builds only: a request that panics on purpose (the panic-isolation tests).
+    #[cfg(debug_assertions)]
+    let builder = builder.custom_method(custom::DEBUG_PANIC, Backend::debug_panic);
+    let (inner, socket) = builder.finish();
     let shared = inner.inner().shared.clone();
     (TranscriptService { inner, shared }, socket)
 }
 
-/// Serves LSP on stdin/stdout until `exit`. Returns the process exit code: 0 when `shutdown`
-/// came before `exit`, 1 otherwise (LSP 3.17 §exit), 2 when the runtime cannot start.
+/// Serves LSP on stdin/stdout until `exit`, the end of input, or the death of the client
+/// process named by `initialize.processId`. Returns the process exit code: 0 when `shutdown`
+/// came before `exit`, 1 otherwise (LSP 3.17 §exit) or when the client process died, 2 when
+/// the runtime cannot start. Malformed messages are answered and skipped
+/// ([`transport`]), never the end of the session.
 pub fn serve_stdio() -> i32 {
     let rt = match tokio::runtime::Builder::new_multi_thread()
         .enable_all()
@@ -100,16 +124,39 @@ pub fn serve_stdio() -> i32 {
             return 2;
         }
     };
-    rt.block_on(async {
+    let code = rt.block_on(async {
         let (service, socket) = build_service();
         let shared = service.shared().clone();
-        Server::new(tokio::io::stdin(), tokio::io::stdout(), socket)
-            .serve(service)
-            .await;
-        let clean = shared
-            .shutdown_requested
-            .load(std::sync::atomic::Ordering::SeqCst);
+        let serve = transport::serve(tokio::io::stdin(), tokio::io::stdout(), |i, o| {
+            Server::new(i, o, socket).serve(service)
+        });
+        let watched = shared.clone();
+        let parent_gone = async move {
+            loop {
+                let pid = watched.client_pid.load(std::sync::atomic::Ordering::SeqCst);
+                if pid != 0 {
+                    parent::gone(pid).await;
+                    return pid;
+                }
+                tokio::time::sleep(parent::POLL).await;
+            }
+        };
+        let code = tokio::select! {
+            _ = serve => {
+                let clean = shared
+                    .shutdown_requested
+                    .load(std::sync::atomic::Ordering::SeqCst);
+                if clean { 0 } else { 1 }
+            }
+            pid = parent_gone => {
+                eprintln!("transcript-ls: the client process {pid} is gone; exiting");
+                1
+            }
+        };
         let _ = shared.shutdown.send(true);
-        if clean { 0 } else { 1 }
-    })
+        code
+    });
+    // Blocking threads may be stuck in a read of stdin: do not wait for them.
+    rt.shutdown_timeout(std::time::Duration::from_millis(200));
+    code
 }

@@ -4,7 +4,7 @@
 
 use std::collections::{HashMap, HashSet, VecDeque};
 use std::path::{Path, PathBuf};
-use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
+use std::sync::atomic::{AtomicBool, AtomicU32, AtomicU64, Ordering};
 use std::sync::{Arc, Mutex, RwLock};
 
 use ropey::Rope;
@@ -15,13 +15,12 @@ use tower_lsp_server::ls_types::*;
 use tower_lsp_server::{Client, LanguageServer};
 
 use crate::ide;
-use crate::ide::folding::FoldKind;
-use crate::ide::semantic_tokens::Token;
+use crate::ide::host::{self, SettingsStamp, Snapshot, Source, ViewSnap};
 use crate::index::SessionIndex;
 use crate::lsp::capabilities::{self, ClientCaps, VIEW_SCHEME};
 use crate::lsp::config::{Settings, TokenLegend};
-use crate::lsp::convert::{self, Cursor, Encoding, LineIndex};
-use crate::lsp::documents::{self, SettingsStamp, Snapshot, Source, ViewSnap};
+use crate::lsp::convert::{self, Encoding, LineIndex};
+use crate::lsp::dispatch::off_loop;
 use crate::lsp::watcher::Event;
 
 /// Identifies a rendered view: the transcript file and the view options.
@@ -117,7 +116,7 @@ pub struct Shared {
     pub legend: RwLock<TokenLegend>,
     pub store: Mutex<Store>,
     /// Last full semantic tokens per document URI: `(resultId, tokens)`.
-    tokens: Mutex<HashMap<String, (String, Vec<SemanticToken>)>>,
+    pub(crate) tokens: Mutex<HashMap<String, (String, Vec<SemanticToken>)>>,
     token_ids: AtomicU64,
     /// The session index (issue 7): sessions and workspace symbols.
     pub index: RwLock<SessionIndex>,
@@ -128,16 +127,18 @@ pub struct Shared {
     pub events_rx: Mutex<Option<mpsc::UnboundedReceiver<Event>>>,
     pub shutdown: tokio::sync::watch::Sender<bool>,
     pub shutdown_requested: AtomicBool,
+    /// `initialize.processId` (0 until known or when the client sent `null`).
+    pub client_pid: AtomicU32,
     logged_unknown: Mutex<HashSet<String>>,
     /// Step counts of sub-agent files: path -> (len, steps).
     steps_cache: Mutex<HashMap<PathBuf, (u64, usize)>>,
 }
 
-fn lock<T>(m: &Mutex<T>) -> std::sync::MutexGuard<'_, T> {
+pub(crate) fn lock<T>(m: &Mutex<T>) -> std::sync::MutexGuard<'_, T> {
     m.lock().unwrap_or_else(|e| e.into_inner())
 }
 
-fn read<T>(m: &RwLock<T>) -> std::sync::RwLockReadGuard<'_, T> {
+pub(crate) fn read<T>(m: &RwLock<T>) -> std::sync::RwLockReadGuard<'_, T> {
     m.read().unwrap_or_else(|e| e.into_inner())
 }
 
@@ -182,6 +183,7 @@ impl Shared {
             events_rx: Mutex::new(Some(rx)),
             shutdown: stx,
             shutdown_requested: AtomicBool::new(false),
+            client_pid: AtomicU32::new(0),
             logged_unknown: Mutex::new(HashSet::new()),
             steps_cache: Mutex::new(HashMap::new()),
         }
@@ -226,7 +228,7 @@ impl Shared {
             self.log(
                 MessageType::INFO,
                 format!(
-                    "{} is not a Claude Code or Codex transcript; serving empty results",
+                    "{} is not a Claude Code, Codex, Pi or Copilot CLI transcript; serving empty results",
                     uri.as_str()
                 ),
             );
@@ -302,14 +304,16 @@ impl Shared {
 
     /// Step count of a sub-agent transcript (distinct response keys), cached by file size.
     pub fn steps_in(&self, path: &Path) -> Option<usize> {
-        let len = std::fs::metadata(path).ok()?.len();
+        let len = crate::source::load::regular_file(path).ok()?.len();
         if let Some((l, n)) = lock(&self.steps_cache).get(path)
             && *l == len
         {
             return Some(*n);
         }
-        let bytes = std::fs::read(path).ok()?;
-        let text = String::from_utf8_lossy(&bytes);
+        // The one loader (regular files only, lossy UTF-8), as for every transcript read.
+        let text = crate::source::load::load(path, crate::source::load::MAX_FILE_BYTES)
+            .ok()?
+            .text;
         let t = crate::formats::read(&text);
         let keys: HashSet<&str> = t
             .entries
@@ -321,7 +325,7 @@ impl Shared {
         Some(n)
     }
 
-    fn next_result_id(&self) -> String {
+    pub(crate) fn next_result_id(&self) -> String {
         self.token_ids.fetch_add(1, Ordering::SeqCst).to_string()
     }
 }
@@ -460,7 +464,9 @@ pub fn view_uri(path: &Path, verbose: Option<bool>) -> Option<Uri> {
     s.parse().ok()
 }
 
-/// The backend behind `LspService`.
+/// The backend behind `LspService` (cheap to clone: handlers move a clone onto the
+/// blocking pool).
+#[derive(Clone)]
 pub struct Backend {
     pub shared: Arc<Shared>,
 }
@@ -545,7 +551,7 @@ impl Backend {
         let hash = match hash {
             Some(h) => h,
             None => {
-                let h = tokio::task::spawn_blocking(move || documents::rope_hash(&rope))
+                let h = tokio::task::spawn_blocking(move || host::rope_hash(&rope))
                     .await
                     .unwrap_or(0);
                 let mut st = lock(&self.shared.store);
@@ -740,72 +746,6 @@ impl Backend {
         }
     }
 
-    fn encode_tokens(&self, ctx: &Ctx, mut tokens: Vec<Token>) -> Vec<SemanticToken> {
-        let enc = self.shared.enc();
-        let legend = *read(&self.shared.legend);
-        tokens.sort_by_key(|t| (t.start, t.end));
-        let text = ctx.text();
-        let lines = ctx.lines();
-        let mut cursor = Cursor::new(text, lines, enc);
-        let mut out = Vec::with_capacity(tokens.len());
-        let (mut pl, mut pc) = (0u32, 0u32);
-        let mut last_end = 0usize;
-        for t in tokens {
-            if t.start < last_end || t.end <= t.start || t.end > text.len() {
-                continue;
-            }
-            let Some(slice) = text.get(t.start..t.end) else {
-                continue;
-            };
-            if slice.contains('\n') {
-                continue;
-            }
-            let p = cursor.position(t.start);
-            let len = cursor.length(t.start, t.end);
-            if len == 0 {
-                continue;
-            }
-            let (ty, mods) = capabilities::encode_type(legend, t.ty, t.modifiers);
-            let dl = p.line - pl;
-            let ds = if dl == 0 {
-                p.character - pc
-            } else {
-                p.character
-            };
-            out.push(SemanticToken {
-                delta_line: dl,
-                delta_start: ds,
-                length: len,
-                token_type: ty,
-                token_modifiers_bitset: mods,
-            });
-            pl = p.line;
-            pc = p.character;
-            last_end = t.end;
-        }
-        out
-    }
-
-    fn tokens_for(&self, ctx: &Ctx, lines: Option<(usize, usize)>) -> Vec<Token> {
-        match ctx {
-            Ctx::Raw { snap, .. } => {
-                if !snap.is_transcript() {
-                    return Vec::new();
-                }
-                ide::semantic_tokens::raw_tokens(
-                    &snap.transcript,
-                    &snap.analysis,
-                    &snap.lookup,
-                    &snap.text,
-                    lines,
-                )
-            }
-            Ctx::View { view, .. } => {
-                ide::semantic_tokens::view_tokens(&view.view, &view.index.line_starts, lines)
-            }
-        }
-    }
-
     /// Turn opener lines of the document (raw: the opener record; view: the heading).
     pub fn turn_lines(&self, ctx: &Ctx) -> Vec<usize> {
         let snap = ctx.snap();
@@ -868,129 +808,12 @@ impl Backend {
     }
 }
 
-fn fold_kind(k: FoldKind) -> FoldingRangeKind {
-    match k {
-        FoldKind::Activity | FoldKind::Thought => FoldingRangeKind::Comment,
-        // Inherited history reads like imports: clients that collapse imports by default
-        // (VS Code `editor.foldingImportsByDefault`) start with it collapsed.
-        FoldKind::Inherited => FoldingRangeKind::Imports,
-        _ => FoldingRangeKind::Region,
-    }
-}
-
-fn symbol_kind(k: ide::symbols::SymbolKind) -> SymbolKind {
-    use ide::symbols::SymbolKind as K;
-    match k {
-        K::Preamble => SymbolKind::NAMESPACE,
-        K::Turn => SymbolKind::EVENT,
-        K::WorkRun => SymbolKind::FUNCTION,
-        K::Thought => SymbolKind::FIELD,
-        K::FinalAnswer => SymbolKind::STRING,
-        K::Gate => SymbolKind::ENUM_MEMBER,
-        K::Compaction => SymbolKind::PACKAGE,
-        K::Subagent => SymbolKind::CLASS,
-        K::Steering => SymbolKind::KEY,
-    }
-}
-
-/// The range from the start of line `start` to the end of line `end` (clamped to the
-/// document).
-fn lines_range(lines: &LineIndex, text: &str, start: usize, end: usize, enc: Encoding) -> Range {
-    let last = lines.line_count().saturating_sub(1);
-    let start = start.min(last);
-    let end = end.clamp(start, last);
-    let end_col = convert::line_len(text, lines, end, enc).unwrap_or(0);
-    Range::new(
-        Position::new(start as u32, 0),
-        Position::new(end as u32, end_col),
-    )
-}
-
-#[allow(deprecated)]
-fn to_document_symbol(
-    s: &ide::symbols::Symbol,
-    lines: &LineIndex,
-    text: &str,
-    enc: Encoding,
-) -> DocumentSymbol {
-    let range = lines_range(lines, text, s.start_line, s.end_line, enc);
-    let sel_line = s
-        .selection_line
-        .clamp(range.start.line as usize, range.end.line as usize);
-    let mut sel = lines_range(lines, text, sel_line, sel_line, enc);
-    if sel.end > range.end {
-        sel.end = range.end;
-    }
-    DocumentSymbol {
-        name: if s.name.trim().is_empty() {
-            "(untitled)".to_string()
-        } else {
-            s.name.clone()
-        },
-        detail: (!s.detail.is_empty()).then(|| s.detail.clone()),
-        kind: symbol_kind(s.kind),
-        tags: None,
-        deprecated: None,
-        range,
-        selection_range: sel,
-        children: Some(
-            s.children
-                .iter()
-                .map(|c| to_document_symbol(c, lines, text, enc))
-                .collect(),
-        ),
-    }
-}
-
-#[allow(deprecated)]
-fn flatten_symbols(
-    syms: &[DocumentSymbol],
-    uri: &Uri,
-    container: Option<&str>,
-    out: &mut Vec<SymbolInformation>,
-) {
-    for s in syms {
-        out.push(SymbolInformation {
-            name: s.name.clone(),
-            kind: s.kind,
-            tags: None,
-            deprecated: None,
-            location: Location {
-                uri: uri.clone(),
-                range: s.range,
-            },
-            container_name: container.map(str::to_string),
-        });
-        if let Some(c) = &s.children {
-            flatten_symbols(c, uri, Some(&s.name), out);
-        }
-    }
-}
-
-/// Diff of two token arrays as one edit (common prefix / suffix), in `u32` units.
-fn token_edits(old: &[SemanticToken], new: &[SemanticToken]) -> Vec<SemanticTokensEdit> {
-    let prefix = old.iter().zip(new).take_while(|(a, b)| a == b).count();
-    let max_suffix = old.len().min(new.len()) - prefix;
-    let suffix = old
-        .iter()
-        .rev()
-        .zip(new.iter().rev())
-        .take(max_suffix)
-        .take_while(|(a, b)| a == b)
-        .count();
-    if prefix == old.len() && prefix == new.len() {
-        return Vec::new();
-    }
-    vec![SemanticTokensEdit {
-        start: (prefix * 5) as u32,
-        delete_count: ((old.len() - prefix - suffix) * 5) as u32,
-        data: Some(new[prefix..new.len() - suffix].to_vec()),
-    }]
-}
-
 impl LanguageServer for Backend {
     async fn initialize(&self, params: InitializeParams) -> Result<InitializeResult> {
         let raw = lock(&self.shared.raw_init).take();
+        if let Some(pid) = params.process_id {
+            self.shared.client_pid.store(pid, Ordering::SeqCst);
+        }
         let caps = ClientCaps::from_params(&params.capabilities, raw.as_ref());
         let enc = caps.encoding;
         *write(&self.shared.caps) = caps;
@@ -1141,7 +964,15 @@ impl LanguageServer for Backend {
             );
             return;
         };
-        match source.apply_changes(version, params.content_changes, enc) {
+        match source.apply_changes(
+            version,
+            params
+                .content_changes
+                .into_iter()
+                .map(convert::edit)
+                .collect(),
+            enc,
+        ) {
             Ok(()) => self.schedule_diagnostics(uri, source, 150),
             Err(e) => self.shared.log(
                 MessageType::LOG,
@@ -1209,176 +1040,81 @@ impl LanguageServer for Backend {
     }
 
     async fn folding_range(&self, params: FoldingRangeParams) -> Result<Option<Vec<FoldingRange>>> {
-        let ctx = self.ctx(&params.text_document.uri).await?;
-        let folds = match &ctx {
-            Ctx::Raw { snap, .. } if !snap.is_transcript() => Vec::new(),
-            Ctx::Raw { snap, .. } => ide::folding::raw_folds(&snap.transcript, &snap.analysis),
-            Ctx::View { view, .. } => ide::folding::view_folds(&view.view),
-        };
-        let limit = read(&self.shared.caps)
-            .folding_range_limit
-            .unwrap_or(usize::MAX);
-        let folds = ide::folding::limit_folds(folds, limit);
-        let last = ctx.lines().line_count().saturating_sub(1);
-        Ok(Some(
-            folds
-                .into_iter()
-                .filter(|f| f.start_line < last)
-                .map(|f| FoldingRange {
-                    start_line: f.start_line as u32,
-                    start_character: None,
-                    end_line: f.end_line.min(last) as u32,
-                    end_character: None,
-                    kind: Some(fold_kind(f.kind)),
-                    collapsed_text: Some(f.label),
-                })
-                .collect(),
-        ))
+        let uri = params.text_document.uri.clone();
+        let ctx = self.ctx(&uri).await?;
+        let this = self.clone();
+        off_loop(&self.shared, "textDocument/foldingRange", move || {
+            this.folding_range_now(&ctx, params)
+        })
+        .await
     }
 
     async fn document_symbol(
         &self,
         params: DocumentSymbolParams,
     ) -> Result<Option<DocumentSymbolResponse>> {
-        let ctx = self.ctx(&params.text_document.uri).await?;
-        let syms = match &ctx {
-            Ctx::Raw { snap, .. } if !snap.is_transcript() => Vec::new(),
-            Ctx::Raw { snap, .. } => {
-                ide::symbols::raw_symbols(&snap.transcript, &snap.analysis, &snap.text)
-            }
-            Ctx::View { snap, view, .. } => ide::symbols::view_symbols(&view.view, &snap.analysis),
-        };
-        let enc = self.shared.enc();
-        let doc_syms: Vec<DocumentSymbol> = syms
-            .iter()
-            .map(|s| to_document_symbol(s, ctx.lines(), ctx.text(), enc))
-            .collect();
-        if read(&self.shared.caps).hierarchical_symbols {
-            Ok(Some(DocumentSymbolResponse::Nested(doc_syms)))
-        } else {
-            let mut flat = Vec::new();
-            flatten_symbols(&doc_syms, ctx.uri(), None, &mut flat);
-            Ok(Some(DocumentSymbolResponse::Flat(flat)))
-        }
+        let uri = params.text_document.uri.clone();
+        let ctx = self.ctx(&uri).await?;
+        let this = self.clone();
+        off_loop(&self.shared, "textDocument/documentSymbol", move || {
+            this.document_symbol_now(&ctx, params)
+        })
+        .await
     }
 
     async fn semantic_tokens_full(
         &self,
         params: SemanticTokensParams,
     ) -> Result<Option<SemanticTokensResult>> {
-        let ctx = self.ctx(&params.text_document.uri).await?;
-        let tokens = self.tokens_for(&ctx, None);
-        let data = self.encode_tokens(&ctx, tokens);
-        let id = self.shared.next_result_id();
-        lock(&self.shared.tokens).insert(
-            params.text_document.uri.as_str().to_string(),
-            (id.clone(), data.clone()),
-        );
-        Ok(Some(SemanticTokensResult::Tokens(SemanticTokens {
-            result_id: Some(id),
-            data,
-        })))
+        let uri = params.text_document.uri.clone();
+        let ctx = self.ctx(&uri).await?;
+        let this = self.clone();
+        off_loop(
+            &self.shared,
+            "textDocument/semanticTokens/full",
+            move || this.semantic_tokens_full_now(&ctx, params),
+        )
+        .await
     }
 
     async fn semantic_tokens_full_delta(
         &self,
         params: SemanticTokensDeltaParams,
     ) -> Result<Option<SemanticTokensFullDeltaResult>> {
-        let ctx = self.ctx(&params.text_document.uri).await?;
-        let tokens = self.tokens_for(&ctx, None);
-        let data = self.encode_tokens(&ctx, tokens);
-        let id = self.shared.next_result_id();
-        let key = params.text_document.uri.as_str().to_string();
-        let prev = lock(&self.shared.tokens).insert(key, (id.clone(), data.clone()));
-        match prev {
-            Some((prev_id, old)) if prev_id == params.previous_result_id => Ok(Some(
-                SemanticTokensFullDeltaResult::TokensDelta(SemanticTokensDelta {
-                    result_id: Some(id),
-                    edits: token_edits(&old, &data),
-                }),
-            )),
-            _ => Ok(Some(SemanticTokensFullDeltaResult::Tokens(
-                SemanticTokens {
-                    result_id: Some(id),
-                    data,
-                },
-            ))),
-        }
+        let uri = params.text_document.uri.clone();
+        let ctx = self.ctx(&uri).await?;
+        let this = self.clone();
+        off_loop(
+            &self.shared,
+            "textDocument/semanticTokens/full/delta",
+            move || this.semantic_tokens_full_delta_now(&ctx, params),
+        )
+        .await
     }
 
     async fn semantic_tokens_range(
         &self,
         params: SemanticTokensRangeParams,
     ) -> Result<Option<SemanticTokensRangeResult>> {
-        let ctx = self.ctx(&params.text_document.uri).await?;
-        let r = params.range;
-        if r.start > r.end || r.start.line as usize >= ctx.lines().line_count() {
-            return Err(invalid(format!(
-                "range {}:{}-{}:{} is out of range (the document has {} lines)",
-                r.start.line,
-                r.start.character,
-                r.end.line,
-                r.end.character,
-                ctx.lines().line_count()
-            )));
-        }
-        let tokens = self.tokens_for(&ctx, Some((r.start.line as usize, r.end.line as usize)));
-        let data = self.encode_tokens(&ctx, tokens);
-        Ok(Some(SemanticTokensRangeResult::Tokens(SemanticTokens {
-            result_id: None,
-            data,
-        })))
+        let uri = params.text_document.uri.clone();
+        let ctx = self.ctx(&uri).await?;
+        let this = self.clone();
+        off_loop(
+            &self.shared,
+            "textDocument/semanticTokens/range",
+            move || this.semantic_tokens_range_now(&ctx, params),
+        )
+        .await
     }
 
     async fn inlay_hint(&self, params: InlayHintParams) -> Result<Option<Vec<InlayHint>>> {
-        let ctx = self.ctx(&params.text_document.uri).await?;
-        let r = params.range;
-        if r.start > r.end || r.start.line as usize >= ctx.lines().line_count() {
-            return Err(invalid(format!(
-                "range starting at line {} is out of range (the document has {} lines)",
-                r.start.line,
-                ctx.lines().line_count()
-            )));
-        }
-        let tz = read(&self.shared.settings).time_zone.clone();
-        let hints = match &ctx {
-            Ctx::Raw { snap, .. } if !snap.is_transcript() => Vec::new(),
-            Ctx::Raw { snap, .. } => {
-                ide::inlay_hints::raw_hints(&snap.transcript, &snap.analysis, tz.as_deref())
-            }
-            Ctx::View { snap, view, .. } => {
-                ide::inlay_hints::view_hints(&view.view, &snap.analysis, tz.as_deref())
-            }
-        };
-        let enc = self.shared.enc();
-        let (lo, hi) = (r.start.line as usize, r.end.line as usize);
-        Ok(Some(
-            hints
-                .into_iter()
-                .filter(|h| h.line >= lo && h.line <= hi)
-                .filter_map(|h| {
-                    let start = h.position == ide::inlay_hints::HintPosition::LineStart;
-                    let col = if start {
-                        0
-                    } else {
-                        convert::line_len(ctx.text(), ctx.lines(), h.line, enc)?
-                    };
-                    Some(InlayHint {
-                        position: Position::new(h.line as u32, col),
-                        label: InlayHintLabel::String(h.label),
-                        kind: None,
-                        text_edits: None,
-                        tooltip: Some(InlayHintTooltip::MarkupContent(MarkupContent {
-                            kind: MarkupKind::Markdown,
-                            value: h.tooltip,
-                        })),
-                        padding_left: Some(!start),
-                        padding_right: Some(start),
-                        data: None,
-                    })
-                })
-                .collect(),
-        ))
+        let uri = params.text_document.uri.clone();
+        let ctx = self.ctx(&uri).await?;
+        let this = self.clone();
+        off_loop(&self.shared, "textDocument/inlayHint", move || {
+            this.inlay_hint_now(&ctx, params)
+        })
+        .await
     }
 
     async fn code_lens(&self, params: CodeLensParams) -> Result<Option<Vec<CodeLens>>> {
@@ -1461,52 +1197,17 @@ impl LanguageServer for Backend {
     }
 
     async fn hover(&self, params: HoverParams) -> Result<Option<Hover>> {
-        let tdp = params.text_document_position_params;
-        let ctx = self.ctx(&tdp.text_document.uri).await?;
-        let pos = tdp.position;
-        let item = self.item_at(&ctx, pos)?;
-        let snap = ctx.snap();
-        let tz = read(&self.shared.settings).time_zone.clone();
-        let enc = self.shared.enc();
-        let markdown = match item {
-            Some((entry, block)) if snap.is_transcript() => ide::hover::entry_hover(
-                &snap.transcript,
-                &snap.analysis,
-                &snap.lookup,
-                &snap.text,
-                entry,
-                block,
-                tz.as_deref(),
-            ),
-            _ => match &ctx {
-                // A turn heading of the view: how its figures were computed.
-                Ctx::View { view, .. } => snap
-                    .analysis
-                    .turns
-                    .iter()
-                    .find(|t| view.index.turn_heading(t.n) == Some(pos.line as usize))
-                    .map(|t| {
-                        ide::inlay_hints::turn_tooltip(t, snap.analysis.turn_count, tz.as_deref())
-                    }),
-                Ctx::Raw { .. } => None,
-            },
-        };
-        let Some(markdown) = markdown else {
-            return Ok(None);
-        };
-        let range = convert::line_range(ctx.text(), ctx.lines(), pos.line as usize, enc);
-        let contents = if read(&self.shared.caps).hover_markdown {
-            HoverContents::Markup(MarkupContent {
-                kind: MarkupKind::Markdown,
-                value: markdown,
-            })
-        } else {
-            HoverContents::Markup(MarkupContent {
-                kind: MarkupKind::PlainText,
-                value: markdown,
-            })
-        };
-        Ok(Some(Hover { contents, range }))
+        let uri = params
+            .text_document_position_params
+            .text_document
+            .uri
+            .clone();
+        let ctx = self.ctx(&uri).await?;
+        let this = self.clone();
+        off_loop(&self.shared, "textDocument/hover", move || {
+            this.hover_now(&ctx, params)
+        })
+        .await
     }
 
     async fn goto_definition(
@@ -1554,24 +1255,13 @@ impl LanguageServer for Backend {
     }
 
     async fn references(&self, params: ReferenceParams) -> Result<Option<Vec<Location>>> {
-        let tdp = params.text_document_position;
-        let ctx = self.ctx(&tdp.text_document.uri).await?;
-        let Some((entry, block)) = self.item_at(&ctx, tdp.position)? else {
-            return Ok(None);
-        };
-        let snap = ctx.snap();
-        let targets = ide::navigation::references(
-            &snap.transcript,
-            &snap.analysis,
-            &snap.lookup,
-            entry,
-            block,
-        );
-        let locs: Vec<Location> = targets
-            .iter()
-            .filter_map(|t| self.target_location(&ctx, t))
-            .collect();
-        Ok((!locs.is_empty()).then_some(locs))
+        let uri = params.text_document_position.text_document.uri.clone();
+        let ctx = self.ctx(&uri).await?;
+        let this = self.clone();
+        off_loop(&self.shared, "textDocument/references", move || {
+            this.references_now(&ctx, params)
+        })
+        .await
     }
 
     #[allow(deprecated)]
@@ -1610,6 +1300,7 @@ impl LanguageServer for Backend {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::lsp::handlers::tokens::token_edits;
 
     fn tok(l: u32, s: u32) -> SemanticToken {
         SemanticToken {

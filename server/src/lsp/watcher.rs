@@ -17,11 +17,12 @@ use notify::{EventKind, RecursiveMode, Watcher};
 use tower_lsp_server::ls_types::request::WorkDoneProgressCreate;
 use tower_lsp_server::ls_types::*;
 
+use crate::ide::host::DiskChange;
+use crate::ide::workspace_symbols;
 use crate::index::disk;
 use crate::lsp::custom::{
     DidChangeFile, DidChangeVirtualDocument, TextDocumentContentRefresh, UriParams,
 };
-use crate::lsp::documents::DiskChange;
 use crate::lsp::server::Shared;
 
 /// Minimum interval between two refresh batches.
@@ -60,8 +61,12 @@ struct State {
     files: HashMap<PathBuf, usize>,
     /// Watched directories (non-recursive) -> number of watched files in them.
     dirs: HashMap<PathBuf, usize>,
-    /// Roots watched recursively.
+    /// The configured roots.
     roots: Vec<PathBuf>,
+    /// Directories under the roots watched one by one (non-recursive), as
+    /// `workspace_symbols::walk` lists them: never through a symlink; one that cannot be
+    /// watched is reported and skipped, the others stay watched (issue 8 defect 8).
+    root_dirs: HashSet<PathBuf>,
     dirty: HashSet<PathBuf>,
     changed_raw: HashSet<PathBuf>,
     refresh_all: bool,
@@ -107,7 +112,9 @@ impl State {
             *d -= 1;
             if *d == 0 {
                 self.dirs.remove(dir);
-                if let Some(w) = self.watcher.as_mut() {
+                if let Some(w) = self.watcher.as_mut()
+                    && !self.root_dirs.contains(dir)
+                {
                     let _ = w.unwatch(dir);
                 }
             }
@@ -116,22 +123,56 @@ impl State {
 
     fn watch_roots(&mut self, shared: &Shared, roots: Vec<PathBuf>) {
         if let Some(w) = self.watcher.as_mut() {
-            for r in &self.roots {
-                let _ = w.unwatch(r);
-            }
-            for r in &roots {
-                if r.is_dir()
-                    && let Err(e) = w.watch(r, RecursiveMode::Recursive)
-                {
-                    shared.log(
-                        MessageType::WARNING,
-                        format!("cannot watch root {}: {e}", r.display()),
-                    );
+            for d in self.root_dirs.drain() {
+                if !self.dirs.contains_key(&d) {
+                    let _ = w.unwatch(&d);
                 }
             }
         }
-        self.roots = roots;
+        self.root_dirs.clear();
+        self.roots = roots.clone();
+        self.watch_trees(shared, &roots);
     }
+
+    /// Watches every directory of the trees under `tops` (roots, or directories created
+    /// under them) that is not watched yet.
+    fn watch_trees(&mut self, shared: &Shared, tops: &[PathBuf]) {
+        let tree = workspace_symbols::walk(tops);
+        let mut failed = tree.unreadable;
+        if let Some(w) = self.watcher.as_mut() {
+            let fresh: Vec<PathBuf> = tree
+                .dirs
+                .into_iter()
+                .filter(|d| !self.root_dirs.contains(d))
+                .collect();
+            failed.extend(watch_each(&fresh, |d| {
+                w.watch(d, RecursiveMode::NonRecursive)
+                    .map_err(|e| e.to_string())
+            }));
+            self.root_dirs.extend(fresh);
+        }
+        for (d, why) in failed {
+            self.root_dirs.remove(&d);
+            shared.log(
+                MessageType::WARNING,
+                format!(
+                    "cannot watch {} ({why}); the rest of the workspace is watched",
+                    d.display()
+                ),
+            );
+        }
+    }
+}
+
+/// Calls `watch` on each directory; returns the ones that failed with the reason. One
+/// failure never stops the others.
+fn watch_each(
+    dirs: &[PathBuf],
+    mut watch: impl FnMut(&Path) -> Result<(), String>,
+) -> Vec<(PathBuf, String)> {
+    dirs.iter()
+        .filter_map(|d| watch(d).err().map(|e| (d.clone(), e)))
+        .collect()
 }
 
 async fn run(shared: Arc<Shared>, mut rx: tokio::sync::mpsc::UnboundedReceiver<Event>) {
@@ -154,6 +195,7 @@ async fn run(shared: Arc<Shared>, mut rx: tokio::sync::mpsc::UnboundedReceiver<E
         files: HashMap::new(),
         dirs: HashMap::new(),
         roots: Vec::new(),
+        root_dirs: HashSet::new(),
         dirty: HashSet::new(),
         changed_raw: HashSet::new(),
         refresh_all: false,
@@ -213,10 +255,20 @@ async fn handle(shared: &Arc<Shared>, st: &mut State, ev: Event) {
                 if st.files.contains_key(&path) {
                     on_file_changed(shared, st, &path).await;
                 }
-                if path.extension().is_some_and(|x| x == "jsonl")
-                    && st.roots.iter().any(|r| path.starts_with(r))
-                {
+                if !st.roots.iter().any(|r| path.starts_with(r)) {
+                    continue;
+                }
+                if path.extension().is_some_and(|x| x == "jsonl") {
                     st.reindex.insert(path);
+                } else if matches!(event.kind, EventKind::Create(_) | EventKind::Modify(_))
+                    && std::fs::symlink_metadata(&path).is_ok_and(|m| m.file_type().is_dir())
+                    && !st.root_dirs.contains(&path)
+                {
+                    // A new directory under a root (not a symlink): watch it and what it holds,
+                    // and index the transcripts already in it.
+                    st.watch_trees(shared, std::slice::from_ref(&path));
+                    st.reindex
+                        .extend(workspace_symbols::walk(std::slice::from_ref(&path)).files);
                 }
             }
         }
@@ -275,8 +327,21 @@ fn flush(shared: &Arc<Shared>, st: &mut State, in_flight: &Arc<AtomicBool>) {
                     .get(&p)
                     .cloned();
                 let q = p.clone();
-                let res =
-                    tokio::task::spawn_blocking(move || disk::refresh(&q, old.as_ref())).await;
+                let roots = shared
+                    .settings
+                    .read()
+                    .unwrap_or_else(|e| e.into_inner())
+                    .roots
+                    .clone();
+                let res = tokio::task::spawn_blocking(move || {
+                    // As the initial scan: no symlinks, nothing outside the roots.
+                    if workspace_symbols::indexable(&roots, &q) {
+                        disk::refresh(&q, old.as_ref())
+                    } else {
+                        Ok(disk::Refresh::Gone)
+                    }
+                })
+                .await;
                 let mut idx = shared.index.write().unwrap_or_else(|e| e.into_inner());
                 match res {
                     Ok(Ok(disk::Refresh::Whole(e) | disk::Refresh::Tail { entry: e, .. })) => {
@@ -489,4 +554,30 @@ pub async fn build_index(shared: Arc<Shared>) {
         pr.finish_with_message(msg.clone()).await;
     }
     shared.log(MessageType::INFO, msg);
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn one_failing_directory_leaves_the_others_watched() {
+        let dirs: Vec<PathBuf> = ["/r", "/r/a", "/r/locked", "/r/b"]
+            .iter()
+            .map(PathBuf::from)
+            .collect();
+        let mut watched = Vec::new();
+        let failed = watch_each(&dirs, |d| {
+            if d.ends_with("locked") {
+                return Err("Permission denied".to_string());
+            }
+            watched.push(d.to_path_buf());
+            Ok(())
+        });
+        assert_eq!(
+            failed,
+            vec![(PathBuf::from("/r/locked"), "Permission denied".to_string())]
+        );
+        assert_eq!(watched.len(), 3);
+    }
 }

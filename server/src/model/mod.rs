@@ -27,19 +27,45 @@ pub enum Format {
     ClaudeCode,
     /// OpenAI Codex CLI rollouts (`~/.codex/sessions/**/rollout-*.jsonl`).
     Codex,
-    /// Valid or invalid JSONL that is neither of the above (or an empty file).
+    /// Pi coding agent sessions (`~/.pi/agent/sessions/**.jsonl`), session versions 1–3: a
+    /// `session` header, then entries of an `id` / `parentId` tree (FORMATS-2026 §3).
+    Pi,
+    /// GitHub Copilot CLI event logs (`~/.copilot/session-state/<uuid>/events.jsonl`): lines
+    /// `{type, data, id, timestamp, parentId}` with dotted types (`session.start`,
+    /// `assistant.message`, …) (FORMATS-2026 §4).
+    CopilotCli,
+    /// Valid or invalid JSONL that is none of the above (or an empty file).
     Unknown,
 }
 
 impl Format {
     /// The stable name used in `stats --json` and in the protocol: `claude-code`, `codex`,
-    /// `unknown`.
+    /// `pi`, `copilot-cli`, `unknown`.
     pub fn as_str(self) -> &'static str {
         match self {
             Format::ClaudeCode => "claude-code",
             Format::Codex => "codex",
+            Format::Pi => "pi",
+            Format::CopilotCli => "copilot-cli",
             Format::Unknown => "unknown",
         }
+    }
+
+    /// The agent's name for people: `Claude Code`, `Codex`, `Pi`, `Copilot CLI`, `unknown
+    /// format`.
+    pub fn display_name(self) -> &'static str {
+        match self {
+            Format::ClaudeCode => "Claude Code",
+            Format::Codex => "Codex",
+            Format::Pi => "Pi",
+            Format::CopilotCli => "Copilot CLI",
+            Format::Unknown => "unknown format",
+        }
+    }
+
+    /// True for a recognised transcript format (anything but `Unknown`).
+    pub fn is_known(self) -> bool {
+        self != Format::Unknown
     }
 }
 
@@ -120,6 +146,15 @@ pub struct SessionMeta {
     pub is_subagent_file: bool,
     /// The sub-agent id when this is a sub-agent file (`agentId`).
     pub agent_id: Option<String>,
+    /// Git branch the session ran on, when the format records it (Copilot CLI
+    /// `session.start.context.branch`).
+    pub git_branch: Option<String>,
+    /// The session's usage as the format records it for the whole session, per model, when it
+    /// does (Copilot CLI `session.shutdown.modelMetrics`; the latest shutdown wins, its figures
+    /// being cumulative across resumes). When non-empty, analysis takes it as the session's
+    /// usage instead of the sum of the steps (whose counts are partial there: output only), so
+    /// nothing is counted twice (issue 10).
+    pub recorded_usage: Vec<ModelUsage>,
     /// The session's cost in US dollars as the agent computed it (Claude Code 2.1.2xx: the
     /// last `cost-state.totalCostUSD`; server/FORMATS.md). Never added to token totals.
     pub cost_usd: Option<f64>,
@@ -159,6 +194,16 @@ impl TitleSource {
             TitleSource::CustomTitle => "custom-title",
         }
     }
+}
+
+/// Usage of one model over a whole session, as a format records it.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct ModelUsage {
+    /// Model name as written (`gpt-5-mini`, `claude-haiku-4.5`).
+    pub model: String,
+    /// Number of model requests, when given.
+    pub requests: Option<u64>,
+    pub usage: Usage,
 }
 
 /// Severity of a [`Problem`], mapped to LSP diagnostic severity by `crate::lsp`.
@@ -204,10 +249,18 @@ pub struct Entry {
     pub sidechain: bool,
     /// `agentId` of a sidechain record.
     pub agent_id: Option<Box<str>>,
-    /// Set on records that are part of one model response (a *step*).
-    pub step: Option<StepInfo>,
+    /// Set on records that are part of one model response (a *step*). Boxed: most records
+    /// have none, and an inline `StepInfo` made every entry 120 bytes bigger (issue 8 defect
+    /// 10, memory per line).
+    pub step: Option<Box<StepInfo>>,
     /// Content blocks, in order. Claude assistant lines hold exactly one.
     pub blocks: Vec<Block>,
+    /// True when the record lies on a branch the session left: not on the path from the root
+    /// to the session's current leaf (Pi branches in place: the last entry picks the active
+    /// branch, FORMATS-2026 §3). Analysis keeps such records out of turns, steps, usage and
+    /// answers, and shows each maximal run of them as one abandoned branch (issue 10). A
+    /// reader may flip it on earlier entries when a later record switches branch.
+    pub abandoned: bool,
     /// Entry index of the record this one repeats, when it is a copy written for the UI
     /// (Codex `event_msg` copies: `user_message`, `agent_message`, `agent_reasoning`,
     /// `item_completed`; server/FORMATS.md "Codex"). A copy is never new input: it is not
@@ -235,6 +288,7 @@ impl Entry {
             agent_id: None,
             step: None,
             blocks: Vec::new(),
+            abandoned: false,
             copy_of: None,
             inherited: false,
         }
@@ -330,6 +384,10 @@ pub enum WakeKind {
     /// A recovery re-run (auth refresh, rate-limit move, stuck-turn sweep) or other
     /// machine-authored resume.
     Recovery,
+    /// The agent's own CLI telling it to go on with nothing typed by the human (Copilot CLI
+    /// autopilot: a `user.message` whose `content` is empty and whose `transformedContent`
+    /// holds the CLI's nudge).
+    Continuation,
 }
 
 /// Facts about the model response a record belongs to.
@@ -351,8 +409,15 @@ pub struct StepInfo {
     /// versions listed in FORMATS.md §1.6 with `stop_reason: null`), so no throughput may be
     /// computed from it.
     pub output_is_placeholder: bool,
-    /// The API-level error text of a synthetic error response (`isApiErrorMessage`).
+    /// The API-level error text of a synthetic error response (`isApiErrorMessage`), or of a
+    /// response the format marks as failed (Pi `stopReason: "error"`, `errorMessage`).
     pub api_error: Option<Box<str>>,
+    /// True when the format itself says this response's text is the turn's final answer
+    /// (Copilot CLI `phase: "final_answer"`). The heuristic rules of seed 000 then apply
+    /// only to turns where no response declares it (issue 10).
+    pub declares_final: bool,
+    /// Cost of the response in US dollars as the format records it (Pi `usage.cost.total`).
+    pub cost_usd: Option<f64>,
     /// When the format measured the generation of this record: the first and last token
     /// times (epoch ms; Codex 0.14x `event_msg/item_completed {started_at_ms,
     /// completed_at_ms}`, server/FORMATS.md "Codex timing"). `None` when only row timestamps

@@ -1,11 +1,13 @@
 //! The source layer (DESIGN.md §1): bytes on disk or in the editor -> lines with byte spans
 //! ([`lines::LineIndex`], incremental on append), byte offsets <-> UTF-8 / UTF-16 positions
 //! ([`position`]), and JSON string literals: decoding and decoded <-> raw offset mapping
-//! ([`json_string`]). Everything here works in byte offsets into one text and knows nothing
+//! ([`json_string`]); the one loader of files ([`load`]: regular files only, lossy UTF-8 with
+//! a warning per line). Everything here works in byte offsets into one text and knows nothing
 //! of formats or editors.
 
 pub mod json_string;
 pub mod lines;
+pub mod load;
 pub mod position;
 pub mod zstd;
 

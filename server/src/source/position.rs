@@ -254,6 +254,47 @@ impl<'t> LineCursor<'t> {
     }
 }
 
+/// A line the rope does not have.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct OutOfRange {
+    pub line: u32,
+    pub line_count: usize,
+}
+
+/// Char index in `rope` of `pos`; columns past the line end clamp to it; a column inside a
+/// character (half of a surrogate pair, inside a UTF-8 sequence) rounds down.
+pub fn rope_char(rope: &ropey::Rope, pos: Position, enc: Encoding) -> Result<usize, OutOfRange> {
+    let line = pos.line as usize;
+    if line >= rope.len_lines() {
+        return Err(OutOfRange {
+            line: pos.line,
+            line_count: rope.len_lines(),
+        });
+    }
+    let line_start = rope.line_to_char(line);
+    let slice = rope.line(line);
+    // Exclude the line break from the clamp range.
+    let mut line_chars = slice.len_chars();
+    if line_chars > 0 && slice.char(line_chars - 1) == '\n' {
+        line_chars -= 1;
+        if line_chars > 0 && slice.char(line_chars - 1) == '\r' {
+            line_chars -= 1;
+        }
+    }
+    let col = pos.character as usize;
+    let within = match enc {
+        Encoding::Utf8 => {
+            let max = slice.char_to_byte(line_chars);
+            slice.byte_to_char(col.min(max))
+        }
+        Encoding::Utf16 => {
+            let max = slice.char_to_utf16_cu(line_chars);
+            slice.utf16_cu_to_char(col.min(max))
+        }
+    };
+    Ok(line_start + within.min(line_chars))
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

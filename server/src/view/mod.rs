@@ -75,6 +75,8 @@ pub enum RegionKind {
     LongToolOutput,
     Compaction,
     Subagent,
+    /// A branch the session left (issue 10).
+    AbandonedBranch,
 }
 
 /// A foldable region of the view.
@@ -146,6 +148,7 @@ pub enum AnchorKind {
     Compaction,
     Subagent,
     Steering,
+    AbandonedBranch,
 }
 
 /// Renders the view of a transcript. Never panics; bounded output size (DESIGN.md §2: the
@@ -251,6 +254,31 @@ pub fn compaction_label(c: &crate::analysis::Compaction) -> String {
     } else {
         format!("Compaction {} ({})", c.n, inner.join(", "))
     }
+}
+
+/// The fold label of an abandoned branch: `abandoned branch · 18 entries` (issue 10).
+pub fn branch_label(b: &crate::analysis::AbandonedBranch) -> String {
+    format!(
+        "abandoned branch · {}",
+        text::plural(b.entries.len() as u64, "entry", "entries")
+    )
+}
+
+/// What an abandoned branch holds, for the outline and the view: its prompt's first line, its
+/// model responses and their output tokens, `works. but the session… · 9 responses · 1.9k
+/// tokens out`; each when known.
+pub fn branch_detail(b: &crate::analysis::AbandonedBranch) -> String {
+    let mut parts = Vec::new();
+    if !b.title.is_empty() {
+        parts.push(text::one_line(&b.title, 80));
+    }
+    if b.responses > 0 {
+        parts.push(text::plural(b.responses as u64, "response", "responses"));
+    }
+    if b.usage.output > 0 {
+        parts.push(format!("{} tokens out", text::fmt_tokens(b.usage.output)));
+    }
+    parts.join(" · ")
 }
 
 /// The outline name of a turn: `Turn 3: Fix the failing test`, `Turn 4: ⏰ background task

@@ -230,6 +230,8 @@ enum Ev {
     Gate(usize),
     /// Quiet mode: the completed final answer.
     Answer,
+    /// An abandoned branch (index into `Analysis::branches`).
+    Branch(usize),
 }
 
 struct Renderer<'a> {
@@ -428,6 +430,15 @@ impl<'a> Renderer<'a> {
         let mut count = 0;
         for logical in s.split('\n') {
             let logical = logical.strip_suffix('\r').unwrap_or(logical);
+            // Clean only what the caps can show (issue 8 defect 5: a 200 MB one-line prompt
+            // was cleaned and wrapped whole before the caps applied).
+            let budget = max_bytes.saturating_sub(shown_bytes) + 4 * MAX_LINE_CHARS;
+            let cut_short = logical.len() > budget;
+            let logical = if cut_short {
+                &logical[..floor_char_boundary(logical, budget)]
+            } else {
+                logical
+            };
             let cleaned = clean(logical);
             for piece in wrap_long(&cleaned, width) {
                 if count >= max_lines || shown_bytes >= max_bytes || self.over_budget() {
@@ -458,6 +469,17 @@ impl<'a> Renderer<'a> {
                 last = l;
                 shown_bytes += piece.len() + 1;
                 count += 1;
+            }
+            if cut_short {
+                // The rest of the line was never cleaned: say how much is left out.
+                let more = s.len().saturating_sub(shown_bytes);
+                let l = self.emit(
+                    Line::new()
+                        .raw(prefix)
+                        .add(&format!("… {} more", fmt_bytes(more)), Some(SpanKind::Meta)),
+                    origin.clone(),
+                );
+                return Some((first.unwrap_or(l), l));
             }
         }
         first.map(|f| (f, last))
@@ -501,11 +523,7 @@ impl<'a> Renderer<'a> {
         if let Some(p) = &t.meta.parent_thread_id {
             parts.push(format!("from thread {}", one_line(p, 40)));
         }
-        let agent = match t.format() {
-            crate::model::Format::ClaudeCode => "Claude Code",
-            crate::model::Format::Codex => "Codex",
-            crate::model::Format::Unknown => "unknown format",
-        };
+        let agent = t.format().display_name();
         match &t.meta.version {
             Some(v) => parts.push(format!("{agent} {}", one_line(v, 40))),
             None => parts.push(agent.to_string()),
@@ -515,6 +533,9 @@ impl<'a> Renderer<'a> {
         }
         if let Some(c) = &t.meta.cwd {
             parts.push(one_line(c, 200));
+        }
+        if let Some(b) = &t.meta.git_branch {
+            parts.push(format!("branch {}", one_line(b, 80)));
         }
         parts.push(text::plural(a.turn_count as u64, "turn", "turns"));
         let u = a.usage;
@@ -535,7 +556,9 @@ impl<'a> Renderer<'a> {
                 text::fmt_tokens(adv.output)
             ));
         }
-        if let Some(c) = t.meta.cost_usd {
+        // The agent's own session cost (Claude Code), else the sum of its per-response costs
+        // (Pi).
+        if let Some(c) = t.meta.cost_usd.or(a.cost_usd) {
             // Cents hide a small session's cost: four decimals under a dollar.
             parts.push(if c < 1.0 {
                 format!("cost ${c:.4}")
@@ -545,6 +568,13 @@ impl<'a> Renderer<'a> {
         }
         if let Some(ms) = t.meta.api_duration_ms {
             parts.push(format!("API time {}", text::fmt_duration(ms)));
+        }
+        if !a.branches.is_empty() {
+            parts.push(text::plural(
+                a.branches.len() as u64,
+                "abandoned branch",
+                "abandoned branches",
+            ));
         }
         let invalid = t
             .entries
@@ -813,6 +843,12 @@ impl<'a> Renderer<'a> {
                 evs.push(((c.boundary, 0), Ev::Compaction(ci)));
             }
         }
+        for &bi in &turn.branches {
+            if let Some(b) = a.branches.get(bi) {
+                evs.push(((b.entries.start, 0), Ev::Branch(bi)));
+                covered.extend(b.entries.clone());
+            }
+        }
         if self.verbose {
             for e in turn.entries.clone() {
                 if covered.contains(&e)
@@ -875,6 +911,7 @@ impl<'a> Renderer<'a> {
                 }
                 Ev::Steering(s) => self.steering_line(s),
                 Ev::Compaction(c) => self.compaction(c),
+                Ev::Branch(b) => self.branch(b),
                 Ev::Gate(g) => self.gate_line(g),
                 Ev::Answer => {
                     if let Some(f) = fa {
@@ -1632,6 +1669,35 @@ impl<'a> Renderer<'a> {
         self.blank();
     }
 
+    /// An abandoned branch: one line `⎇ abandoned branch · 18 entries — <prompt> · 96k
+    /// tokens`; in verbose mode followed by a summary of its records, folded (issue 10).
+    fn branch(&mut self, bi: usize) {
+        let Some(b) = self.a.branches.get(bi) else {
+            return;
+        };
+        let label = super::branch_label(b);
+        let detail = super::branch_detail(b);
+        self.blank();
+        let saved = self.mods;
+        self.mods = Mods::default();
+        let text = if detail.is_empty() {
+            format!("⎇ {label}")
+        } else {
+            format!("⎇ {label} — {detail}")
+        };
+        let origin = self.entry_origin(b.prompt.unwrap_or(b.entries.start), None);
+        let head = self.emit(Line::new().add(&text, Some(SpanKind::Meta)), origin);
+        if self.verbose {
+            let mut entries: Vec<usize> = b.entries.clone().collect();
+            self.flush_group(&mut entries);
+        }
+        self.mods = saved;
+        let end = self.next_line() - 1;
+        self.region(RegionKind::AbandonedBranch, head, end, label.clone());
+        self.anchor(AnchorKind::AbandonedBranch, head, end, Some(label), detail);
+        self.blank();
+    }
+
     fn gate_line(&mut self, g: usize) {
         let Some(gate) = self.a.gates.get(g) else {
             return;
@@ -1886,4 +1952,13 @@ fn result_text_prefix(src: &str, r: &ToolResult) -> Option<(String, usize)> {
         return Some((out, used));
     }
     None
+}
+
+/// The largest char boundary of `s` at or below `i`.
+fn floor_char_boundary(s: &str, mut i: usize) -> usize {
+    i = i.min(s.len());
+    while !s.is_char_boundary(i) {
+        i -= 1;
+    }
+    i
 }

@@ -134,6 +134,25 @@ pub fn one_line(s: &str, max: usize) -> String {
             pending_space = !out.is_empty();
             continue;
         }
+        if crate::analysis::text::is_invisible_control(c) {
+            // Shown as `<U+202E>` (issue 8 defect 9); counted as its escape's characters.
+            let esc = format!("<U+{:04X}>", c as u32);
+            let n = esc.len() + usize::from(pending_space);
+            if chars + n > max {
+                while chars + 1 > max && out.pop().is_some() {
+                    chars -= 1;
+                }
+                out.push('…');
+                return scrub_base64(&out).into_owned();
+            }
+            if pending_space {
+                out.push(' ');
+                pending_space = false;
+            }
+            out.push_str(&esc);
+            chars += n;
+            continue;
+        }
         let extra = usize::from(pending_space);
         if chars + extra + 1 > max {
             // Cut: leave room for the ellipsis.
@@ -189,7 +208,8 @@ fn skip_ansi<I: Iterator<Item = char>>(iter: &mut std::iter::Peekable<I>) {
 
 /// Makes one line safe to show: ANSI escape sequences removed, other control characters
 /// (except tab) and the Unicode line/paragraph separators replaced by a space (editors would
-/// otherwise break the line and the view's line map), base64 runs replaced. Borrows when
+/// otherwise break the line and the view's line map), bidi and zero-width controls shown as
+/// `<U+202E>` escapes (`analysis::text::show_invisible`), base64 runs replaced. Borrows when
 /// nothing changes.
 pub fn clean(s: &str) -> Cow<'_, str> {
     let needs = needs_clean(s.as_bytes());
@@ -201,6 +221,8 @@ pub fn clean(s: &str) -> Cow<'_, str> {
                 skip_ansi(&mut iter);
             } else if (c.is_control() && c != '\t') || matches!(c, '\u{2028}' | '\u{2029}') {
                 out.push(' ');
+            } else if crate::analysis::text::is_invisible_control(c) {
+                out.push_str(&format!("<U+{:04X}>", c as u32));
             } else {
                 out.push(c);
             }
@@ -225,6 +247,16 @@ fn needs_clean(b: &[u8]) -> bool {
             || (c == 0xE2
                 && b.get(i + 1) == Some(&0x80)
                 && matches!(b.get(i + 2), Some(0xA8 | 0xA9)))
+            // Invisible controls (issue 8 defect 9): U+200B–U+200F, U+202A–U+202E,
+            // U+2060–U+2064, U+2066–U+2069, U+FEFF, U+061C.
+            || (c == 0xE2
+                && b.get(i + 1) == Some(&0x80)
+                && matches!(b.get(i + 2), Some(0x8B..=0x8F | 0xAA..=0xAE)))
+            || (c == 0xE2
+                && b.get(i + 1) == Some(&0x81)
+                && matches!(b.get(i + 2), Some(0xA0..=0xA4 | 0xA6..=0xA9)))
+            || (c == 0xEF && b.get(i + 1) == Some(&0xBB) && b.get(i + 2) == Some(&0xBF))
+            || (c == 0xD8 && b.get(i + 1) == Some(&0x9C))
     })
 }
 
@@ -287,21 +319,26 @@ pub fn char_index(s: &str, n: usize) -> usize {
 
 /// Splits one logical line that is longer than `max` characters into pieces of at most `max`
 /// characters, breaking after a space in the last quarter of a piece when there is one.
-pub fn wrap_long(line: &str, max: usize) -> Vec<&str> {
-    let mut out = Vec::new();
-    let mut rest = line;
-    while rest.chars().count() > max {
-        let cut = char_index(rest, max);
-        let window = char_index(rest, max - max / 4);
-        let cut = match rest[window..cut].rfind(' ') {
+/// Lazy, and each piece costs O(`max`): taking the first k pieces of a line of any length
+/// costs O(k · `max`) (issue 8 defect 5: it used to re-count the rest of the line per piece).
+pub fn wrap_long(line: &str, max: usize) -> impl Iterator<Item = &str> {
+    let max = max.max(1);
+    let mut rest = Some(line);
+    std::iter::from_fn(move || {
+        let r = rest?;
+        let cut = char_index(r, max);
+        if cut >= r.len() {
+            rest = None;
+            return Some(r);
+        }
+        let window = char_index(r, max - max / 4);
+        let cut = match r[window..cut].rfind(' ') {
             Some(p) => window + p + 1,
             None => cut,
         };
-        out.push(&rest[..cut]);
-        rest = &rest[cut..];
-    }
-    out.push(rest);
-    out
+        rest = Some(&r[cut..]);
+        Some(&r[..cut])
+    })
 }
 
 /// Cuts a `<command-name>` wrapper (Claude slash commands) down to `/cmd args`; other text is
@@ -387,8 +424,11 @@ mod tests {
     #[test]
     fn wrap_breaks_at_spaces() {
         let s = "aaaa bbbb cccc dddd";
-        assert_eq!(wrap_long(s, 10), vec!["aaaa bbbb ", "cccc dddd"]);
-        assert_eq!(wrap_long("abcdefghij", 4), vec!["abcd", "efgh", "ij"]);
+        let wrap = |s, n| wrap_long(s, n).collect::<Vec<_>>();
+        assert_eq!(wrap(s, 10), vec!["aaaa bbbb ", "cccc dddd"]);
+        assert_eq!(wrap("abcdefghij", 4), vec!["abcd", "efgh", "ij"]);
+        assert_eq!(wrap("abcd", 4), vec!["abcd"]);
+        assert_eq!(wrap("", 4), vec![""]);
     }
 
     #[test]

@@ -178,6 +178,7 @@ pub fn turn(
         gates: Vec::new(),
         subagent_calls: Vec::new(),
         compactions: Vec::new(),
+        branches: Vec::new(),
         replayed: false,
     }
 }

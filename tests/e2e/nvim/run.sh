@@ -17,6 +17,10 @@ trap 'rm -rf "$E2E_TMP"' EXIT
 # Keep Neovim out of ~ (lsp.log, shada, swap files live under these).
 export XDG_CONFIG_HOME=$E2E_TMP/config XDG_DATA_HOME=$E2E_TMP/data XDG_STATE_HOME=$E2E_TMP/state XDG_CACHE_HOME=$E2E_TMP/cache
 "$NVIM" --version | head -1
+# The detection table shared with the server's tests (fixtures/detection-cases.json).
+"$NVIM" --headless --clean -l "$ROOT/editors/nvim/tests/detect_spec.lua" 2>&1 | tail -1
+"$NVIM" --headless --clean -l "$ROOT/editors/nvim/tests/detect_spec.lua" >/dev/null 2>&1 \
+  || { echo "nvim: detection table failed (run editors/nvim/tests/detect_spec.lua)" >&2; exit 1; }
 rc=0
 timeout 180 "$NVIM" --headless --clean -n --cmd "set rtp^=$ROOT/editors/nvim" \
   -c "luafile $ROOT/tests/e2e/nvim/test.lua" || rc=$?

@@ -16,6 +16,11 @@ local SUBAGENT = ROOT .. '/fixtures/demo/3f8a2c61-9d4e-4b7a-8c15-e2d07b9a4f63/su
 local CORPUS = ROOT
   .. '/../shared/corpus/iansherr__claude-code-log/test/test_data/real_projects/-experiments-ideas/03eb5929-52b3-4b13-ada3-b93ae35806b8.jsonl'
 
+local IRRLICHT = ROOT .. '/../shared/corpus/ingo-eichhorst__Irrlicht/replaydata/agents'
+local PI = IRRLICHT .. '/pi/regressions/01-example-session/recordings/2026-04-06-16-22-10_irrlichd-unknown/transcript.jsonl'
+local COPILOT = IRRLICHT
+  .. '/copilot/scenarios/2-8_autonomous-loop-iteration-limit/recordings/2026-08-05-09-54-17_irrlichd-0.5.9+24afe21/transcript.jsonl'
+
 -- Finish times in the fixtures' README are UTC. The checks below read the raw file, so they
 -- open transcripts raw; the `sessions` scenario checks the default, open = 'view'.
 -- A plain install has no doc/tags (it is not in the repository): setup() must generate them.
@@ -518,6 +523,71 @@ local function corpus()
   H.eq('corpus: token at the tool name (line 7)', H.token_at(buf, 6, col_in(buf, 7, '"name":"')), 'toolName')
 end
 
+--- A Pi session (entry tree with two abandoned branches) and a Copilot CLI log opened under its
+--- real name `events.jsonl` (issue 10). Counts checked by hand against the raw lines.
+local function pi_and_copilot()
+  local buf, client = open(PI)
+  if not H.check('pi: client attached', client ~= nil) then
+    return
+  end
+  local syms = H.symbols(buf, client)
+  H.eq('pi: 35 turns and the preamble in the outline', #syms, 36)
+  H.eq('pi: turn 19 holds the first abandoned branch', child_names(syms[20]),
+    { 'Worked · 6 steps', 'Final answer', 'Compaction 2', 'abandoned branch · 18 entries' })
+  H.wait('pi folds', 5000, function()
+    return vim.fn.foldlevel(400) > 0
+  end)
+  -- Lines 399–416 are the abandoned branch, folded inside turn 19 (384–416).
+  H.eq('pi: fold levels at the branch (398–400, 416–417)', { vim.fn.foldlevel(398), vim.fn.foldlevel(399), vim.fn.foldlevel(400), vim.fn.foldlevel(416), vim.fn.foldlevel(417) }, { 1, 2, 2, 2, 1 })
+  vim.api.nvim_win_set_cursor(0, { 399, 0 })
+  vim.cmd('normal! zc')
+  H.eq('pi: the closed branch shows its label', vim.fn.foldtextresult(399):find('abandoned branch · 18 entries', 1, true) ~= nil, true)
+  vim.cmd('normal! zR')
+  vim.api.nvim_win_set_cursor(0, { 12, 0 })
+  H.wait('pi hints', 5000, function()
+    return H.hints(buf)[11] ~= nil
+  end)
+  -- The raw turn hint opens the turn's line (issue 7); its figures lead its tooltip.
+  H.check('pi: turn 1 hint', vim.startswith(H.hints(buf)[11] or '', '▸ Turn 1/35 · '), H.hints(buf)[11])
+  H.eq('pi: turn 1 figures', (raw_turn_hint(buf, 11) or {}).figures, 'turn 1/35 · 0 comments · 2 tool calls · 8s · ≈18 tok/s · 04:23 pm')
+
+  -- Copilot CLI: the same bytes as the corpus file, under Copilot's own file name.
+  local dir = TMP .. '/session-state/5ec41487-d2ea-4880-8e5b-23bb92ea7505'
+  vim.fn.mkdir(dir, 'p')
+  vim.fn.writefile(vim.fn.readfile(COPILOT, 'b'), dir .. '/events.jsonl', 'b')
+  local cbuf, cclient = open(dir .. '/events.jsonl')
+  if not H.check('copilot: client attached to events.jsonl', cclient ~= nil) then
+    return
+  end
+  H.eq('copilot: one server for every agent', #vim.lsp.get_clients({ name = 'transcript' }), 1)
+  local names = turn_names(H.symbols(cbuf, cclient))
+  H.eq('copilot: outline (1 prompt, 5 autopilot continuations)', names, {
+    'Before the first prompt',
+    'Turn 1: Keep a tally file going. Every time you work on this, run exactly one bash comm…',
+    'Turn 2: ⏰ automatic continuation',
+    'Turn 3: ⏰ automatic continuation',
+    'Turn 4: ⏰ automatic continuation',
+    'Turn 5: ⏰ automatic continuation',
+    'Turn 6: ⏰ automatic continuation',
+  })
+  H.wait('copilot tokens', 5000, function()
+    return H.token_at(cbuf, 13, col_in(cbuf, 14, '"content":"Appended: 1.')) ~= ''
+  end)
+  H.eq('copilot: token at the final answer (line 14)', H.token_at(cbuf, 13, col_in(cbuf, 14, '"content":"Appended: 1.')), 'finalAnswer')
+  vim.cmd('TranscriptView')
+  local vbuf = vim.api.nvim_get_current_buf()
+  H.wait('copilot view', 5000, function()
+    return #vim.api.nvim_buf_get_lines(vbuf, 0, -1, false) > 10
+  end)
+  local text = table.concat(vim.api.nvim_buf_get_lines(vbuf, 0, -1, false), '\n')
+  H.check('copilot view: header names the agent and the session usage', text:find('Copilot CLI 1.0.78 · gpt-5-mini', 1, true) ~= nil and text:find('tokens 38k in / 5.8k out / 118k cache read', 1, true) ~= nil, text:sub(1, 300))
+  H.check('copilot view: six answers', select(2, text:gsub('%*%*Answer%*%*', '')) == 6, text)
+  -- Leave no extra transcript buffers behind for the later scenarios.
+  for _, b in ipairs({ vbuf, cbuf, buf }) do
+    pcall(vim.api.nvim_buf_delete, b, { force = true })
+  end
+end
+
 --- What a user sees: the screen grid of the raw demo (foldlevel 1) and of its view, saved under
 --- tests/e2e/artifacts/ as text.
 local function screens()
@@ -694,7 +764,7 @@ local function sessions()
   vim.cmd('helpclose')
 end
 
-for _, scenario in ipairs({ demo_raw, demo_view, live_append, corpus, screens, health_and_help, sessions }) do
+for _, scenario in ipairs({ demo_raw, demo_view, live_append, corpus, pi_and_copilot, screens, health_and_help, sessions }) do
   local ok, err = xpcall(scenario, debug.traceback)
   if not ok then
     H.check('no Lua error', false, err)

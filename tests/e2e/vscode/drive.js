@@ -328,6 +328,24 @@ async function main(page) {
   check('live: the raw editor follows the file (status bar: 10 turns)', raw10, nbsp(await page.locator('.statusbar-item', { hasText: 'turns' }).first().innerText()));
   await shot(page, '6-live-append.png');
 
+  // 12. Other agents (issue 10): a Pi session (35 turns, two abandoned branches) and a Copilot
+  // CLI log named events.jsonl (1 prompt + 5 autopilot continuations, 6 answers).
+  await quickOpen(page, 'pi-session.jsonl');
+  const pi35 = await page.locator('.statusbar-item', { hasText: '35 turns' }).first().waitFor({ timeout: 30000 }).then(() => true, () => false);
+  check('pi: attached (status bar: 35 turns)', pi35, nbsp(await page.locator('.statusbar-item', { hasText: 'turns' }).first().innerText()));
+  await page.waitForFunction(() => document.querySelector('.editor-group-container.active .view-lines')?.textContent.replace(/\u00a0/g, ' ').includes('Turn 1/35'), null, { timeout: 30000 }).catch(() => {});
+  const piFlat = nbsp(await activeEditor(page).locator('.view-lines').first().textContent());
+  // The raw turn hint opens the turn's line (issue 7); its figures are in its tooltip.
+  check('pi: turn 1 hint', piFlat.includes('▸ Turn 1/35 · '), piFlat.match(/Turn 1\/35.{0,60}/)?.[0]);
+  await shot(page, '7-pi-raw.png');
+  await quickOpen(page, 'events.jsonl');
+  const cp6 = await page.locator('.statusbar-item', { hasText: '6 turns' }).first().waitFor({ timeout: 30000 }).then(() => true, () => false);
+  check('copilot: attached to events.jsonl (status bar: 6 turns)', cp6, nbsp(await page.locator('.statusbar-item', { hasText: 'turns' }).first().innerText()));
+  await palette(page, 'Transcript: Open Transcript View');
+  const cpView = await activeEditor(page).locator('.view-lines:has-text("automatic continuation")').first().waitFor({ timeout: 30000 }).then(() => true, () => false);
+  const cpText = nbsp(await activeEditor(page).locator('.view-lines').first().innerText());
+  check('copilot view: autopilot turns and the session usage', cpView && cpText.includes('Copilot CLI 1.0.78') && cpText.includes('5.8k out'), cpText.slice(0, 300));
+  await shot(page, '8-copilot-view.png');
   await sessionsFirst(page);
 }
 
@@ -367,7 +385,7 @@ async function sessionsFirst(page) {
   await page.locator(tree, { hasText: 'Review the changes on branch' }).first().waitFor({ timeout: 10000 }).catch(() => {});
   rows = await rowsOf(tree);
   check('tree: the sub-agent under its session', rows.some((r) => r.startsWith('Review the changes on branch fix/currency-case')), rows);
-  await shot(page, '7-transcripts-tree.png');
+  await shot(page, '11-transcripts-tree.png');
 
   // Open Session…: type part of a title; the chosen session opens as its view, titled.
   await palette(page, 'Transcript: Open Session…');
@@ -378,7 +396,7 @@ async function sessionsFirst(page) {
   const picks = await rowsOf('.quick-input-list .monaco-list-row');
   log('quick pick rows', JSON.stringify(picks));
   check('Open Session…: the match, with project and time', picks.length >= 1 && picks[0].startsWith('Review the changes on branch') && /project · \d+\w+ ago · 1 turn/.test(picks[0]), picks[0]);
-  await shot(page, '8-open-session-quick-pick.png');
+  await shot(page, '12-open-session-quick-pick.png');
   await page.keyboard.press('Enter');
   await page.locator('.editor-group-container.active .tab.active', { hasText: 'Review the changes on branch' }).first().waitFor({ timeout: 15000 });
   await activeEditor(page).locator('.view-lines:has-text("## Turn 1")').first().waitFor({ timeout: 15000 });
@@ -390,7 +408,7 @@ async function sessionsFirst(page) {
   const latest = await page.locator('.editor-group-container.active .tab.active', { hasText: 'Add pagination to GET ∕accounts' }).first()
     .waitFor({ timeout: 15000 }).then(() => true, () => false);
   check('Open Latest Session: the session recorded in the workspace', latest, nbsp(await page.locator('.editor-group-container.active .tab.active').first().innerText()));
-  await shot(page, '9-latest-session.png');
+  await shot(page, '13-latest-session.png');
   await page.keyboard.press('Control+W');
 
   // openAs at its default (view): a .jsonl from Quick Open shows its view in place of the raw tab.
@@ -400,7 +418,7 @@ async function sessionsFirst(page) {
   const tabs = await rowsOf('.editor-group-container.active .tab');
   check('openAs view (default): the .jsonl opens as its view', asView, tabs);
   check('openAs view: the raw tab was replaced', !tabs.some((t) => t.startsWith('recorded-here.jsonl')), tabs);
-  await shot(page, '10-open-as-view.png');
+  await shot(page, '14-open-as-view.png');
   // Open Raw JSONL (the view's title bar): the raw file, and it stays raw.
   await palette(page, 'Transcript: Open Raw JSONL');
   await page.locator('.editor-group-container.active .tab.active', { hasText: 'recorded-here.jsonl' }).first().waitFor({ timeout: 15000 });

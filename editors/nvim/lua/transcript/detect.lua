@@ -1,10 +1,14 @@
---- Content detection of agent transcripts (`.jsonl` written by Claude Code or Codex).
+--- Content detection of agent transcripts (`.jsonl` written by Claude Code, Codex, Pi or
+--- GitHub Copilot CLI, whose file is `events.jsonl`).
 ---
 --- The rule mirrors the server's `formats::detect_line` (server/src/formats/mod.rs): a Claude
 --- Code record has a `type` and the conversation envelope (`uuid`, `sessionId`, `message`) or is
 --- one of the envelope-less Claude record types; a Codex record is
 --- `{"timestamp","type","payload"}` with a Codex `type`, and legacy Codex files open with a bare
---- meta object (`instructions`) or carry `record_type`. Only the first non-blank lines are read.
+--- meta object (`instructions`) or carry `record_type`; a Pi file opens with a `session` header or
+--- tree entries (`id`, `parentId`); a Copilot CLI event has a dotted `type` and `data`. Only the
+--- first non-blank lines are read. The cases both detectors must agree on are one table,
+--- `fixtures/detection-cases.json`, run by the server's tests and by `tests/detect_spec.lua`.
 local M = {}
 
 local claude_types = {
@@ -20,11 +24,6 @@ local claude_types = {
   ['agent-setting'] = true,
   ['bridge-session'] = true,
   ['worktree-state'] = true,
-  user = true,
-  assistant = true,
-  system = true,
-  progress = true,
-  attachment = true,
 }
 
 local codex_types = {
@@ -35,38 +34,143 @@ local codex_types = {
   compacted = true,
 }
 
---- Format of one decoded record: 'claude', 'codex' or nil.
+local codex_bare_items = {
+  reasoning = true,
+  function_call = true,
+  function_call_output = true,
+  custom_tool_call = true,
+  custom_tool_call_output = true,
+  local_shell_call = true,
+  web_search_call = true,
+}
+
+local pi_entry_types = {
+  model_change = true,
+  thinking_level_change = true,
+  compaction = true,
+  branch_summary = true,
+  custom = true,
+  custom_message = true,
+  label = true,
+  session_info = true,
+  context_edit = true,
+}
+
+local copilot_prefixes = {
+  'session.',
+  'user.',
+  'assistant.',
+  'tool.',
+  'subagent.',
+  'hook.',
+  'system.',
+  'skill.',
+  'permission.',
+}
+
+--- True for Copilot CLI's dotted event types (`session.start`, …) and its `abort`.
+---@param ty string?
+---@return boolean
+function M.is_copilot_type(ty)
+  if ty == nil then
+    return false
+  end
+  if ty == 'abort' then
+    return true
+  end
+  for _, p in ipairs(copilot_prefixes) do
+    if vim.startswith(ty, p) and #ty > #p then
+      return true
+    end
+  end
+  return false
+end
+
+--- Format of one decoded record: 'claude-code', 'codex', 'pi', 'copilot-cli' or nil. Mirrors
+--- `formats::detect_line` rule for rule: a key that is merely present (even `null`) counts for
+--- `instructions`, `record_type`, `git`, `timestamp`, `role`, `parentId`, `id`, `version`,
+--- `cwd`; a `null` does not count for `payload`, `message`, `uuid`, `sessionId`, `data`.
 ---@param rec any
 ---@return string?
 function M.record_format(rec)
   if type(rec) ~= 'table' then
     return nil
   end
-  local ty = type(rec.type) == 'string' and rec.type or nil
-  if rec.payload ~= nil and ty and codex_types[ty] then
+  local function val(k)
+    local v = rec[k]
+    if v == vim.NIL then
+      return nil
+    end
+    return v
+  end
+  local function present(k)
+    return rec[k] ~= nil
+  end
+  local ty = val('type')
+  if ty ~= nil and type(ty) ~= 'string' then
+    return nil
+  end
+  if val('payload') ~= nil and ty and codex_types[ty] then
     return 'codex'
   end
-  if rec.instructions ~= nil or rec.record_type ~= nil then
-    return 'codex'
+  local envelope = val('uuid') ~= nil or val('sessionId') ~= nil
+  if not envelope and val('payload') == nil then
+    if val('data') ~= nil and M.is_copilot_type(ty) then
+      return 'copilot-cli'
+    end
+    if ty == 'session' and present('version') and present('id') and present('cwd') then
+      return 'pi'
+    end
+    local pi_entry = (ty == 'message' and val('message') ~= nil and not present('role'))
+      or (ty ~= nil and pi_entry_types[ty] == true)
+    if pi_entry and present('parentId') and present('id') then
+      return 'pi'
+    end
   end
-  if ty and (rec.uuid ~= nil or rec.sessionId ~= nil or rec.message ~= nil) then
-    return 'claude'
+  if not envelope then
+    if present('instructions') or present('record_type') then
+      return 'codex'
+    end
+    if val('payload') ~= nil and present('timestamp') and ty then
+      return 'codex'
+    end
+    if ty == nil and present('git') and present('timestamp') then
+      return 'codex'
+    end
+    if (ty == 'message' and present('role')) or (ty ~= nil and codex_bare_items[ty]) then
+      return 'codex'
+    end
+  end
+  if envelope and ty then
+    return 'claude-code'
   end
   if ty and claude_types[ty] then
-    return 'claude'
+    return 'claude-code'
+  end
+  if (ty == 'user' or ty == 'assistant') and val('message') ~= nil then
+    return 'claude-code'
   end
   return nil
 end
 
---- Format of one line of text. A line too long or not valid JSON (a torn line of a file being
---- written, say) is probed by its leading bytes: a `"type"` key plus an envelope key.
+--- Format of one line of text. A line that is not valid JSON is no evidence (as on the
+--- server), except as a last resort in `buffer_format` (see there).
 ---@param line string
 ---@return string?
 function M.line_format(line)
-  local ok, rec = pcall(vim.json.decode, line, { luanil = { object = true, array = true } })
+  local ok, rec = pcall(vim.json.decode, line)
   if ok then
     return M.record_format(rec)
   end
+  return nil
+end
+
+--- The format a torn line (not valid JSON: the first line of a file still being written) most
+--- likely starts, from its leading bytes; nil when they do not tell. Client-side leniency only:
+--- the server decides once the line is complete.
+---@param line string
+---@return string?
+function M.torn_line_format(line)
   local head = line:sub(1, 4096)
   if not head:find('^%s*{') or not head:find('"type"%s*:') then
     return nil
@@ -74,14 +178,28 @@ function M.line_format(line)
   if head:find('"payload"%s*:') then
     return 'codex'
   end
+  if head:find('"data"%s*:') and head:find('"type"%s*:%s*"[a-z]+%.') then
+    return 'copilot-cli'
+  end
+  if head:find('"parentId"%s*:') or head:find('"type"%s*:%s*"session"') then
+    return 'pi'
+  end
   if head:find('"sessionId"%s*:') or head:find('"uuid"%s*:') or head:find('"message"%s*:') then
-    return 'claude'
+    return 'claude-code'
   end
   return nil
 end
 
---- How many non-blank lines are looked at before giving up.
-M.window = 8
+--- Default folders of the agents' sessions (the server's default `roots`).
+M.default_roots = {
+  '~/.claude/projects',
+  '~/.codex/sessions',
+  '~/.pi/agent/sessions',
+  '~/.copilot/session-state',
+}
+
+--- How many non-blank lines are looked at before giving up (the server's `DETECT_WINDOW`).
+M.window = 64
 
 --- True when `path` lies under one of `roots` (absolute, `~` expanded).
 ---@param path string
@@ -100,8 +218,39 @@ function M.under_roots(path, roots)
   return false
 end
 
---- Format of a buffer's content ('claude' | 'codex'), or nil when it is no transcript. An empty
---- `.jsonl` under one of `roots` counts as a transcript (a session that has just started).
+--- Format of the first lines of a file, as the server decides it: the first of the first
+--- `M.window` non-blank lines that tells. Returns the format (or nil), the number of non-blank
+--- lines seen, and the format a torn line suggests (see `torn_line_format`) when every line
+--- seen was torn.
+---@param lines string[]
+---@return string?, integer, string?
+function M.lines_format(lines)
+  local seen, torn, all_torn = 0, nil, true
+  for _, line in ipairs(lines) do
+    if seen >= M.window then
+      break
+    end
+    if line:find('%S') then
+      seen = seen + 1
+      local ok, rec = pcall(vim.json.decode, line)
+      if ok then
+        all_torn = false
+        local f = M.record_format(rec)
+        if f then
+          return f, seen, nil
+        end
+      elseif torn == nil then
+        torn = M.torn_line_format(line)
+      end
+    end
+  end
+  return nil, seen, all_torn and torn or nil
+end
+
+--- Format of a buffer's content ('claude-code' | 'codex' | 'pi' | 'copilot-cli'), or nil when
+--- it is no transcript. An empty `.jsonl` under one of `roots` counts as a transcript (a session
+--- that has just started), and so does a file whose only lines are torn (still being written)
+--- when their leading bytes tell.
 ---@param bufnr integer
 ---@param roots string[]?
 ---@return string?
@@ -109,23 +258,18 @@ function M.buffer_format(bufnr, roots)
   if not vim.api.nvim_buf_is_loaded(bufnr) then
     return nil
   end
-  local n = vim.api.nvim_buf_line_count(bufnr)
-  local seen, i = 0, 0
-  while i < n and seen < M.window do
-    local line = vim.api.nvim_buf_get_lines(bufnr, i, i + 1, false)[1] or ''
-    i = i + 1
-    if line:find('%S') then
-      seen = seen + 1
-      local f = M.line_format(line)
-      if f then
-        return f
-      end
-    end
+  local lines = vim.api.nvim_buf_get_lines(bufnr, 0, math.min(vim.api.nvim_buf_line_count(bufnr), 4 * M.window), false)
+  local f, seen, torn = M.lines_format(lines)
+  if f then
+    return f
+  end
+  if torn then
+    return torn
   end
   if seen == 0 then
     local name = vim.fs.normalize(vim.api.nvim_buf_get_name(bufnr))
     if name:match('%.jsonl$') and M.under_roots(name, roots) then
-      return 'claude'
+      return 'claude-code'
     end
   end
   return nil

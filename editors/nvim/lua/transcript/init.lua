@@ -1,5 +1,6 @@
 --- transcript.nvim: Neovim (0.11+) client of transcript-ls, the language server that turns AI
---- coding-agent transcripts (`.jsonl` of Claude Code and Codex) into readable documents.
+--- coding-agent transcripts (`.jsonl` of Claude Code, Codex, Pi and GitHub Copilot CLI) into
+--- readable documents.
 ---
 --- Usage: `require('transcript').setup({})`. See `:help transcript`.
 local M = {}
@@ -13,7 +14,7 @@ M.name = 'transcript'
 
 --- Server settings (server/PROTOCOL.md, section `transcript`), accepted at the top level of the
 --- options as well as under `settings`.
-M.server_keys = { 'verbose', 'finalMarker', 'roots', 'timeZone', 'gatePhases', 'semanticTokens' }
+M.server_keys = { 'verbose', 'finalMarker', 'roots', 'indexCache', 'timeZone', 'gatePhases', 'semanticTokens' }
 
 --- Commands the server executes (`workspace/executeCommand`); a code lens may carry any of them.
 M.server_commands = {
@@ -82,7 +83,7 @@ function M.is_transcript(bufnr)
       return r and true or false
     end
   end
-  local roots = M.config.settings.roots or { '~/.claude/projects', '~/.codex/sessions' }
+  local roots = M.config.settings.roots or detect.default_roots
   return detect.buffer_format(bufnr, roots) ~= nil
 end
 

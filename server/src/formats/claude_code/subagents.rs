@@ -1,11 +1,11 @@
 //! Finding the sub-agent transcripts of a session on disk (FORMATS.md §1.1, case 20).
 
-use std::fs::File;
 use std::io::{BufRead, BufReader, Read};
 use std::path::{Path, PathBuf};
 
 use super::raw::{Message, Obj, S};
 use crate::model::SubagentFile;
+use crate::source::load;
 
 /// Most bytes read from a candidate file's first line, or from a `meta.json`.
 const READ_CAP: u64 = 16 * 1024 * 1024;
@@ -119,10 +119,12 @@ fn first_record(path: &Path) -> Option<First> {
         #[serde(borrow, default)]
         message: Obj<Message<'a>>,
     }
-    let file = File::open(path).ok()?;
+    let (file, _) = load::open_regular(path).ok()?;
     let mut reader = BufReader::new(file.take(READ_CAP));
-    let mut line = String::new();
-    reader.read_line(&mut line).ok()?;
+    let mut bytes = Vec::new();
+    reader.read_until(b'\n', &mut bytes).ok()?;
+    // Invalid UTF-8 is replaced, as by every loader (issue 8 defect 11).
+    let line = String::from_utf8_lossy(&bytes);
     let head: Head = serde_json::from_str(line.trim_end()).ok()?;
     let warmup_prompt = head.ty.get() == Some("user")
         && head
@@ -147,10 +149,11 @@ fn session_ids_of(session_file: &Path, stem: &str) -> Vec<String> {
         session_id: S<'a>,
     }
     let mut ids = vec![stem.to_string()];
-    if let Ok(file) = File::open(session_file) {
+    if let Ok((file, _)) = load::open_regular(session_file) {
         let reader = BufReader::new(file.take(READ_CAP));
-        for line in reader.lines().take(SESSION_ID_LINES) {
+        for line in reader.split(b'\n').take(SESSION_ID_LINES) {
             let Ok(line) = line else { break };
+            let line = String::from_utf8_lossy(&line);
             if let Ok(Sid {
                 session_id: S(Some(id)),
             }) = serde_json::from_str::<Sid>(&line)
@@ -176,10 +179,7 @@ fn subagent(id: &str, path: PathBuf, first: Option<&First>, meta: &Path) -> Suba
         #[serde(borrow, default)]
         agent_type: S<'a>,
     }
-    let meta_text = File::open(meta).ok().and_then(|f| {
-        let mut s = String::new();
-        f.take(READ_CAP).read_to_string(&mut s).ok().map(|_| s)
-    });
+    let meta_text = load::load(meta, READ_CAP).ok().map(|l| l.text);
     let m: Meta = meta_text
         .as_deref()
         .and_then(|s| serde_json::from_str(s).ok())
@@ -200,7 +200,7 @@ fn subagent(id: &str, path: PathBuf, first: Option<&First>, meta: &Path) -> Suba
 
 /// Non-blank lines of the file, counting at most `WARMUP_MAX_RECORDS + 1`.
 fn count_records(path: &Path) -> usize {
-    let Ok(file) = File::open(path) else {
+    let Ok((file, _)) = load::open_regular(path) else {
         return usize::MAX;
     };
     let reader = BufReader::new(file.take(READ_CAP));

@@ -1,5 +1,6 @@
-//! The document store: per transcript source its text (the editor's, edited through a rope, or
-//! the file on disk, grown by appends), an incremental `formats::Reader`, and the analysis,
+//! The document host, below `lsp/` and free of LSP types (issue 8): per transcript source its
+//! text (the editor's, changed by plain [`Edit`]s through a rope, or the file on disk read by
+//! `source::load` and grown by appends), an incremental `formats::Reader`, and the analysis,
 //! lookup tables and rendered views of each version, built once per version and shared as an
 //! `Arc<Snapshot>` (DESIGN.md §6: cache analysis per document version).
 //!
@@ -10,20 +11,20 @@
 //! its consumed offset when no byte before it changed.
 
 use std::hash::Hasher;
-use std::io::{Read, Seek, SeekFrom};
 use std::path::{Path, PathBuf};
 use std::sync::{Arc, Mutex, OnceLock};
 
 use ropey::Rope;
-use tower_lsp_server::ls_types::TextDocumentContentChangeEvent;
 
 use crate::analysis::{self, Analysis};
 use crate::formats::Reader;
 use crate::ide::lookup::Lookup;
 use crate::ide::session_files::{self, SessionFiles};
 use crate::ide::view_index::ViewIndex;
-use crate::lsp::convert::{self, Encoding, LineIndex};
 use crate::model::{Format, Transcript};
+use crate::source::LineIndex;
+use crate::source::load::{self, InvalidUtf8};
+use crate::source::position::{self as sp, Encoding};
 use crate::view::{self, View};
 
 /// Where a source's text comes from.
@@ -57,6 +58,8 @@ struct DiskState {
     tail: Vec<u8>,
     /// The file is gone; the text is empty.
     missing: bool,
+    /// Lines where invalid UTF-8 was replaced by U+FFFD (one warning each).
+    invalid: Vec<InvalidUtf8>,
 }
 
 #[derive(Debug)]
@@ -86,6 +89,15 @@ pub struct Source {
     pub origin: Origin,
     text: Mutex<TextState>,
     build: tokio::sync::Mutex<BuildState>,
+}
+
+/// One edit of an editor text: `range` (start, end) in the session's position encoding, or
+/// `None` for the whole text; `text` replaces it. (LSP's `TextDocumentContentChangeEvent`,
+/// converted by `lsp::convert::edit`.)
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Edit {
+    pub range: Option<(sp::Position, sp::Position)>,
+    pub text: String,
 }
 
 /// Why a change was not applied.
@@ -164,7 +176,7 @@ impl Source {
     pub fn apply_changes(
         &self,
         version: i32,
-        changes: Vec<TextDocumentContentChangeEvent>,
+        changes: Vec<Edit>,
         enc: Encoding,
     ) -> Result<(), ChangeError> {
         if self.origin != Origin::Editor {
@@ -188,8 +200,8 @@ impl Source {
                     // that grew and was reloaded by the editor) appends in place, O(appended).
                     if let Body::Flat(s) = &mut st.body {
                         let index = st.flat_index.get_or_insert_with(|| LineIndex::new(s));
-                        let a = convert::offset(s, index, range.start, enc).unwrap_or(s.len());
-                        let b = convert::offset(s, index, range.end, enc).unwrap_or(s.len());
+                        let a = sp::position_to_offset(s, index, range.0, enc).unwrap_or(s.len());
+                        let b = sp::position_to_offset(s, index, range.1, enc).unwrap_or(s.len());
                         if a == s.len() && b == s.len() {
                             if let Ok(mut build) = self.build.try_lock() {
                                 build.snapshot = None; // let the string grow without a copy
@@ -209,8 +221,8 @@ impl Source {
                         continue;
                     };
                     let end_char = rope.len_chars();
-                    let a = convert::rope_char(rope, range.start, enc).unwrap_or(end_char);
-                    let b = convert::rope_char(rope, range.end, enc).unwrap_or(end_char);
+                    let a = sp::rope_char(rope, range.0, enc).unwrap_or(end_char);
+                    let b = sp::rope_char(rope, range.1, enc).unwrap_or(end_char);
                     let (a, b) = (a.min(b), a.max(b));
                     let from = rope.char_to_byte(a);
                     rope.remove(a..b);
@@ -282,16 +294,19 @@ impl Source {
                     };
                     let mut buf = std::mem::take(&mut d.partial);
                     buf.extend_from_slice(new);
-                    let (valid, partial) = split_utf8(buf);
+                    let cut = complete_utf8_len(&buf);
                     d.len = known_len + new.len() as u64;
                     d.tail = tail_of(&bytes, 64);
-                    d.partial = partial;
+                    d.partial = buf[cut..].to_vec();
+                    let st = &mut *st;
                     let mut s = match std::mem::replace(&mut st.body, Body::Flat(Arc::default())) {
                         Body::Flat(s) => s,
                         Body::Rope(r) => Arc::new(r.to_string()),
                     };
                     let from = s.len();
-                    Arc::make_mut(&mut s).push_str(&valid);
+                    if let Some(d) = st.disk.as_mut() {
+                        load::decode_into(&buf[..cut], Arc::make_mut(&mut s), &mut d.invalid);
+                    }
                     st.body = Body::Flat(s);
                     st.dirty_from = st.dirty_from.min(from);
                     st.generation += 1;
@@ -355,9 +370,20 @@ impl Source {
 
     async fn build_current(&self, settings: &SettingsStamp) -> Arc<Snapshot> {
         let mut b = self.build.lock().await;
-        let (generation, version, body, dirty_from) = {
+        let (generation, version, body, dirty_from, invalid) = {
             let st = lock(&self.text);
-            (st.generation, st.version, st.body.clone(), st.dirty_from)
+            let invalid = st
+                .disk
+                .as_ref()
+                .map(|d| d.invalid.clone())
+                .unwrap_or_default();
+            (
+                st.generation,
+                st.version,
+                st.body.clone(),
+                st.dirty_from,
+                invalid,
+            )
         };
         if let Some(s) = &b.snapshot
             && s.generation == generation
@@ -376,7 +402,7 @@ impl Source {
         let path = self.path.clone();
         let stamp = settings.clone();
         let job = tokio::task::spawn_blocking(move || {
-            build(path, body, reader, generation, version, &stamp)
+            build(path, body, reader, generation, version, &stamp, &invalid)
         });
         match job.await {
             Ok((snap, reader)) => {
@@ -452,12 +478,9 @@ impl Snapshot {
         }
     }
 
-    /// True when the text was recognised as a transcript (Claude Code or Codex).
+    /// True when the text was recognised as a transcript (any known format).
     pub fn is_transcript(&self) -> bool {
-        matches!(
-            self.transcript.format,
-            Some(Format::ClaudeCode | Format::Codex)
-        )
+        self.transcript.format.is_some_and(Format::is_known)
     }
 
     /// The rendered view (`verbose` or quiet), rendered on first use. Blocking: call from a
@@ -540,6 +563,7 @@ fn build(
     generation: u64,
     version: Option<i32>,
     stamp: &SettingsStamp,
+    invalid: &[InvalidUtf8],
 ) -> (Snapshot, Reader) {
     let t0 = std::time::Instant::now();
     let text = match body {
@@ -549,8 +573,27 @@ fn build(
     let mut reader = reader.unwrap_or_default();
     reader.feed(&text);
     reader.settle_tail(&text);
-    reader.flush_undetected(&text, true);
-    let transcript = reader.transcript().clone();
+    let transcript = if reader.transcript().format.is_none() {
+        // No record told the format yet: show the lines as `Unknown` now, but keep the
+        // reader undecided so that records appended later are still detected (issue 8
+        // defect 2). Only the lines before detection are read twice, and detection gives up
+        // after a fixed number of records.
+        let mut shown = Reader::new();
+        shown.feed(&text);
+        shown.settle_tail(&text);
+        shown.flush_undetected(&text, true);
+        shown.into_transcript()
+    } else {
+        reader.transcript().clone()
+    };
+    let mut transcript = transcript;
+    if !invalid.is_empty() {
+        // One warning per line where the loader replaced invalid UTF-8 (issue 8 defect 11).
+        transcript
+            .problems
+            .extend(invalid.iter().map(InvalidUtf8::problem));
+        transcript.problems.sort_by_key(|p| p.line);
+    }
     let analysis = match transcript.format() {
         Format::Unknown => Analysis::default(),
         _ => analysis::analyze(&transcript, &text, &stamp.options),
@@ -586,39 +629,33 @@ fn file_id(_md: &std::fs::Metadata) -> Option<(u64, u64)> {
     None
 }
 
-/// Splits bytes into the valid UTF-8 prefix (invalid sequences inside replaced by U+FFFD) and
-/// an incomplete sequence at the very end (kept for the next read).
-fn split_utf8(bytes: Vec<u8>) -> (String, Vec<u8>) {
-    match String::from_utf8(bytes) {
-        Ok(s) => (s, Vec::new()),
-        Err(e) => {
-            let bytes = e.into_bytes();
-            // Find an incomplete sequence at the end: at most 3 bytes.
-            let mut cut = bytes.len();
-            for back in 1..=3.min(bytes.len()) {
-                let b = bytes[bytes.len() - back];
-                if b & 0xC0 != 0x80 {
-                    // A lead byte: is its sequence complete?
-                    let need = if b >= 0xF0 {
-                        4
-                    } else if b >= 0xE0 {
-                        3
-                    } else if b >= 0xC0 {
-                        2
-                    } else {
-                        1
-                    };
-                    if need > back {
-                        cut = bytes.len() - back;
-                    }
-                    break;
-                }
+/// Length of `bytes` without an incomplete UTF-8 sequence at the very end (at most 3 bytes,
+/// kept for the next read of a growing file). Invalid sequences elsewhere are left to the
+/// lossy decoding.
+fn complete_utf8_len(bytes: &[u8]) -> usize {
+    if std::str::from_utf8(bytes).is_ok() {
+        return bytes.len();
+    }
+    for back in 1..=3.min(bytes.len()) {
+        let b = bytes[bytes.len() - back];
+        if b & 0xC0 != 0x80 {
+            // A lead byte: is its sequence complete?
+            let need = if b >= 0xF0 {
+                4
+            } else if b >= 0xE0 {
+                3
+            } else if b >= 0xC0 {
+                2
+            } else {
+                1
+            };
+            if need > back {
+                return bytes.len() - back;
             }
-            let partial = bytes[cut..].to_vec();
-            let text = String::from_utf8_lossy(&bytes[..cut]).into_owned();
-            (text, partial)
+            break;
         }
     }
+    bytes.len()
 }
 
 fn tail_of(bytes: &[u8], n: usize) -> Vec<u8> {
@@ -626,42 +663,38 @@ fn tail_of(bytes: &[u8], n: usize) -> Vec<u8> {
 }
 
 fn read_whole(path: &Path) -> std::io::Result<(String, DiskState)> {
-    let mut f = std::fs::File::open(path)?;
-    let md = f.metadata()?;
-    let mut bytes = Vec::with_capacity(md.len() as usize);
-    f.read_to_end(&mut bytes)?;
+    let (bytes, md) = load::read_bytes(path, 0, load::MAX_FILE_BYTES)?;
     let len = bytes.len() as u64;
     let tail = tail_of(&bytes, 64);
-    let (text, partial) = split_utf8(bytes);
+    let cut = complete_utf8_len(&bytes);
+    let mut text = String::new();
+    let mut invalid = Vec::new();
+    load::decode_into(&bytes[..cut], &mut text, &mut invalid);
     Ok((
         text,
         DiskState {
             len,
-            partial,
+            partial: bytes[cut..].to_vec(),
             id: file_id(&md),
             tail,
             missing: false,
+            invalid,
         },
     ))
 }
 
 fn read_from(path: &Path, from: u64, to: u64) -> std::io::Result<Vec<u8>> {
-    let mut f = std::fs::File::open(path)?;
-    f.seek(SeekFrom::Start(from))?;
-    let mut buf = Vec::with_capacity((to - from) as usize);
-    f.take(to - from).read_to_end(&mut buf)?;
-    Ok(buf)
+    Ok(load::read_bytes(path, from, to - from)?.0)
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
-    use tower_lsp_server::ls_types::{Position, Range};
+    use crate::source::position::Position;
 
-    fn change(l0: u32, c0: u32, l1: u32, c1: u32, text: &str) -> TextDocumentContentChangeEvent {
-        TextDocumentContentChangeEvent {
-            range: Some(Range::new(Position::new(l0, c0), Position::new(l1, c1))),
-            range_length: None,
+    fn change(l0: u32, c0: u32, l1: u32, c1: u32, text: &str) -> Edit {
+        Edit {
+            range: Some((Position::new(l0, c0), Position::new(l1, c1))),
             text: text.to_string(),
         }
     }
@@ -728,9 +761,8 @@ mod tests {
     fn utf8_split_keeps_incomplete_tail() {
         let mut b = "a😀".as_bytes().to_vec();
         b.truncate(3);
-        assert_eq!(split_utf8(b), ("a".to_string(), vec![0xF0, 0x9F]));
-        let (t, p) = split_utf8(vec![b'a', 0xFF, b'b']);
-        assert_eq!((t.as_str(), p.len()), ("a\u{FFFD}b", 0));
+        assert_eq!(complete_utf8_len(&b), 1);
+        assert_eq!(complete_utf8_len(&[b'a', 0xFF, b'b']), 3);
     }
 
     #[test]

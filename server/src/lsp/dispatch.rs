@@ -1,0 +1,187 @@
+//! The one dispatcher every client message passes through (issue 8, in the spirit of
+//! rust-analyzer's `handlers/dispatch.rs`):
+//!
+//! - [`TranscriptService::call`](crate::lsp::TranscriptService) hands each message's future to
+//!   [`guarded`], which polls it inside `catch_unwind`: a panic in a handler becomes an
+//!   `InternalError` response naming the method (a notification's panic is logged), and the
+//!   server goes on serving. The document store is only mutated synchronously under short
+//!   locks, so a panic leaves it as the last completed mutation left it.
+//! - Requests whose method starts with `$/` are answered with `MethodNotFound` before they
+//!   reach tower-lsp-server (which answers none of them; LSP 3.17 "$ Notifications and
+//!   Requests"). `$/` notifications pass through (`$/cancelRequest`, `$/setTrace`).
+//! - [`off_loop`] runs a request's CPU work (building folding ranges, symbols, tokens,
+//!   hints, hover text, navigation targets) on tokio's blocking pool instead of the serve
+//!   loop, so a big transcript never stalls other messages; a panic there is answered the
+//!   same way.
+
+use std::any::Any;
+use std::future::Future;
+use std::panic::AssertUnwindSafe;
+use std::pin::Pin;
+use std::sync::Arc;
+use std::task::{Context, Poll};
+
+use tower_lsp_server::ExitedError;
+use tower_lsp_server::jsonrpc::{Error, ErrorCode, Id, Response, Result};
+use tower_lsp_server::ls_types::MessageType;
+
+use crate::lsp::server::Shared;
+
+/// A boxed, sendable future.
+pub type BoxFuture<T> = Pin<Box<dyn Future<Output = T> + Send + 'static>>;
+
+/// What a message's future resolves to in `tower::Service` terms.
+pub type Answer = std::result::Result<Option<Response>, ExitedError>;
+
+/// The text of a panic payload (`&str` or `String`; anything else is "unknown payload").
+pub fn panic_message(payload: &(dyn Any + Send)) -> String {
+    if let Some(s) = payload.downcast_ref::<&str>() {
+        (*s).to_string()
+    } else if let Some(s) = payload.downcast_ref::<String>() {
+        s.clone()
+    } else {
+        "unknown payload".to_string()
+    }
+}
+
+/// The `InternalError` answered for a request whose handler panicked: `request
+/// textDocument/hover failed: internal error (index out of bounds …); the server keeps
+/// running`.
+pub fn panic_error(method: &str, message: &str) -> Error {
+    Error {
+        code: ErrorCode::InternalError,
+        message: format!(
+            "request {method} failed: internal error ({message}); the server keeps running"
+        )
+        .into(),
+        data: None,
+    }
+}
+
+/// `MethodNotFound` for a `$/` request.
+pub fn dollar_not_found(id: Id, method: &str) -> Response {
+    Response::from_error(
+        id,
+        Error {
+            code: ErrorCode::MethodNotFound,
+            message: format!(
+                "method not found: {method} (optional `$/` requests are not supported)"
+            )
+            .into(),
+            data: None,
+        },
+    )
+}
+
+/// Polls `fut` inside `catch_unwind`. A panic resolves to an `InternalError` response for the
+/// request `id` (nothing for a notification) and is logged with the method name.
+pub fn guarded(
+    method: String,
+    id: Option<Id>,
+    shared: Arc<Shared>,
+    fut: BoxFuture<Answer>,
+) -> BoxFuture<Answer> {
+    Box::pin(Guarded {
+        fut: Some(fut),
+        method,
+        id,
+        shared,
+    })
+}
+
+struct Guarded {
+    fut: Option<BoxFuture<Answer>>,
+    method: String,
+    id: Option<Id>,
+    shared: Arc<Shared>,
+}
+
+impl Future for Guarded {
+    type Output = Answer;
+
+    fn poll(mut self: Pin<&mut Self>, cx: &mut Context<'_>) -> Poll<Answer> {
+        let this = &mut *self;
+        let Some(fut) = this.fut.as_mut() else {
+            return Poll::Ready(Ok(None));
+        };
+        match std::panic::catch_unwind(AssertUnwindSafe(|| fut.as_mut().poll(cx))) {
+            Ok(p) => {
+                if p.is_ready() {
+                    this.fut = None;
+                }
+                p
+            }
+            Err(payload) => {
+                // Dropping the future may panic too: contain that as well.
+                let fut = this.fut.take();
+                let _ = std::panic::catch_unwind(AssertUnwindSafe(move || drop(fut)));
+                let msg = panic_message(&*payload);
+                let kind = if this.id.is_some() {
+                    "request"
+                } else {
+                    "notification"
+                };
+                this.shared.log(
+                    MessageType::ERROR,
+                    format!("{kind} {} panicked: {msg}", this.method),
+                );
+                Poll::Ready(Ok(this.id.take().map(|id| {
+                    Response::from_error(id, panic_error(&this.method, &msg))
+                })))
+            }
+        }
+    }
+}
+
+/// Runs `work` on tokio's blocking pool (off the serve loop). A panic in it is logged and
+/// answered as an `InternalError` naming `method`.
+pub async fn off_loop<T, F>(shared: &Arc<Shared>, method: &'static str, work: F) -> Result<T>
+where
+    T: Send + 'static,
+    F: FnOnce() -> Result<T> + Send + 'static,
+{
+    match tokio::task::spawn_blocking(work).await {
+        Ok(r) => r,
+        Err(e) => {
+            let msg = match e.try_into_panic() {
+                Ok(payload) => panic_message(&*payload),
+                Err(e) => e.to_string(),
+            };
+            shared.log(
+                MessageType::ERROR,
+                format!("request {method} panicked: {msg}"),
+            );
+            Err(panic_error(method, &msg))
+        }
+    }
+}
+
+/// Params of `transcript/debugPanic` (debug builds only).
+#[cfg(debug_assertions)]
+#[derive(Debug, serde::Deserialize)]
+pub struct DebugPanicParams {
+    /// The document to resolve (and build) before panicking.
+    pub uri: tower_lsp_server::ls_types::Uri,
+    /// `"inline"` panics in the handler's future; `"blocking"` on the blocking pool.
+    #[serde(rename = "where")]
+    pub at: String,
+}
+
+#[cfg(debug_assertions)]
+impl crate::lsp::server::Backend {
+    /// `transcript/debugPanic`, registered in debug builds only (tests; never in a release
+    /// binary): resolves `uri` like any feature request, then panics on purpose, inline or on
+    /// the blocking pool, to prove that a panicking handler is answered with an
+    /// `InternalError` and leaves the server and the document answering (issue 8).
+    pub async fn debug_panic(&self, params: DebugPanicParams) -> Result<serde_json::Value> {
+        let ctx = self.ctx(&params.uri).await?;
+        let lines = ctx.lines().line_count();
+        if params.at == "blocking" {
+            return off_loop(&self.shared, "transcript/debugPanic", move || {
+                panic!("deliberate panic on the blocking pool ({lines} lines)")
+            })
+            .await;
+        }
+        panic!("deliberate panic in the handler ({lines} lines)");
+    }
+}

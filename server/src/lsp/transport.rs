@@ -1,0 +1,407 @@
+//! Framing in front of tower-lsp-server's `Server` (issue 8 defect 3).
+//!
+//! tower-lsp-server reads stdin through a `FramedRead`, which ends the stream after the first
+//! decoding error: one malformed message (a body that is not JSON, `"jsonrpc": "1.0"`, a
+//! batch array, bytes after the JSON value, a header block without `Content-Length`) was
+//! answered with an error and then the server exited. Here the real stdin is read by
+//! [`Decoder`]; each body is checked to be a JSON-RPC 2.0 message the way tower-lsp-server
+//! parses it, and only well-formed ones are passed on (re-framed) through an in-memory pipe.
+//! A malformed one is answered here with `ParseError` (-32700, not JSON) or `InvalidRequest`
+//! (-32600, JSON but not a JSON-RPC 2.0 request or response), with the request's `id` when it
+//! can be read, and the server keeps reading. The server's output passes through the same
+//! single writer, whole frames at a time, so the two never interleave.
+
+use std::io;
+
+use serde_json::{Value, json};
+use tokio::io::{AsyncRead, AsyncReadExt, AsyncWrite, AsyncWriteExt};
+use tokio::sync::mpsc;
+use tower_lsp_server::jsonrpc::{Request, Response};
+
+/// Largest header block accepted (bytes up to the blank line).
+const MAX_HEADER_BYTES: usize = 8 * 1024;
+/// Largest message body accepted: 1 GiB. A bigger `Content-Length` is answered with an error
+/// and its bytes are skipped without being kept.
+pub const MAX_BODY_BYTES: usize = 1 << 30;
+
+/// One unit read from the client.
+#[derive(Debug, PartialEq, Eq)]
+pub enum Frame {
+    /// A message body (`Content-Length` bytes).
+    Body(Vec<u8>),
+    /// Bytes that are not a message: why (for the error response and the log).
+    Garbage(String),
+}
+
+/// Splits a byte stream into LSP base-protocol frames (`Content-Length: n\r\n\r\n` + n bytes),
+/// resynchronising on the next header line (`Content-…`) after garbage.
+#[derive(Debug, Default)]
+pub struct Decoder {
+    buf: Vec<u8>,
+    /// Body bytes still to drop (an oversized message).
+    skip: usize,
+}
+
+fn find(hay: &[u8], needle: &[u8]) -> Option<usize> {
+    memchr::memmem::find(hay, needle)
+}
+
+/// Length of the longest suffix of `buf` that is a proper prefix of `Content-` (the start of
+/// a header line).
+fn header_prefix_suffix(buf: &[u8]) -> usize {
+    const H: &[u8] = b"Content-";
+    (1..H.len().min(buf.len() + 1))
+        .rev()
+        .find(|&k| buf.ends_with(&H[..k]))
+        .unwrap_or(0)
+}
+
+impl Decoder {
+    /// Adds bytes read from the client.
+    pub fn push(&mut self, bytes: &[u8]) {
+        let mut bytes = bytes;
+        if self.skip > 0 {
+            let n = self.skip.min(bytes.len());
+            self.skip -= n;
+            bytes = &bytes[n..];
+        }
+        self.buf.extend_from_slice(bytes);
+    }
+
+    /// The next complete frame, or `None` when more bytes are needed.
+    pub fn next_frame(&mut self) -> Option<Frame> {
+        // Leading line breaks between messages are tolerated silently.
+        let lead = self
+            .buf
+            .iter()
+            .take_while(|b| matches!(b, b'\r' | b'\n' | b' ' | b'\t'))
+            .count();
+        self.buf.drain(..lead);
+        if self.buf.is_empty() {
+            return None;
+        }
+        // Anything before a header is garbage.
+        let probe = &self.buf[..self.buf.len().min(8)];
+        if !b"content-"[..probe.len()].eq_ignore_ascii_case(probe) {
+            let drop = match find(&self.buf, b"Content-") {
+                Some(at) => at,
+                None if self.buf.len() > MAX_HEADER_BYTES || self.buf.contains(&b'\n') => {
+                    // Keep a possible start of the next header.
+                    self.buf.len() - header_prefix_suffix(&self.buf)
+                }
+                None => return None,
+            };
+            if drop == 0 {
+                return None;
+            }
+            self.buf.drain(..drop);
+            return Some(Frame::Garbage(format!(
+                "{drop} bytes that are not an LSP message"
+            )));
+        }
+        let Some(end) = find(&self.buf, b"\r\n\r\n") else {
+            if self.buf.len() > MAX_HEADER_BYTES {
+                let n = self.buf.len();
+                self.buf.drain(..1);
+                let at = find(&self.buf, b"Content-").unwrap_or(self.buf.len());
+                self.buf.drain(..at);
+                return Some(Frame::Garbage(format!(
+                    "a header block longer than {MAX_HEADER_BYTES} bytes ({n} bytes dropped)"
+                )));
+            }
+            return None;
+        };
+        let header = String::from_utf8_lossy(&self.buf[..end]).into_owned();
+        let mut length: Option<Result<usize, String>> = None;
+        for line in header.split("\r\n") {
+            let Some((name, value)) = line.split_once(':') else {
+                length = Some(Err(format!("a header line without ':': {line:?}")));
+                break;
+            };
+            if name.trim().eq_ignore_ascii_case("content-length") {
+                length = Some(
+                    value
+                        .trim()
+                        .parse::<usize>()
+                        .map_err(|_| format!("an invalid Content-Length {:?}", value.trim())),
+                );
+            }
+        }
+        let body_start = end + 4;
+        match length {
+            Some(Ok(n)) if n > MAX_BODY_BYTES => {
+                self.buf.drain(..body_start);
+                let have = self.buf.len().min(n);
+                self.buf.drain(..have);
+                self.skip = n - have;
+                Some(Frame::Garbage(format!(
+                    "a message of {n} bytes (more than the {MAX_BODY_BYTES} accepted)"
+                )))
+            }
+            Some(Ok(n)) => {
+                if self.buf.len() < body_start + n {
+                    return None;
+                }
+                let body = self.buf[body_start..body_start + n].to_vec();
+                self.buf.drain(..body_start + n);
+                Some(Frame::Body(body))
+            }
+            Some(Err(why)) => {
+                self.buf.drain(..body_start);
+                Some(Frame::Garbage(why))
+            }
+            None => {
+                self.buf.drain(..body_start);
+                Some(Frame::Garbage(
+                    "a header block without Content-Length".to_string(),
+                ))
+            }
+        }
+    }
+}
+
+/// Frames `body` for the wire.
+pub fn frame(body: &[u8]) -> Vec<u8> {
+    let mut out = format!("Content-Length: {}\r\n\r\n", body.len()).into_bytes();
+    out.extend_from_slice(body);
+    out
+}
+
+/// Checks a message body the way tower-lsp-server parses it (a JSON-RPC 2.0 request,
+/// notification or response). `Err` holds the error response to send instead.
+pub fn check(body: &[u8]) -> Result<(), Value> {
+    let error = |id: Value, code: i64, message: String| json!({"jsonrpc": "2.0", "id": id, "error": {"code": code, "message": message}});
+    let Ok(text) = std::str::from_utf8(body) else {
+        return Err(error(
+            Value::Null,
+            -32700,
+            "parse error: the message is not UTF-8".to_string(),
+        ));
+    };
+    if serde_json::from_str::<Request>(text).is_ok()
+        || serde_json::from_str::<Response>(text).is_ok()
+    {
+        return Ok(());
+    }
+    match serde_json::from_str::<Value>(text) {
+        Err(e) => Err(error(
+            Value::Null,
+            -32700,
+            format!("parse error: the message is not JSON ({e})"),
+        )),
+        Ok(Value::Array(_)) => Err(error(
+            Value::Null,
+            -32600,
+            "invalid request: batches are not supported by LSP".to_string(),
+        )),
+        Ok(v) => {
+            let id = match v.get("id") {
+                Some(id @ (Value::Number(_) | Value::String(_))) => id.clone(),
+                _ => Value::Null,
+            };
+            let why = match v.get("jsonrpc") {
+                Some(Value::String(s)) if s == "2.0" => {
+                    "not a JSON-RPC 2.0 request, notification or response".to_string()
+                }
+                Some(other) => format!("\"jsonrpc\" must be \"2.0\", not {other}"),
+                None => "\"jsonrpc\": \"2.0\" is missing".to_string(),
+            };
+            Err(error(id, -32600, format!("invalid request: {why}")))
+        }
+    }
+}
+
+/// Reads whole frames from `from` and sends each to `to`.
+async fn pump_frames<R: AsyncRead + Unpin>(
+    mut from: R,
+    to: mpsc::UnboundedSender<Vec<u8>>,
+) -> io::Result<()> {
+    let mut dec = Decoder::default();
+    let mut buf = vec![0u8; 64 * 1024];
+    loop {
+        let n = from.read(&mut buf).await?;
+        if n == 0 {
+            return Ok(());
+        }
+        dec.push(&buf[..n]);
+        while let Some(f) = dec.next_frame() {
+            if let Frame::Body(b) = f
+                && to.send(frame(&b)).is_err()
+            {
+                return Ok(());
+            }
+        }
+    }
+}
+
+/// Serves `server` (tower-lsp-server's `Server::serve` given the inner pipe ends) with
+/// messages read from `input` and written to `output`, dropping and answering malformed
+/// messages. Returns when the input ends (or `exit`) and the server finished.
+pub async fn serve<I, O, F>(input: I, output: O, server: impl FnOnce(PipeIn, PipeOut) -> F)
+where
+    I: AsyncRead + Unpin + Send + 'static,
+    O: AsyncWrite + Unpin + Send + 'static,
+    F: std::future::Future<Output = ()>,
+{
+    let (to_server, server_in) = tokio::io::duplex(1 << 16);
+    let (server_out, from_server) = tokio::io::duplex(1 << 16);
+    let (tx, mut rx) = mpsc::unbounded_channel::<Vec<u8>>();
+
+    // The one writer: whole frames, from the server or from the checks below.
+    let writer = tokio::spawn(async move {
+        let mut output = output;
+        while let Some(f) = rx.recv().await {
+            if output.write_all(&f).await.is_err() || output.flush().await.is_err() {
+                break;
+            }
+        }
+    });
+    let out_tx = tx.clone();
+    let outbound = tokio::spawn(async move {
+        let _ = pump_frames(from_server, out_tx).await;
+    });
+    let inbound = tokio::spawn(async move {
+        let mut input = input;
+        let mut to_server = to_server;
+        let mut dec = Decoder::default();
+        let mut buf = vec![0u8; 64 * 1024];
+        loop {
+            let n = match input.read(&mut buf).await {
+                Ok(0) | Err(_) => break,
+                Ok(n) => n,
+            };
+            dec.push(&buf[..n]);
+            while let Some(f) = dec.next_frame() {
+                match f {
+                    Frame::Body(b) => match check(&b) {
+                        Ok(()) => {
+                            if to_server.write_all(&frame(&b)).await.is_err() {
+                                return;
+                            }
+                        }
+                        Err(resp) => {
+                            eprintln!(
+                                "transcript-ls: dropped a malformed message: {}",
+                                resp["error"]["message"]
+                            );
+                            let _ = tx.send(frame(resp.to_string().as_bytes()));
+                        }
+                    },
+                    Frame::Garbage(why) => {
+                        eprintln!("transcript-ls: dropped {why}");
+                        let resp = json!({"jsonrpc": "2.0", "id": null,
+                            "error": {"code": -32700, "message": format!("parse error: {why}")}});
+                        let _ = tx.send(frame(resp.to_string().as_bytes()));
+                    }
+                }
+            }
+        }
+        // End of input: the server sees the end of its pipe and stops.
+        let _ = to_server.shutdown().await;
+    });
+    server(server_in, server_out).await;
+    inbound.abort();
+    // Let the last responses out.
+    let _ = outbound.await;
+    let _ = writer.await;
+}
+
+/// The server's end of the input pipe.
+pub type PipeIn = tokio::io::DuplexStream;
+/// The server's end of the output pipe.
+pub type PipeOut = tokio::io::DuplexStream;
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn frames(bytes: &[u8]) -> Vec<Frame> {
+        let mut d = Decoder::default();
+        d.push(bytes);
+        std::iter::from_fn(|| d.next_frame()).collect()
+    }
+
+    #[test]
+    fn splits_frames_and_resyncs_after_garbage() {
+        let mut input = frame(b"{\"a\":1}");
+        input.extend_from_slice(b"junk\r\n");
+        input.extend_from_slice(&frame(b"{\"b\":2}"));
+        input.extend_from_slice(b"Content-Type: x\r\n\r\n");
+        input.extend_from_slice(&frame(b"{}"));
+        assert_eq!(
+            frames(&input),
+            vec![
+                Frame::Body(b"{\"a\":1}".to_vec()),
+                Frame::Garbage("6 bytes that are not an LSP message".to_string()),
+                Frame::Body(b"{\"b\":2}".to_vec()),
+                Frame::Garbage("a header block without Content-Length".to_string()),
+                Frame::Body(b"{}".to_vec()),
+            ]
+        );
+    }
+
+    #[test]
+    fn byte_by_byte_equals_whole() {
+        let mut input = frame("{\"é\":1}".as_bytes());
+        input.extend_from_slice(&frame(b"[]"));
+        let mut d = Decoder::default();
+        let mut got = Vec::new();
+        for b in &input {
+            d.push(std::slice::from_ref(b));
+            while let Some(f) = d.next_frame() {
+                got.push(f);
+            }
+        }
+        assert_eq!(got, frames(&input));
+        assert_eq!(got.len(), 2);
+    }
+
+    #[test]
+    fn checks_bodies_as_tower_lsp_server_parses_them() {
+        assert!(check(br#"{"jsonrpc":"2.0","id":1,"method":"x","params":{}}"#).is_ok());
+        assert!(check(br#"{"jsonrpc":"2.0","id":1,"result":null}"#).is_ok());
+        let code = |b: &[u8]| check(b).unwrap_err()["error"]["code"].as_i64().unwrap();
+        assert_eq!(code(b"{not json"), -32700);
+        assert_eq!(
+            code(br#"{"jsonrpc":"2.0","id":1,"method":"x"} trailing"#),
+            -32700
+        );
+        assert_eq!(code(br#"[{"jsonrpc":"2.0","id":1,"method":"x"}]"#), -32600);
+        let r = check(br#"{"jsonrpc":"1.0","id":7,"method":"x"}"#).unwrap_err();
+        assert_eq!(
+            (r["id"].clone(), r["error"]["code"].clone()),
+            (json!(7), json!(-32600))
+        );
+        assert_eq!(code(&[0xff, 0xfe]), -32700);
+    }
+
+    #[test]
+    fn oversized_body_is_skipped() {
+        let mut d = Decoder::default();
+        d.push(format!("Content-Length: {}\r\n\r\nabc", MAX_BODY_BYTES + 10).as_bytes());
+        assert!(matches!(d.next_frame(), Some(Frame::Garbage(_))));
+        let chunk = vec![b'x'; 1 << 20];
+        for _ in 0..MAX_BODY_BYTES >> 20 {
+            d.push(&chunk);
+            assert_eq!(d.next_frame(), None);
+        }
+        d.push(b"xxxxxxx");
+        d.push(&frame(b"{}"));
+        assert_eq!(d.next_frame(), Some(Frame::Body(b"{}".to_vec())));
+    }
+
+    #[test]
+    fn garbage_in_its_own_read_is_reported_once() {
+        let mut d = Decoder::default();
+        d.push(b"junk\r\nCont");
+        assert_eq!(
+            d.next_frame(),
+            Some(Frame::Garbage(
+                "6 bytes that are not an LSP message".to_string()
+            ))
+        );
+        assert_eq!(d.next_frame(), None);
+        d.push(b"ent-Length: 2\r\n\r\n{}");
+        assert_eq!(d.next_frame(), Some(Frame::Body(b"{}".to_vec())));
+    }
+}

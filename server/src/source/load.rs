@@ -1,0 +1,302 @@
+//! The one loader of transcript files: bytes on disk to text, used by the command line, the
+//! server's disk sources (the files behind views), the workspace index and sub-agent step
+//! counts (issue 8 defects 4 and 11).
+//!
+//! - Only regular files are read (a symlink to one is fine): a FIFO, a device (`/dev/zero`),
+//!   a socket or a directory is refused from its metadata, before it is opened, so no read
+//!   can block on a pipe or run until memory is gone. Reads stop at the length the metadata
+//!   gave (a file that grows meanwhile is read further on its next change) and at
+//!   [`MAX_FILE_BYTES`].
+//! - Invalid UTF-8 is replaced by U+FFFD (lossy) and reported once per line as a warning
+//!   ([`InvalidUtf8`]): one bad byte never refuses a whole file, and no line is lost.
+
+use std::fs::{File, Metadata};
+use std::io::{Read, Seek, SeekFrom};
+use std::path::Path;
+
+use crate::model::{Problem, Severity};
+
+/// Largest file read: 4 GiB. Bigger files are refused with [`LoadError::TooBig`].
+pub const MAX_FILE_BYTES: u64 = 4 << 30;
+
+/// Why a file cannot be read.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum LoadError {
+    NotFound,
+    PermissionDenied,
+    Directory,
+    /// Not a regular file: what it is (`a FIFO (named pipe)`, `a character device`, …).
+    NotRegular(&'static str),
+    /// Larger than [`MAX_FILE_BYTES`]: its length in bytes.
+    TooBig(u64),
+    /// A zstd-compressed file that cannot be decompressed (`corrupt zstd data: …`,
+    /// `decompressed size exceeds 1 GiB`).
+    Compressed(String),
+    /// Any other I/O error, as the OS words it.
+    Io(String),
+}
+
+impl std::fmt::Display for LoadError {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            LoadError::NotFound => write!(f, "no such file"),
+            LoadError::PermissionDenied => write!(f, "permission denied"),
+            LoadError::Directory => write!(f, "is a directory, not a transcript file"),
+            LoadError::NotRegular(what) => {
+                write!(f, "is {what}, not a regular file: not read")
+            }
+            LoadError::TooBig(n) => write!(
+                f,
+                "is {} MiB, more than the {} MiB read",
+                n >> 20,
+                MAX_FILE_BYTES >> 20
+            ),
+            LoadError::Compressed(e) | LoadError::Io(e) => write!(f, "{e}"),
+        }
+    }
+}
+
+impl std::error::Error for LoadError {}
+
+impl From<std::io::Error> for LoadError {
+    fn from(e: std::io::Error) -> Self {
+        match e.kind() {
+            std::io::ErrorKind::NotFound => LoadError::NotFound,
+            std::io::ErrorKind::PermissionDenied => LoadError::PermissionDenied,
+            _ => LoadError::Io(e.to_string()),
+        }
+    }
+}
+
+impl From<LoadError> for std::io::Error {
+    fn from(e: LoadError) -> Self {
+        let kind = match e {
+            LoadError::NotFound => std::io::ErrorKind::NotFound,
+            LoadError::PermissionDenied => std::io::ErrorKind::PermissionDenied,
+            _ => std::io::ErrorKind::InvalidInput,
+        };
+        std::io::Error::new(kind, e.to_string())
+    }
+}
+
+/// What a non-regular file is, in words.
+fn kind_of(md: &Metadata) -> &'static str {
+    #[cfg(unix)]
+    {
+        use std::os::unix::fs::FileTypeExt;
+        let t = md.file_type();
+        if t.is_fifo() {
+            return "a FIFO (named pipe)";
+        }
+        if t.is_char_device() {
+            return "a character device";
+        }
+        if t.is_block_device() {
+            return "a block device";
+        }
+        if t.is_socket() {
+            return "a socket";
+        }
+    }
+    let _ = md;
+    "not a regular file"
+}
+
+/// The metadata of `path` (following symlinks) if it is a regular file no bigger than
+/// [`MAX_FILE_BYTES`]. Never opens the file.
+pub fn regular_file(path: &Path) -> Result<Metadata, LoadError> {
+    let md = std::fs::metadata(path)?;
+    if md.is_dir() {
+        return Err(LoadError::Directory);
+    }
+    if !md.is_file() {
+        return Err(LoadError::NotRegular(kind_of(&md)));
+    }
+    if md.len() > MAX_FILE_BYTES {
+        return Err(LoadError::TooBig(md.len()));
+    }
+    Ok(md)
+}
+
+/// Opens a regular file without blocking even if it was swapped for a FIFO after the check,
+/// and checks the opened file again. For readers that stream a file (sub-agent discovery).
+pub fn open_regular(path: &Path) -> Result<(File, Metadata), LoadError> {
+    regular_file(path)?;
+    let mut opts = std::fs::OpenOptions::new();
+    opts.read(true);
+    #[cfg(unix)]
+    {
+        use std::os::unix::fs::OpenOptionsExt;
+        opts.custom_flags(libc::O_NONBLOCK);
+    }
+    let f = opts.open(path)?;
+    let md = f.metadata()?;
+    if !md.is_file() {
+        return Err(LoadError::NotRegular(kind_of(&md)));
+    }
+    Ok((f, md))
+}
+
+/// Reads bytes `from..` of a regular file, up to its length at open time and at most `max`
+/// bytes. Returns the bytes and the metadata.
+pub fn read_bytes(path: &Path, from: u64, max: u64) -> Result<(Vec<u8>, Metadata), LoadError> {
+    let (mut f, md) = open_regular(path)?;
+    let want = md.len().saturating_sub(from).min(max);
+    if from > 0 {
+        f.seek(SeekFrom::Start(from))?;
+    }
+    let mut bytes = Vec::with_capacity(want as usize);
+    f.take(want).read_to_end(&mut bytes)?;
+    Ok((bytes, md))
+}
+
+/// A line where invalid UTF-8 was replaced.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct InvalidUtf8 {
+    /// 0-based line.
+    pub line: usize,
+    /// Byte offset in the decoded text of the first U+FFFD put on that line.
+    pub at: usize,
+    /// Invalid bytes replaced on that line.
+    pub bytes: usize,
+}
+
+impl InvalidUtf8 {
+    /// The warning for this line: `invalid UTF-8: 2 bytes replaced by U+FFFD`.
+    pub fn problem(&self) -> Problem {
+        Problem {
+            line: self.line,
+            span: self.at..self.at + '\u{fffd}'.len_utf8(),
+            severity: Severity::Warning,
+            message: format!(
+                "invalid UTF-8: {} replaced by U+FFFD",
+                if self.bytes == 1 {
+                    "1 byte".to_string()
+                } else {
+                    format!("{} bytes", self.bytes)
+                }
+            ),
+        }
+    }
+}
+
+/// Decodes `bytes` lossily and appends them to `text` (the decoded bytes continue its last
+/// line), recording in `invalid` one [`InvalidUtf8`] per line (0-based in the whole text)
+/// holding replaced bytes.
+pub fn decode_into(bytes: &[u8], text: &mut String, invalid: &mut Vec<InvalidUtf8>) {
+    // Line of the end of `text`, counted only once invalid bytes are met (valid appends
+    // cost nothing more than the copy).
+    let mut line: Option<(usize, usize)> = None; // (line, up to byte)
+    text.reserve(bytes.len());
+    for chunk in bytes.utf8_chunks() {
+        text.push_str(chunk.valid());
+        let bad = chunk.invalid();
+        if bad.is_empty() {
+            continue;
+        }
+        let (mut n, from) = line.unwrap_or((0, 0));
+        n += memchr::memchr_iter(b'\n', &text.as_bytes()[from..]).count();
+        line = Some((n, text.len()));
+        match invalid.last_mut() {
+            Some(last) if last.line == n => last.bytes += bad.len(),
+            _ => invalid.push(InvalidUtf8 {
+                line: n,
+                at: text.len(),
+                bytes: bad.len(),
+            }),
+        }
+        text.push('\u{fffd}');
+    }
+}
+
+/// Decodes `bytes` lossily: the text, and one [`InvalidUtf8`] per line holding invalid bytes.
+pub fn decode(bytes: &[u8]) -> (String, Vec<InvalidUtf8>) {
+    let mut text = String::new();
+    let mut invalid = Vec::new();
+    decode_into(bytes, &mut text, &mut invalid);
+    (text, invalid)
+}
+
+/// A whole regular file, decoded.
+#[derive(Debug)]
+pub struct Loaded {
+    pub text: String,
+    pub invalid: Vec<InvalidUtf8>,
+    pub metadata: Metadata,
+    /// The file was zstd-compressed (a `.jsonl.zst` archive, read as finished; issue 9).
+    pub compressed: bool,
+}
+
+/// Reads and decodes a whole regular file (at most `max` bytes); a zstd-compressed file is
+/// decompressed first (`source::zstd`, at most 1 GiB).
+pub fn load(path: &Path, max: u64) -> Result<Loaded, LoadError> {
+    let (mut bytes, metadata) = read_bytes(path, 0, max)?;
+    let compressed = crate::source::zstd::is_zstd(&bytes);
+    if compressed {
+        bytes = crate::source::zstd::decompress(&bytes).map_err(LoadError::Compressed)?;
+    }
+    let (text, invalid) = decode(&bytes);
+    Ok(Loaded {
+        text,
+        invalid,
+        metadata,
+        compressed,
+    })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn lossy_with_one_entry_per_line() {
+        let (t, bad) = decode(b"ok\na\xffb\xfe\nfine\n\xc3\n");
+        assert_eq!(t, "ok\na\u{fffd}b\u{fffd}\nfine\n\u{fffd}\n");
+        assert_eq!(
+            bad,
+            vec![
+                InvalidUtf8 {
+                    line: 1,
+                    at: 4,
+                    bytes: 2
+                },
+                InvalidUtf8 {
+                    line: 3,
+                    at: 17,
+                    bytes: 1
+                },
+            ]
+        );
+        assert_eq!(
+            bad[0].problem().message,
+            "invalid UTF-8: 2 bytes replaced by U+FFFD"
+        );
+        // Appending continues the line count of the text so far.
+        let mut text = t.clone();
+        let mut more = Vec::new();
+        decode_into(b"x\xff\n", &mut text, &mut more);
+        assert_eq!(more[0].line, 4);
+    }
+
+    #[cfg(unix)]
+    #[test]
+    fn refuses_fifos_and_devices_without_opening_them() {
+        let dir = tempfile::tempdir().unwrap();
+        let fifo = dir.path().join("pipe.jsonl");
+        let c = std::ffi::CString::new(fifo.to_str().unwrap()).unwrap();
+        // SAFETY: a valid C string path.
+        assert_eq!(unsafe { libc::mkfifo(c.as_ptr(), 0o600) }, 0);
+        assert_eq!(
+            load(&fifo, u64::MAX).unwrap_err().to_string(),
+            "is a FIFO (named pipe), not a regular file: not read"
+        );
+        assert_eq!(
+            load(Path::new("/dev/zero"), u64::MAX).unwrap_err(),
+            LoadError::NotRegular("a character device")
+        );
+        assert_eq!(
+            load(dir.path(), u64::MAX).unwrap_err(),
+            LoadError::Directory
+        );
+    }
+}

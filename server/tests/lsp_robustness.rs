@@ -1,0 +1,382 @@
+//! Defects found by attacking the server (issue 8), each reproduced through the in-process
+//! service: the editor's text and the server's must not diverge, a document that starts badly
+//! recovers, `$/` requests are answered, and a panicking handler leaves the server answering.
+
+mod lsp_common;
+
+use lsp_common::*;
+use serde_json::{Value, json};
+use tower::{Service, ServiceExt};
+use tower_lsp_server::jsonrpc::Request;
+
+/// A two-record Claude Code transcript (one turn), each record on its own line.
+fn turn(n: usize, prompt: &str) -> String {
+    let u = json!({"type":"user","uuid":format!("u{n}"),"parentUuid":null,"sessionId":"s",
+        "timestamp":"2026-01-01T00:00:00Z","message":{"role":"user","content":prompt}});
+    let a = json!({"type":"assistant","uuid":format!("a{n}"),"parentUuid":format!("u{n}"),
+        "sessionId":"s","timestamp":"2026-01-01T00:00:05Z",
+        "message":{"role":"assistant","model":"m","content":[{"type":"text","text":"ok"}],
+                   "stop_reason":"end_turn"}});
+    format!("{u}\n{a}\n")
+}
+
+/// The server's text of a raw document.
+fn server_text(c: &TestClient, uri: &str) -> String {
+    let st = c.service.shared().store.lock().unwrap();
+    st.raw.get(uri).expect("open").1.text().to_string()
+}
+
+fn symbol_names(v: &Value) -> Vec<String> {
+    v.as_array()
+        .map(|a| {
+            a.iter()
+                .map(|s| s["name"].as_str().unwrap_or("").to_string())
+                .collect()
+        })
+        .unwrap_or_default()
+}
+
+/// Defect 1: a raw U+2028 (written unescaped by Node's `JSON.stringify`) is line content, not a
+/// line break; an incremental edit on a later line lands where the editor put it.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn incremental_edit_after_raw_line_separator() {
+    let (mut c, _) = TestClient::start(client_caps(false), json!({"roots": []})).await;
+    let uri = "file:///tmp/sep.jsonl";
+    let text = "{\"a\":\"x\u{2028}y\u{2029}z\u{85}w\rv\u{b}\u{c}\"}\n{\"b\":1}\n";
+    c.open(uri, text).await;
+    c.notify(
+        "textDocument/didChange",
+        json!({"textDocument": {"uri": uri, "version": 2},
+               "contentChanges": [
+                   {"range": {"start": {"line": 1, "character": 1}, "end": {"line": 1, "character": 4}},
+                    "text": "\"c\""},
+                   {"range": {"start": {"line": 2, "character": 0}, "end": {"line": 2, "character": 0}},
+                    "text": "{\"d\":2}\n"}]}),
+    )
+    .await;
+    assert_eq!(
+        server_text(&c, uri),
+        "{\"a\":\"x\u{2028}y\u{2029}z\u{85}w\rv\u{b}\u{c}\"}\n{\"c\":1}\n{\"d\":2}\n"
+    );
+    c.shutdown().await;
+}
+
+/// Defect 2: a document whose first line is not a record is not "not a transcript" forever:
+/// once records are appended it reads as a fresh server reads the same text.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn first_line_not_a_record_recovers_after_append() {
+    for first in ["garbage", "{}", "[1]", "\u{feff}"] {
+        let (mut c, _) = TestClient::start(client_caps(false), json!({"roots": []})).await;
+        let uri = "file:///tmp/late.jsonl";
+        let start = format!("{first}\n");
+        c.open(uri, &start).await;
+        let before = c
+            .request(
+                "textDocument/documentSymbol",
+                json!({"textDocument": {"uri": uri}}),
+            )
+            .await
+            .unwrap();
+        assert!(symbol_names(&before).is_empty(), "{first:?}: {before}");
+        c.notify(
+            "textDocument/didChange",
+            json!({"textDocument": {"uri": uri, "version": 2},
+                   "contentChanges": [{"range": {"start": {"line": 1, "character": 0},
+                                                 "end": {"line": 1, "character": 0}},
+                                       "text": turn(1, "first question")}]}),
+        )
+        .await;
+        let after = c
+            .request(
+                "textDocument/documentSymbol",
+                json!({"textDocument": {"uri": uri}}),
+            )
+            .await
+            .unwrap();
+        // A fresh server on the same text.
+        let (mut fresh, _) = TestClient::start(client_caps(false), json!({"roots": []})).await;
+        fresh.open(uri, &server_text(&c, uri)).await;
+        let expected = fresh
+            .request(
+                "textDocument/documentSymbol",
+                json!({"textDocument": {"uri": uri}}),
+            )
+            .await
+            .unwrap();
+        assert_eq!(after, expected, "{first:?}");
+        assert!(
+            symbol_names(&after).contains(&"Turn 1: first question".to_string()),
+            "{first:?}: {after}"
+        );
+        c.shutdown().await;
+        fresh.shutdown().await;
+    }
+}
+
+/// Defect 6: a request whose method starts with `$/` is answered with MethodNotFound (LSP
+/// 3.17 "$ Notifications and Requests"); a `$/` notification stays unanswered.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn dollar_requests_get_method_not_found() {
+    let (mut c, _) = TestClient::start(client_caps(false), json!({"roots": []})).await;
+    let req = Request::build("$/unknownThing")
+        .id(77)
+        .params(json!({}))
+        .finish();
+    let resp = tokio::time::timeout(
+        std::time::Duration::from_secs(5),
+        c.service.ready().await.unwrap().call(req),
+    )
+    .await
+    .expect("answered in time")
+    .expect("service call")
+    .expect("a response");
+    let (id, body) = resp.into_parts();
+    assert_eq!(id, tower_lsp_server::jsonrpc::Id::Number(77));
+    assert_eq!(body.unwrap_err().code.code(), -32601);
+    c.notify("$/unknownNotification", json!({})).await;
+    // The server still answers.
+    c.open("file:///tmp/d.jsonl", &turn(1, "q")).await;
+    let syms = c
+        .request(
+            "textDocument/documentSymbol",
+            json!({"textDocument": {"uri": "file:///tmp/d.jsonl"}}),
+        )
+        .await
+        .unwrap();
+    assert_eq!(symbol_names(&syms), vec!["Turn 1: q"]);
+    c.shutdown().await;
+}
+
+/// Defect 12: past the cap, one more diagnostic says how many problems were left out.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn diagnostics_cap_ends_with_a_marker() {
+    let (mut c, _) = TestClient::start(client_caps(false), json!({"roots": []})).await;
+    let uri = "file:///tmp/many.jsonl";
+    let mut text = turn(1, "q");
+    for _ in 0..1500 {
+        text.push_str("not json\n");
+    }
+    c.open(uri, &text).await;
+    let d = c.diagnostics(uri, 1).await;
+    let shown = show_diagnostics(&d);
+    assert_eq!(shown.len(), 1001);
+    assert_eq!(
+        shown[1000],
+        "L1003:1-L1003:2 information truncated: 500 more problems from line 1003 on are not shown (at most 1000 are published per document)"
+    );
+    assert!(
+        shown[999].starts_with("L1002:1-L1002:2 warning invalid-line"),
+        "{}",
+        shown[999]
+    );
+    c.shutdown().await;
+}
+
+/// Defect 9: bidi overrides and zero-width characters never reach a title, a symbol name or
+/// the view as themselves: they are shown as `<U+202E>` escapes.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn invisible_controls_are_escaped_in_titles_symbols_and_view() {
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("spoof.jsonl");
+    let prompt = "review \u{202E}txt.exe\u{202C} and \u{2066}x\u{2069}\u{200B}\u{FEFF}";
+    std::fs::write(&path, turn(1, prompt)).unwrap();
+    let (mut c, _) = TestClient::start(client_caps(false), json!({"roots": []})).await;
+    let uri = c.open_file(&path).await;
+    let syms = c
+        .request(
+            "textDocument/documentSymbol",
+            json!({"textDocument": {"uri": uri}}),
+        )
+        .await
+        .unwrap();
+    let expected = "Turn 1: review <U+202E>txt.exe<U+202C> and <U+2066>x<U+2069><U+200B><U+FEFF>";
+    assert_eq!(symbol_names(&syms), vec![expected]);
+    let view = c.open_view(&view_uri(&path, None)).await;
+    let bad = |s: &str| {
+        s.chars()
+            .any(|c| matches!(c, '\u{202A}'..='\u{202E}' | '\u{2066}'..='\u{2069}' | '\u{200B}'..='\u{200D}' | '\u{FEFF}'))
+    };
+    assert!(!bad(&view), "{view}");
+    assert!(view.contains("review <U+202E>txt.exe<U+202C>"), "{view}");
+    c.shutdown().await;
+}
+
+/// Defect 4: a view of a FIFO is refused at once (it used to be never answered, and the
+/// blocked read kept the process alive after `exit`).
+#[cfg(unix)]
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn view_of_a_fifo_is_refused() {
+    let dir = tempfile::tempdir().unwrap();
+    let fifo = dir.path().join("pipe.jsonl");
+    assert!(
+        std::process::Command::new("mkfifo")
+            .arg(&fifo)
+            .status()
+            .unwrap()
+            .success()
+    );
+    let (mut c, _) = TestClient::start(client_caps(false), json!({"roots": []})).await;
+    let r = tokio::time::timeout(
+        std::time::Duration::from_secs(10),
+        c.request(
+            "workspace/textDocumentContent",
+            json!({"uri": view_uri(&fifo, None)}),
+        ),
+    )
+    .await
+    .expect("answered");
+    let (_, msg) = r.unwrap_err();
+    assert!(
+        msg.contains("is a FIFO (named pipe), not a regular file"),
+        "{msg}"
+    );
+    c.shutdown().await;
+}
+
+/// Defect 8: the watcher and the index agree: a symlinked directory under a root is not
+/// followed (its files never reach workspace symbols, even when they change), while a new
+/// file in a real subdirectory is indexed.
+#[cfg(unix)]
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn symlinked_directories_are_neither_indexed_nor_watched() {
+    let root = tempfile::tempdir().unwrap();
+    let outside = tempfile::tempdir().unwrap();
+    let root_path = std::fs::canonicalize(root.path()).unwrap();
+    std::fs::create_dir(root_path.join("real")).unwrap();
+    std::fs::write(root_path.join("real/a.jsonl"), turn(1, "inside alpha")).unwrap();
+    std::fs::write(outside.path().join("b.jsonl"), turn(1, "outside beta")).unwrap();
+    std::os::unix::fs::symlink(outside.path(), root_path.join("link")).unwrap();
+    let (mut c, _) = TestClient::start(
+        client_caps(false),
+        json!({"roots": [root_path.to_str().unwrap()]}),
+    )
+    .await;
+    let names = |v: Value| -> Vec<String> {
+        v.as_array()
+            .unwrap()
+            .iter()
+            .map(|s| s["name"].as_str().unwrap().to_string())
+            .collect()
+    };
+    c.wait_for(std::time::Duration::from_secs(20), |s| {
+        s.method == "$/progress" && s.params["value"]["kind"] == "end"
+    })
+    .await
+    .expect("index built");
+    let all = names(
+        c.request("workspace/symbol", json!({"query": ""}))
+            .await
+            .unwrap(),
+    );
+    assert_eq!(all, vec!["Turn 1: inside alpha"]);
+    // Change the file behind the symlink, and add a file in the real directory.
+    std::fs::write(
+        outside.path().join("b.jsonl"),
+        turn(1, "outside beta") + &turn(2, "outside gamma"),
+    )
+    .unwrap();
+    std::fs::write(root_path.join("real/c.jsonl"), turn(1, "inside delta")).unwrap();
+    let deadline = std::time::Instant::now() + std::time::Duration::from_secs(20);
+    let all = loop {
+        let all = names(
+            c.request("workspace/symbol", json!({"query": ""}))
+                .await
+                .unwrap(),
+        );
+        if all.len() >= 2 || std::time::Instant::now() > deadline {
+            break all;
+        }
+        tokio::time::sleep(std::time::Duration::from_millis(100)).await;
+    };
+    // Give a wrongly followed symlink time to show up too.
+    tokio::time::sleep(std::time::Duration::from_millis(1500)).await;
+    let again = names(
+        c.request("workspace/symbol", json!({"query": ""}))
+            .await
+            .unwrap(),
+    );
+    assert_eq!(all, vec!["Turn 1: inside alpha", "Turn 1: inside delta"]);
+    assert_eq!(again, all);
+    c.shutdown().await;
+}
+
+async fn folds(c: &mut TestClient, uri: &str) -> Value {
+    c.request(
+        "textDocument/foldingRange",
+        json!({"textDocument": {"uri": uri}}),
+    )
+    .await
+    .unwrap()
+}
+
+/// Panic isolation (issue 8): a handler that panics, in its future or on the blocking pool, is
+/// answered with an InternalError naming the request, the panic is logged, and the server and
+/// the document go on answering as before (also after an edit). `transcript/debugPanic`
+/// exists in debug builds only.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_panicking_request_leaves_the_server_and_document_intact() {
+    let (mut c, _) = TestClient::start(client_caps(false), json!({"roots": []})).await;
+    let uri = "file:///tmp/panic.jsonl";
+    c.open(uri, &turn(1, "before")).await;
+    let before = folds(&mut c, uri).await;
+    let syms_before = c
+        .request(
+            "textDocument/documentSymbol",
+            json!({"textDocument": {"uri": uri}}),
+        )
+        .await
+        .unwrap();
+    for at in ["inline", "blocking"] {
+        let err = c
+            .request("transcript/debugPanic", json!({"uri": uri, "where": at}))
+            .await
+            .unwrap_err();
+        assert_eq!(err.0, -32603, "{at}: {err:?}");
+        assert!(
+            err.1.starts_with(
+                "request transcript/debugPanic failed: internal error (deliberate panic"
+            ),
+            "{at}: {err:?}"
+        );
+        let log = c
+            .wait_for(std::time::Duration::from_secs(5), |s| {
+                s.method == "window/logMessage"
+                    && s.params["message"].as_str().is_some_and(|m| {
+                        m.starts_with("request transcript/debugPanic panicked: deliberate panic")
+                    })
+            })
+            .await;
+        assert!(
+            log.is_some(),
+            "{at}: the panic is logged with the request's name"
+        );
+        c.clear_sent();
+        assert_eq!(folds(&mut c, uri).await, before, "{at}");
+        let syms = c
+            .request(
+                "textDocument/documentSymbol",
+                json!({"textDocument": {"uri": uri}}),
+            )
+            .await
+            .unwrap();
+        assert_eq!(syms, syms_before, "{at}");
+    }
+    // Edits still apply and are seen.
+    c.notify(
+        "textDocument/didChange",
+        json!({"textDocument": {"uri": uri, "version": 2},
+               "contentChanges": [{"range": {"start": {"line": 2, "character": 0},
+                                             "end": {"line": 2, "character": 0}},
+                                   "text": turn(2, "after")}]}),
+    )
+    .await;
+    let syms = c
+        .request(
+            "textDocument/documentSymbol",
+            json!({"textDocument": {"uri": uri}}),
+        )
+        .await
+        .unwrap();
+    assert_eq!(symbol_names(&syms), vec!["Turn 1: before", "Turn 2: after"]);
+    c.shutdown().await;
+}

@@ -1,0 +1,229 @@
+//! The built binary over stdio under attack (issue 8): malformed JSON-RPC messages are
+//! answered and skipped (defect 3), the server exits when its client process dies (defect 7),
+//! and a FIFO never keeps it alive (defect 4).
+
+use std::io::{BufRead, BufReader, Read, Write};
+use std::process::{Child, ChildStdin, ChildStdout, Command, Stdio};
+use std::time::{Duration, Instant};
+
+use serde_json::{Value, json};
+
+fn spawn() -> (Child, ChildStdin, BufReader<ChildStdout>) {
+    let mut child = Command::new(env!("CARGO_BIN_EXE_transcript-ls"))
+        .arg("--stdio")
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::null())
+        .spawn()
+        .expect("start the server");
+    let stdin = child.stdin.take().unwrap();
+    let out = BufReader::new(child.stdout.take().unwrap());
+    (child, stdin, out)
+}
+
+fn send_raw(stdin: &mut ChildStdin, body: &[u8]) {
+    write!(stdin, "Content-Length: {}\r\n\r\n", body.len()).unwrap();
+    stdin.write_all(body).unwrap();
+    stdin.flush().unwrap();
+}
+
+fn send(stdin: &mut ChildStdin, msg: Value) {
+    send_raw(stdin, msg.to_string().as_bytes());
+}
+
+fn recv(out: &mut BufReader<ChildStdout>) -> Value {
+    let mut len = 0usize;
+    loop {
+        let mut line = String::new();
+        assert!(
+            out.read_line(&mut line).unwrap() > 0,
+            "server closed stdout"
+        );
+        let line = line.trim_end();
+        if line.is_empty() {
+            break;
+        }
+        if let Some(v) = line.strip_prefix("Content-Length: ") {
+            len = v.parse().unwrap();
+        }
+    }
+    let mut buf = vec![0; len];
+    out.read_exact(&mut buf).unwrap();
+    serde_json::from_slice(&buf).unwrap()
+}
+
+/// The next response (server -> client requests are answered, notifications skipped).
+fn response(stdin: &mut ChildStdin, out: &mut BufReader<ChildStdout>) -> Value {
+    loop {
+        let m = recv(out);
+        if m.get("method").is_some() {
+            if let Some(id) = m.get("id") {
+                send(stdin, json!({"jsonrpc": "2.0", "id": id, "result": null}));
+            }
+            continue;
+        }
+        return m;
+    }
+}
+
+fn wait_exit(child: &mut Child, within: Duration) -> Option<i32> {
+    let t0 = Instant::now();
+    loop {
+        if let Some(s) = child.try_wait().unwrap() {
+            return s.code();
+        }
+        if t0.elapsed() > within {
+            let _ = child.kill();
+            let _ = child.wait();
+            return None;
+        }
+        std::thread::sleep(Duration::from_millis(20));
+    }
+}
+
+fn initialize(stdin: &mut ChildStdin, out: &mut BufReader<ChildStdout>, pid: Value) {
+    send(
+        stdin,
+        json!({"jsonrpc": "2.0", "id": 1, "method": "initialize",
+               "params": {"processId": pid, "rootUri": null, "capabilities": {},
+                          "initializationOptions": {"roots": []}}}),
+    );
+    let r = response(stdin, out);
+    assert_eq!(r["id"], 1);
+    send(
+        stdin,
+        json!({"jsonrpc": "2.0", "method": "initialized", "params": {}}),
+    );
+}
+
+/// Defect 3: each malformed message gets its error response and the session goes on.
+#[test]
+fn malformed_messages_are_answered_and_skipped() {
+    let (mut child, mut stdin, mut out) = spawn();
+    initialize(&mut stdin, &mut out, Value::Null);
+    let bad: Vec<(&[u8], Value, i64)> = vec![
+        (b"{not json", Value::Null, -32700),
+        (
+            br#"{"jsonrpc":"1.0","id":5,"method":"shutdown"}"#,
+            json!(5),
+            -32600,
+        ),
+        (
+            br#"[{"jsonrpc":"2.0","id":6,"method":"shutdown"}]"#,
+            Value::Null,
+            -32600,
+        ),
+        (
+            br#"{"jsonrpc":"2.0","id":7,"method":"shutdown"} trailing"#,
+            Value::Null,
+            -32700,
+        ),
+        (b"\xff\xfe", Value::Null, -32700),
+    ];
+    for (body, id, code) in &bad {
+        send_raw(&mut stdin, body);
+        let r = response(&mut stdin, &mut out);
+        assert_eq!(
+            (&r["id"], r["error"]["code"].as_i64()),
+            (id, Some(*code)),
+            "{}: {r}",
+            String::from_utf8_lossy(body)
+        );
+    }
+    // Bytes that are not a message at all, and a header block without Content-Length.
+    stdin.write_all(b"garbage between messages\r\n").unwrap();
+    stdin
+        .write_all(b"Content-Type: text/plain\r\n\r\n")
+        .unwrap();
+    stdin.flush().unwrap();
+    for _ in 0..2 {
+        let r = response(&mut stdin, &mut out);
+        assert_eq!(
+            (&r["id"], r["error"]["code"].as_i64()),
+            (&Value::Null, Some(-32700)),
+            "{r}"
+        );
+    }
+    // Still serving.
+    send(
+        &mut stdin,
+        json!({"jsonrpc": "2.0", "id": 9, "method": "workspace/symbol", "params": {"query": ""}}),
+    );
+    let r = response(&mut stdin, &mut out);
+    assert_eq!(
+        (r["id"].clone(), r["result"].clone()),
+        (json!(9), json!([])),
+        "{r}"
+    );
+    send(
+        &mut stdin,
+        json!({"jsonrpc": "2.0", "id": 10, "method": "shutdown"}),
+    );
+    assert_eq!(response(&mut stdin, &mut out)["id"], 10);
+    send(&mut stdin, json!({"jsonrpc": "2.0", "method": "exit"}));
+    assert_eq!(wait_exit(&mut child, Duration::from_secs(10)), Some(0));
+}
+
+/// Defect 7: when the process named by `processId` dies, the server exits (exit code 1)
+/// although its stdin stays open.
+#[cfg(unix)]
+#[test]
+fn exits_when_the_client_process_dies() {
+    let mut client = Command::new("sleep").arg("600").spawn().unwrap();
+    let (mut child, mut stdin, mut out) = spawn();
+    initialize(&mut stdin, &mut out, json!(client.id()));
+    std::thread::sleep(Duration::from_millis(700));
+    assert!(
+        child.try_wait().unwrap().is_none(),
+        "alive while its client is"
+    );
+    client.kill().unwrap();
+    client.wait().unwrap();
+    assert_eq!(wait_exit(&mut child, Duration::from_secs(10)), Some(1));
+    drop(stdin);
+}
+
+/// Defect 4: a view of a FIFO is refused, and `shutdown` + `exit` still end the process; so
+/// does closing stdin (exit code 1: no shutdown).
+#[cfg(unix)]
+#[test]
+fn a_fifo_never_keeps_the_server_alive() {
+    let dir = tempfile::tempdir().unwrap();
+    let fifo = dir.path().join("pipe.jsonl");
+    assert!(
+        Command::new("mkfifo")
+            .arg(&fifo)
+            .status()
+            .unwrap()
+            .success()
+    );
+    let uri = format!("transcript://{}", fifo.display());
+    for close_stdin in [false, true] {
+        let (mut child, mut stdin, mut out) = spawn();
+        initialize(&mut stdin, &mut out, Value::Null);
+        send(
+            &mut stdin,
+            json!({"jsonrpc": "2.0", "id": 2, "method": "workspace/textDocumentContent",
+                   "params": {"uri": uri}}),
+        );
+        let r = response(&mut stdin, &mut out);
+        assert!(
+            r["error"]["message"]
+                .as_str()
+                .is_some_and(|m| m.contains("is a FIFO (named pipe), not a regular file")),
+            "{r}"
+        );
+        if close_stdin {
+            drop(stdin);
+            assert_eq!(wait_exit(&mut child, Duration::from_secs(10)), Some(1));
+        } else {
+            send(
+                &mut stdin,
+                json!({"jsonrpc": "2.0", "id": 3, "method": "shutdown"}),
+            );
+            assert_eq!(response(&mut stdin, &mut out)["id"], 3);
+            send(&mut stdin, json!({"jsonrpc": "2.0", "method": "exit"}));
+            assert_eq!(wait_exit(&mut child, Duration::from_secs(10)), Some(0));
+        }
+    }
+}
