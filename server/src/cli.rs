@@ -15,9 +15,7 @@ use std::ffi::OsString;
 use std::io::Write;
 use std::path::{Path, PathBuf};
 
-use serde::Serialize;
-
-use crate::analysis::{self, Analysis, Throughput, TurnKind, TurnState};
+use crate::analysis::{self, Analysis, TurnKind};
 use crate::formats;
 use crate::ide::symbols::{self, Symbol};
 use crate::model::{Role, Transcript};
@@ -37,6 +35,8 @@ Usage:
 
 Options:
   --verbose            render: show work runs, thinking, tool calls and records too
+  --color[=WHEN]       render: colour the output: auto (default: on a terminal, unless
+                       NO_COLOR is set), always, never
   --json               stats: one JSON object per file, one per line
   --time-zone ZONE     IANA zone for finish times (default: the system zone; TZ is respected)
   --no-final-marker    ignore [[OMNISCIO_FINAL]] / [[AMC_FINAL]] final-answer markers
@@ -45,6 +45,8 @@ Options:
   --growing            read the file as still being written (a torn last line is pending,
                        a last turn without completion evidence is in flight)
                        Default: finished when last modified more than 2 minutes ago.
+
+FILE may be - for standard input (read to its end; finished unless --growing).
 
 Exit status: 0 ok, 1 a file could not be read as a transcript, 2 usage error.
 ";
@@ -109,6 +111,8 @@ struct Args {
     verbose: bool,
     json: bool,
     time_zone: Option<String>,
+    /// `--color`: `auto` (default), `always`, `never`.
+    color: String,
     final_marker: bool,
     /// `Some(true)` `--complete`, `Some(false)` `--growing`, `None`: from the file's age.
     complete: Option<bool>,
@@ -123,6 +127,7 @@ fn parse(args: Vec<OsString>) -> Result<Option<Args>, Failure> {
     let mut time_zone = None;
     let mut final_marker = true;
     let mut complete = None;
+    let mut color = "auto".to_string();
     let mut only_files = false;
     while let Some(arg) = it.next() {
         let s = arg.to_string_lossy().into_owned();
@@ -152,6 +157,15 @@ fn parse(args: Vec<OsString>) -> Result<Option<Args>, Failure> {
             "--no-final-marker" => final_marker = false,
             "--complete" => complete = Some(true),
             "--growing" => complete = Some(false),
+            "--color" | "--colour" => {
+                let v = inline.unwrap_or_else(|| "always".to_string());
+                if !matches!(v.as_str(), "auto" | "always" | "never") {
+                    return Err(usage_error(format!(
+                        "--color takes auto, always or never, not '{v}'"
+                    )));
+                }
+                color = v;
+            }
             "--time-zone" | "--timezone" | "--tz" => {
                 let v = match inline {
                     Some(v) => v,
@@ -197,6 +211,7 @@ fn parse(args: Vec<OsString>) -> Result<Option<Args>, Failure> {
         verbose,
         json,
         time_zone,
+        color,
         final_marker,
         complete,
     }))
@@ -250,7 +265,16 @@ fn run_inner(
                     },
                     &options.gate_phases,
                 );
-                out.write_all(v.text.as_bytes())
+                let color = view::ansi::wants_color(
+                    &args.color,
+                    std::io::IsTerminal::is_terminal(&std::io::stdout()),
+                    std::env::var("NO_COLOR").ok().as_deref(),
+                );
+                if color {
+                    out.write_all(view::ansi::colored(&v).as_bytes())
+                } else {
+                    out.write_all(v.text.as_bytes())
+                }
             }
             Command::Stats if args.json => {
                 let s = stats(path, &loaded);
@@ -281,16 +305,18 @@ pub struct Loaded {
 }
 
 /// How long a file must have been left alone to be read as finished when neither
-/// `--complete` nor `--growing` is given.
-pub const SETTLED_AFTER: std::time::Duration = std::time::Duration::from_secs(120);
+/// `--complete` nor `--growing` is given (the rule shared with the server).
+pub use crate::source::age::SETTLED_AFTER;
 
 /// Reads a transcript file and analyses it. `complete`: `Some(true)` reads it as finished (a
 /// torn last line is an invalid line; a last turn without completion evidence is not in
 /// flight), `Some(false)` as still being written (the torn line stays pending, FORMATS.md §4
-/// item 2, case 03), `None` decides from the file's age ([`SETTLED_AFTER`]). Errors are
-/// one-line reasons: `no such file`, `is a directory, not a transcript file`, `is a FIFO
-/// (named pipe), not a regular file: not read`, `not a transcript: 3 lines of JSON with no Claude
-/// Code, Codex, Pi or Copilot CLI records`. An empty (or whitespace-only) file is an empty
+/// item 2, case 03), `None` decides from the file's age ([`SETTLED_AFTER`]). The path `-`
+/// reads standard input to its end (finished unless `Some(false)`). Errors are one-line
+/// reasons: `no such file`, `is a directory, not a transcript file`, `is a FIFO (named pipe),
+/// not a regular file: not read`, `not a transcript: 3 lines of JSON with no Claude Code,
+/// Codex, Pi or Copilot CLI records`. Invalid UTF-8 is replaced, with one warning per line
+/// (the one policy of `source::load`). An empty (or whitespace-only) file is an empty
 /// transcript, not an
 /// error (case 03).
 pub fn load(
@@ -298,19 +324,32 @@ pub fn load(
     options: &analysis::Options,
     complete: Option<bool>,
 ) -> Result<Loaded, String> {
-    // The one loader: regular files only, lossy UTF-8 with a warning per bad line.
-    let loaded = crate::source::load::load(path, crate::source::load::MAX_FILE_BYTES)
-        .map_err(|e| e.to_string())?;
-    let meta = &loaded.metadata;
-    let complete = complete.unwrap_or_else(|| {
-        meta.modified()
-            .ok()
-            .and_then(|m| m.elapsed().ok())
-            .is_some_and(|age| age >= SETTLED_AFTER)
-    });
-    // A zstd-compressed rollout (`.jsonl.zst`) is an archive: read as finished.
-    let complete = complete || loaded.compressed;
-    let source = loaded.text;
+    let (complete, loaded) = if path == Path::new("-") {
+        // Standard input (`render -`, issue 11): read to its end, so finished by default;
+        // decoded with the same lossy policy as files.
+        let mut bytes = Vec::new();
+        std::io::Read::read_to_end(&mut std::io::stdin().lock(), &mut bytes)
+            .map_err(|e| format!("reading standard input: {e}"))?;
+        let compressed = crate::source::zstd::is_zstd(&bytes);
+        if compressed {
+            bytes = crate::source::zstd::decompress(&bytes)?;
+        }
+        let (text, invalid) = crate::source::load::decode(&bytes);
+        (complete.unwrap_or(true) || compressed, (text, invalid))
+    } else {
+        // The one loader: regular files only, lossy UTF-8 with a warning per bad line.
+        let loaded = crate::source::load::load(path, crate::source::load::MAX_FILE_BYTES)
+            .map_err(|e| e.to_string())?;
+        let complete = complete.unwrap_or_else(|| {
+            loaded
+                .metadata
+                .modified()
+                .is_ok_and(|m| crate::source::age::settled_at(m, std::time::SystemTime::now()))
+        });
+        // A zstd-compressed rollout (`.jsonl.zst`) is an archive: read as finished.
+        (complete || loaded.compressed, (loaded.text, loaded.invalid))
+    };
+    let (source, invalid) = loaded;
     let transcript = if complete {
         let mut reader = formats::Reader::new();
         reader.feed(&source);
@@ -322,7 +361,7 @@ pub fn load(
     let mut transcript = transcript;
     transcript
         .problems
-        .extend(loaded.invalid.iter().map(|b| b.problem()));
+        .extend(invalid.iter().map(|b| b.problem()));
     transcript.problems.sort_by_key(|p| p.line);
     if transcript.format() == crate::model::Format::Unknown && !source.trim().is_empty() {
         return Err(format!("not a transcript: {}", unknown_reason(&transcript)));
@@ -439,257 +478,14 @@ fn write_symbol(
 
 // ---- stats -----------------------------------------------------------------------------
 
-/// `stats --json` for one file. Keys are stable (more may be added). Lines are 1-based.
-#[derive(Debug, Serialize)]
-pub struct Stats {
-    pub file: String,
-    /// `claude-code` | `codex` | `pi` | `copilot-cli` | `unknown`.
-    pub format: &'static str,
-    /// Physical lines of the file.
-    pub lines: usize,
-    /// Lines holding a valid JSON record.
-    pub records: usize,
-    /// 1-based lines that are not valid JSON (a pending tail is not one of them).
-    pub invalid_lines: Vec<usize>,
-    /// True when the last line has no final newline and is not valid JSON yet.
-    pub pending_tail: bool,
-    /// Turns opened by a prompt or a wake-up (the preamble is not counted).
-    pub turns: usize,
-    /// Model responses in the file (main thread and sidechains).
-    pub steps: usize,
-    /// tool_use blocks in the file (main thread and sidechains; not on abandoned branches).
-    pub tool_calls: usize,
-    /// Turns with a final answer.
-    pub final_answers: usize,
-    /// Turns that ended with no answer (seed 000).
-    pub replyless_turns: usize,
-    pub gates: usize,
-    pub compactions: usize,
-    pub subagent_calls: usize,
-    /// Tokens, each model response counted once (cases 10, 13); the format's own session
-    /// totals when it records them (Copilot CLI), see `usage_by_model`.
-    pub usage: UsageStats,
-    /// The session's usage per model as the format records it (Copilot CLI
-    /// `session.shutdown.modelMetrics`); absent when it does not.
-    #[serde(skip_serializing_if = "Vec::is_empty")]
-    pub usage_by_model: Vec<ModelUsageStats>,
-    /// Branches the session left (Pi): kept, never counted in the figures above.
-    #[serde(skip_serializing_if = "Vec::is_empty")]
-    pub abandoned_branches: Vec<BranchStats>,
-    /// Tokens of advisor models consulted inside responses (Claude Code `usage.iterations`
-    /// of type `advisor_message`), never part of `usage`.
-    pub advisor_usage: UsageStats,
-    /// The session's cost in USD as the agent recorded it (Claude Code `cost-state`; Pi: the
-    /// sum of its per-response costs, abandoned branches excluded), else null. Not derived
-    /// from tokens.
-    pub cost_usd: Option<f64>,
-    /// The session's API time in ms as the agent recorded it (`cost-state`), else null.
-    pub api_duration_ms: Option<u64>,
-    pub turn_list: Vec<TurnStats>,
-}
+pub use crate::ide::stats::{
+    BranchStats, GateStats, ModelUsageStats, Stats, TokPerS, TurnStats, UsageStats,
+};
 
-#[derive(Debug, Serialize)]
-pub struct ModelUsageStats {
-    pub model: String,
-    pub requests: Option<u64>,
-    pub usage: UsageStats,
-}
-
-#[derive(Debug, Serialize)]
-pub struct BranchStats {
-    /// 1-based lines.
-    pub start_line: usize,
-    pub end_line: usize,
-    pub entries: usize,
-    pub responses: usize,
-    /// First line of its prompt, empty without one.
-    pub prompt: String,
-    pub output_tokens: u64,
-}
-
-#[derive(Debug, Serialize)]
-pub struct UsageStats {
-    pub input: u64,
-    pub output: u64,
-    pub cache_creation: u64,
-    pub cache_read: u64,
-}
-
-#[derive(Debug, Serialize)]
-pub struct TurnStats {
-    pub n: usize,
-    /// `prompt` | `wake` | `preamble`.
-    pub kind: &'static str,
-    /// First line of the prompt, at most 80 chars; the wake label; empty for the preamble.
-    pub prompt: String,
-    pub start_line: usize,
-    pub end_line: usize,
-    /// Main-thread model responses.
-    pub steps: usize,
-    /// Main-thread tool calls.
-    pub tool_calls: u32,
-    /// Agent prose outside the final answer (seed 000).
-    pub comments: u32,
-    pub final_answer: bool,
-    /// `complete` | `in-flight` | `replyless`.
-    pub state: &'static str,
-    pub duration_ms: Option<u64>,
-    pub tok_per_s: Option<TokPerS>,
-    /// Local 12-hour clock of the last step (`07:28 am`).
-    pub finished_at: Option<String>,
-    pub gates: Vec<GateStats>,
-}
-
-#[derive(Debug, Serialize)]
-pub struct TokPerS {
-    /// Tokens per second, rounded to 0.1.
-    pub value: f64,
-    /// `measured` | `estimate`.
-    pub kind: &'static str,
-}
-
-#[derive(Debug, Serialize)]
-pub struct GateStats {
-    pub phase: String,
-    /// `done` | `needs-you` | `tagged` | `blocked`.
-    pub verdict: &'static str,
-}
-
-/// The figures of one loaded file.
+/// The figures of one loaded file (`stats --json`; the server's `transcript/stats` answers
+/// the same, `crate::ide::stats`).
 pub fn stats(path: &Path, l: &Loaded) -> Stats {
-    let t = &l.transcript;
-    let a = &l.analysis;
-    let tool_calls = t
-        .entries
-        .iter()
-        .filter(|e| !e.abandoned)
-        .flat_map(|e| &e.blocks)
-        .filter(|b| matches!(b.kind, crate::model::BlockKind::ToolUse(_)))
-        .count();
-    let turn_list = a
-        .turns
-        .iter()
-        .map(|turn| TurnStats {
-            n: turn.n,
-            kind: turn.kind.as_str(),
-            prompt: text::one_line(&turn.title, 80),
-            start_line: turn.start_line + 1,
-            end_line: turn.end_line + 1,
-            steps: turn.steps.len(),
-            tool_calls: turn.tool_calls,
-            comments: turn.comments,
-            final_answer: turn.final_answer.is_some(),
-            state: match turn.state {
-                TurnState::Complete => "complete",
-                TurnState::InFlight => "in-flight",
-                TurnState::Replyless => "replyless",
-            },
-            duration_ms: turn.duration.map(|d| d.ms),
-            tok_per_s: match &turn.throughput {
-                Throughput::Measured { tok_per_s, .. } => Some(TokPerS {
-                    value: round1(*tok_per_s),
-                    kind: "measured",
-                }),
-                Throughput::Estimate { tok_per_s, .. } => Some(TokPerS {
-                    value: round1(*tok_per_s),
-                    kind: "estimate",
-                }),
-                Throughput::None { .. } => None,
-            },
-            finished_at: turn.finished_at.clone(),
-            gates: turn
-                .gates
-                .iter()
-                .filter_map(|&g| a.gates.get(g))
-                .map(|g| GateStats {
-                    phase: g.phase_name.clone(),
-                    verdict: g.verdict.as_str(),
-                })
-                .collect(),
-        })
-        .collect();
-    Stats {
-        file: path.display().to_string(),
-        format: t.format().as_str(),
-        lines: t.line_count,
-        records: t
-            .entries
-            .iter()
-            .filter(|e| e.role != Role::Unparsed)
-            .count(),
-        invalid_lines: t
-            .entries
-            .iter()
-            .filter(|e| e.role == Role::Unparsed)
-            .map(|e| e.line + 1)
-            .collect(),
-        pending_tail: t.pending_tail.is_some(),
-        turns: a.turn_count,
-        steps: a.steps.len(),
-        tool_calls,
-        final_answers: a.turns.iter().filter(|t| t.final_answer.is_some()).count(),
-        replyless_turns: a
-            .turns
-            .iter()
-            .filter(|t| t.kind != TurnKind::Preamble && t.state == TurnState::Replyless)
-            .count(),
-        gates: a.gates.len(),
-        compactions: a.compactions.len(),
-        subagent_calls: a.subagent_calls.len(),
-        usage: UsageStats {
-            input: a.usage.input,
-            output: a.usage.output,
-            cache_creation: a.usage.cache_creation,
-            cache_read: a.usage.cache_read,
-        },
-        usage_by_model: t
-            .meta
-            .recorded_usage
-            .iter()
-            .map(|m| ModelUsageStats {
-                model: m.model.clone(),
-                requests: m.requests,
-                usage: UsageStats {
-                    input: m.usage.input,
-                    output: m.usage.output,
-                    cache_creation: m.usage.cache_creation,
-                    cache_read: m.usage.cache_read,
-                },
-            })
-            .collect(),
-        abandoned_branches: a
-            .branches
-            .iter()
-            .map(|b| BranchStats {
-                start_line: b.start_line + 1,
-                end_line: b.end_line + 1,
-                entries: b.entries.len(),
-                responses: b.responses,
-                prompt: b.title.clone(),
-                output_tokens: b.usage.output,
-            })
-            .collect(),
-        advisor_usage: UsageStats {
-            input: a.advisor_usage.input,
-            output: a.advisor_usage.output,
-            cache_creation: a.advisor_usage.cache_creation,
-            cache_read: a.advisor_usage.cache_read,
-        },
-        cost_usd: t
-            .meta
-            .cost_usd
-            .or(a.cost_usd.map(|c| (c * 1e6).round() / 1e6)),
-        api_duration_ms: t.meta.api_duration_ms,
-        turn_list,
-    }
-}
-
-fn round1(x: f64) -> f64 {
-    if x.is_finite() {
-        (x * 10.0).round() / 10.0
-    } else {
-        0.0
-    }
+    crate::ide::stats::stats(path.display().to_string(), &l.transcript, &l.analysis)
 }
 
 fn write_stats(out: &mut dyn Write, s: &Stats) -> std::io::Result<()> {

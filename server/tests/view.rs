@@ -684,6 +684,10 @@ fn view_snapshots() {
         root.join("fixtures/rules/inline-sidechains.jsonl"),
         root.join("fixtures/rules/codex-rollout.jsonl"),
         root.join("fixtures/rules/invalid-json-middle.jsonl"),
+        // Edits as diffs (issue 11): applied, rejected and failed Claude Code edits; Codex
+        // patches (custom_tool_call and function_call, applied and failed).
+        root.join("fixtures/rules/edits.jsonl"),
+        root.join("fixtures/rules/codex-apply-patch.jsonl"),
         shared().join("cases/06-images-in-prompt-and-tool-result.jsonl"),
         shared().join("cases/07-queued-prompt-typed-while-working.jsonl"),
         shared().join("cases/08-steering-record-shapes.jsonl"),

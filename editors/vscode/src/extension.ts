@@ -24,7 +24,7 @@ export const VIEW_SCHEME = 'transcript';
 /** Language given to view documents (so no JSON tooling runs on them). */
 export const VIEW_LANGUAGE = 'transcript-view';
 /** Server settings, section `transcript` (PROTOCOL.md, Settings). */
-const SERVER_KEYS = ['verbose', 'finalMarker', 'roots', 'indexCache', 'timeZone', 'gatePhases', 'semanticTokens'] as const;
+const SERVER_KEYS = ['verbose', 'finalMarker', 'roots', 'indexCache', 'timeZone', 'gatePhases', 'semanticTokens', 'fileState'] as const;
 /** Settings read only when the server starts. */
 const RESTART_KEYS = ['transcript-ls.path', 'transcript.semanticTokens'];
 
@@ -474,7 +474,7 @@ async function showSessionFiles(arg?: vscode.Uri): Promise<void> {
 
 // ---- status bar ----------------------------------------------------------------------------
 
-/** `$(comment-discussion) 9 turns · 6.7k tokens` for the active transcript. */
+/** `$(comment-discussion) 9 turns · 6.7k out` for the active transcript (`transcript/stats`). */
 class StatusItem implements vscode.Disposable {
   private readonly item = vscode.window.createStatusBarItem('transcript-ls.status', vscode.StatusBarAlignment.Left, 50);
   private readonly subs: vscode.Disposable[] = [];
@@ -541,7 +541,7 @@ function isTranscriptDocument(doc: vscode.TextDocument): boolean {
   return doc.uri.scheme === VIEW_SCHEME || (doc.uri.scheme === 'file' && (doc.languageId === 'jsonl' || doc.uri.path.endsWith('.jsonl')));
 }
 
-/** `1234` -> `1.2k`, `2500000` -> `2.5M`. */
+/** `1234` -> `1.2k`, `2500000` -> `2.5M` (as the view's header writes token counts). */
 export function compact(n: number): string {
   if (n < 1000) {
     return String(n);
@@ -552,55 +552,64 @@ export function compact(n: number): string {
   return `${(n / 1_000_000).toFixed(1)}M`;
 }
 
-/** Output tokens in a usage hint label (`… · out 660`, `out 1.2k`); undefined for `out ?`. */
-export function outputTokens(label: string): { n: number; exact: boolean } | undefined {
-  const m = /(?:^|· )out (\d+(?:\.\d+)?)(k|M)?$/.exec(label.trim());
-  if (!m) {
-    return undefined;
-  }
-  const scale = m[2] === 'k' ? 1e3 : m[2] === 'M' ? 1e6 : 1;
-  return { n: Math.round(parseFloat(m[1]) * scale), exact: scale === 1 };
+/** The part of `transcript/stats`'s reply the status bar shows (server/PROTOCOL.md). */
+export interface TranscriptStats {
+  turns: number;
+  steps: number;
+  tool_calls: number;
+  usage: { input: number; output: number; cache_creation: number; cache_read: number; output_placeholder_steps?: number };
+  turn_list?: { state: string }[];
 }
 
-/** Turns from the outline; output tokens from the per-response usage hints of the raw file
- * (each model response once, as the server de-duplicates them). */
+/** Status bar text and tooltip from the exact totals of `transcript/stats`:
+ * `$(comment-discussion) 9 turns · 6.7k out` (`· working` while the last turn is in flight). */
+export function statusFromStats(st: TranscriptStats): { text: string; tooltip: string } | undefined {
+  if (!st || st.turns === 0) {
+    return undefined;
+  }
+  const n = (x: number) => x.toLocaleString('en-US');
+  const turns = `${st.turns} turn${st.turns === 1 ? '' : 's'}`;
+  const inFlight = st.turn_list?.[st.turn_list.length - 1]?.state === 'in-flight';
+  // Responses that logged only a streaming placeholder count: the output is a lower bound.
+  const placeholders = st.usage.output_placeholder_steps ?? 0;
+  const atLeast = placeholders > 0 ? '≥' : '';
+  let text = `$(comment-discussion) ${turns}`;
+  if (st.usage.output > 0) {
+    text += ` · ${atLeast}${compact(st.usage.output)} out`;
+  }
+  if (inFlight) {
+    text += ' · working';
+  }
+  const tooltip = [
+    `${turns} · ${n(st.steps)} model responses · ${n(st.tool_calls)} tool calls`,
+    `${atLeast}${n(st.usage.output)} output tokens · ${n(st.usage.input)} input · ${n(st.usage.cache_read)} cache read · ${n(st.usage.cache_creation)} cache write`,
+    '(each model response counted once; the figures of `transcript-ls stats`)',
+  ];
+  if (placeholders > 0) {
+    tooltip.push(`${placeholders} response(s) logged only a streaming placeholder output count: the true output is higher.`);
+  }
+  if (inFlight) {
+    tooltip.push('The last turn is still in flight.');
+  }
+  return { text, tooltip: tooltip.join('\n') };
+}
+
+/** The exact totals of the transcript behind `doc` (server request `transcript/stats`); from a
+ * server without that request, the turn count of the outline. */
 async function statusText(c: LanguageClient, doc: vscode.TextDocument): Promise<{ text: string; tooltip: string } | undefined> {
+  try {
+    const st = await c.sendRequest<TranscriptStats>('transcript/stats', { uri: c.code2ProtocolConverter.asUri(doc.uri) });
+    return statusFromStats(st);
+  } catch (e: any) {
+    if (e?.code !== -32601) {
+      throw e; // not "method not found": a real error (e.g. not a transcript)
+    }
+  }
   const symbols = (await vscode.commands.executeCommand<vscode.DocumentSymbol[]>('vscode.executeDocumentSymbolProvider', doc.uri)) ?? [];
   const turns = symbols.filter((s) => /^Turn \d+/.test(s.name)).length;
   if (turns === 0) {
     return undefined;
   }
-  let text = `$(comment-discussion) ${turns} turn${turns === 1 ? '' : 's'}`;
-  let tooltip = `${turns} turn${turns === 1 ? '' : 's'} (from the outline)`;
-  if (doc.uri.scheme === 'file') {
-    const end = doc.lineAt(doc.lineCount - 1).range.end;
-    const hints = (await vscode.commands.executeCommand<vscode.InlayHint[]>('vscode.executeInlayHintProvider', doc.uri, new vscode.Range(0, 0, end.line, end.character))) ?? [];
-    let total = 0;
-    let exact = true;
-    let unknown = 0;
-    for (const h of hints) {
-      const label = typeof h.label === 'string' ? h.label : h.label.map((p) => p.value).join('');
-      if (label.startsWith('turn ') || label.startsWith('▸ Turn ')) {
-        continue;
-      }
-      if (/(?:^|· )out \?$/.test(label.trim())) {
-        unknown++;
-        continue;
-      }
-      const o = outputTokens(label);
-      if (o) {
-        total += o.n;
-        exact = exact && o.exact;
-      }
-    }
-    if (total > 0 || unknown > 0) {
-      text += ` · ${exact ? '' : '≈'}${compact(total)} tokens out`;
-      tooltip += `\n${exact ? '' : '≈'}${total} output tokens over the model responses (from the usage hints)`;
-      if (unknown > 0) {
-        text += '+';
-        tooltip += `\n${unknown} response(s) with no final output count (streaming placeholders)`;
-      }
-    }
-  }
-  return { text, tooltip };
+  const t = `${turns} turn${turns === 1 ? '' : 's'}`;
+  return { text: `$(comment-discussion) ${t}`, tooltip: `${t} (from the outline; this server has no transcript/stats)` };
 }

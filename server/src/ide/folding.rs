@@ -79,8 +79,8 @@ pub fn inherited_label(inh: &crate::analysis::Inherited) -> String {
     )
 }
 
-/// Folds of the raw `.jsonl` document, sorted by start line (outer before inner on the same
-/// line), without duplicates or single-line ranges.
+/// Folds of the raw `.jsonl` document, sorted by start line, one per start line (the outer
+/// one), without single-line ranges.
 pub fn raw_folds(transcript: &Transcript, analysis: &Analysis) -> Vec<Fold> {
     let entries = &transcript.entries;
     let line_of = |e: usize| entries.get(e).map(|x| x.line);
@@ -186,8 +186,11 @@ pub fn view_folds(view: &View) -> Vec<Fold> {
     normalize(out)
 }
 
-/// Sorts by `(start asc, end desc, rank)`, drops single-line ranges and exact duplicates
-/// (keeping the outer kind).
+/// Sorts by `(start asc, end desc, rank)`, drops single-line ranges and keeps one fold per
+/// start line: the outermost (the longest; on equal spans the outer kind). Editors show one
+/// collapsed text per start line (Neovim's `vim.lsp.foldtext()` takes the last range's, VS
+/// Code keeps the first range), so an inner fold sharing its first line with an outer one would
+/// put its label on the outer fold: a turn's activity labelled `Worked · 1 step` (issue 11).
 fn normalize(mut folds: Vec<Fold>) -> Vec<Fold> {
     folds.retain(|f| f.start_line < f.end_line);
     folds.sort_by(|a, b| {
@@ -196,7 +199,7 @@ fn normalize(mut folds: Vec<Fold>) -> Vec<Fold> {
             .then(b.end_line.cmp(&a.end_line))
             .then(a.kind.rank().cmp(&b.kind.rank()))
     });
-    folds.dedup_by(|b, a| a.start_line == b.start_line && a.end_line == b.end_line);
+    folds.dedup_by(|b, a| a.start_line == b.start_line);
     folds
 }
 
@@ -228,9 +231,10 @@ mod tests {
     }
 
     #[test]
-    fn normalize_orders_outer_first_and_drops_duplicates() {
+    fn normalize_orders_outer_first_and_keeps_one_fold_per_start_line() {
         let got = normalize(vec![
             fold(3, 5, FoldKind::WorkRun),
+            fold(1, 4, FoldKind::WorkRun),
             fold(1, 9, FoldKind::Activity),
             fold(0, 9, FoldKind::Turn),
             fold(1, 9, FoldKind::WorkRun),

@@ -23,6 +23,7 @@ use crate::ide::session_files::{self, SessionFiles};
 use crate::ide::view_index::ViewIndex;
 use crate::model::{Format, Transcript};
 use crate::source::LineIndex;
+use crate::source::age::FileState;
 use crate::source::load::{self, InvalidUtf8};
 use crate::source::position::{self as sp, Encoding};
 use crate::view::{self, View};
@@ -388,6 +389,9 @@ impl Source {
         if let Some(s) = &b.snapshot
             && s.generation == generation
             && s.settings == settings.stamp
+            // A file read as still being written may have settled since (file-age rule).
+            && (s.options.file_complete
+                || !settings.file_state.is_complete(self.path.as_deref()))
         {
             return s.clone();
         }
@@ -433,6 +437,20 @@ pub struct SettingsStamp {
     pub stamp: u64,
     pub options: analysis::Options,
     pub verbose: bool,
+    /// How to decide whether the file is finished (`options.file_complete` is set per build
+    /// from it).
+    pub file_state: FileState,
+}
+
+impl SettingsStamp {
+    /// The analysis options for the file at `path` now: the settings' options with
+    /// `file_complete` decided by the file-age rule (`crate::source::age`, issue 11).
+    pub fn options_for(&self, path: Option<&Path>) -> analysis::Options {
+        analysis::Options {
+            file_complete: self.file_state.is_complete(path),
+            ..self.options.clone()
+        }
+    }
 }
 
 /// Everything derived from one version of a source.
@@ -594,9 +612,10 @@ fn build(
             .extend(invalid.iter().map(InvalidUtf8::problem));
         transcript.problems.sort_by_key(|p| p.line);
     }
+    let options = stamp.options_for(path.as_deref());
     let analysis = match transcript.format() {
         Format::Unknown => Analysis::default(),
-        _ => analysis::analyze(&transcript, &text, &stamp.options),
+        _ => analysis::analyze(&transcript, &text, &options),
     };
     let lookup = Lookup::new(&transcript, &analysis);
     let lines = LineIndex::new(&text);
@@ -610,7 +629,7 @@ fn build(
         transcript,
         analysis,
         lookup,
-        options: stamp.options.clone(),
+        options,
         build_ms: t0.elapsed().as_secs_f64() * 1000.0,
         views: Mutex::new([None, None]),
         files: OnceLock::new(),

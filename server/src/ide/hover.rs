@@ -130,8 +130,52 @@ pub fn entry_hover(
     {
         out.push_str("---\n\n");
         out.push_str(&turn_tooltip(t, analysis.turn_count, time_zone));
+        out.push_str(&turn_model_and_session(transcript, analysis, t));
     }
     Some(out)
+}
+
+/// For a turn opener's hover: the model and effort the turn's first response ran with (Codex
+/// `turn_context` / `thread_settings_applied`, Claude Code `effort`), and the session's cost
+/// and API time as the agent recorded them (`cost-state`), each line only when known.
+fn turn_model_and_session(
+    transcript: &Transcript,
+    analysis: &Analysis,
+    turn: &crate::analysis::Turn,
+) -> String {
+    let mut s = String::new();
+    let step = turn
+        .steps
+        .iter()
+        .filter_map(|&i| analysis.steps.get(i))
+        .filter_map(|st| st.entries.first())
+        .filter_map(|&e| transcript.entries.get(e)?.step.as_ref())
+        .find(|info| info.model.is_some() || info.effort.is_some());
+    if let Some(info) = step {
+        let mut parts = Vec::new();
+        if let Some(m) = &info.model {
+            parts.push(m.to_string());
+        }
+        if let Some(e) = &info.effort {
+            parts.push(format!("effort {e}"));
+        }
+        s.push_str(&format!("- **Model**: {}\n", parts.join(" · ")));
+    }
+    let m = &transcript.meta;
+    if m.cost_usd.is_some() || m.api_duration_ms.is_some() {
+        let mut parts = Vec::new();
+        if let Some(c) = m.cost_usd {
+            parts.push(format!("cost ${c:.4}"));
+        }
+        if let Some(ms) = m.api_duration_ms {
+            parts.push(format!("API time {}", crate::view::text::fmt_duration(ms)));
+        }
+        s.push_str(&format!(
+            "- **Session** (as the agent recorded it): {}\n",
+            parts.join(" · ")
+        ));
+    }
+    s
 }
 
 fn role_name(role: &Role) -> &'static str {
@@ -376,6 +420,23 @@ fn cap_text_more(s: &str, cap: usize, extra: usize) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn opener_hover_gives_model_effort_and_session_cost() {
+        let src = include_str!("../../../fixtures/rules/claude-2-1-2xx-records.jsonl");
+        let t = crate::formats::read(src);
+        let a = crate::analysis::analyze(&t, src, &Default::default());
+        let lookup = Lookup::new(&t, &a);
+        let h = entry_hover(&t, &a, &lookup, src, 2, None, Some("UTC")).unwrap();
+        assert!(
+            h.contains("- **Model**: claude-opus-4-7 · effort xhigh\n"),
+            "{h}"
+        );
+        assert!(
+            h.contains("- **Session** (as the agent recorded it): cost $0.0456 · API time 9s\n"),
+            "{h}"
+        );
+    }
 
     #[test]
     fn caps_and_fences() {

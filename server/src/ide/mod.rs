@@ -11,6 +11,7 @@ pub mod lookup;
 pub mod navigation;
 pub mod semantic_tokens;
 pub mod session_files;
+pub mod stats;
 pub mod symbols;
 pub mod view_index;
 pub mod workspace_symbols;

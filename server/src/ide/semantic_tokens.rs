@@ -25,11 +25,15 @@ pub enum TokenType {
     ToolError,
     Gate,
     Meta,
+    /// An added line of an edit's diff (view only; issue 11).
+    DiffAdded,
+    /// A removed line of an edit's diff (view only).
+    DiffRemoved,
 }
 
 impl TokenType {
     /// All types in legend order.
-    pub const ALL: [TokenType; 8] = [
+    pub const ALL: [TokenType; 10] = [
         TokenType::Prompt,
         TokenType::FinalAnswer,
         TokenType::Narration,
@@ -38,6 +42,8 @@ impl TokenType {
         TokenType::ToolError,
         TokenType::Gate,
         TokenType::Meta,
+        TokenType::DiffAdded,
+        TokenType::DiffRemoved,
     ];
 
     /// The custom legend name (PROTOCOL.md).
@@ -51,6 +57,8 @@ impl TokenType {
             TokenType::ToolError => "toolError",
             TokenType::Gate => "gate",
             TokenType::Meta => "meta",
+            TokenType::DiffAdded => "diffAdded",
+            TokenType::DiffRemoved => "diffRemoved",
         }
     }
 
@@ -308,6 +316,8 @@ pub fn span_type(kind: SpanKind) -> TokenType {
         SpanKind::ToolError => TokenType::ToolError,
         SpanKind::Gate => TokenType::Gate,
         SpanKind::Meta => TokenType::Meta,
+        SpanKind::DiffAdded => TokenType::DiffAdded,
+        SpanKind::DiffRemoved => TokenType::DiffRemoved,
     }
 }
 
@@ -353,9 +363,12 @@ mod tests {
                 "toolName",
                 "toolError",
                 "gate",
-                "meta"
+                "meta",
+                "diffAdded",
+                "diffRemoved"
             ]
         );
         assert_eq!(TokenType::Meta.index(), 7);
+        assert_eq!(TokenType::DiffRemoved.index(), 9);
     }
 }

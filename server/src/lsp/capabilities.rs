@@ -159,8 +159,9 @@ pub fn legend(choice: TokenLegend) -> SemanticTokensLegend {
 
 /// Maps a token to `(type index, modifier bits)` in the chosen legend. In the standard legend:
 /// prompt -> keyword, finalAnswer -> string, narration / meta -> comment, thinking -> comment +
-/// documentation, toolName -> function, toolError -> regexp, gate -> macro; incomplete ->
-/// deprecated, inFlight -> modification, sidechain -> readonly.
+/// documentation, toolName -> function, toolError -> regexp, gate -> macro, diffAdded ->
+/// string + modification, diffRemoved -> comment + deprecated (struck through where clients
+/// style deprecated); incomplete -> deprecated, inFlight -> modification, sidechain -> readonly.
 pub fn encode_type(choice: TokenLegend, ty: TokenType, mods: u32) -> (u32, u32) {
     match choice {
         TokenLegend::Custom => (ty.index(), mods),
@@ -172,10 +173,15 @@ pub fn encode_type(choice: TokenLegend, ty: TokenType, mods: u32) -> (u32, u32) 
                 TokenType::ToolName => 3,
                 TokenType::ToolError => 4,
                 TokenType::Gate => 5,
+                TokenType::DiffAdded => 1,
+                TokenType::DiffRemoved => 2,
             };
             let mut m = mods & 0b111;
-            if ty == TokenType::Thinking {
-                m |= 0b1000;
+            match ty {
+                TokenType::Thinking => m |= 0b1000,
+                TokenType::DiffAdded => m |= 0b10,
+                TokenType::DiffRemoved => m |= 0b1,
+                _ => {}
             }
             (t, m)
         }

@@ -7,6 +7,7 @@ use std::path::PathBuf;
 use serde_json::Value;
 
 use crate::analysis::{self, Phase};
+use crate::source::age::FileState;
 
 /// Which semantic token legend to advertise.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
@@ -21,7 +22,7 @@ pub enum TokenLegend {
 
 /// The keys of the `transcript` settings object, as PROTOCOL.md, the VS Code extension's
 /// `package.json` and the Neovim plugin name them (tests keep the four in step).
-pub const SETTING_KEYS: [&str; 7] = [
+pub const SETTING_KEYS: [&str; 8] = [
     "verbose",
     "finalMarker",
     "roots",
@@ -29,6 +30,7 @@ pub const SETTING_KEYS: [&str; 7] = [
     "timeZone",
     "gatePhases",
     "semanticTokens",
+    "fileState",
 ];
 
 /// The server's settings.
@@ -49,6 +51,8 @@ pub struct Settings {
     pub index_cache: bool,
     /// Legend choice (read at `initialize` only: a legend cannot change afterwards).
     pub semantic_tokens: TokenLegend,
+    /// Whether a file is read as finished: by its age (default), always, or never (issue 11).
+    pub file_state: FileState,
 }
 
 impl Default for Settings {
@@ -61,6 +65,7 @@ impl Default for Settings {
             time_zone: None,
             gate_phases: analysis::default_phases(),
             semantic_tokens: TokenLegend::Custom,
+            file_state: FileState::Auto,
         }
     }
 }
@@ -157,6 +162,15 @@ impl Settings {
                 "gatePhases" => match parse_phases(v) {
                     Ok(p) => self.gate_phases = p,
                     Err(e) => problems.push(format!("`gatePhases`: {e}")),
+                },
+                "fileState" => match v {
+                    Value::Null => self.file_state = FileState::Auto,
+                    _ => match v.as_str().and_then(FileState::parse) {
+                        Some(f) => self.file_state = f,
+                        None => problems.push(format!(
+                            "`fileState` must be \"auto\", \"complete\" or \"growing\", got {v}"
+                        )),
+                    },
                 },
                 "semanticTokens" => match v.as_str() {
                     Some("custom") => self.semantic_tokens = TokenLegend::Custom,

@@ -18,15 +18,18 @@ pub const TEXT_DOCUMENT_CONTENT: &str = "workspace/textDocumentContent";
 pub const VIRTUAL_DOCUMENT: &str = "transcript/virtualDocument";
 /// `transcript/sessions` (client -> server): `SessionsParams` -> `SessionsResult` (issue 7).
 pub const SESSIONS: &str = "transcript/sessions";
+/// `transcript/stats` (client -> server): `StatsParams` -> `ide::stats::Stats`.
+pub const STATS: &str = "transcript/stats";
 /// `transcript/debugPanic` (client -> server, debug builds only): panics on purpose.
 pub const DEBUG_PANIC: &str = "transcript/debugPanic";
 
 /// Every method of the custom protocol, both directions (PROTOCOL.md documents each; a test
 /// keeps the two in step).
-pub const CUSTOM_METHODS: [&str; 7] = [
+pub const CUSTOM_METHODS: [&str; 8] = [
     TEXT_DOCUMENT_CONTENT,
     VIRTUAL_DOCUMENT,
     SESSIONS,
+    STATS,
     <TextDocumentContentRefresh as Request>::METHOD,
     <DidChangeVirtualDocument as Notification>::METHOD,
     <DidChangeFile as Notification>::METHOD,

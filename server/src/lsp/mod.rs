@@ -13,6 +13,7 @@ pub mod dispatch;
 pub mod handlers;
 pub mod parent;
 pub mod server;
+pub mod stats;
 pub mod transport;
 pub mod watcher;
 
@@ -98,7 +99,8 @@ pub fn build_service() -> (TranscriptService, ClientSocket) {
             Backend::text_document_content,
         )
         .custom_method(custom::VIRTUAL_DOCUMENT, Backend::virtual_document)
-        .custom_method(custom::SESSIONS, Backend::sessions);
+        .custom_method(custom::SESSIONS, Backend::sessions)
+        .custom_method(custom::STATS, Backend::transcript_stats);
     // Debug builds only: a request that panics on purpose (the panic-isolation tests).
     #[cfg(debug_assertions)]
     let builder = builder.custom_method(custom::DEBUG_PANIC, Backend::debug_panic);

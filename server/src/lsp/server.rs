@@ -201,6 +201,7 @@ impl Shared {
             stamp: self.settings_stamp.load(Ordering::SeqCst),
             options: s.analysis_options(),
             verbose: s.verbose,
+            file_state: s.file_state,
         }
     }
 
@@ -385,7 +386,9 @@ impl Ctx {
     }
 }
 
-/// Parses a `transcript:` URI into its view key (`verbose` defaults to the setting).
+/// Parses a `transcript:` URI into its view key (`verbose` defaults to the setting). The query
+/// may be percent-encoded as a whole (`?verbose%3D1`, as VS Code sends it) or plain
+/// (`?verbose=1`, as [`view_uri`] writes it).
 pub fn view_key(uri: &Uri, default_verbose: bool) -> Result<ViewKey> {
     let mut path = uri.path().decode().to_string_lossy().into_owned();
     let mut verbose = default_verbose;
@@ -1335,6 +1338,13 @@ mod tests {
         let plain: Uri = "transcript:///x/y.jsonl".parse().unwrap();
         assert!(!view_key(&plain, false).unwrap().verbose);
         assert!(view_key(&plain, true).unwrap().verbose);
+        // VS Code percent-encodes the query's `=` and `&` (issue 11, defect 1).
+        let encoded: Uri = "transcript:///x/y.jsonl?verbose%3D1".parse().unwrap();
+        assert!(view_key(&encoded, false).unwrap().verbose);
+        let encoded: Uri = "transcript:///x/y.jsonl?a%3Db%26verbose%3D0"
+            .parse()
+            .unwrap();
+        assert!(!view_key(&encoded, true).unwrap().verbose);
         let rel: Uri = "transcript:relative.jsonl".parse().unwrap();
         assert!(view_key(&rel, false).is_err());
         // Titled form: the tab shows the title, the query names the file.

@@ -11,7 +11,7 @@ use std::collections::{HashMap, HashSet};
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
 use std::sync::atomic::{AtomicBool, Ordering};
-use std::time::Duration;
+use std::time::{Duration, SystemTime};
 
 use notify::{EventKind, RecursiveMode, Watcher};
 use tower_lsp_server::ls_types::request::WorkDoneProgressCreate;
@@ -24,6 +24,7 @@ use crate::lsp::custom::{
     DidChangeFile, DidChangeVirtualDocument, TextDocumentContentRefresh, UriParams,
 };
 use crate::lsp::server::Shared;
+use crate::source::age;
 
 /// Minimum interval between two refresh batches.
 pub const REFRESH_EVERY: Duration = Duration::from_millis(200);
@@ -71,6 +72,10 @@ struct State {
     changed_raw: HashSet<PathBuf>,
     refresh_all: bool,
     reindex: HashSet<PathBuf>,
+    /// Followed files read as still being written -> when they will count as finished if
+    /// nobody writes to them (file-age rule, `crate::source::age`): then their documents and
+    /// views are refreshed, so a finished session's last answer shows (issue 11).
+    settling: HashMap<PathBuf, SystemTime>,
 }
 
 impl State {
@@ -80,6 +85,7 @@ impl State {
         if *n > 1 {
             return;
         }
+        self.track_settling(&path);
         let Some(dir) = path.parent().map(Path::to_path_buf) else {
             return;
         };
@@ -96,6 +102,40 @@ impl State {
         }
     }
 
+    /// Remembers when a followed file that is not settled yet will settle.
+    fn track_settling(&mut self, path: &Path) {
+        if !age::is_settled(path)
+            && let Some(at) = age::settles_at(path)
+        {
+            self.settling.insert(path.to_path_buf(), at);
+        }
+    }
+
+    /// Marks the followed files that settled since the last tick as changed.
+    fn settle_due(&mut self) {
+        if self.settling.is_empty() {
+            return;
+        }
+        let now = SystemTime::now();
+        let due: Vec<PathBuf> = self
+            .settling
+            .iter()
+            .filter(|(_, at)| **at <= now)
+            .map(|(p, _)| p.clone())
+            .collect();
+        for p in due {
+            self.settling.remove(&p);
+            if !self.files.contains_key(&p) {
+                continue;
+            }
+            if age::is_settled(&p) {
+                self.dirty.insert(p);
+            } else {
+                self.track_settling(&p); // written again meanwhile
+            }
+        }
+    }
+
     fn unwatch_file(&mut self, path: &Path) {
         let Some(n) = self.files.get_mut(path) else {
             return;
@@ -105,6 +145,7 @@ impl State {
             return;
         }
         self.files.remove(path);
+        self.settling.remove(path);
         let Some(dir) = path.parent() else {
             return;
         };
@@ -200,6 +241,7 @@ async fn run(shared: Arc<Shared>, mut rx: tokio::sync::mpsc::UnboundedReceiver<E
         changed_raw: HashSet::new(),
         refresh_all: false,
         reindex: HashSet::new(),
+        settling: HashMap::new(),
     };
     let roots = shared
         .settings
@@ -218,7 +260,10 @@ async fn run(shared: Arc<Shared>, mut rx: tokio::sync::mpsc::UnboundedReceiver<E
                 let Some(ev) = ev else { break };
                 handle(&shared, &mut st, ev).await;
             }
-            _ = tick.tick() => flush(&shared, &mut st, &in_flight),
+            _ = tick.tick() => {
+                st.settle_due();
+                flush(&shared, &mut st, &in_flight)
+            }
             _ = shutdown.changed() => break,
         }
     }
@@ -283,12 +328,14 @@ async fn on_file_changed(shared: &Arc<Shared>, st: &mut State, path: &Path) {
     if raw_open {
         st.changed_raw.insert(path.to_path_buf());
     }
+    st.track_settling(path);
     let Some(source) = source else {
         return;
     };
     let change = tokio::task::spawn_blocking(move || source.refresh_disk())
         .await
         .unwrap_or(DiskChange::Unchanged);
+
     match change {
         DiskChange::Unchanged => {}
         DiskChange::Appended(_) => {

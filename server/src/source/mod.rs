@@ -2,9 +2,11 @@
 //! ([`lines::LineIndex`], incremental on append), byte offsets <-> UTF-8 / UTF-16 positions
 //! ([`position`]), and JSON string literals: decoding and decoded <-> raw offset mapping
 //! ([`json_string`]); the one loader of files ([`load`]: regular files only, lossy UTF-8 with
-//! a warning per line). Everything here works in byte offsets into one text and knows nothing
+//! a warning per line); and the file-age rule that tells a finished file from one still being
+//! written ([`age`]). Everything here works in byte offsets into one text and knows nothing
 //! of formats or editors.
 
+pub mod age;
 pub mod json_string;
 pub mod lines;
 pub mod load;

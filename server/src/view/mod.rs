@@ -10,6 +10,8 @@
 //! the regions and spans that editor features need on the view are produced here, in view
 //! line / byte terms.
 
+pub mod ansi;
+pub mod diff;
 mod render;
 pub mod text;
 
@@ -101,6 +103,10 @@ pub enum SpanKind {
     ToolError,
     Gate,
     Meta,
+    /// A line a file edit adds (`+…` under an edit tool call, issue 11).
+    DiffAdded,
+    /// A line a file edit removes (`-…`).
+    DiffRemoved,
 }
 
 /// A highlighted span of one view line.

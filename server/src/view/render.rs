@@ -31,7 +31,8 @@ use super::text::{
     one_line, wrap_long,
 };
 use super::{
-    Anchor, AnchorKind, Origin, Region, RegionKind, SpanKind, View, ViewLine, ViewOptions, ViewSpan,
+    Anchor, AnchorKind, Origin, Region, RegionKind, SpanKind, View, ViewLine, ViewOptions,
+    ViewSpan, diff,
 };
 use crate::analysis::{Analysis, Phase, RunKind, Turn, TurnKind, TurnState, default_phases};
 use crate::model::{Block, BlockKind, Entry, Role, Span, Str, ToolResult, Transcript};
@@ -53,6 +54,8 @@ const LONG_PROMPT_LINES: usize = 20;
 const OUTPUT_PREVIEW_LINES: usize = 8;
 const OUTPUT_PREVIEW_CHARS: usize = 300;
 const OUTPUT_PREVIEW_RAW_BYTES: usize = 3 * 1024;
+/// Diff lines shown under a file-editing tool call (verbose) before `… N more lines`.
+const MAX_DIFF_LINES: usize = 40;
 /// Full text of a thought under its one-line form (verbose).
 const THOUGHT_LINES: usize = 60;
 const THOUGHT_BYTES: usize = 8 * 1024;
@@ -1285,7 +1288,13 @@ impl<'a> Renderer<'a> {
                     line = line.raw("  ").add(&summary, None);
                 }
                 line = line.raw("  → ");
+                let edit = self.edit_of(u);
                 let result_text = match res {
+                    // The diff below says what changed (not `The file … has been updated…`).
+                    Some(r) if !r.is_error && edit.is_some() => {
+                        let d = edit.as_ref().map_or(String::new(), |d| d.counts());
+                        format!("applied · {d}")
+                    }
                     Some(r) => result_summary(r),
                     None if turn.state == TurnState::InFlight => "(running)".to_string(),
                     None => "(no result)".to_string(),
@@ -1299,7 +1308,11 @@ impl<'a> Renderer<'a> {
                     },
                 );
                 let l = self.emit(line, origin);
-                if let (Some((re, rb)), Some(r)) = (result, res) {
+                let diffed = edit.is_some();
+                if let Some(d) = edit {
+                    self.edit_diff(l, e, b, u, &d, res, turn.state, indent);
+                }
+                if let (Some((re, rb)), Some(r), false) = (result, res, diffed) {
                     self.output_preview(l, re, rb, r, indent);
                 }
                 if let Some(&c) = self.sub_by_use.get(&(e, b)) {
@@ -1308,14 +1321,43 @@ impl<'a> Renderer<'a> {
             }
             BlockKind::Thinking { text, encrypted } => {
                 let s = self.decode(text);
-                let (one, cut) = if *encrypted && s.trim().is_empty() {
-                    ("(encrypted reasoning)".to_string(), false)
+                // The header shows the thought's first line; the lines under it (folded) the
+                // rest, or the whole thought when the first line did not fit: each part of
+                // the thought shows once (issue 11).
+                let (one, body) = if *encrypted && s.trim().is_empty() {
+                    ("(encrypted reasoning)".to_string(), None)
                 } else if s.trim().is_empty() {
-                    ("(thinking not stored)".to_string(), false)
+                    ("(thinking not stored)".to_string(), None)
                 } else {
-                    let one = one_line(&s, ONE_LINE_CHARS);
-                    let cut = one.ends_with('…') && one_line(&s, ONE_LINE_CHARS + 1) != one;
-                    (one, cut)
+                    let all = s.trim_matches(|c| c == '\n' || c == '\r');
+                    let whole = one_line(all, ONE_LINE_CHARS);
+                    let fits =
+                        !(whole.ends_with('…') && one_line(all, ONE_LINE_CHARS + 1) != whole);
+                    let (first, rest) = if fits {
+                        // A short thought is one line (seed 003), however many lines it has.
+                        (whole.as_str(), "")
+                    } else {
+                        all.split_once('\n').unwrap_or((all, ""))
+                    };
+                    let first = first.trim();
+                    let rest = rest.trim_start_matches(['\n', '\r']);
+                    if first.chars().count() > ONE_LINE_CHARS {
+                        // Cut at a space near the limit; the body continues from there.
+                        let at = char_index(first, ONE_LINE_CHARS - 1);
+                        let cut = first[..at]
+                            .rfind(' ')
+                            .filter(|&sp| first[sp..at].chars().count() < 30)
+                            .unwrap_or(at);
+                        let mut body = format!("…{}", first[cut..].trim_start());
+                        if !rest.trim().is_empty() {
+                            body.push('\n');
+                            body.push_str(rest);
+                        }
+                        (format!("{}…", first[..cut].trim_end()), Some(body))
+                    } else {
+                        let body = (!rest.trim().is_empty()).then(|| rest.to_string());
+                        (first.to_string(), body)
+                    }
                 };
                 let l = self.emit(
                     Line::new()
@@ -1324,11 +1366,11 @@ impl<'a> Renderer<'a> {
                         .add(&one, Some(SpanKind::Thinking)),
                     origin.clone(),
                 );
-                // The whole thought, folded under its one line (seed 003, PR #46).
-                if cut {
+                // The rest of the thought, folded under its first line (seed 003, PR #46).
+                if let Some(body) = body {
                     let prefix = format!("{indent}    ");
                     if let Some((_, last)) = self.emit_text(
-                        &s,
+                        &body,
                         &prefix,
                         SpanKind::Thinking,
                         &origin,
@@ -1379,6 +1421,121 @@ impl<'a> Renderer<'a> {
         }
     }
 
+    /// The change a file-editing tool call asked for (`None` for other calls).
+    fn edit_of(&self, u: &crate::model::ToolUse) -> Option<diff::EditDiff> {
+        let raw = self.src.get(u.input.clone())?;
+        let name: &str = &u.name;
+        let editing = matches!(
+            name,
+            "Edit" | "MultiEdit" | "Write" | "NotebookEdit" | "apply_patch"
+        ) || memchr::memmem::find(raw.as_bytes(), b"*** Begin Patch").is_some();
+        if !editing {
+            return None;
+        }
+        // A string input (Codex) is recorded as the literal's raw contents: decode it.
+        let in_string = u.input.start > 0 && self.src.as_bytes()[u.input.start - 1] == b'"';
+        let input = if in_string {
+            json_string::decode(raw)
+        } else {
+            std::borrow::Cow::Borrowed(raw)
+        };
+        diff::edit_diff(name, &input)
+    }
+
+    /// The diff of a file-editing call under its line, folded (`LongToolOutput`, labelled
+    /// `diff · +3 −1`), capped at [`MAX_DIFF_LINES`] with `… N more lines` (issue 11). An edit
+    /// whose result is an error (failed, rejected) or missing is labelled so and its lines are
+    /// not coloured as added / removed.
+    #[allow(clippy::too_many_arguments)]
+    fn edit_diff(
+        &mut self,
+        call_line: usize,
+        e: usize,
+        b: usize,
+        u: &crate::model::ToolUse,
+        d: &diff::EditDiff,
+        res: Option<&ToolResult>,
+        state: TurnState,
+        indent: &str,
+    ) {
+        let origin = Origin::Entry {
+            entry: e,
+            block: Some(b),
+            span: Some(u.input.clone()),
+        };
+        let prefix = format!("{indent}    ");
+        let applied = res.is_some_and(|r| !r.is_error);
+        let status = match res {
+            Some(r) if r.is_error => {
+                let rejected = {
+                    let t = r.summary.to_ascii_lowercase();
+                    t.contains("reject") || t.contains("doesn't want to proceed")
+                };
+                Some(if rejected {
+                    "✗ not applied: rejected"
+                } else {
+                    "✗ not applied: the edit failed"
+                })
+            }
+            Some(_) => None,
+            None if state == TurnState::InFlight => Some("… proposed, no result yet"),
+            None => Some("? no result recorded: may not have been applied"),
+        };
+        let mut last = call_line;
+        if let Some(st) = status {
+            last = self.emit(
+                Line::new().raw(&prefix).add(st, Some(SpanKind::ToolError)),
+                origin.clone(),
+            );
+        }
+        for (k, dl) in d.lines.iter().enumerate() {
+            if k >= MAX_DIFF_LINES {
+                let n = (d.lines.len() - k) as u64;
+                let more = text::plural(n, "more line", "more lines");
+                last = self.emit(
+                    Line::new()
+                        .raw(&prefix)
+                        .add(&format!("… {more}"), Some(SpanKind::Meta)),
+                    origin.clone(),
+                );
+                break;
+            }
+            let c = clean(&dl.text);
+            let cut = if c.chars().count() > OUTPUT_PREVIEW_CHARS {
+                format!("{}…", &c[..char_index(&c, OUTPUT_PREVIEW_CHARS - 1)])
+            } else {
+                c.into_owned()
+            };
+            let colour = |k: SpanKind| {
+                if applied {
+                    Some(k)
+                } else {
+                    Some(SpanKind::Meta)
+                }
+            };
+            let line = Line::new().raw(&prefix);
+            let line = match dl.kind {
+                diff::DiffLineKind::File | diff::DiffLineKind::Hunk => {
+                    line.push(&cut, Some(SpanKind::Meta))
+                }
+                diff::DiffLineKind::Context => line.raw(" ").push(&cut, None),
+                diff::DiffLineKind::Added => {
+                    line.push(&format!("+{cut}"), colour(SpanKind::DiffAdded))
+                }
+                diff::DiffLineKind::Removed => {
+                    line.push(&format!("-{cut}"), colour(SpanKind::DiffRemoved))
+                }
+            };
+            last = self.emit(line, origin.clone());
+        }
+        let label = if applied {
+            format!("diff · {}", d.counts())
+        } else {
+            format!("diff, not applied · {}", d.counts())
+        };
+        self.region(RegionKind::LongToolOutput, call_line, last, label);
+    }
+
     /// The first lines of a tool result under its call, folded (`LongToolOutput`).
     fn output_preview(
         &mut self,
@@ -1391,7 +1548,18 @@ impl<'a> Renderer<'a> {
         let Some((text, raw_used)) = result_text_prefix(self.src, r) else {
             return;
         };
-        let text = trim_blank_lines(text.trim_matches(|c| c == '\n' || c == '\r'));
+        let mut text = trim_blank_lines(text.trim_matches(|c| c == '\n' || c == '\r'));
+        // The call's line already shows the first line when it fits there (`→ first line…`):
+        // the preview starts after it, so no line is shown twice (issue 11).
+        let mut skipped = 0usize;
+        if let Some((first, rest)) = text.split_once('\n') {
+            let words = |s: &str| s.split_whitespace().collect::<Vec<_>>().join(" ");
+            let shown_summary = words(r.summary.trim_end_matches('…'));
+            if !shown_summary.is_empty() && words(first) == shown_summary {
+                skipped = first.len() + 1;
+                text = trim_blank_lines(rest.trim_start_matches(['\n', '\r']));
+            }
+        }
         let mut lines: Vec<&str> = Vec::new();
         let mut it = text.split('\n');
         for l in it.by_ref() {
@@ -1403,7 +1571,7 @@ impl<'a> Renderer<'a> {
         let more_lines = lines.len() > OUTPUT_PREVIEW_LINES;
         // One line is already on the call's line (with the image placeholders).
         let non_empty = lines.iter().filter(|l| !l.trim().is_empty()).count();
-        if non_empty < 2 {
+        if non_empty < if skipped > 0 { 1 } else { 2 } {
             return;
         }
         lines.truncate(OUTPUT_PREVIEW_LINES);
@@ -1413,7 +1581,7 @@ impl<'a> Renderer<'a> {
             span: Some(r.content.clone()),
         };
         let prefix = format!("{indent}    ");
-        let mut shown = 0usize;
+        let mut shown = skipped;
         let mut last = call_line;
         for l in &lines {
             let l = l.strip_suffix('\r').unwrap_or(l);

@@ -92,10 +92,16 @@ pub fn client_caps(utf8: bool) -> Value {
 impl TestClient {
     /// Starts a server, sends `initialize` (and waits for its response: notifications sent
     /// before it are dropped by tower-lsp-server, LSP-NOTES §1.2) and `initialized`.
+    /// Fixtures are read as still being written (`fileState: "growing"`) unless the options
+    /// say otherwise: their age depends on when the repository was checked out. Tests never
+    /// write the user's session index cache (`indexCache: false`).
     pub async fn start(caps: Value, mut init_options: Value) -> (TestClient, Value) {
-        // Tests never write the user's session index cache.
-        if let Some(o) = init_options.as_object_mut() {
-            o.entry("indexCache").or_insert(json!(false));
+        if init_options.is_null() {
+            init_options = json!({});
+        }
+        if let Value::Object(m) = &mut init_options {
+            m.entry("fileState").or_insert(json!("growing"));
+            m.entry("indexCache").or_insert(json!(false));
         }
         let (service, socket) = build_service();
         let sent = Arc::new(Mutex::new(Vec::new()));
@@ -312,7 +318,7 @@ pub fn token_text(text: &str, line: u32, start: u32, len: u32, utf8: bool) -> St
     }
 }
 
-const TYPES: [&str; 8] = [
+const TYPES: [&str; 10] = [
     "prompt",
     "finalAnswer",
     "narration",
@@ -321,6 +327,8 @@ const TYPES: [&str; 8] = [
     "toolError",
     "gate",
     "meta",
+    "diffAdded",
+    "diffRemoved",
 ];
 const MODS: [&str; 3] = ["incomplete", "inFlight", "sidechain"];
 

@@ -764,7 +764,12 @@ local function sessions()
   vim.cmd('helpclose')
 end
 
-for _, scenario in ipairs({ demo_raw, demo_view, live_append, corpus, pi_and_copilot, screens, health_and_help, sessions }) do
+--- Reading a session (issue 11): tests/e2e/nvim/reading.lua.
+local function reading()
+  dofile(ROOT .. '/tests/e2e/nvim/reading.lua')(H, T, { ROOT = ROOT, TMP = TMP, DEMO = DEMO, CORPUS = CORPUS, open = open })
+end
+
+for _, scenario in ipairs({ demo_raw, demo_view, live_append, corpus, pi_and_copilot, screens, health_and_help, reading, sessions }) do
   local ok, err = xpcall(scenario, debug.traceback)
   if not ok then
     H.check('no Lua error', false, err)

@@ -346,6 +346,8 @@ async function main(page) {
   const cpText = nbsp(await activeEditor(page).locator('.view-lines').first().innerText());
   check('copilot view: autopilot turns and the session usage', cpView && cpText.includes('Copilot CLI 1.0.78') && cpText.includes('5.8k out'), cpText.slice(0, 300));
   await shot(page, '8-copilot-view.png');
+  // 12. Reading a session (issue 11): tests/e2e/vscode/reading.js.
+  await require('./reading.js')(page, { WS, DEMO, FINISHED: 'finished-session.jsonl', log, check, eq, nbsp, palette, quickOpen, gotoLine, activeEditor, shot });
   await sessionsFirst(page);
 }
 

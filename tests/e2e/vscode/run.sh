@@ -31,6 +31,10 @@ IRR=$ROOT/../shared/corpus/ingo-eichhorst__Irrlicht/replaydata/agents
 cp "$IRR/pi/regressions/01-example-session/recordings/2026-04-06-16-22-10_irrlichd-unknown/transcript.jsonl" "$RUN/ws/pi-session.jsonl"
 mkdir -p "$RUN/ws/copilot-state/5ec41487"
 cp "$IRR/copilot/scenarios/2-8_autonomous-loop-iteration-limit/recordings/2026-08-05-09-54-17_irrlichd-0.5.9+24afe21/transcript.jsonl" "$RUN/ws/copilot-state/5ec41487/events.jsonl"
+# ... a real finished session from the corpus (issue 11): last modified ten minutes ago, so the
+# server reads it as finished (file-age rule) ...
+cp "$ROOT/../shared/corpus/iansherr__claude-code-log/test/test_data/real_projects/-experiments-ideas/03eb5929-52b3-4b13-ada3-b93ae35806b8.jsonl" "$RUN/ws/finished-session.jsonl"
+touch -d '10 minutes ago' "$RUN/ws/finished-session.jsonl"
 # ... and a 56 MiB session, over VS Code's 50 MB limit for syncing documents to extensions.
 BIG=$(node "$ROOT/tests/e2e/vscode/make-big.js" "$RUN/ws/3f8a2c61-9d4e-4b7a-8c15-e2d07b9a4f63.jsonl" "$RUN/ws/big-session.jsonl")
 # ... and a session recorded in the workspace folder itself (its cwd), for "Open Latest Session".

@@ -15,6 +15,8 @@ M.types = {
   toolError = { 'TranscriptToolError', 'DiagnosticError' },
   gate = { 'TranscriptGate', 'DiagnosticWarn' },
   meta = { 'TranscriptMeta', 'PreProc' },
+  diffAdded = { 'TranscriptDiffAdded', 'Added' },
+  diffRemoved = { 'TranscriptDiffRemoved', 'Removed' },
 }
 
 --- Token modifier -> { our group, attributes }. Modifiers add a style on top of the type's

@@ -36,7 +36,9 @@ end
 function M.parse(uri)
   local base, query = uri:match('^([^?#]*)%??([^#]*)')
   local verbose = nil
-  for k, v in (query or ''):gmatch('([^&=]+)=?([^&]*)') do
+  -- A percent-encoded query (`?verbose%3D1`, as VS Code writes it) means the same.
+  query = vim.uri_decode(query or '')
+  for k, v in query:gmatch('([^&=]+)=?([^&]*)') do
     if k == 'verbose' then
       verbose = v == '1' or v == 'true' or v == ''
     end

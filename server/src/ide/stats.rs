@@ -1,0 +1,274 @@
+//! The exact totals of one transcript (issue 11 defect 4, issue 7 item 2): what
+//! `transcript-ls stats --json` prints and the server's `transcript/stats` request answers, from
+//! one function so the two never disagree. Counts are of the whole file (main thread and
+//! sidechains) unless a field says otherwise; tokens count each model response once (usage
+//! de-duplicated per `message.id`, cases 10 and 13); lines are 1-based.
+
+use serde::Serialize;
+
+use crate::analysis::{Analysis, Throughput, TurnKind, TurnState};
+use crate::model::{Role, Transcript};
+use crate::view::text;
+
+/// `stats --json` for one file. Keys are stable (more may be added). Lines are 1-based.
+#[derive(Debug, Serialize)]
+pub struct Stats {
+    pub file: String,
+    /// `claude-code` | `codex` | `pi` | `copilot-cli` | `unknown`.
+    pub format: &'static str,
+    /// Physical lines of the file.
+    pub lines: usize,
+    /// Lines holding a valid JSON record.
+    pub records: usize,
+    /// 1-based lines that are not valid JSON (a pending tail is not one of them).
+    pub invalid_lines: Vec<usize>,
+    /// True when the last line has no final newline and is not valid JSON yet.
+    pub pending_tail: bool,
+    /// Turns opened by a prompt or a wake-up (the preamble is not counted).
+    pub turns: usize,
+    /// Model responses in the file (main thread and sidechains).
+    pub steps: usize,
+    /// tool_use blocks in the file (main thread and sidechains; not on abandoned branches).
+    pub tool_calls: usize,
+    /// Turns with a final answer.
+    pub final_answers: usize,
+    /// Turns that ended with no answer (seed 000).
+    pub replyless_turns: usize,
+    pub gates: usize,
+    pub compactions: usize,
+    pub subagent_calls: usize,
+    /// Tokens, each model response counted once (cases 10, 13); the format's own session
+    /// totals when it records them (Copilot CLI), see `usage_by_model`.
+    pub usage: UsageStats,
+    /// The session's usage per model as the format records it (Copilot CLI
+    /// `session.shutdown.modelMetrics`); absent when it does not.
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub usage_by_model: Vec<ModelUsageStats>,
+    /// Branches the session left (Pi): kept, never counted in the figures above.
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub abandoned_branches: Vec<BranchStats>,
+    /// Tokens of advisor models consulted inside responses (Claude Code `usage.iterations`
+    /// of type `advisor_message`), never part of `usage`.
+    pub advisor_usage: UsageStats,
+    /// The session's cost in USD as the agent recorded it (Claude Code `cost-state`; Pi: the
+    /// sum of its per-response costs, abandoned branches excluded), else null. Not derived
+    /// from tokens.
+    pub cost_usd: Option<f64>,
+    /// The session's API time in ms as the agent recorded it (`cost-state`), else null.
+    pub api_duration_ms: Option<u64>,
+    pub turn_list: Vec<TurnStats>,
+}
+
+/// One model's usage as the format records it for the session (Copilot CLI).
+#[derive(Debug, Serialize)]
+pub struct ModelUsageStats {
+    pub model: String,
+    pub requests: Option<u64>,
+    pub usage: UsageStats,
+}
+
+/// A branch the session left (Pi's entry tree): kept and shown folded, outside every figure.
+#[derive(Debug, Serialize)]
+pub struct BranchStats {
+    /// 1-based lines.
+    pub start_line: usize,
+    pub end_line: usize,
+    pub entries: usize,
+    pub responses: usize,
+    /// First line of its prompt, empty without one.
+    pub prompt: String,
+    pub output_tokens: u64,
+}
+
+#[derive(Debug, Serialize)]
+pub struct UsageStats {
+    pub input: u64,
+    /// Output tokens; a lower bound when `output_placeholder_steps` > 0.
+    pub output: u64,
+    pub cache_creation: u64,
+    pub cache_read: u64,
+    /// Model responses whose recorded output count is a streaming placeholder (Claude Code
+    /// versions that log `stop_reason: null` with 1–25 output tokens, FORMATS.md): their true
+    /// output is not in the file, so `output` undercounts. Absent from `advisor_usage`.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub output_placeholder_steps: Option<usize>,
+}
+
+#[derive(Debug, Serialize)]
+pub struct TurnStats {
+    pub n: usize,
+    /// `prompt` | `wake` | `preamble`.
+    pub kind: &'static str,
+    /// First line of the prompt, at most 80 chars; the wake label; empty for the preamble.
+    pub prompt: String,
+    pub start_line: usize,
+    pub end_line: usize,
+    /// Main-thread model responses.
+    pub steps: usize,
+    /// Main-thread tool calls.
+    pub tool_calls: u32,
+    /// Agent prose outside the final answer (seed 000).
+    pub comments: u32,
+    pub final_answer: bool,
+    /// `complete` | `in-flight` | `replyless`.
+    pub state: &'static str,
+    pub duration_ms: Option<u64>,
+    pub tok_per_s: Option<TokPerS>,
+    /// Local 12-hour clock of the last step (`07:28 am`).
+    pub finished_at: Option<String>,
+    pub gates: Vec<GateStats>,
+}
+
+#[derive(Debug, Serialize)]
+pub struct TokPerS {
+    /// Tokens per second, rounded to 0.1.
+    pub value: f64,
+    /// `measured` | `estimate`.
+    pub kind: &'static str,
+}
+
+#[derive(Debug, Serialize)]
+pub struct GateStats {
+    pub phase: String,
+    /// `done` | `needs-you` | `tagged` | `blocked`.
+    pub verdict: &'static str,
+}
+
+/// The figures of one transcript: `file` is the path as the caller names it (the CLI: as given
+/// on its command line; the server: the absolute path).
+pub fn stats(file: String, t: &Transcript, a: &Analysis) -> Stats {
+    let tool_calls = t
+        .entries
+        .iter()
+        .filter(|e| !e.abandoned)
+        .flat_map(|e| &e.blocks)
+        .filter(|b| matches!(b.kind, crate::model::BlockKind::ToolUse(_)))
+        .count();
+    let turn_list = a
+        .turns
+        .iter()
+        .map(|turn| TurnStats {
+            n: turn.n,
+            kind: turn.kind.as_str(),
+            prompt: text::one_line(&turn.title, 80),
+            start_line: turn.start_line + 1,
+            end_line: turn.end_line + 1,
+            steps: turn.steps.len(),
+            tool_calls: turn.tool_calls,
+            comments: turn.comments,
+            final_answer: turn.final_answer.is_some(),
+            state: match turn.state {
+                TurnState::Complete => "complete",
+                TurnState::InFlight => "in-flight",
+                TurnState::Replyless => "replyless",
+            },
+            duration_ms: turn.duration.map(|d| d.ms),
+            tok_per_s: match &turn.throughput {
+                Throughput::Measured { tok_per_s, .. } => Some(TokPerS {
+                    value: round1(*tok_per_s),
+                    kind: "measured",
+                }),
+                Throughput::Estimate { tok_per_s, .. } => Some(TokPerS {
+                    value: round1(*tok_per_s),
+                    kind: "estimate",
+                }),
+                Throughput::None { .. } => None,
+            },
+            finished_at: turn.finished_at.clone(),
+            gates: turn
+                .gates
+                .iter()
+                .filter_map(|&g| a.gates.get(g))
+                .map(|g| GateStats {
+                    phase: g.phase_name.clone(),
+                    verdict: g.verdict.as_str(),
+                })
+                .collect(),
+        })
+        .collect();
+    Stats {
+        file,
+        format: t.format().as_str(),
+        lines: t.line_count,
+        records: t
+            .entries
+            .iter()
+            .filter(|e| e.role != Role::Unparsed)
+            .count(),
+        invalid_lines: t
+            .entries
+            .iter()
+            .filter(|e| e.role == Role::Unparsed)
+            .map(|e| e.line + 1)
+            .collect(),
+        pending_tail: t.pending_tail.is_some(),
+        turns: a.turn_count,
+        steps: a.steps.len(),
+        tool_calls,
+        final_answers: a.turns.iter().filter(|t| t.final_answer.is_some()).count(),
+        replyless_turns: a
+            .turns
+            .iter()
+            .filter(|t| t.kind != TurnKind::Preamble && t.state == TurnState::Replyless)
+            .count(),
+        gates: a.gates.len(),
+        compactions: a.compactions.len(),
+        subagent_calls: a.subagent_calls.len(),
+        usage: UsageStats {
+            input: a.usage.input,
+            output: a.usage.output,
+            cache_creation: a.usage.cache_creation,
+            cache_read: a.usage.cache_read,
+            output_placeholder_steps: Some(a.steps.iter().filter(|s| !s.output_final).count()),
+        },
+        usage_by_model: t
+            .meta
+            .recorded_usage
+            .iter()
+            .map(|m| ModelUsageStats {
+                model: m.model.clone(),
+                requests: m.requests,
+                usage: UsageStats {
+                    input: m.usage.input,
+                    output: m.usage.output,
+                    cache_creation: m.usage.cache_creation,
+                    cache_read: m.usage.cache_read,
+                    output_placeholder_steps: None,
+                },
+            })
+            .collect(),
+        abandoned_branches: a
+            .branches
+            .iter()
+            .map(|b| BranchStats {
+                start_line: b.start_line + 1,
+                end_line: b.end_line + 1,
+                entries: b.entries.len(),
+                responses: b.responses,
+                prompt: b.title.clone(),
+                output_tokens: b.usage.output,
+            })
+            .collect(),
+        advisor_usage: UsageStats {
+            input: a.advisor_usage.input,
+            output: a.advisor_usage.output,
+            cache_creation: a.advisor_usage.cache_creation,
+            cache_read: a.advisor_usage.cache_read,
+            output_placeholder_steps: None,
+        },
+        cost_usd: t
+            .meta
+            .cost_usd
+            .or(a.cost_usd.map(|c| (c * 1e6).round() / 1e6)),
+        api_duration_ms: t.meta.api_duration_ms,
+        turn_list,
+    }
+}
+
+fn round1(x: f64) -> f64 {
+    if x.is_finite() {
+        (x * 10.0).round() / 10.0
+    } else {
+        0.0
+    }
+}

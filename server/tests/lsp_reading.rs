@@ -1,0 +1,428 @@
+//! Reading a session in the editor (issue 11): what the view and the raw document show of a
+//! real session, checked through the LSP surface.
+//!
+//! * The file-age rule: a file nobody wrote to for two minutes is read as finished, so its
+//!   last turn's answer is shown (not `… working`); a fresh file is still in flight.
+
+mod lsp_common;
+
+use std::path::{Path, PathBuf};
+use std::time::{Duration, SystemTime};
+
+use lsp_common::*;
+use serde_json::json;
+
+/// A real Claude Code session whose last turn carries no completion evidence of its own: read
+/// as growing it ends in `… working`, read as finished it ends with its answer.
+fn ideas_session() -> PathBuf {
+    shared_dir().join(
+        "corpus/iansherr__claude-code-log/test/test_data/real_projects/-experiments-ideas/\
+         03eb5929-52b3-4b13-ada3-b93ae35806b8.jsonl",
+    )
+}
+
+const LAST_ANSWER: &str = "The `dev-docs/` vs `work/` split works best";
+
+/// Copies `src` into a new temporary folder and sets its modification time `age` ago.
+fn copy_aged(src: &Path, age: Duration) -> (tempfile::TempDir, PathBuf) {
+    let dir = tempfile::tempdir().unwrap();
+    let dst = dir.path().join(src.file_name().unwrap());
+    std::fs::copy(src, &dst).unwrap();
+    let f = std::fs::File::options().write(true).open(&dst).unwrap();
+    f.set_modified(SystemTime::now() - age).unwrap();
+    (dir, dst)
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_finished_session_shows_its_last_answer() {
+    let (_dir, old) = copy_aged(&ideas_session(), Duration::from_secs(600));
+    let (mut c, _) = TestClient::start(
+        client_caps(false),
+        json!({"roots": [], "fileState": "auto"}),
+    )
+    .await;
+    let text = c.open_view(&view_uri(&old, None)).await;
+    let tail: Vec<&str> = text.lines().rev().take(12).collect();
+    assert!(text.contains(LAST_ANSWER), "last answer missing: {tail:#?}");
+    assert!(!text.contains("… working"), "{tail:#?}");
+    assert_eq!(text.matches("**Answer**").count(), 7, "one answer per turn");
+
+    // The raw document: the last turn's hint has no in-flight marker, and the stats say so.
+    let uri = c.open_file(&old).await;
+    let symbols = c
+        .request(
+            "textDocument/documentSymbol",
+            json!({"textDocument": {"uri": uri}}),
+        )
+        .await
+        .unwrap();
+    let shown = show_symbols(&symbols);
+    assert!(
+        shown.iter().any(|s| s.contains("Final answer"))
+            && !shown.iter().any(|s| s.contains("working")),
+        "{shown:#?}"
+    );
+    c.shutdown().await;
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_fresh_session_is_still_in_flight() {
+    let (_dir, fresh) = copy_aged(&ideas_session(), Duration::ZERO);
+    let (mut c, _) = TestClient::start(
+        client_caps(false),
+        json!({"roots": [], "fileState": "auto"}),
+    )
+    .await;
+    let text = c.open_view(&view_uri(&fresh, None)).await;
+    assert!(!text.contains(LAST_ANSWER));
+    assert!(
+        text.trim_end().ends_with("… working"),
+        "{}",
+        &text[text.len() - 200..]
+    );
+    c.shutdown().await;
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn file_state_setting_overrides_the_age() {
+    let (_dir, old) = copy_aged(&ideas_session(), Duration::from_secs(600));
+    let (mut c, _) = TestClient::start(
+        client_caps(false),
+        json!({"roots": [], "fileState": "growing"}),
+    )
+    .await;
+    let text = c.open_view(&view_uri(&old, None)).await;
+    assert!(!text.contains(LAST_ANSWER));
+    c.shutdown().await;
+    let (_dir2, fresh) = copy_aged(&ideas_session(), Duration::ZERO);
+    let (mut c, _) = TestClient::start(
+        client_caps(false),
+        json!({"roots": [], "fileState": "complete"}),
+    )
+    .await;
+    let text = c.open_view(&view_uri(&fresh, None)).await;
+    assert!(text.contains(LAST_ANSWER));
+    c.shutdown().await;
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_session_that_settles_while_open_shows_its_answer() {
+    let (_dir, path) = copy_aged(&ideas_session(), Duration::ZERO);
+    let (mut c, _) = TestClient::start(
+        client_caps(false),
+        json!({"roots": [], "fileState": "auto"}),
+    )
+    .await;
+    let uri = view_uri(&path, None);
+    assert!(!c.open_view(&uri).await.contains(LAST_ANSWER));
+    // Nobody writes to it for ten minutes: the next read of the view rebuilds it as finished.
+    let f = std::fs::File::options().write(true).open(&path).unwrap();
+    f.set_modified(SystemTime::now() - Duration::from_secs(600))
+        .unwrap();
+    let text = c.resync_view(&uri, 2).await;
+    assert!(text.contains(LAST_ANSWER));
+    c.shutdown().await;
+}
+
+/// Folds of a document as `L3-L9 kind: label` lines.
+async fn folds(c: &mut TestClient, uri: &str) -> Vec<String> {
+    let v = c
+        .request(
+            "textDocument/foldingRange",
+            json!({"textDocument": {"uri": uri}}),
+        )
+        .await
+        .unwrap();
+    show_folds(&v)
+}
+
+/// Start lines held by more than one fold (Neovim shows one label per start line: the last
+/// range's; VS Code keeps one range per start line).
+fn shared_starts(folds: &[String]) -> Vec<String> {
+    let start = |f: &String| f.split('-').next().unwrap().to_string();
+    let mut out: Vec<String> = folds
+        .windows(2)
+        .filter(|w| start(&w[0]) == start(&w[1]))
+        .map(|w| format!("{} | {}", w[0], w[1]))
+        .collect();
+    out.dedup();
+    out
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn each_fold_label_describes_its_own_fold() {
+    let (mut c, _) = TestClient::start(client_caps(false), json!({"roots": []})).await;
+    let demo = fixtures_dir().join("demo/3f8a2c61-9d4e-4b7a-8c15-e2d07b9a4f63.jsonl");
+    let uri = c.open_file(&demo).await;
+    let raw = folds(&mut c, &uri).await;
+    // Turn 9's activity and its first work run both start on line 94: the activity's fold
+    // (and label) is the one sent for that line.
+    assert_eq!(
+        raw[raw.len() - 3..],
+        [
+            "L93-L100 region: Turn 9: Sorry, keep the demo for now. Instead, get a reviewer \
+             agent to look over the wh… · 1 comment · 2 tool calls",
+            "L94-L98 comment: 1 comment · 2 tool calls",
+            "L97-L98 region: Sub-agent: Review currency branch (a6e2b9f04c71d3a58)",
+        ]
+    );
+    assert_eq!(raw.len(), 30);
+    let view = folds(&mut c, &view_uri(&demo, Some(true))).await;
+    assert_eq!(shared_starts(&raw), Vec::<String>::new());
+    assert_eq!(shared_starts(&view), Vec::<String>::new());
+    c.shutdown().await;
+}
+
+/// `transcript-ls stats --json [extra] FILE` through the CLI's entry point.
+fn cli_stats(path: &Path, extra: &[&str]) -> serde_json::Value {
+    let mut args: Vec<std::ffi::OsString> = vec!["stats".into(), "--json".into()];
+    args.extend(extra.iter().map(Into::into));
+    args.push(path.into());
+    let (mut out, mut err) = (Vec::new(), Vec::new());
+    assert_eq!(transcript_ls::cli::run(args, &mut out, &mut err), 0);
+    serde_json::from_slice(&out).unwrap()
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn stats_request_gives_the_cli_figures() {
+    let (_dir, old) = copy_aged(&ideas_session(), Duration::from_secs(600));
+    let demo = fixtures_dir().join("demo/3f8a2c61-9d4e-4b7a-8c15-e2d07b9a4f63.jsonl");
+    let (mut c, _) = TestClient::start(
+        client_caps(false),
+        json!({"roots": [], "fileState": "auto"}),
+    )
+    .await;
+    // A file not open, by its file: URI; the same file by its view URI.
+    let mut got = c
+        .request("transcript/stats", json!({"uri": file_uri(&old)}))
+        .await
+        .unwrap();
+    let mut want = cli_stats(&old, &[]);
+    assert_eq!(got["turns"], 7);
+    assert_eq!(got["final_answers"], 7);
+    assert_eq!(got["usage"]["output"], want["usage"]["output"]);
+    let by_view = c
+        .request(
+            "transcript/stats",
+            json!({"uri": view_uri(&old, Some(true))}),
+        )
+        .await
+        .unwrap();
+    assert_eq!(by_view, got);
+    got["file"] = json!(null);
+    want["file"] = json!(null);
+    assert_eq!(got, want);
+
+    // An open raw document: the demo (its `stats` figures: 9 turns, 30 steps, 24 tool calls,
+    // 6,701 output tokens).
+    let uri = c.open_file(&demo).await;
+    let got = c
+        .request("transcript/stats", json!({"uri": uri}))
+        .await
+        .unwrap();
+    assert_eq!(
+        got["turn_list"],
+        cli_stats(&demo, &["--growing"])["turn_list"]
+    );
+    assert_eq!(
+        (
+            &got["turns"],
+            &got["steps"],
+            &got["tool_calls"],
+            &got["usage"]["output"]
+        ),
+        (&json!(9), &json!(30), &json!(24), &json!(6701))
+    );
+
+    // Errors: not a transcript, a missing file, another scheme.
+    let readme = fixtures_dir().join("demo/README.md");
+    let e = c
+        .request("transcript/stats", json!({"uri": file_uri(&readme)}))
+        .await
+        .unwrap_err();
+    assert!(e.1.starts_with("not a transcript"), "{e:?}");
+    let e = c
+        .request(
+            "transcript/stats",
+            json!({"uri": "file:///nonexistent/x.jsonl"}),
+        )
+        .await
+        .unwrap_err();
+    assert!(e.1.contains("cannot read /nonexistent/x.jsonl"), "{e:?}");
+    let e = c
+        .request("transcript/stats", json!({"uri": "untitled:Untitled-1"}))
+        .await
+        .unwrap_err();
+    assert!(e.1.contains("needs a file: or transcript: URI"), "{e:?}");
+    c.shutdown().await;
+}
+
+/// Every `.jsonl` under `dir`, sorted.
+fn jsonl_files(dir: &Path, out: &mut Vec<PathBuf>) {
+    let Ok(rd) = std::fs::read_dir(dir) else {
+        return;
+    };
+    let mut entries: Vec<PathBuf> = rd.filter_map(|e| e.ok().map(|e| e.path())).collect();
+    entries.sort();
+    for p in entries {
+        if p.is_dir() {
+            jsonl_files(&p, out);
+        } else if p.extension().is_some_and(|x| x == "jsonl") {
+            out.push(p);
+        }
+    }
+}
+
+/// Every file edit of the corpus's real sessions (Claude Code Edit / MultiEdit / Write /
+/// NotebookEdit, Codex apply_patch) renders as a diff in the verbose view: one diff fold per
+/// edit call, none left as a bare "…has been updated" line.
+#[test]
+fn every_corpus_edit_renders_as_a_diff() {
+    use transcript_ls::model::BlockKind;
+    let mut files = Vec::new();
+    jsonl_files(&shared_dir().join("corpus"), &mut files);
+    let (mut edits_total, mut diffs_total, mut files_with_edits) = (0, 0, 0);
+    for path in &files {
+        let Ok(l) = transcript_ls::cli::load(path, &Default::default(), Some(true)) else {
+            continue;
+        };
+        let edits = l
+            .transcript
+            .entries
+            .iter()
+            .flat_map(|e| &e.blocks)
+            .filter(|b| match &b.kind {
+                BlockKind::ToolUse(u) => matches!(
+                    &*u.name,
+                    "Edit" | "MultiEdit" | "Write" | "NotebookEdit" | "apply_patch"
+                ),
+                _ => false,
+            })
+            .count();
+        if edits == 0 {
+            continue;
+        }
+        let v = transcript_ls::view::render(
+            &l.transcript,
+            &l.analysis,
+            &l.source,
+            &transcript_ls::view::ViewOptions { verbose: true },
+        );
+        let diffs = v
+            .regions
+            .iter()
+            .filter(|r| r.label.starts_with("diff"))
+            .count();
+        // A work run or sub-agent section lists at most 40 steps; a capped one says how many
+        // it left out (`… 3 more steps`, `… 13 more items`).
+        let capped = v.text.contains(" more step") || v.text.contains(" more item");
+        assert!(
+            diffs == edits || (capped && diffs < edits),
+            "{}: {edits} edit calls, {diffs} diffs",
+            path.display()
+        );
+        edits_total += edits;
+        diffs_total += diffs;
+        files_with_edits += 1;
+    }
+    // 5 edits of one file sit past the 40-item cap of its sub-agent sections.
+    assert_eq!((files_with_edits, edits_total, diffs_total), (7, 158, 153));
+}
+
+/// `transcript-ls render -` reads the transcript from standard input (issue 11, item 6), as
+/// a finished file.
+#[test]
+fn render_reads_standard_input() {
+    use std::io::Write as _;
+    use std::process::{Command, Stdio};
+    let demo = fixtures_dir().join("demo/3f8a2c61-9d4e-4b7a-8c15-e2d07b9a4f63.jsonl");
+    let bin = env!("CARGO_BIN_EXE_transcript-ls");
+    let mut child = Command::new(bin)
+        .args(["render", "--verbose", "--time-zone", "UTC", "-"])
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .spawn()
+        .unwrap();
+    child
+        .stdin
+        .take()
+        .unwrap()
+        .write_all(&std::fs::read(&demo).unwrap())
+        .unwrap();
+    let piped = child.wait_with_output().unwrap();
+    assert!(piped.status.success());
+    let file = Command::new(bin)
+        .args(["render", "--verbose", "--time-zone", "UTC", "--complete"])
+        .arg(&demo)
+        .output()
+        .unwrap();
+    assert_eq!(
+        String::from_utf8_lossy(&piped.stdout),
+        String::from_utf8_lossy(&file.stdout)
+    );
+    assert!(piped.stdout.starts_with(b"# GET /accounts?currency=usd"));
+    // Not a transcript on standard input: a one-line reason naming `-`, exit 1.
+    let mut child = Command::new(bin)
+        .args(["stats", "-"])
+        .stdin(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap();
+    child
+        .stdin
+        .take()
+        .unwrap()
+        .write_all(b"{\"a\":1}\n")
+        .unwrap();
+    let out = child.wait_with_output().unwrap();
+    assert_eq!(out.status.code(), Some(1));
+    assert!(
+        String::from_utf8_lossy(&out.stderr).starts_with("transcript-ls: -: not a transcript"),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+}
+
+/// `render --color`: ANSI colours on the view's spans, the same text once they are removed;
+/// none with `--color=never` or when standard output is not a terminal (`auto`).
+#[test]
+fn render_colours_on_request() {
+    use std::process::Command;
+    let demo = fixtures_dir().join("demo/3f8a2c61-9d4e-4b7a-8c15-e2d07b9a4f63.jsonl");
+    let bin = env!("CARGO_BIN_EXE_transcript-ls");
+    let run = |color: &str| {
+        let out = Command::new(bin)
+            .args(["render", "--verbose", "--time-zone", "UTC", color])
+            .arg(&demo)
+            .env_remove("NO_COLOR")
+            .output()
+            .unwrap();
+        assert!(
+            out.status.success(),
+            "{}",
+            String::from_utf8_lossy(&out.stderr)
+        );
+        String::from_utf8(out.stdout).unwrap()
+    };
+    let plain = run("--color=never");
+    let colored = run("--color=always");
+    let auto = run("--color=auto"); // a pipe, not a terminal
+    assert!(!plain.contains('\x1b') && !auto.contains('\x1b'));
+    assert_eq!(auto, plain);
+    assert!(colored.contains("\x1b[32mFixed. Two problems combined into the 500:\x1b[0m"));
+    assert!(colored.contains("\x1b[31m-        match s {\x1b[0m"));
+    let mut stripped = String::new();
+    let mut rest = colored.as_str();
+    while let Some(i) = rest.find('\x1b') {
+        stripped.push_str(&rest[..i]);
+        rest = &rest[i + rest[i..].find('m').unwrap() + 1..];
+    }
+    stripped.push_str(rest);
+    assert_eq!(stripped, plain);
+    let bad = Command::new(bin)
+        .args(["render", "--color=sometimes"])
+        .arg(&demo)
+        .output()
+        .unwrap();
+    assert_eq!(bad.status.code(), Some(2));
+}

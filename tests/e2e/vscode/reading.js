@@ -1,0 +1,107 @@
+// Reading a session (issue 11), a self-contained block of the VS Code suite, run by drive.js at
+// the end: the verbose view opened by its command, a finished real session's last answer in the
+// view (file-age rule), the status bar's exact figures (transcript/stats), and the final answer's
+// colour against the agent's comments in the default dark and light themes.
+//
+//   await require('./reading.js')(page, helpers)
+// helpers: { WS, DEMO, FINISHED, log, check, eq, nbsp, palette, quickOpen, gotoLine, activeEditor, shot }
+'use strict';
+
+module.exports = async function reading(page, h) {
+  const { DEMO, FINISHED, check, eq, nbsp, palette, quickOpen, activeEditor, shot, log } = h;
+  /** The text of the active editor's rendered lines, in screen order (no line breaks). */
+  const flatText = () =>
+    activeEditor(page).evaluate((ed) =>
+      [...ed.querySelectorAll('.view-lines .view-line')]
+        .sort((a, b) => a.getBoundingClientRect().top - b.getBoundingClientRect().top)
+        .map((l) => l.textContent)
+        .join('\n')
+        .replace(/\u00a0/g, ' '));
+  const waitText = async (needle, ms = 20000) => {
+    for (let i = 0; i < ms / 200; i++) {
+      if ((await flatText()).includes(needle)) return true;
+      await page.waitForTimeout(200);
+    }
+    return false;
+  };
+
+  // 1. The verbose view by its command (VS Code sends its query as `?verbose%3D1`).
+  await page.locator('.editor-group-container.active .tab', { hasText: DEMO }).first().click(); // the raw demo
+  await palette(page, 'Transcript: Open Transcript View (Verbose)');
+  const verbose = await waitText('▸ Worked · 2 steps');
+  check('verbose view by its command shows the work runs', verbose, (await flatText()).slice(0, 300));
+  await shot(page, 'r1-verbose-view.png');
+
+  // 5. Colour of the final answer against the agent's comments (narration), sampled from the
+  // rendered spans, in the default dark theme and in the default light theme.
+  const colours = async () => {
+    // Focus the editor (after a theme pick focus is back in it already).
+    await activeEditor(page).locator('.view-lines').first().click({ position: { x: 300, y: 300 }, force: true, timeout: 3000 }).catch(() => {});
+    const sample = async (line, needle) => {
+      await h.gotoLine(page, line);
+      return activeEditor(page).evaluate((ed, needle) => {
+        for (const span of ed.querySelectorAll('.view-lines .view-line span span')) {
+          if (span.textContent.replace(/\u00a0/g, ' ').includes(needle)) return getComputedStyle(span).color;
+        }
+        return null;
+      }, needle);
+    };
+    // Verbose view lines (1-based): 17 narration of turn 1, 61 its final answer.
+    const narration = await sample(17, "I'll look at how the handler parses");
+    const answer = await sample(61, 'Fixed. Two problems combined');
+    return { narration, answer };
+  };
+  await page.waitForTimeout(1000); // semantic tokens
+  const themeKind = () => page.evaluate(() => (document.querySelector('.monaco-workbench')?.classList.contains('vs-dark') ? 'dark' : 'light'));
+  /** Picks a colour theme through Preferences: Color Theme (Ctrl+K Ctrl+T). */
+  const pickTheme = async (name) => {
+    await page.keyboard.press('Control+K');
+    await page.keyboard.press('Control+T');
+    const input = page.locator('.quick-input-widget input');
+    await input.waitFor({ state: 'visible', timeout: 10000 });
+    await input.fill(name);
+    await page.locator('.quick-input-list .monaco-list-row .label-name', { hasText: new RegExp(`^${name}$`) }).first().waitFor({ timeout: 10000 });
+    await page.keyboard.press('Enter');
+    await page.waitForTimeout(1500);
+  };
+  const first = await themeKind(); // the default theme of this VS Code (Light 2026 or Dark 2026)
+  const other = first === 'dark' ? 'Light 2026' : 'Dark 2026';
+  let c = await colours();
+  log(`${first} theme colours`, JSON.stringify(c));
+  check(`default ${first} theme: the final answer is coloured unlike the comments`, c.answer && c.narration && c.answer !== c.narration, c);
+  await shot(page, `r2-answer-colour-${first}.png`);
+  await pickTheme(other);
+  const second = await themeKind();
+  c = await colours();
+  log(`${second} theme colours`, JSON.stringify(c));
+  check(`${other}: the final answer is coloured unlike the comments`, second !== first && c.answer && c.narration && c.answer !== c.narration, c);
+  await shot(page, `r3-answer-colour-${second}.png`);
+  await pickTheme(first === 'dark' ? 'Dark 2026' : 'Light 2026');
+
+  // 4. The status bar: the exact totals of the demo (transcript/stats: 10 turns after the
+  // live append, 6,701 + 40 output tokens).
+  await page.locator('.editor-group-container.active .tab', { hasText: DEMO }).first().click();
+  const status = page.locator('.statusbar-item', { hasText: 'turns' }).first();
+  await status.waitFor({ timeout: 15000 });
+  let st = '';
+  for (let i = 0; i < 50 && !st.includes('out'); i++) {
+    st = nbsp(await status.innerText()).trim();
+    await page.waitForTimeout(200);
+  }
+  eq('status bar: the exact figures of transcript/stats', st, '10 turns · 6.7k out');
+
+  // 2. A finished real session (its copy's modification time is ten minutes back): the view
+  // shows its last turn's answer, not `… working`.
+  await quickOpen(page, FINISHED);
+  await activeEditor(page).locator('.view-lines:has-text("sessionId")').first().waitFor({ timeout: 30000 });
+  await palette(page, 'Transcript: Open Transcript View');
+  await activeEditor(page).locator('.view-lines:has-text("## Turn 1")').first().waitFor({ timeout: 30000 });
+  await activeEditor(page).locator('.view-lines').first().click({ position: { x: 300, y: 200 } });
+  await page.keyboard.press('Control+End');
+  const shown = await waitText('split works best', 10000);
+  const tail = await flatText();
+  check('a finished session shows its last answer in the view', shown && tail.includes('**Answer**\nThe `dev-docs/` vs `work/` split works best') && !tail.includes('… working'), tail.slice(-300));
+  // Its output counts are streaming placeholders: the status bar gives a lower bound.
+  eq('status bar of a session with placeholder output counts', nbsp(await page.locator('.statusbar-item', { hasText: 'turns' }).first().innerText()).trim(), '7 turns · ≥88 out');
+  await shot(page, 'r4-finished-session-last-answer.png');
+};
