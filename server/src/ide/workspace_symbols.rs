@@ -116,7 +116,7 @@ pub fn scan_roots(roots: &[PathBuf]) -> Vec<PathBuf> {
 /// under one of `roots` with no symlink between the root and it. A path that no longer
 /// exists is not indexable (its entry is removed).
 pub fn indexable(roots: &[PathBuf], path: &Path) -> bool {
-    if !path.extension().is_some_and(|x| x == "jsonl") {
+    if path.extension().is_none_or(|x| x != "jsonl") {
         return false;
     }
     let Some(root) = roots.iter().find(|r| path.starts_with(r)) else {
