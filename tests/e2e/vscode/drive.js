@@ -342,7 +342,8 @@ async function main(page) {
   const cp6 = await page.locator('.statusbar-item', { hasText: '6 turns' }).first().waitFor({ timeout: 30000 }).then(() => true, () => false);
   check('copilot: attached to events.jsonl (status bar: 6 turns)', cp6, nbsp(await page.locator('.statusbar-item', { hasText: 'turns' }).first().innerText()));
   await palette(page, 'Transcript: Open Transcript View');
-  const cpView = await activeEditor(page).locator('.view-lines:has-text("automatic continuation")').first().waitFor({ timeout: 30000 }).then(() => true, () => false);
+  // (the raw file's turn hints say "automatic continuation" too: wait for the view's header)
+  const cpView = await activeEditor(page).locator('.view-lines:has-text("Copilot CLI 1.0.78")').first().waitFor({ timeout: 30000 }).then(() => true, () => false);
   const cpText = nbsp(await activeEditor(page).locator('.view-lines').first().innerText());
   check('copilot view: autopilot turns and the session usage', cpView && cpText.includes('Copilot CLI 1.0.78') && cpText.includes('5.8k out'), cpText.slice(0, 300));
   await shot(page, '8-copilot-view.png');
