@@ -10,6 +10,7 @@ pub mod analysis;
 pub mod cli;
 pub mod formats;
 pub mod ide;
+pub mod index;
 pub mod lsp;
 pub mod model;
 pub mod source;

@@ -354,6 +354,40 @@ fn envelope_less_types_are_meta_and_set_the_title() {
         r#"{"type":"ai-title","sessionId":"S-1","aiTitle":"AI title"}"#.to_string(),
     ]);
     assert_eq!(t.meta.title.as_deref(), Some("Mine"));
+    assert_eq!(t.meta.title_source, Some(TitleSource::CustomTitle));
+}
+
+/// Issue 7: a `summary` titles the file only when its `leafUuid` is one of the file's records
+/// (summaries at the top of a resumed file name the earlier file's leaves); the first such
+/// summary wins, whether the leaf comes before or after it.
+#[test]
+fn a_summary_titles_the_file_only_when_its_leaf_is_in_the_file() {
+    let other = r#"{"type":"summary","summary":"About another file","leafUuid":"elsewhere"}"#;
+    let mine = r#"{"type":"summary","summary":"Fixing the login bug","leafUuid":"u2"}"#;
+    let second = r#"{"type":"summary","summary":"Second summary","leafUuid":"u1"}"#;
+    let (_, t) = read(&[
+        other.to_string(),
+        mine.to_string(),
+        second.to_string(),
+        user("u1", r#""hello""#),
+        user("u2", r#""again""#),
+    ]);
+    // u1 is seen first, so "Second summary" (whose leaf is u1) matches first.
+    assert_eq!(t.meta.title.as_deref(), Some("Second summary"));
+    assert_eq!(t.meta.title_source, Some(TitleSource::Summary));
+    let (_, t) = read(&[other.to_string(), user("u1", r#""hello""#)]);
+    assert_eq!(t.meta.title, None);
+    assert_eq!(t.meta.title_source, None);
+    // A summary written after its leaf.
+    let (_, t) = read(&[user("u2", r#""hello""#), mine.to_string()]);
+    assert_eq!(t.meta.title.as_deref(), Some("Fixing the login bug"));
+    // An ai-title still beats it.
+    let (_, t) = read(&[
+        mine.to_string(),
+        user("u2", r#""hello""#),
+        r#"{"type":"ai-title","sessionId":"S-1","aiTitle":"AI title"}"#.to_string(),
+    ]);
+    assert_eq!(t.meta.title.as_deref(), Some("AI title"));
 }
 
 #[test]
@@ -1201,6 +1235,7 @@ fn sidechain_records_carry_agent_id_and_mark_a_subagent_file() {
             cwd: Some("/w".into()),
             model: None,
             title: None,
+            title_source: None,
             is_subagent_file: true,
             agent_id: Some("a4ca".into()),
             ..SessionMeta::default()

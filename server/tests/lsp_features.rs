@@ -155,14 +155,17 @@ async fn tokens_sit_on_the_same_characters_in_both_encodings() {
         )
         .await
         .unwrap();
-    // Hints sit at the end of their line, in UTF-16 code units.
+    // Turn hints sit at the start of their line (issue 7), usage hints at its end, in UTF-16
+    // code units.
     for h in hints.as_array().unwrap() {
         let l = h["position"]["line"].as_u64().unwrap() as usize;
         let line = text.split('\n').nth(l).unwrap();
+        let turn = h["label"].as_str().unwrap().starts_with("▸ Turn ");
         assert_eq!(
             h["position"]["character"].as_u64().unwrap() as usize,
-            line.encode_utf16().count()
+            if turn { 0 } else { line.encode_utf16().count() }
         );
+        assert_eq!(h["paddingRight"], json!(turn));
     }
     c.shutdown().await;
 }
@@ -435,7 +438,12 @@ async fn configuration_changes_apply() {
     let text = std::fs::read_to_string(&path).unwrap();
     let uri = c.open_file(&path).await;
     let range = json!({"start": {"line": 0, "character": 0}, "end": {"line": 10, "character": 0}});
-    let hint = |v: &Value| v[0]["label"].as_str().unwrap().to_string();
+    // The raw turn hint shows `▸ Turn 1/1 · <prompt>`; its figures lead its tooltip.
+    let hint = |v: &Value| {
+        assert!(v[0]["label"].as_str().unwrap().starts_with("▸ Turn 1/1 · "));
+        let tip = v[0]["tooltip"]["value"].as_str().unwrap();
+        tip.lines().next().unwrap().trim_matches('`').to_string()
+    };
     let utc = c
         .request(
             "textDocument/inlayHint",

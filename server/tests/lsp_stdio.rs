@@ -145,7 +145,7 @@ fn binary_serves_every_request_over_stdio() {
         hints.as_array().unwrap()[0]["label"]
             .as_str()
             .unwrap()
-            .starts_with("turn 1/9")
+            .starts_with("▸ Turn 1/9 · ")
     );
     let lenses = ask(&mut lsp, "textDocument/codeLens", td.clone());
     assert!(lenses.as_array().unwrap().len() >= 5);

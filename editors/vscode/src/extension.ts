@@ -1,11 +1,15 @@
 // VS Code client of transcript-ls: starts the server on stdio for `.jsonl` transcripts and for the
 // rendered views (`transcript:` URIs), and adds the commands, the status bar item and the view
 // plumbing that the protocol leaves to clients (server/PROTOCOL.md).
+import * as fs from 'fs';
 import * as os from 'os';
 import * as path from 'path';
 import * as vscode from 'vscode';
+import * as sessions from './sessions';
 import {
   DidChangeConfigurationNotification,
+  CloseAction,
+  ErrorAction,
   ExecuteCommandRequest,
   LanguageClient,
   LanguageClientOptions,
@@ -20,7 +24,7 @@ export const VIEW_SCHEME = 'transcript';
 /** Language given to view documents (so no JSON tooling runs on them). */
 export const VIEW_LANGUAGE = 'transcript-view';
 /** Server settings, section `transcript` (PROTOCOL.md, Settings). */
-const SERVER_KEYS = ['verbose', 'finalMarker', 'roots', 'timeZone', 'gatePhases', 'semanticTokens', 'fileState'] as const;
+const SERVER_KEYS = ['verbose', 'finalMarker', 'roots', 'indexCache', 'timeZone', 'gatePhases', 'semanticTokens', 'fileState'] as const;
 /** Settings read only when the server starts. */
 const RESTART_KEYS = ['transcript-ls.path', 'transcript.semanticTokens'];
 
@@ -29,10 +33,13 @@ let output: vscode.LogOutputChannel;
 let status: StatusItem | undefined;
 /** Content provider used when the server offers only the `transcript/virtualDocument` alias. */
 let fallbackViews: FallbackViewProvider | undefined;
+let sessionTree: sessions.SessionTree | undefined;
+let extensionPath = '';
 
 export async function activate(ctx: vscode.ExtensionContext): Promise<void> {
   output = vscode.window.createOutputChannel('Transcript LS', { log: true });
   ctx.subscriptions.push(output);
+  extensionPath = ctx.extensionPath;
 
   const command = (id: string, fn: (...args: any[]) => unknown) =>
     ctx.subscriptions.push(vscode.commands.registerCommand(id, fn));
@@ -43,6 +50,12 @@ export async function activate(ctx: vscode.ExtensionContext): Promise<void> {
   command('transcript-ls.nextGate', () => jump('transcript.nextGate', 'next gate'));
   command('transcript-ls.showSubagents', (uri?: vscode.Uri) => showSessionFiles(uri));
   command('transcript-ls.restartServer', () => restart());
+  command('transcript-ls.openRaw', (uri?: vscode.Uri) => openRaw(uri));
+  sessionTree = sessions.register(ctx, {
+    client: () => client,
+    openView: (uri, title, column) => openView(uri, undefined, title, column),
+    log: (msg) => output.appendLine(msg),
+  });
 
   // Views get their own language (their URI ends in `.jsonl`, which would make them JSON Lines).
   ctx.subscriptions.push(vscode.workspace.onDidOpenTextDocument(setViewLanguage));
@@ -88,17 +101,64 @@ export function serverSettings(): Record<string, unknown> {
   return out;
 }
 
-/** The server binary: `transcript-ls.path` (with `~` expanded) or `transcript-ls` on PATH. */
-function serverPath(): string {
-  const p = vscode.workspace.getConfiguration('transcript-ls').get<string | null>('path');
-  if (!p) {
-    return 'transcript-ls';
+/** Where the server binary is looked for when `transcript-ls.path` is empty: inside the
+ * extension (a platform-specific .vsix ships it in `server/`), then `PATH`, `~/.cargo/bin`
+ * (`cargo install`), `~/.local/bin`. */
+export function serverCandidates(): string[] {
+  const exe = process.platform === 'win32' ? 'transcript-ls.exe' : 'transcript-ls';
+  const out: string[] = [];
+  if (extensionPath) {
+    out.push(path.join(extensionPath, 'server', exe));
   }
-  return p.startsWith('~/') ? path.join(os.homedir(), p.slice(2)) : p;
+  for (const dir of (process.env.PATH ?? '').split(path.delimiter)) {
+    if (dir) {
+      out.push(path.join(dir, exe));
+    }
+  }
+  out.push(path.join(os.homedir(), '.cargo', 'bin', exe), path.join(os.homedir(), '.local', 'bin', exe));
+  return out;
+}
+
+function executable(p: string): boolean {
+  try {
+    fs.accessSync(p, fs.constants.X_OK);
+    return fs.statSync(p).isFile();
+  } catch {
+    return false;
+  }
+}
+
+/** The server binary: `transcript-ls.path` (with `~` expanded), else the first executable of
+ * [`serverCandidates`]; `undefined` when none exists. */
+function serverPath(): string | undefined {
+  const p = vscode.workspace.getConfiguration('transcript-ls').get<string | null>('path');
+  if (p) {
+    return p.startsWith('~/') ? path.join(os.homedir(), p.slice(2)) : p;
+  }
+  return serverCandidates().find(executable);
+}
+
+/** One error for a missing or broken server, with a button to set its path. */
+async function serverError(msg: string): Promise<void> {
+  output.appendLine(msg);
+  const pick = await vscode.window.showErrorMessage(msg, 'Set path', 'Show log');
+  if (pick === 'Set path') {
+    await vscode.commands.executeCommand('workbench.action.openSettings', 'transcript-ls.path');
+  } else if (pick === 'Show log') {
+    output.show();
+  }
 }
 
 async function start(): Promise<void> {
-  const serverOptions: ServerOptions = { command: serverPath(), args: [] };
+  const command = serverPath();
+  if (!command) {
+    void serverError(
+      'Transcript LS: the server `transcript-ls` was not found (looked in PATH, ~/.cargo/bin, ~/.local/bin). ' +
+        'Install it with `cargo install --path server` from the transcript-ls repository, or set its path.',
+    );
+    return;
+  }
+  const serverOptions: ServerOptions = { command, args: [] };
   const clientOptions: LanguageClientOptions = {
     documentSelector: [
       { scheme: 'file', language: 'jsonl' },
@@ -107,6 +167,12 @@ async function start(): Promise<void> {
     ],
     initializationOptions: serverSettings(),
     outputChannel: output,
+    // One clear error (in `start` below) instead of languageclient's own toasts.
+    initializationFailedHandler: () => false,
+    errorHandler: {
+      error: () => ({ action: ErrorAction.Shutdown, handled: true }),
+      closed: () => ({ action: CloseAction.DoNotRestart, handled: true }),
+    },
     middleware: {
       // Commands carried by code lenses (gate stepper -> next gate, sub-agent -> open it) run on
       // the server; show what they return.
@@ -134,15 +200,15 @@ async function start(): Promise<void> {
   try {
     await c.start();
   } catch (e) {
-    const msg = `Transcript LS: cannot start the server \`${serverPath()}\`: ${e instanceof Error ? e.message : e}`;
-    output.appendLine(msg);
-    const pick = await vscode.window.showErrorMessage(msg, 'Open Settings');
-    if (pick) {
-      await vscode.commands.executeCommand('workbench.action.openSettings', 'transcript-ls.path');
-    }
+    client = undefined;
+    void serverError(`Transcript LS: cannot start the server \`${command}\`: ${e instanceof Error ? e.message : e}`);
     return;
   }
   status?.update();
+  if (sessionTree) {
+    void sessionTree.refresh();
+    sessions.recheckActive(sessionTree);
+  }
 }
 
 async function restart(): Promise<void> {
@@ -220,15 +286,38 @@ function activeResource(): vscode.Uri | undefined {
   return input instanceof vscode.TabInputText ? input.uri : undefined;
 }
 
-/** The view URI of a transcript (file or view) URI. */
-export function viewUri(uri: vscode.Uri, verbose: boolean | undefined): vscode.Uri {
-  const query = verbose === undefined ? '' : verbose ? 'verbose=1' : 'verbose=0';
-  return uri.with({ scheme: VIEW_SCHEME, query, fragment: '' });
+/** The file behind a view URI (`transcript:///abs/file.jsonl` or the titled form
+ * `transcript:/<title>?path=/abs/file.jsonl`), or the URI itself when it is a file. */
+export function fileOfView(uri: vscode.Uri): vscode.Uri {
+  if (uri.scheme !== VIEW_SCHEME) {
+    return uri;
+  }
+  const p = new URLSearchParams(uri.query).get('path');
+  return p ? vscode.Uri.file(p) : uri.with({ scheme: 'file', query: '', fragment: '' });
+}
+
+/** The view URI of a transcript (file or view) URI. With a title, the titled form whose last
+ * path segment names the editor tab (PROTOCOL.md: `transcript:/<title>?[verbose=1&]path=<file>`,
+ * `path` last). */
+export function viewUri(uri: vscode.Uri, verbose: boolean | undefined, title?: string): vscode.Uri {
+  const file = fileOfView(uri);
+  const v = verbose === undefined ? '' : verbose ? 'verbose=1' : 'verbose=0';
+  if (title) {
+    const name = title.replace(/[\\/]/g, '∕').replace(/\s+/g, ' ').trim().slice(0, 60) || path.basename(file.fsPath);
+    return vscode.Uri.from({ scheme: VIEW_SCHEME, path: '/' + name, query: [v, `path=${file.fsPath}`].filter((q) => q).join('&') });
+  }
+  return file.with({ scheme: VIEW_SCHEME, query: v, fragment: '' });
+}
+
+/** The title of a view URI in the titled form, if it is one. */
+function titleOfView(uri: vscode.Uri): string | undefined {
+  return uri.scheme === VIEW_SCHEME && new URLSearchParams(uri.query).get('path') ? path.posix.basename(uri.path) : undefined;
 }
 
 /** Opens the rendered view of a transcript. Works from the explorer for files too large for
- * VS Code to sync (the server reads the file by its path). In a view, toggles verbose. */
-async function openView(arg: vscode.Uri | undefined, verbose: boolean | undefined): Promise<void> {
+ * VS Code to sync (the server reads the file by its path). In a view, toggles verbose. The tab
+ * is titled by the session title when it is known. */
+async function openView(arg: vscode.Uri | undefined, verbose: boolean | undefined, title?: string, column?: vscode.ViewColumn): Promise<void> {
   const uri = arg instanceof vscode.Uri ? arg : activeResource();
   if (!uri) {
     void vscode.window.showInformationMessage('Transcript LS: open a transcript (.jsonl) first.');
@@ -242,10 +331,22 @@ async function openView(arg: vscode.Uri | undefined, verbose: boolean | undefine
     const was = q === null ? vscode.workspace.getConfiguration('transcript').get<boolean>('verbose') === true : q === '1' || q === 'true';
     verbose = !was;
   }
+  title = title ?? titleOfView(uri) ?? (await sessionTree?.titleOf(fileOfView(uri)));
   ensureViewProvider();
-  const doc = await vscode.workspace.openTextDocument(viewUri(uri, verbose));
+  const doc = await vscode.workspace.openTextDocument(viewUri(uri, verbose, title));
   const shown = doc.languageId === VIEW_LANGUAGE ? doc : await vscode.languages.setTextDocumentLanguage(doc, VIEW_LANGUAGE);
-  await vscode.window.showTextDocument(shown, { preview: false });
+  await vscode.window.showTextDocument(shown, { preview: false, viewColumn: column });
+}
+
+/** Opens the raw JSONL behind a view (or the given file) as text. */
+async function openRaw(arg?: vscode.Uri): Promise<void> {
+  const uri = arg instanceof vscode.Uri ? arg : activeResource();
+  if (!uri) {
+    return;
+  }
+  const file = fileOfView(uri);
+  sessions.rawRequested.add(file.toString());
+  await vscode.window.showTextDocument(file, { preview: false });
 }
 
 // ---- navigation ----------------------------------------------------------------------------

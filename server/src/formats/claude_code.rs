@@ -51,7 +51,7 @@ use self::raw::Record;
 use self::steering::Steering;
 use crate::model::{
     Block, BlockKind, Entry, Problem, PromptKind, Role, Severity, Span, StepInfo, StopReason,
-    Transcript, Usage, WakeKind, parse_timestamp,
+    TitleSource, Transcript, Usage, WakeKind, parse_timestamp,
 };
 
 pub use self::blocks::{SUMMARY_MAX, one_line};
@@ -98,6 +98,10 @@ const HEAD: usize = 256;
 /// Most distinct unknown record / block types hinted per file (bounded memory).
 const MAX_HINTED: usize = 256;
 
+/// Most `summary` records kept waiting for their leaf (bounded memory; files have at most a few
+/// dozen at their top).
+const MAX_PENDING_SUMMARIES: usize = 64;
+
 /// Line-reader state kept across lines of one file.
 #[derive(Debug, Default)]
 pub struct State {
@@ -107,8 +111,12 @@ pub struct State {
     envelope_records: usize,
     saw_main_thread: bool,
     /// Rank of the title kind in `t.meta.title`: 0 none, 1 `summary`, 2 `ai-title`,
-    /// 3 `custom-title`.
+    /// 3 `custom-title` (`t.meta.title_source` names it).
     title_rank: u8,
+    /// `summary` records whose `leafUuid` was not seen yet: `(leafUuid, summary)`, at most
+    /// [`MAX_PENDING_SUMMARIES`]. A summary names this file only when its leaf is one of this
+    /// file's records (FORMATS.md §1.3: the leaf may be in another file; issue 7).
+    pending_summaries: Vec<(Box<str>, Box<str>)>,
     /// Unknown record / block types already reported (one hint per type and file).
     hinted: HashSet<Box<str>>,
     /// The last `<command-name>` user line: `(entry index, uuid)`. An `isMeta` expansion whose
@@ -190,6 +198,18 @@ impl State {
         let mut e = Entry::new(line, span, Role::Meta, "");
         e.timestamp_ms = rec.timestamp.get().and_then(parse_timestamp);
         e.uuid = rec.uuid.boxed();
+        if self.title_rank == 0
+            && !self.pending_summaries.is_empty()
+            && let Some(uuid) = e.uuid.as_deref()
+            && let Some(i) = self
+                .pending_summaries
+                .iter()
+                .position(|(l, _)| &**l == uuid)
+        {
+            let (_, summary) = self.pending_summaries.swap_remove(i);
+            self.title(t, 1, Some(&summary));
+            self.pending_summaries.clear();
+        }
         e.parent_uuid = rec.parent_uuid.boxed();
         e.session_id = rec.session_id.boxed();
         e.sidechain = rec.is_sidechain.is_true();
@@ -223,7 +243,7 @@ impl State {
             }
             "queue-operation" => self.queue_operation(&mut r, &rec, t),
             "summary" => {
-                self.title(t, 1, rec.summary.get());
+                self.summary(t, rec.leaf_uuid.get(), rec.summary.get());
                 (Role::Meta, ty.into())
             }
             "ai-title" => {
@@ -306,6 +326,24 @@ impl State {
         }
     }
 
+    /// A `summary` record: it titles the file when its `leafUuid` is a record of this file,
+    /// seen before it or after it (then it waits in `pending_summaries`). The first matching
+    /// summary wins; summaries about other files are ignored.
+    fn summary(&mut self, t: &mut Transcript, leaf: Option<&str>, summary: Option<&str>) {
+        let (Some(leaf), Some(summary)) = (leaf, summary) else {
+            return;
+        };
+        if self.title_rank > 0 || summary.trim().is_empty() {
+            return;
+        }
+        if t.entries.iter().any(|e| e.uuid.as_deref() == Some(leaf)) {
+            self.title(t, 1, Some(summary));
+            self.pending_summaries.clear();
+        } else if self.pending_summaries.len() < MAX_PENDING_SUMMARIES {
+            self.pending_summaries.push((leaf.into(), summary.into()));
+        }
+    }
+
     /// Sets the title when `rank` beats the current one; `ai-title` and `custom-title` are
     /// replaced by later records of the same kind, `summary` keeps the first.
     fn title(&mut self, t: &mut Transcript, rank: u8, title: Option<&str>) {
@@ -315,6 +353,11 @@ impl State {
         if rank > self.title_rank || (rank == self.title_rank && rank >= 2) {
             self.title_rank = rank;
             t.meta.title = Some(title.to_string());
+            t.meta.title_source = Some(match rank {
+                1 => TitleSource::Summary,
+                2 => TitleSource::AiTitle,
+                _ => TitleSource::CustomTitle,
+            });
         }
     }
 

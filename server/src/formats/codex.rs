@@ -340,6 +340,9 @@ struct Payload<'a> {
     revised_prompt: Option<Raw<'a>>,
     #[serde(borrow)]
     tools: Option<Raw<'a>>,
+    /// `event_msg/thread_name_updated`: the thread's name (the session's title; issue 7).
+    #[serde(borrow)]
+    thread_name: Option<Raw<'a>>,
     #[serde(borrow)]
     item: Option<Raw<'a>>,
     #[serde(borrow)]
@@ -1330,6 +1333,13 @@ impl State {
                 }
                 self.end_task();
                 l.entry(Role::Interruption, rt)
+            }
+            "thread_name_updated" => {
+                if let Some(name) = jstr(p.thread_name).filter(|n| !n.trim().is_empty()) {
+                    t.meta.title = Some(name.trim().to_string());
+                    t.meta.title_source = Some(crate::model::TitleSource::ThreadName);
+                }
+                l.entry(Role::Meta, rt)
             }
             "context_compacted" => {
                 if std::mem::take(&mut self.compaction_open) {

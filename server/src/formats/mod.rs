@@ -207,6 +207,14 @@ impl Reader {
         Reader::default()
     }
 
+    /// A reader for a source whose format is already known (e.g. the rest of a file read from
+    /// the opening line of a turn, issue 7's session index): no detection.
+    pub fn with_format(format: Format) -> Reader {
+        let mut r = Reader::default();
+        r.transcript.format = Some(format);
+        r
+    }
+
     /// The transcript read so far.
     pub fn transcript(&self) -> &Transcript {
         &self.transcript

@@ -1,8 +1,10 @@
-//! Inlay hints (DESIGN.md §5): per turn, at the end of the prompt line of the raw `.jsonl` (on
-//! the turn heading in the view), `turn 3/12 · 4 comments · 6 tool calls · 2m 25s · ≈41 tok/s ·
-//! 07:28 am`, with a tooltip saying how each figure was computed (seed 002 for tok/s and the
-//! finish time); per model response, on the last row of its `message.id` group, its usage
-//! (case 10: never on every row, never summed). Plain data; positions are line ends.
+//! Inlay hints (DESIGN.md §5, §5b): per turn, on the view's turn heading, `turn 3/12 · 4 comments
+//! · 6 tool calls · 2m 25s · ≈41 tok/s · 07:28 am`, with a tooltip saying how each figure was
+//! computed (seed 002 for tok/s and the finish time). On the raw `.jsonl`, where a JSON line runs
+//! far past the window, the turn hint sits at the *start* of the turn's opening line, where it
+//! is visible: `▸ Turn 3/12 · Fix the failing test` (issue 7), its tooltip giving the figures;
+//! per model response, at the end of the last row of its `message.id` group, its usage (case
+//! 10: never on every row, never summed). Plain data; positions are line starts or line ends.
 
 use crate::analysis::{Analysis, DurationSource, Throughput, Turn, TurnKind, TurnState};
 use crate::model::{Transcript, Usage};
@@ -18,10 +20,21 @@ pub enum HintKind {
     Usage,
 }
 
-/// One hint, shown at the end of `line` (0-based).
+/// Where on its line a hint is shown.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, serde::Serialize)]
+#[serde(rename_all = "camelCase")]
+pub enum HintPosition {
+    /// Before the first character (raw turn hints).
+    LineStart,
+    /// After the last character.
+    LineEnd,
+}
+
+/// One hint, shown at the start or end of `line` (0-based).
 #[derive(Debug, Clone, PartialEq, serde::Serialize)]
 pub struct Hint {
     pub line: usize,
+    pub position: HintPosition,
     pub kind: HintKind,
     pub label: String,
     /// Markdown: how each figure was computed.
@@ -66,6 +79,24 @@ pub fn turn_label(turn: &Turn, total: usize) -> String {
         TurnState::Complete => {}
     }
     parts.join(" · ")
+}
+
+/// The raw file's turn hint (issue 7): `▸ Turn 3/12 · Fix the failing test`, `▸ Turn 4/12
+/// (wake-up) · background task finished`; just `▸ Turn 3/12` when the turn has no title;
+/// ` · in flight` at the end while the agent is still working on it.
+pub fn raw_turn_label(turn: &Turn, total: usize) -> String {
+    let mut s = format!("▸ Turn {}/{}", turn.n, total);
+    if turn.kind == TurnKind::Wake {
+        s.push_str(" (wake-up)");
+    }
+    if !turn.title.is_empty() {
+        s.push_str(" · ");
+        s.push_str(&turn.title);
+    }
+    if turn.state == TurnState::InFlight {
+        s.push_str(" · in flight");
+    }
+    s
 }
 
 /// Markdown tooltip explaining each figure of [`turn_label`].
@@ -208,8 +239,9 @@ fn tokens(n: u64) -> String {
     s.replace(".0k", "k").replace(".0M", "M")
 }
 
-/// Hints of the raw `.jsonl`: a turn hint at the end of each opener line, a usage hint at the
-/// end of the last row of each model response.
+/// Hints of the raw `.jsonl`: a turn hint ([`raw_turn_label`]) at the start of each opener
+/// line, its tooltip the figures ([`turn_label`]) and how they were computed; a usage hint at
+/// the end of the last row of each model response.
 pub fn raw_hints(
     transcript: &Transcript,
     analysis: &Analysis,
@@ -223,9 +255,14 @@ pub fn raw_hints(
         };
         out.push(Hint {
             line: opener.line,
+            position: HintPosition::LineStart,
             kind: HintKind::Turn,
-            label: turn_label(turn, total),
-            tooltip: turn_tooltip(turn, total, time_zone),
+            label: raw_turn_label(turn, total),
+            tooltip: format!(
+                "`{}`\n\n{}",
+                turn_label(turn, total),
+                turn_tooltip(turn, total, time_zone)
+            ),
         });
     }
     for step in &analysis.steps {
@@ -254,6 +291,7 @@ pub fn raw_hints(
         }
         out.push(Hint {
             line: last.line,
+            position: HintPosition::LineEnd,
             kind: HintKind::Usage,
             label: usage_label(&step.usage, step.output_final),
             tooltip,
@@ -276,6 +314,7 @@ pub fn view_hints(view: &View, analysis: &Analysis, time_zone: Option<&str>) -> 
         }
         out.push(Hint {
             line: a.line,
+            position: HintPosition::LineEnd,
             kind: HintKind::Turn,
             label: turn_label(turn, total),
             tooltip: turn_tooltip(turn, total, time_zone),

@@ -22,10 +22,11 @@ pub enum TokenLegend {
 
 /// The keys of the `transcript` settings object, as PROTOCOL.md, the VS Code extension's
 /// `package.json` and the Neovim plugin name them (tests keep the four in step).
-pub const SETTING_KEYS: [&str; 7] = [
+pub const SETTING_KEYS: [&str; 8] = [
     "verbose",
     "finalMarker",
     "roots",
+    "indexCache",
     "timeZone",
     "gatePhases",
     "semanticTokens",
@@ -45,6 +46,9 @@ pub struct Settings {
     pub time_zone: Option<String>,
     /// The gate phase table.
     pub gate_phases: Vec<Phase>,
+    /// Keep the session index in a cache file between runs (`indexCache`, default true;
+    /// `crate::index::disk::cache_path`).
+    pub index_cache: bool,
     /// Legend choice (read at `initialize` only: a legend cannot change afterwards).
     pub semantic_tokens: TokenLegend,
     /// Whether a file is read as finished: by its age (default), always, or never (issue 11).
@@ -57,6 +61,7 @@ impl Default for Settings {
             verbose: false,
             final_marker: true,
             roots: default_roots(),
+            index_cache: true,
             time_zone: None,
             gate_phases: analysis::default_phases(),
             semantic_tokens: TokenLegend::Custom,
@@ -137,6 +142,10 @@ impl Settings {
                     }
                     Value::Null => self.roots = default_roots(),
                     _ => problems.push(format!("`roots` must be a list of paths, got {v}")),
+                },
+                "indexCache" => match v.as_bool() {
+                    Some(b) => self.index_cache = b,
+                    None => problems.push(format!("`indexCache` must be a boolean, got {v}")),
                 },
                 "timeZone" => match v {
                     Value::Null => self.time_zone = None,

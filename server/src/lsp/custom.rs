@@ -16,14 +16,17 @@ use crate::lsp::server::{Backend, invalid, view_uri};
 pub const TEXT_DOCUMENT_CONTENT: &str = "workspace/textDocumentContent";
 /// `transcript/virtualDocument` (client -> server): `VirtualDocumentParams` -> `TextResult`.
 pub const VIRTUAL_DOCUMENT: &str = "transcript/virtualDocument";
+/// `transcript/sessions` (client -> server): `SessionsParams` -> `SessionsResult` (issue 7).
+pub const SESSIONS: &str = "transcript/sessions";
 /// `transcript/debugPanic` (client -> server, debug builds only): panics on purpose.
 pub const DEBUG_PANIC: &str = "transcript/debugPanic";
 
 /// Every method of the custom protocol, both directions (PROTOCOL.md documents each; a test
 /// keeps the two in step).
-pub const CUSTOM_METHODS: [&str; 7] = [
+pub const CUSTOM_METHODS: [&str; 8] = [
     TEXT_DOCUMENT_CONTENT,
     VIRTUAL_DOCUMENT,
+    SESSIONS,
     crate::lsp::stats::STATS,
     <TextDocumentContentRefresh as Request>::METHOD,
     <DidChangeVirtualDocument as Notification>::METHOD,
@@ -95,6 +98,73 @@ impl Backend {
             .ok_or_else(|| invalid("transcript/virtualDocument needs `uri`"))?;
         Ok(TextResult {
             text: self.view_text(&uri).await?,
+        })
+    }
+}
+
+/// Params of `transcript/sessions` (PROTOCOL.md): every field optional.
+#[derive(Debug, Clone, Default, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct SessionsParams {
+    /// Fuzzy text matched against title, first prompt and project.
+    #[serde(default)]
+    pub query: Option<String>,
+    /// Only sessions whose recorded project (`cwd`) is this path or below it.
+    #[serde(default)]
+    pub project: Option<String>,
+    /// At most this many sessions (default 200).
+    #[serde(default)]
+    pub limit: Option<usize>,
+}
+
+/// Result of `transcript/sessions`.
+#[derive(Debug, Clone, Serialize)]
+#[serde(rename_all = "camelCase")]
+pub struct SessionsResult {
+    pub sessions: Vec<Value>,
+    /// False while the first index build is still running (the list may be partial).
+    pub complete: bool,
+}
+
+impl Backend {
+    /// `transcript/sessions`: sessions from the index, best match then most recent first.
+    /// Paths become `file:` URIs; a session that cannot be named by a URI is left out.
+    pub async fn sessions(&self, params: Option<SessionsParams>) -> Result<SessionsResult> {
+        let p = params.unwrap_or_default();
+        let q = crate::index::SessionQuery {
+            query: p.query,
+            project: p.project,
+            limit: p.limit,
+        };
+        let now = crate::index::system_time_ms(std::time::SystemTime::now()).unwrap_or(0);
+        let list = self
+            .shared
+            .index
+            .read()
+            .unwrap_or_else(|e| e.into_inner())
+            .sessions(&q, now);
+        let uri = |p: &std::path::Path| Uri::from_file_path(p).map(|u| u.as_str().to_string());
+        let sessions = list
+            .into_iter()
+            .filter_map(|s| {
+                let mut v = serde_json::to_value(&s).ok()?;
+                let o = v.as_object_mut()?;
+                o.remove("path");
+                o.insert("uri".into(), json!(uri(&s.path)?));
+                o.insert("parent".into(), json!(s.parent.as_deref().and_then(uri)));
+                o.insert(
+                    "children".into(),
+                    json!(s.children.iter().filter_map(|c| uri(c)).collect::<Vec<_>>()),
+                );
+                Some(v)
+            })
+            .collect();
+        Ok(SessionsResult {
+            sessions,
+            complete: self
+                .shared
+                .index_ready
+                .load(std::sync::atomic::Ordering::SeqCst),
         })
     }
 }

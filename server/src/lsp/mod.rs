@@ -99,6 +99,7 @@ pub fn build_service() -> (TranscriptService, ClientSocket) {
             Backend::text_document_content,
         )
         .custom_method(custom::VIRTUAL_DOCUMENT, Backend::virtual_document)
+        .custom_method(custom::SESSIONS, Backend::sessions)
         .custom_method(stats::STATS, Backend::transcript_stats);
     // Debug builds only: a request that panics on purpose (the panic-isolation tests).
     #[cfg(debug_assertions)]

@@ -16,7 +16,7 @@ use tower_lsp_server::{Client, LanguageServer};
 
 use crate::ide;
 use crate::ide::host::{self, SettingsStamp, Snapshot, Source, ViewSnap};
-use crate::ide::workspace_symbols::WorkspaceIndex;
+use crate::index::SessionIndex;
 use crate::lsp::capabilities::{self, ClientCaps, VIEW_SCHEME};
 use crate::lsp::config::{Settings, TokenLegend};
 use crate::lsp::convert::{self, Encoding, LineIndex};
@@ -118,7 +118,11 @@ pub struct Shared {
     /// Last full semantic tokens per document URI: `(resultId, tokens)`.
     pub(crate) tokens: Mutex<HashMap<String, (String, Vec<SemanticToken>)>>,
     token_ids: AtomicU64,
-    pub index: RwLock<WorkspaceIndex>,
+    /// The session index (issue 7): sessions and workspace symbols.
+    pub index: RwLock<SessionIndex>,
+    /// True once the first index build finished (a `transcript/sessions` request before that
+    /// answers what is indexed so far, with `complete: false`).
+    pub index_ready: AtomicBool,
     pub events: mpsc::UnboundedSender<Event>,
     pub events_rx: Mutex<Option<mpsc::UnboundedReceiver<Event>>>,
     pub shutdown: tokio::sync::watch::Sender<bool>,
@@ -173,7 +177,8 @@ impl Shared {
             store: Mutex::new(Store::default()),
             tokens: Mutex::new(HashMap::new()),
             token_ids: AtomicU64::new(1),
-            index: RwLock::new(WorkspaceIndex::new()),
+            index: RwLock::new(SessionIndex::new()),
+            index_ready: AtomicBool::new(false),
             events: tx,
             events_rx: Mutex::new(Some(rx)),
             shutdown: stx,
@@ -385,29 +390,63 @@ impl Ctx {
 /// may be percent-encoded as a whole (`?verbose%3D1`, as VS Code sends it) or plain
 /// (`?verbose=1`, as [`view_uri`] writes it).
 pub fn view_key(uri: &Uri, default_verbose: bool) -> Result<ViewKey> {
-    let path = uri.path().decode().to_string_lossy().into_owned();
-    if path.is_empty() || !path.starts_with('/') {
-        return Err(invalid(format!(
-            "a transcript: URI must name an absolute path: {}",
-            uri.as_str()
-        )));
-    }
+    let mut path = uri.path().decode().to_string_lossy().into_owned();
     let mut verbose = default_verbose;
     if let Some(q) = uri.query() {
-        // VS Code percent-encodes the query (`?verbose%3D1`, `%26` between pairs): decode the
-        // whole query before splitting it (issue 11). Keys and values never hold `&` or `=`.
-        let q = q.decode().to_string_lossy();
-        for pair in q.split('&') {
+        // The query is decoded as a whole (VS Code's `Uri.toString()` encodes `=` and `&`
+        // too). `path=` must come last: everything after it is the file, `&` included.
+        let q = percent_decode(q.as_str());
+        let at = q
+            .match_indices("path=")
+            .map(|(i, _)| i)
+            .find(|&i| i == 0 || q.as_bytes()[i - 1] == b'&');
+        let params = match at {
+            Some(i) => {
+                // `transcript:/<title>?path=<file>`: the URI path is only a name for the
+                // editor's tab (issue 7).
+                path = q[i + "path=".len()..].to_string();
+                &q[..i]
+            }
+            None => &q[..],
+        };
+        for pair in params.split('&').filter(|p| !p.is_empty()) {
             let (k, v) = pair.split_once('=').unwrap_or((pair, "1"));
             if k == "verbose" {
                 verbose = matches!(v, "1" | "true" | "yes");
             }
         }
     }
+    if path.is_empty() || !path.starts_with('/') {
+        return Err(invalid(format!(
+            "a transcript: URI must name an absolute path: {}",
+            uri.as_str()
+        )));
+    }
     Ok(ViewKey {
         path: PathBuf::from(path),
         verbose,
     })
+}
+
+/// Decodes `%XX` escapes (UTF-8); a malformed escape is kept as written.
+fn percent_decode(s: &str) -> String {
+    let b = s.as_bytes();
+    let mut out = Vec::with_capacity(b.len());
+    let mut i = 0;
+    while i < b.len() {
+        let hex = |c: u8| (c as char).to_digit(16);
+        if b[i] == b'%'
+            && i + 2 < b.len()
+            && let (Some(h), Some(l)) = (hex(b[i + 1]), hex(b[i + 2]))
+        {
+            out.push((h * 16 + l) as u8);
+            i += 3;
+        } else {
+            out.push(b[i]);
+            i += 1;
+        }
+    }
+    String::from_utf8_lossy(&out).into_owned()
 }
 
 /// The `transcript:` URI of a file's view; `verbose` adds `?verbose=1` / `?verbose=0`.
@@ -1234,14 +1273,14 @@ impl LanguageServer for Backend {
         params: WorkspaceSymbolParams,
     ) -> Result<Option<WorkspaceSymbolResponse>> {
         let idx = read(&self.shared.index);
-        let hits = idx.query(&params.query, 500);
+        let hits = crate::ide::workspace_symbols::query(&idx, &params.query, 500);
         let out = hits
             .into_iter()
             .filter_map(|t| {
-                let uri = Uri::from_file_path(&t.path)?;
-                let pos = Position::new(t.start_line as u32, 0);
+                let uri = Uri::from_file_path(t.path)?;
+                let pos = Position::new(t.turn.start_line as u32, 0);
                 Some(SymbolInformation {
-                    name: t.name.clone(),
+                    name: t.name,
                     kind: SymbolKind::EVENT,
                     tags: None,
                     deprecated: None,
@@ -1249,7 +1288,7 @@ impl LanguageServer for Backend {
                         uri,
                         range: Range::new(pos, pos),
                     },
-                    container_name: Some(t.container.clone()),
+                    container_name: Some(t.container),
                 })
             })
             .collect();
@@ -1308,5 +1347,22 @@ mod tests {
         assert!(!view_key(&encoded, true).unwrap().verbose);
         let rel: Uri = "transcript:relative.jsonl".parse().unwrap();
         assert!(view_key(&rel, false).is_err());
+        // Titled form: the tab shows the title, the query names the file.
+        let titled: Uri =
+            "transcript:/Fix%20the%20login%20bug?verbose=1&path=%2Ftmp%2Fa%20b%2Fs.jsonl"
+                .parse()
+                .unwrap();
+        let key = view_key(&titled, false).unwrap();
+        assert_eq!(key.path, PathBuf::from("/tmp/a b/s.jsonl"));
+        assert!(key.verbose);
+        assert_eq!(percent_decode("%E2%96%B8%zz%aé%"), "▸%zz%aé%");
+        // As VS Code writes it: `=` encoded as well, a `?` in the title encoded in the path.
+        let vs: Uri =
+            "transcript:/GET%20%E2%88%95a%3Fb?verbose%3D0%26path%3D%2Ftmp%2Fx%26y%3D1.jsonl"
+                .parse()
+                .unwrap();
+        let key = view_key(&vs, true).unwrap();
+        assert_eq!(key.path, PathBuf::from("/tmp/x&y=1.jsonl"));
+        assert!(!key.verbose);
     }
 }

@@ -19,6 +19,7 @@ use tower_lsp_server::ls_types::*;
 
 use crate::ide::host::DiskChange;
 use crate::ide::workspace_symbols;
+use crate::index::disk;
 use crate::lsp::custom::{
     DidChangeFile, DidChangeVirtualDocument, TextDocumentContentRefresh, UriParams,
 };
@@ -365,13 +366,13 @@ fn flush(shared: &Arc<Shared>, st: &mut State, in_flight: &Arc<AtomicBool>) {
         let paths: Vec<PathBuf> = st.reindex.drain().collect();
         let shared = shared.clone();
         tokio::spawn(async move {
-            let options = shared
-                .settings
-                .read()
-                .unwrap_or_else(|e| e.into_inner())
-                .analysis_options();
             for p in paths {
-                let o = options.clone();
+                let old = shared
+                    .index
+                    .read()
+                    .unwrap_or_else(|e| e.into_inner())
+                    .get(&p)
+                    .cloned();
                 let q = p.clone();
                 let roots = shared
                     .settings
@@ -382,16 +383,18 @@ fn flush(shared: &Arc<Shared>, st: &mut State, in_flight: &Arc<AtomicBool>) {
                 let res = tokio::task::spawn_blocking(move || {
                     // As the initial scan: no symlinks, nothing outside the roots.
                     if workspace_symbols::indexable(&roots, &q) {
-                        Some(workspace_symbols::index_file(&q, &o))
+                        disk::refresh(&q, old.as_ref())
                     } else {
-                        None
+                        Ok(disk::Refresh::Gone)
                     }
                 })
                 .await;
                 let mut idx = shared.index.write().unwrap_or_else(|e| e.into_inner());
                 match res {
-                    Ok(Some(Ok(f))) => idx.insert(p, f),
-                    Ok(None) => idx.remove(&p),
+                    Ok(Ok(disk::Refresh::Whole(e) | disk::Refresh::Tail { entry: e, .. })) => {
+                        idx.insert(p, e)
+                    }
+                    Ok(Ok(disk::Refresh::Gone)) => idx.remove(&p),
                     _ => {}
                 }
             }
@@ -457,19 +460,40 @@ fn flush(shared: &Arc<Shared>, st: &mut State, in_flight: &Arc<AtomicBool>) {
     });
 }
 
-/// Builds the workspace-symbol index from the configured roots, reporting `$/progress` when
-/// the client supports work-done progress.
+/// Builds the session index (sessions and workspace symbols) from the configured roots: the
+/// cache of the previous run first (`index::disk::cache_path`), then every file whose size or
+/// modification time changed is read again (appends from their last turn), files gone are
+/// dropped, and the cache is written back. Reports `$/progress` when the client supports
+/// work-done progress.
 pub async fn build_index(shared: Arc<Shared>) {
-    let (roots, options) = {
+    let (roots, use_cache) = {
         let s = shared.settings.read().unwrap_or_else(|e| e.into_inner());
-        (s.roots.clone(), s.analysis_options())
+        (s.roots.clone(), s.index_cache)
     };
     let r = roots.clone();
-    let files = tokio::task::spawn_blocking(move || workspace_symbols::scan_roots(&r))
-        .await
-        .unwrap_or_default();
-    if files.is_empty() {
-        return;
+    let (files, cached) = tokio::task::spawn_blocking(move || {
+        let cache = disk::cache_path(&r).filter(|_| use_cache);
+        let cached = cache.as_deref().map(|c| disk::load_cache(c, &r));
+        (disk::scan_roots(&r), cached)
+    })
+    .await
+    .unwrap_or_default();
+    {
+        let mut idx = shared.index.write().unwrap_or_else(|e| e.into_inner());
+        if idx.file_count() == 0
+            && let Some(c) = cached
+        {
+            *idx = c;
+        }
+        let present: std::collections::HashSet<&PathBuf> = files.iter().collect();
+        let gone: Vec<PathBuf> = idx
+            .entries()
+            .map(|(p, _)| p.clone())
+            .filter(|p| !present.contains(p))
+            .collect();
+        for p in gone {
+            idx.remove(&p);
+        }
     }
     let progress_ok = shared
         .caps
@@ -478,6 +502,7 @@ pub async fn build_index(shared: Arc<Shared>) {
         .work_done_progress;
     let token = NumberOrString::String("transcript-ls/index".to_string());
     let progress = if progress_ok
+        && !files.is_empty()
         && shared
             .client
             .send_request::<WorkDoneProgressCreate>(WorkDoneProgressCreateParams {
@@ -499,42 +524,79 @@ pub async fn build_index(shared: Arc<Shared>) {
     };
     let total = files.len();
     let mut last_pct = 0;
-    for (i, p) in files.into_iter().enumerate() {
+    let mut changed = 0usize;
+    // Files are read in batches on the blocking pool, the index locked once per batch.
+    for (bi, batch) in files.chunks(32).enumerate() {
         if *shared.shutdown.borrow() {
             return;
         }
-        let fresh = shared
-            .index
-            .read()
-            .unwrap_or_else(|e| e.into_inner())
-            .is_current(&p);
-        if !fresh {
-            let o = options.clone();
-            let q = p.clone();
-            if let Ok(Ok(f)) =
-                tokio::task::spawn_blocking(move || workspace_symbols::index_file(&q, &o)).await
-            {
-                shared
-                    .index
-                    .write()
-                    .unwrap_or_else(|e| e.into_inner())
-                    .insert(p, f);
+        let olds: Vec<(PathBuf, Option<crate::index::SessionEntry>)> = {
+            let idx = shared.index.read().unwrap_or_else(|e| e.into_inner());
+            batch
+                .iter()
+                .map(|p| (p.clone(), idx.get(p).cloned()))
+                .collect()
+        };
+        let results = tokio::task::spawn_blocking(move || {
+            olds.into_iter()
+                .map(|(p, old)| {
+                    let r = disk::refresh(&p, old.as_ref());
+                    (p, r)
+                })
+                .collect::<Vec<_>>()
+        })
+        .await
+        .unwrap_or_default();
+        {
+            let mut idx = shared.index.write().unwrap_or_else(|e| e.into_inner());
+            for (p, r) in results {
+                match r {
+                    Ok(disk::Refresh::Unchanged) => {}
+                    Ok(disk::Refresh::Whole(e) | disk::Refresh::Tail { entry: e, .. }) => {
+                        changed += 1;
+                        idx.insert(p, e);
+                    }
+                    Ok(disk::Refresh::Gone) => idx.remove(&p),
+                    Err(e) => shared.log(
+                        MessageType::LOG,
+                        format!("cannot index {}: {e}", p.display()),
+                    ),
+                }
             }
         }
-        let pct = ((i + 1) * 100 / total) as u32;
+        let done = ((bi + 1) * 32).min(total);
+        let pct = (done * 100 / total.max(1)) as u32;
         if let Some(pr) = &progress
             && pct >= last_pct + 5
         {
             last_pct = pct;
-            pr.report_with_message(format!("{}/{} files", i + 1, total), pct)
+            pr.report_with_message(format!("{done}/{total} files"), pct)
                 .await;
         }
     }
-    let (nf, nt) = {
+    shared
+        .index_ready
+        .store(true, std::sync::atomic::Ordering::SeqCst);
+    let (ns, nt, snapshot) = {
         let idx = shared.index.read().unwrap_or_else(|e| e.into_inner());
-        (idx.file_count(), idx.turn_count())
+        let snapshot = (changed > 0 && use_cache).then(|| idx.clone());
+        (idx.session_count(), idx.turn_count(), snapshot)
     };
-    let msg = format!("indexed {nf} transcripts, {nt} turns");
+    if let Some(snapshot) = snapshot {
+        let r = roots.clone();
+        let res = tokio::task::spawn_blocking(move || match disk::cache_path(&r) {
+            Some(c) => disk::save_cache(&c, &r, &snapshot),
+            None => Ok(()),
+        })
+        .await;
+        if let Ok(Err(e)) = res {
+            shared.log(
+                MessageType::LOG,
+                format!("cannot write the session index cache: {e}"),
+            );
+        }
+    }
+    let msg = format!("indexed {ns} transcripts, {nt} turns");
     if let Some(pr) = progress {
         pr.finish_with_message(msg.clone()).await;
     }

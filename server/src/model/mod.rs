@@ -21,7 +21,7 @@ use crate::source::json_string;
 pub type Span = std::ops::Range<usize>;
 
 /// The transcript formats this crate reads. Detected from content, never from the file name.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, serde::Serialize, serde::Deserialize)]
 pub enum Format {
     /// Claude Code session files (`~/.claude/projects/**.jsonl`), versions 1.0.24 – 2.1.x.
     ClaudeCode,
@@ -135,8 +135,13 @@ pub struct SessionMeta {
     pub cwd: Option<String>,
     /// Model of the first model response (`message.model` / `turn_context.model`).
     pub model: Option<String>,
-    /// A title if the file has one (`ai-title`, `custom-title`, `summary`).
+    /// A title if the file has one: Claude Code `custom-title` > `ai-title` > the first
+    /// `summary` whose `leafUuid` is a record of this file (FORMATS.md §1.3; a later record
+    /// of the two title kinds replaces an earlier one); Codex `thread_name_updated` (the
+    /// last one). Issue 7.
     pub title: Option<String>,
+    /// Which record gave `title`.
+    pub title_source: Option<TitleSource>,
     /// True when every record is a sidechain record (a sub-agent file).
     pub is_subagent_file: bool,
     /// The sub-agent id when this is a sub-agent file (`agentId`).
@@ -161,6 +166,34 @@ pub struct SessionMeta {
     /// True for an automatic review thread, not the user's conversation (Codex
     /// `session_meta.thread_source: guardian_review`).
     pub automatic_review: bool,
+}
+
+/// The record a session title comes from, lowest rank first (a higher rank replaces a lower
+/// one; issue 7).
+#[derive(
+    Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, serde::Serialize, serde::Deserialize,
+)]
+pub enum TitleSource {
+    /// Claude Code `summary` record whose `leafUuid` is in the file.
+    Summary,
+    /// Claude Code `ai-title`.
+    AiTitle,
+    /// Codex `event_msg/thread_name_updated`.
+    ThreadName,
+    /// Claude Code `custom-title` (set by the user).
+    CustomTitle,
+}
+
+impl TitleSource {
+    /// `summary` | `ai-title` | `thread-name` | `custom-title`, as in the protocol.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            TitleSource::Summary => "summary",
+            TitleSource::AiTitle => "ai-title",
+            TitleSource::ThreadName => "thread-name",
+            TitleSource::CustomTitle => "custom-title",
+        }
+    }
 }
 
 /// Usage of one model over a whole session, as a format records it.

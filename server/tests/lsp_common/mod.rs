@@ -93,12 +93,15 @@ impl TestClient {
     /// Starts a server, sends `initialize` (and waits for its response: notifications sent
     /// before it are dropped by tower-lsp-server, LSP-NOTES §1.2) and `initialized`.
     /// Fixtures are read as still being written (`fileState: "growing"`) unless the options
-    /// say otherwise: their age depends on when the repository was checked out.
+    /// say otherwise: their age depends on when the repository was checked out. Tests never
+    /// write the user's session index cache (`indexCache: false`).
     pub async fn start(caps: Value, mut init_options: Value) -> (TestClient, Value) {
+        if init_options.is_null() {
+            init_options = json!({});
+        }
         if let Value::Object(m) = &mut init_options {
             m.entry("fileState").or_insert(json!("growing"));
-        } else if init_options.is_null() {
-            init_options = json!({ "fileState": "growing" });
+            m.entry("indexCache").or_insert(json!(false));
         }
         let (service, socket) = build_service();
         let sent = Arc::new(Mutex::new(Vec::new()));

@@ -21,8 +21,11 @@ local PI = IRRLICHT .. '/pi/regressions/01-example-session/recordings/2026-04-06
 local COPILOT = IRRLICHT
   .. '/copilot/scenarios/2-8_autonomous-loop-iteration-limit/recordings/2026-08-05-09-54-17_irrlichd-0.5.9+24afe21/transcript.jsonl'
 
--- Finish times in the fixtures' README are UTC.
-T.setup({ cmd = { SERVER }, timeZone = 'UTC' })
+-- Finish times in the fixtures' README are UTC. The checks below read the raw file, so they
+-- open transcripts raw; the `sessions` scenario checks the default, open = 'view'.
+-- A plain install has no doc/tags (it is not in the repository): setup() must generate them.
+os.remove(ROOT .. '/editors/nvim/doc/tags')
+T.setup({ cmd = { SERVER }, timeZone = 'UTC', open = 'raw' })
 
 --- Opens `path` in the current window and waits for the client and its first folds.
 local function open(path)
@@ -70,6 +73,34 @@ local DEMO_TURN_HINTS = {
   [87] = 'turn 8/9 · 1 comment · 1 tool call · 10s · ≈33 tok/s · 12:01 pm · no reply',
   [92] = 'turn 9/9 · 1 comment · 2 tool calls · 28s · ≈42 tok/s · 12:02 pm',
 }
+
+-- The raw file's turn hints, at the start of each turn's opening line (issue 7).
+local RAW_TURN_HINTS = {
+  [3] = '▸ Turn 1/9 · GET /accounts?currency=usd returns a 500, but currency=USD works. Can you find …',
+  [20] = '▸ Turn 2/9 · Good. Next: store the normalised code in a new `currency` column on `accounts`,…',
+  [34] = '▸ Turn 3/9 · Postgres only. The SQLite target is just for the old demo.',
+  [47] = '▸ Turn 4/9 (wake-up) · background task finished',
+  [53] = '▸ Turn 5/9 · Update those two tests to the new behaviour.',
+  [69] = '▸ Turn 6/9 · Add a CHANGELOG entry for the currency fix and the new column.',
+  [78] = '▸ Turn 7/9 · Can we drop the SQLite demo config now?',
+  [87] = '▸ Turn 8/9 · Remove the demo entirely.',
+  [92] = '▸ Turn 9/9 · Sorry, keep the demo for now. Instead, get a reviewer agent to look over the wh…',
+}
+
+--- The raw turn hint on 0-based line `line`: its label, column and the figures its tooltip
+--- starts with (`turn 1/9 · 2 comments · …`).
+local function raw_turn_hint(buf, line)
+  for _, h in ipairs(vim.lsp.inlay_hint.get({ bufnr = buf })) do
+    local ih = h.inlay_hint
+    local label = type(ih.label) == 'table' and table.concat(vim.tbl_map(function(p)
+      return p.value
+    end, ih.label)) or ih.label
+    if ih.position.line == line and label:match('^▸ Turn ') then
+      local tip = type(ih.tooltip) == 'table' and ih.tooltip.value or ih.tooltip or ''
+      return { label = label, col = ih.position.character, figures = (tip:match('^`([^`]*)`') or '') }
+    end
+  end
+end
 
 local DEMO_TITLES = {
   'Before the first prompt',
@@ -147,7 +178,8 @@ local function demo_raw()
   H.eq('demo: outline, turn 9 children (sub-agent)', child_names(symbols[10]),
     { 'Worked · Bash git diff --stat main...HEAD', 'Worked · Agent Review currency branch', 'Sub-agent: Review currency branch', 'Final answer' })
 
-  -- Inlay hints: one per turn on its prompt line, one per model response (30 steps).
+  -- Inlay hints: one per turn at the start of its opening line, one per model response (30
+  -- steps) at the end of its last row.
   local hints = {}
   H.wait('inlay hints', 5000, function()
     hints = H.hints(buf)
@@ -155,13 +187,15 @@ local function demo_raw()
   end)
   local turn_hints, usage = {}, 0
   for line, label in pairs(hints) do
-    if label:match('^turn ') then
+    if label:match('^▸ Turn ') then
       turn_hints[line] = label
     else
       usage = usage + 1
     end
   end
-  H.eq('demo: turn hints', turn_hints, DEMO_TURN_HINTS)
+  H.eq('demo: turn hints', turn_hints, RAW_TURN_HINTS)
+  H.eq('demo: turn 1 hint at column 0, figures in its tooltip', raw_turn_hint(buf, 3),
+    { label = RAW_TURN_HINTS[3], col = 0, figures = DEMO_TURN_HINTS[3] })
   H.eq('demo: one usage hint per model response', usage, 30)
   H.eq('demo: usage hint of the first response (line 9)', hints[8], 'in 6 · cache write 9.9k · cache read 14.2k · out 412')
 
@@ -366,7 +400,7 @@ local function live_append()
   H.wait('live: hints', 5000, function()
     return H.hints(buf)[3] ~= nil
   end)
-  H.eq('live: before, turn 1 hint', H.hints(buf)[3], DEMO_TURN_HINTS[3])
+  H.eq('live: before, turn 1 hint', H.hints(buf)[3], RAW_TURN_HINTS[3])
 
   local prompt = {
     parentUuid = '2a6eaf7d-aab0-4004-a99e-620588f11315',
@@ -423,12 +457,14 @@ local function live_append()
   -- Hints are re-requested after the change; the turn is in flight until the answer is read.
   H.wait('live: new turn hint', 8000, function()
     local h = H.hints(buf)
-    return h[100] ~= nil and not h[100]:find('in flight', 1, true) and (h[3] or ''):match('^turn 1/10') ~= nil
+    return h[100] ~= nil and not h[100]:find('in flight', 1, true) and (h[3] or ''):match('^▸ Turn 1/10') ~= nil
   end)
   local h = H.hints(buf)
   H.eq('live: appended lines', vim.api.nvim_buf_get_lines(buf, 100, -1, false), { vim.json.encode(prompt), answer_json })
-  H.eq('live: turn 1 hint counts the new turn', h[3], (DEMO_TURN_HINTS[3]:gsub('^turn 1/9', 'turn 1/10')))
-  H.eq('live: hint of the appended turn', h[100], 'turn 10/10 · 0 comments · 0 tool calls · 4s · ≈10 tok/s · 12:10 pm')
+  H.eq('live: turn 1 hint counts the new turn', h[3], (RAW_TURN_HINTS[3]:gsub('1/9', '1/10')))
+  H.eq('live: hint of the appended turn', h[100], '▸ Turn 10/10 · Thanks, that is all for today.')
+  H.eq('live: figures of the appended turn', (raw_turn_hint(buf, 100) or {}).figures,
+    'turn 10/10 · 0 comments · 0 tool calls · 4s · ≈10 tok/s · 12:10 pm')
   local symbols = H.symbols(buf, client)
   H.eq('live: outline gains turn 10', symbols[#symbols] and symbols[#symbols].name, 'Turn 10: Thanks, that is all for today.')
   H.eq('live: diagnostics (only the blocked gate; the torn line was pending)', vim.tbl_map(function(d)
@@ -479,7 +515,9 @@ local function corpus()
   end)
   local hints = H.hints(buf)
   -- Streaming placeholders (stop_reason null, output 1–25): no tok/s, `out ?` (seed 002).
-  H.eq('corpus: turn 1 hint (no throughput from placeholders)', hints[2], 'turn 1/7 · 1 comment · 2 tool calls · 12s · 06:48 pm')
+  H.eq('corpus: turn 1 hint', hints[2], "▸ Turn 1/7 · Ok, so there's isn't much to see here, mostly one idea about how to organize th…")
+  H.eq('corpus: turn 1 figures (no throughput from placeholders)', (raw_turn_hint(buf, 2) or {}).figures,
+    'turn 1/7 · 1 comment · 2 tool calls · 12s · 06:48 pm')
   H.eq('corpus: usage hint with a placeholder output count', hints[6], 'in 3 · cache write 5.4k · cache read 21.4k · out ?')
   H.wait('corpus tokens', 5000, function()
     return H.token_at(buf, 13, col_in(buf, 14, '"text":"Got it.')) ~= ''
@@ -512,7 +550,9 @@ local function pi_and_copilot()
   H.wait('pi hints', 5000, function()
     return H.hints(buf)[11] ~= nil
   end)
-  H.eq('pi: turn 1 hint', H.hints(buf)[11], 'turn 1/35 · 0 comments · 2 tool calls · 8s · ≈18 tok/s · 04:23 pm')
+  -- The raw turn hint opens the turn's line (issue 7); its figures lead its tooltip.
+  H.check('pi: turn 1 hint', vim.startswith(H.hints(buf)[11] or '', '▸ Turn 1/35 · '), H.hints(buf)[11])
+  H.eq('pi: turn 1 figures', (raw_turn_hint(buf, 11) or {}).figures, 'turn 1/35 · 0 comments · 2 tool calls · 8s · ≈18 tok/s · 04:23 pm')
 
   -- Copilot CLI: the same bytes as the corpus file, under Copilot's own file name.
   local dir = TMP .. '/session-state/5ec41487-d2ea-4880-8e5b-23bb92ea7505'
@@ -576,8 +616,9 @@ local function screens()
     return H.hints(0)[3] ~= nil
   end)
   local rows = dump('nvim-raw-foldlevel1.txt')
-  -- Row 4 is turn 1's prompt (with its hint far right of the long JSON line, off screen), row
-  -- 5 the closed activity fold with its label.
+  -- Row 4 is turn 1's prompt, its hint at the start where it is visible (issue 7); row 5 the
+  -- closed activity fold with its label.
+  H.check('screen: the turn 1 hint opens its line', (rows[4] or ''):match('^%s*▸ Turn 1/9 · GET /accounts') ~= nil, rows[4])
   H.check('screen: the closed activity shows its label', (rows[5] or ''):find('2 comments · 5 tool calls', 1, true) ~= nil, rows[5])
   vim.cmd('TranscriptView')
   vim.wo.wrap = false
@@ -620,12 +661,118 @@ local function health_and_help()
   H.eq('help: tags for the commands and setup', missing, {})
 end
 
+
+--- Sessions first (issue 7): `:Transcripts` through a stubbed `vim.ui.select`, `:Transcripts
+--- <query>`, `:TranscriptLatest` for the current directory, `open = 'view'` on `:edit`,
+--- `:TranscriptRaw`, `:help transcript` right after setup().
+local function sessions()
+  local view = require('transcript.view')
+  -- A root with the demo session (and its sub-agent) and a session recorded in TMP/work.
+  local root = TMP .. '/sessions/projects'
+  local proj = root .. '/-home-user-project'
+  vim.fn.mkdir(proj .. '/3f8a2c61-9d4e-4b7a-8c15-e2d07b9a4f63/subagents', 'p')
+  vim.fn.writefile(vim.fn.readfile(DEMO, 'b'), proj .. '/3f8a2c61-9d4e-4b7a-8c15-e2d07b9a4f63.jsonl', 'b')
+  vim.fn.writefile(vim.fn.readfile(SUBAGENT, 'b'), proj .. '/3f8a2c61-9d4e-4b7a-8c15-e2d07b9a4f63/subagents/agent-a6e2b9f04c71d3a58.jsonl', 'b')
+  local work = TMP .. '/work'
+  vim.fn.mkdir(work, 'p')
+  vim.fn.mkdir(root .. '/-work', 'p')
+  local case16 = vim.fn.readfile(ROOT .. '/fixtures/cases/16-utc-timestamps-local-display.jsonl', 'b')
+  local recorded_here = root .. '/-work/5e55e55e-0000-4000-8000-000000000016.jsonl'
+  vim.fn.writefile(vim.tbl_map(function(l)
+    return (l:gsub('"cwd":"[^"]*"', '"cwd":"' .. work .. '"'))
+  end, case16), recorded_here, 'b')
+  T.set({ roots = { root } })
+  T.config.open = 'view' -- the default (the suite opens raw for the checks above)
+  local client = T.ensure_client(vim.api.nvim_get_current_buf(), nil)
+  local list = {}
+  H.wait('sessions: index of the new root', 10000, function()
+    local r = client:request_sync('transcript/sessions', {}, 2000)
+    list = r and r.result and r.result.sessions or {}
+    return #list == 3
+  end)
+  H.eq('sessions: three sessions listed', #list, 3)
+
+  -- :Transcripts with vim.ui.select stubbed: what the picker gets, and the choice opens the view.
+  local real_select = vim.ui.select
+  local shown
+  local function stub(pick)
+    vim.ui.select = function(items, opts, on_choice)
+      shown = { prompt = opts.prompt, lines = vim.tbl_map(opts.format_item, items) }
+      for i, line in ipairs(shown.lines) do
+        if line:find(pick, 1, true) then
+          return on_choice(items[i], i)
+        end
+      end
+      on_choice(nil, nil)
+    end
+  end
+  vim.cmd('tabnew')
+  stub('GET /accounts')
+  vim.cmd('Transcripts')
+  H.wait(':Transcripts opens the chosen view', 5000, function()
+    return view.is_view_name(vim.api.nvim_buf_get_name(0)) and vim.api.nvim_buf_line_count(0) > 50
+  end)
+  H.eq(':Transcripts: prompt and item count', { shown and shown.prompt, shown and #shown.lines }, { 'Transcripts', 3 })
+  H.check(':Transcripts: item is title — project · age · turns', vim.iter(shown and shown.lines or {}):any(function(l)
+    return l:match('^GET /accounts%?currency=usd returns a 500.* — project · %d+%a+ ago · 9 turns$') ~= nil
+  end), shown and shown.lines)
+  H.check(':Transcripts: the view of the demo is shown', vim.endswith(vim.api.nvim_buf_get_name(0), '3f8a2c61-9d4e-4b7a-8c15-e2d07b9a4f63.jsonl'),
+    vim.api.nvim_buf_get_name(0))
+  H.check(':Transcripts: the view starts with the session heading',
+    (vim.api.nvim_buf_get_lines(0, 0, 1, false)[1] or ''):find('GET /accounts', 1, true) ~= nil, vim.api.nvim_buf_get_lines(0, 0, 1, false)[1])
+  -- With a query, the best match comes first.
+  stub('settlement')
+  vim.cmd('Transcripts settlement batch')
+  H.wait(':Transcripts <query> opens the match', 5000, function()
+    return vim.endswith(vim.api.nvim_buf_get_name(0), '5e55e55e-0000-4000-8000-000000000016.jsonl')
+  end)
+  H.eq(':Transcripts <query>: one match, first', shown and #shown.lines, 1)
+  vim.ui.select = real_select
+
+  -- :TranscriptLatest in the directory the second session was recorded in.
+  vim.cmd('tabnew')
+  vim.cmd.cd(vim.fn.fnameescape(work))
+  vim.cmd('TranscriptLatest')
+  H.wait(':TranscriptLatest opens the session of this directory', 5000, function()
+    return view.is_view_name(vim.api.nvim_buf_get_name(0)) and vim.endswith(vim.api.nvim_buf_get_name(0), '5e55e55e-0000-4000-8000-000000000016.jsonl')
+  end)
+  H.check(':TranscriptLatest: the view of the session recorded here', vim.endswith(vim.api.nvim_buf_get_name(0), '5e55e55e-0000-4000-8000-000000000016.jsonl')
+    and view.is_view_name(vim.api.nvim_buf_get_name(0)), vim.api.nvim_buf_get_name(0))
+  vim.cmd.cd(vim.fn.fnameescape(ROOT))
+
+  -- open = 'view' (the default): :edit of a transcript shows its view; :TranscriptRaw goes back.
+  local copy = TMP .. '/open-view/3f8a2c61-9d4e-4b7a-8c15-e2d07b9a4f63.jsonl'
+  vim.fn.mkdir(TMP .. '/open-view', 'p')
+  vim.fn.writefile(vim.fn.readfile(DEMO, 'b'), copy, 'b')
+  vim.cmd('tabnew')
+  vim.cmd.edit(vim.fn.fnameescape(copy))
+  H.wait("open='view': the window switches to the view", 10000, function()
+    return view.is_view_name(vim.api.nvim_buf_get_name(0)) and vim.api.nvim_buf_line_count(0) > 50
+  end)
+  H.check("open='view': :edit shows the view", view.is_view_name(vim.api.nvim_buf_get_name(0)), vim.api.nvim_buf_get_name(0))
+  vim.cmd('TranscriptRaw')
+  H.wait(':TranscriptRaw: the raw file', 3000, function()
+    return vim.api.nvim_buf_get_name(0) == copy
+  end)
+  vim.wait(500)
+  H.eq(':TranscriptRaw: the raw file stays', vim.api.nvim_buf_get_name(0), copy)
+  T.config.open = 'raw'
+  vim.cmd('tabclose')
+
+  -- :help transcript right after setup() (the tags were generated by it).
+  local ok, err = pcall(vim.cmd.help, 'transcript')
+  H.check(':help transcript after setup()', ok and vim.endswith(vim.api.nvim_buf_get_name(0), 'transcript.txt'), ok and vim.api.nvim_buf_get_name(0) or err)
+  local ok2 = pcall(vim.cmd.help, ':Transcripts')
+  H.check(':help :Transcripts', ok2)
+  vim.cmd('helpclose')
+end
+
 --- Reading a session (issue 11): tests/e2e/nvim/reading.lua.
 local function reading()
   dofile(ROOT .. '/tests/e2e/nvim/reading.lua')(H, T, { ROOT = ROOT, TMP = TMP, DEMO = DEMO, CORPUS = CORPUS, open = open })
 end
 
-for _, scenario in ipairs({ demo_raw, demo_view, live_append, corpus, pi_and_copilot, screens, health_and_help, reading }) do
+for _, scenario in ipairs({ demo_raw, demo_view, live_append, corpus, pi_and_copilot, screens, health_and_help, reading, sessions }) do
   local ok, err = xpcall(scenario, debug.traceback)
   if not ok then
     H.check('no Lua error', false, err)

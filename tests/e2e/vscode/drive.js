@@ -19,6 +19,9 @@ const WS = arg('ws');
 const ART = arg('art');
 const DEMO = '3f8a2c61-9d4e-4b7a-8c15-e2d07b9a4f63.jsonl';
 const BIG = JSON.parse(arg('big') || '{}'); // {path, bytes, copies} from make-big.js
+const SETTINGS = arg('settings'); // the user settings.json (the sessions block edits openAs)
+/** The demo view tab's label: the session title, `/` shown as `∕` (issue 7). */
+const DEMO_TAB = 'GET ∕accounts?currency=usd';
 
 const t0 = Date.now();
 const log = (...a) => console.log(`${String(Date.now() - t0).padStart(7)}ms`, ...a);
@@ -142,12 +145,12 @@ async function main(page) {
   check('code lens: gate stepper with the plan verdict', lenses.some((t) => /Plan|📋/.test(t) && /APPROVED/.test(t)), lenses[0]);
   check('code lens: three gates on the first screen', lenses.filter((t) => t.includes('━') || t.includes('┄')).length >= 3, lenses.length);
 
-  // 3. Inlay hint at the end of the turn 1 prompt line (line 4), figures from the README.
-  await page.waitForFunction(() => document.querySelector('.editor-group-container.active .view-lines')?.textContent.replace(/\u00a0/g, ' ').includes('turn 1/9'), null, { timeout: 30000 });
+  // 3. Inlay hint at the start of the turn 1 prompt line (line 4), where it is visible (issue 7).
+  await page.waitForFunction(() => document.querySelector('.editor-group-container.active .view-lines')?.textContent.replace(/\u00a0/g, ' ').includes('Turn 1/9'), null, { timeout: 30000 });
   let lines = await visibleLines(page);
-  const hint4 = (lines['4'] || '').slice(demo[3].length).trim();
-  log('line 4 after the JSON:', JSON.stringify(hint4));
-  eq('inlay hint: turn 1 figures at the end of the prompt line', hint4, 'turn 1/9 · 2 comments · 5 tool calls · 39s · ≈48 tok/s · 11:48 am');
+  const hint4 = (lines['4'] || '').slice(0, (lines['4'] || '').indexOf('{"parentUuid"')).trim();
+  log('line 4 before the JSON:', JSON.stringify(hint4));
+  eq('inlay hint: turn 1 title at the start of the prompt line', hint4, '▸ Turn 1/9 · GET /accounts?currency=usd returns a 500, but currency=USD works. Can you find …');
 
   // 4. Status bar: the turn count of the active transcript.
   const status = page.locator('.statusbar-item', { hasText: 'turns' }).first();
@@ -253,7 +256,7 @@ async function main(page) {
   const viewEditor = page.locator('.editor-group-container.active .monaco-editor .view-lines:has-text("## Turn 1")');
   await viewEditor.first().waitFor({ timeout: 30000 });
   const tab = nbsp(await page.locator('.editor-group-container.active .tab.active').first().innerText());
-  check('view tab opened', tab.replace(/\s+/g, '') === DEMO, tab.replace(/\s+/g, ''));
+  check('view tab opened, titled by the session', tab.startsWith(DEMO_TAB), tab);
   const lang = nbsp(await page.locator('.statusbar-item[id="status.editor.mode"]').first().innerText());
   check('view language: Transcript View', lang.includes('Transcript View'), lang);
   await page.waitForTimeout(800);
@@ -284,7 +287,8 @@ async function main(page) {
   if (BIG.path) {
     const name = path.basename(BIG.path);
     await explorerMenu(page, name, 'Open Transcript View');
-    await page.locator('.editor-group-container.active .tab.active', { hasText: name }).first().waitFor({ timeout: 60000 });
+    // The tab is titled by the session (the demo's title): wait for this view's own turn count.
+    await activeEditor(page).locator(`.view-lines:has-text("· ${9 * BIG.copies} turns ·")`).first().waitFor({ timeout: 60000 });
     await activeEditor(page).locator('.view-lines:has-text("## Turn 1")').first().waitFor({ timeout: 60000 });
     const header = nbsp(await activeEditor(page).locator('.view-lines').first().innerText()).replace(/\s+/g, ' ');
     // each copy of the demo conversation holds its 9 turns
@@ -298,11 +302,13 @@ async function main(page) {
     }
     check('view of the big transcript: turn hint', bigFlat.includes(`turn 1/${turns} · 2 comments · 5 tool calls · 39s · ≈48 tok/s · 11:48 am`), bigFlat.match(/turn 1\/.{0,70}/)?.[0]);
     await shot(page, '5-view-of-56MB-transcript.png');
+    await page.keyboard.press('Control+W'); // its tab has the demo's title: close it
+    await page.waitForTimeout(500);
   }
 
   // 11. Live: a turn appended to the demo on disk shows in its view (refreshed by the server)
   // and in the raw editor (VS Code reloads the unmodified file; status bar from the outline).
-  await page.locator('.editor-group-container.active .tab', { hasText: DEMO }).nth(1).click(); // the view tab
+  await page.locator('.editor-group-container.active .tab', { hasText: DEMO_TAB }).first().click(); // the view tab
   await activeEditor(page).locator('.view-lines:has-text("· 9 turns ·")').first().waitFor({ timeout: 15000 });
   const ids = 'e2e00000-0000-4000-8000-0000000000';
   const prompt = { parentUuid: '2a6eaf7d-aab0-4004-a99e-620588f11315', isSidechain: false, type: 'user',
@@ -327,21 +333,102 @@ async function main(page) {
   await quickOpen(page, 'pi-session.jsonl');
   const pi35 = await page.locator('.statusbar-item', { hasText: '35 turns' }).first().waitFor({ timeout: 30000 }).then(() => true, () => false);
   check('pi: attached (status bar: 35 turns)', pi35, nbsp(await page.locator('.statusbar-item', { hasText: 'turns' }).first().innerText()));
-  await page.waitForFunction(() => document.querySelector('.editor-group-container.active .view-lines')?.textContent.replace(/\u00a0/g, ' ').includes('turn 1/35'), null, { timeout: 30000 }).catch(() => {});
+  await page.waitForFunction(() => document.querySelector('.editor-group-container.active .view-lines')?.textContent.replace(/\u00a0/g, ' ').includes('Turn 1/35'), null, { timeout: 30000 }).catch(() => {});
   const piFlat = nbsp(await activeEditor(page).locator('.view-lines').first().textContent());
-  check('pi: turn 1 hint', piFlat.includes('turn 1/35 · 0 comments · 2 tool calls · 8s · ≈18 tok/s · 04:23 pm'), piFlat.match(/turn 1\/35.{0,60}/)?.[0]);
+  // The raw turn hint opens the turn's line (issue 7); its figures are in its tooltip.
+  check('pi: turn 1 hint', piFlat.includes('▸ Turn 1/35 · '), piFlat.match(/Turn 1\/35.{0,60}/)?.[0]);
   await shot(page, '7-pi-raw.png');
   await quickOpen(page, 'events.jsonl');
   const cp6 = await page.locator('.statusbar-item', { hasText: '6 turns' }).first().waitFor({ timeout: 30000 }).then(() => true, () => false);
   check('copilot: attached to events.jsonl (status bar: 6 turns)', cp6, nbsp(await page.locator('.statusbar-item', { hasText: 'turns' }).first().innerText()));
   await palette(page, 'Transcript: Open Transcript View');
-  const cpView = await activeEditor(page).locator('.view-lines:has-text("automatic continuation")').first().waitFor({ timeout: 30000 }).then(() => true, () => false);
+  // (the raw file's turn hints say "automatic continuation" too: wait for the view's header)
+  const cpView = await activeEditor(page).locator('.view-lines:has-text("Copilot CLI 1.0.78")').first().waitFor({ timeout: 30000 }).then(() => true, () => false);
   const cpText = nbsp(await activeEditor(page).locator('.view-lines').first().innerText());
   check('copilot view: autopilot turns and the session usage', cpView && cpText.includes('Copilot CLI 1.0.78') && cpText.includes('5.8k out'), cpText.slice(0, 300));
   await shot(page, '8-copilot-view.png');
 
   // 13. Reading a session (issue 11): tests/e2e/vscode/reading.js.
   await require('./reading.js')(page, { WS, DEMO, FINISHED: 'finished-session.jsonl', log, check, eq, nbsp, palette, quickOpen, gotoLine, activeEditor, shot });
+  await sessionsFirst(page);
+}
+
+/** Sessions first (issue 7): the Transcripts tree, Open Session…, Open Latest Session for This
+ * Workspace, and a .jsonl opening as its view with `transcript-ls.openAs` at its default. */
+async function sessionsFirst(page) {
+  const rowsOf = (sel) => page.locator(sel).allInnerTexts().then((t) => t.map((x) => nbsp(x).replace(/\s+/g, ' ').trim()));
+  // From here on `transcript-ls.openAs` is at its default, `view`: the user settings are edited
+  // in VS Code itself (Preferences: Open User Settings (JSON)), as a user would.
+  const settings = JSON.parse(fs.readFileSync(SETTINGS, 'utf8'));
+  delete settings['transcript-ls.openAs'];
+  await palette(page, 'Preferences: Open User Settings (JSON)');
+  // (Code 1.139 may show it in a modal editor, outside the editor groups)
+  const settingsEditor = page.locator('.monaco-editor:has(.view-lines:has-text("transcript-ls.openAs"))').last();
+  await settingsEditor.waitFor({ timeout: 15000 });
+  await settingsEditor.locator('.view-line').first().click();
+  await page.keyboard.press('Control+A');
+  await page.keyboard.insertText(JSON.stringify(settings, null, 2));
+  await page.keyboard.press('Control+S');
+  await page.waitForTimeout(1000);
+  await page.keyboard.press('Control+W');
+  await page.waitForTimeout(500);
+  // The tree: sessions grouped by project, newest first, sub-agents under their parent.
+  await palette(page, 'Focus on Transcripts View');
+  const tree = '.pane:has(.pane-header:has-text("Transcripts")) .monaco-list-row';
+  await page.locator(tree, { hasText: 'GET /accounts' }).first().waitFor({ timeout: 30000 });
+  await page.waitForTimeout(500);
+  let rows = await rowsOf(tree);
+  log('tree rows', JSON.stringify(rows));
+  // (a row's text is its label then its description, with no space between)
+  check('tree: the project of the demo', rows.some((r) => r === 'project/home/user/project'), rows[0]);
+  check('tree: the workspace project', rows.some((r) => r.startsWith('ws/') && r.endsWith('/ws')), rows);
+  check('tree: the demo session (after the live append) with age and turns', rows.some((r) => /^GET \/accounts\?currency=usd.*…\d+\w+ ago · 10 turns$/.test(r)), rows);
+  check('tree: the session recorded here', rows.some((r) => /^Add pagination to GET \/accounts\d+\w+ ago · 1 turn$/.test(r)), rows);
+  // Expand the demo: its sub-agent is under it.
+  await page.locator(tree, { hasText: '· 10 turns' }).first().locator('.monaco-tl-twistie').click();
+  await page.locator(tree, { hasText: 'Review the changes on branch' }).first().waitFor({ timeout: 10000 }).catch(() => {});
+  rows = await rowsOf(tree);
+  check('tree: the sub-agent under its session', rows.some((r) => r.startsWith('Review the changes on branch fix/currency-case')), rows);
+  await shot(page, '11-transcripts-tree.png');
+
+  // Open Session…: type part of a title; the chosen session opens as its view, titled.
+  await palette(page, 'Transcript: Open Session…');
+  const input = page.locator('.quick-input-widget input');
+  await page.locator('.quick-input-list .monaco-list-row').first().waitFor({ timeout: 15000 });
+  await input.fill('review the changes');
+  await page.waitForTimeout(500);
+  const picks = await rowsOf('.quick-input-list .monaco-list-row');
+  log('quick pick rows', JSON.stringify(picks));
+  check('Open Session…: the match, with project and time', picks.length >= 1 && picks[0].startsWith('Review the changes on branch') && /project · \d+\w+ ago · 1 turn/.test(picks[0]), picks[0]);
+  await shot(page, '12-open-session-quick-pick.png');
+  await page.keyboard.press('Enter');
+  await page.locator('.editor-group-container.active .tab.active', { hasText: 'Review the changes on branch' }).first().waitFor({ timeout: 15000 });
+  await activeEditor(page).locator('.view-lines:has-text("## Turn 1")').first().waitFor({ timeout: 15000 });
+  const lang = nbsp(await page.locator('.statusbar-item[id="status.editor.mode"]').first().innerText());
+  check('Open Session…: opens the view, tab titled by the session', lang.includes('Transcript View'), lang);
+
+  // Open Latest Session for This Workspace: the session whose cwd is the workspace folder.
+  await palette(page, 'Transcript: Open Latest Session for This Workspace');
+  const latest = await page.locator('.editor-group-container.active .tab.active', { hasText: 'Add pagination to GET ∕accounts' }).first()
+    .waitFor({ timeout: 15000 }).then(() => true, () => false);
+  check('Open Latest Session: the session recorded in the workspace', latest, nbsp(await page.locator('.editor-group-container.active .tab.active').first().innerText()));
+  await shot(page, '13-latest-session.png');
+  await page.keyboard.press('Control+W');
+
+  // openAs at its default (view): a .jsonl from Quick Open shows its view in place of the raw tab.
+  await quickOpen(page, 'recorded-here.jsonl');
+  const asView = await page.locator('.editor-group-container.active .tab.active', { hasText: 'Add pagination to GET ∕accounts' }).first()
+    .waitFor({ timeout: 20000 }).then(() => true, () => false);
+  const tabs = await rowsOf('.editor-group-container.active .tab');
+  check('openAs view (default): the .jsonl opens as its view', asView, tabs);
+  check('openAs view: the raw tab was replaced', !tabs.some((t) => t.startsWith('recorded-here.jsonl')), tabs);
+  await shot(page, '14-open-as-view.png');
+  // Open Raw JSONL (the view's title bar): the raw file, and it stays raw.
+  await palette(page, 'Transcript: Open Raw JSONL');
+  await page.locator('.editor-group-container.active .tab.active', { hasText: 'recorded-here.jsonl' }).first().waitFor({ timeout: 15000 });
+  await page.waitForTimeout(2000);
+  const still = nbsp(await page.locator('.editor-group-container.active .tab.active').first().innerText()).replace(/\s+/g, '');
+  check('Open Raw JSONL: the raw file stays', still.startsWith('recorded-here.jsonl'), still);
 }
 
 (async () => {

@@ -37,10 +37,14 @@ mkdir -p "$RUN/ws/copilot-state/5ec41487"
 cp "$IRR/copilot/scenarios/2-8_autonomous-loop-iteration-limit/recordings/2026-08-05-09-54-17_irrlichd-0.5.9+24afe21/transcript.jsonl" "$RUN/ws/copilot-state/5ec41487/events.jsonl"
 # ... and a 56 MiB session, over VS Code's 50 MB limit for syncing documents to extensions.
 BIG=$(node "$ROOT/tests/e2e/vscode/make-big.js" "$RUN/ws/3f8a2c61-9d4e-4b7a-8c15-e2d07b9a4f63.jsonl" "$RUN/ws/big-session.jsonl")
+# ... and a session recorded in the workspace folder itself (its cwd), for "Open Latest Session".
+sed "s#\"cwd\":\"[^\"]*\"#\"cwd\":\"$RUN/ws\"#g" "$ROOT/fixtures/cases/07-queued-prompt-typed-while-working.jsonl" >"$RUN/ws/recorded-here.jsonl"
 
 cat >"$RUN/data/User/settings.json" <<EOF
 {
   "transcript-ls.path": "$SERVER",
+  "transcript-ls.openAs": "raw",
+  "transcript.roots": ["$RUN/ws"],
   "transcript.timeZone": "UTC",
   "workbench.startupEditor": "none",
   "workbench.secondarySideBar.defaultVisibility": "hidden",
@@ -100,6 +104,7 @@ ts "code-server up on :$PORT"
 
 rc=0
 NODE_PATH=$C/npm/node_modules node "$ROOT/tests/e2e/vscode/drive.js" \
-  --url "http://127.0.0.1:$PORT/?folder=$RUN/ws" --ws "$RUN/ws" --art "$ART" --big "$BIG" || rc=$?
+  --url "http://127.0.0.1:$PORT/?folder=$RUN/ws" --ws "$RUN/ws" --art "$ART" --big "$BIG" \
+  --settings "$RUN/data/User/settings.json" || rc=$?
 ts "drive.js exit $rc; screenshots in $ART"
 exit "$rc"

@@ -14,7 +14,7 @@ M.name = 'transcript'
 
 --- Server settings (server/PROTOCOL.md, section `transcript`), accepted at the top level of the
 --- options as well as under `settings`.
-M.server_keys = { 'verbose', 'finalMarker', 'roots', 'timeZone', 'gatePhases', 'semanticTokens', 'fileState' }
+M.server_keys = { 'verbose', 'finalMarker', 'roots', 'indexCache', 'timeZone', 'gatePhases', 'semanticTokens', 'fileState' }
 
 --- Commands the server executes (`workspace/executeCommand`); a code lens may carry any of them.
 M.server_commands = {
@@ -47,6 +47,10 @@ M.defaults = {
   timeout_ms = 5000,
   --- Optional `fun(bufnr): boolean?` overriding content detection (nil: use the default).
   detect = nil,
+  --- How a transcript opens (`:e file.jsonl`, `:Transcripts`, `:TranscriptLatest`): 'view' (the
+  --- rendered view replaces the raw buffer in its window; `:TranscriptRaw` goes back), 'raw'
+  --- (the JSONL itself), 'both' (raw, with the view in a vertical split).
+  open = 'view',
 }
 
 M.config = vim.deepcopy(M.defaults)
@@ -530,6 +534,9 @@ function M.on_attach(client, bufnr)
   if M.config.keymaps then
     map_keys(bufnr)
   end
+  if not vim.b[bufnr].transcript_view then
+    require('transcript.sessions').on_raw_attach(bufnr)
+  end
 end
 
 -- Handlers of server -> client messages ------------------------------------------------------
@@ -658,6 +665,32 @@ local function create_commands()
   cmd('TranscriptSubagents', function(a)
     M.session_files({ quickfix = a.bang })
   end, { bang = true, desc = 'List the transcripts of this session (! quickfix)' })
+  local sessions = require('transcript.sessions')
+  cmd('Transcripts', function(a)
+    sessions.pick(a.args)
+  end, { nargs = '?', desc = 'Pick a session by title, first prompt or project (vim.ui.select)' })
+  cmd('TranscriptLatest', function()
+    sessions.latest()
+  end, { desc = 'Open the newest session recorded in the current directory' })
+  cmd('TranscriptRaw', function()
+    sessions.toggle_raw()
+  end, { desc = 'From a view, the raw JSONL; from the raw file, its view' })
+end
+
+--- Generates `doc/tags` of this plugin when it is missing or older than the manual, so
+--- `:help transcript` works right after a plain install (a read-only install is left alone).
+local function ensure_helptags()
+  local src = debug.getinfo(1, 'S').source:sub(2)
+  local doc = vim.fs.joinpath(vim.fs.dirname(vim.fs.dirname(vim.fs.dirname(src))), 'doc')
+  local manual = vim.uv.fs_stat(vim.fs.joinpath(doc, 'transcript.txt'))
+  if not manual then
+    return
+  end
+  local tags = vim.uv.fs_stat(vim.fs.joinpath(doc, 'tags'))
+  if tags and tags.mtime.sec >= manual.mtime.sec then
+    return
+  end
+  pcall(vim.cmd.helptags, vim.fn.fnameescape(doc))
 end
 
 --- Sets the plugin up: highlight links, the LSP config (enabled), the view's `BufReadCmd`, the
@@ -688,6 +721,7 @@ function M.setup(opts)
   })
 
   create_commands()
+  ensure_helptags()
   vim.lsp.config(M.name, M.lsp_config())
   vim.lsp.enable(M.name)
   M._did_setup = true

@@ -291,6 +291,10 @@ pub struct Record<'a> {
     /// `summary` record text.
     #[serde(borrow, default)]
     pub summary: S<'a>,
+    /// `summary` / `last-prompt`: the uuid of the conversation leaf the record is about (it may
+    /// be in another file).
+    #[serde(borrow, default)]
+    pub leaf_uuid: S<'a>,
     #[serde(borrow, default)]
     pub ai_title: S<'a>,
     #[serde(borrow, default)]

@@ -38,7 +38,13 @@ impl Backend {
                 .into_iter()
                 .filter(|h| h.line >= lo && h.line <= hi)
                 .filter_map(|h| {
-                    let col = convert::line_len(ctx.text(), ctx.lines(), h.line, enc)?;
+                    // Raw turn hints open their line (issue 7); the others end it.
+                    let start = h.position == ide::inlay_hints::HintPosition::LineStart;
+                    let col = if start {
+                        0
+                    } else {
+                        convert::line_len(ctx.text(), ctx.lines(), h.line, enc)?
+                    };
                     Some(InlayHint {
                         position: Position::new(h.line as u32, col),
                         label: InlayHintLabel::String(h.label),
@@ -48,8 +54,8 @@ impl Backend {
                             kind: MarkupKind::Markdown,
                             value: h.tooltip,
                         })),
-                        padding_left: Some(true),
-                        padding_right: None,
+                        padding_left: Some(!start),
+                        padding_right: Some(start),
                         data: None,
                     })
                 })

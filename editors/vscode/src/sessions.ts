@@ -1,0 +1,412 @@
+// Sessions first (issue 7): the "Transcripts" tree (sessions by project, newest first, sub-agents
+// under their parent), "Transcript: Open Session…", "Transcript: Open Latest Session for This
+// Workspace", and the `transcript-ls.openAs` behaviour (a transcript opens as its view). All
+// data comes from the server's `transcript/sessions` request (server/PROTOCOL.md).
+import * as path from 'path';
+import * as vscode from 'vscode';
+import { LanguageClient, State } from 'vscode-languageclient/node';
+
+/** One session as `transcript/sessions` returns it. */
+export interface Session {
+  uri: string;
+  format: string;
+  title: string;
+  titleSource: string;
+  firstPrompt?: string | null;
+  project?: string | null;
+  started?: string | null;
+  ended?: string | null;
+  turns: number;
+  bytes: number;
+  live: boolean;
+  parent?: string | null;
+  children: string[];
+}
+
+export type OpenAs = 'view' | 'raw' | 'both';
+
+/** Hooks into extension.ts (kept as functions so this file stays self-contained). */
+export interface Host {
+  client(): LanguageClient | undefined;
+  /** Opens the rendered view of a transcript file (titled by `title` when given). */
+  openView(uri: vscode.Uri, title?: string, column?: vscode.ViewColumn): Promise<void>;
+  log(msg: string): void;
+}
+
+/** `3h ago`, `2d ago`, `just now`. */
+export function relativeTime(iso: string | null | undefined, now = Date.now()): string {
+  if (!iso) {
+    return '';
+  }
+  const s = Math.max(0, Math.round((now - Date.parse(iso)) / 1000));
+  if (s < 60) {
+    return 'just now';
+  }
+  const steps: [number, string][] = [
+    [60, 'm'],
+    [3600, 'h'],
+    [86400, 'd'],
+    [86400 * 30, 'mo'],
+    [86400 * 365, 'y'],
+  ];
+  let label = '';
+  for (const [secs, unit] of steps) {
+    if (s >= secs) {
+      label = `${Math.floor(s / secs)}${unit} ago`;
+    }
+  }
+  return label;
+}
+
+/** `3h ago · 12 turns` (+ ` · ● live`). */
+export function sessionDescription(s: Session, now = Date.now()): string {
+  const parts = [relativeTime(s.ended ?? s.started, now), `${s.turns} turn${s.turns === 1 ? '' : 's'}`].filter((p) => p);
+  if (s.live) {
+    parts.push('● live');
+  }
+  return parts.join(' · ');
+}
+
+export function openAs(): OpenAs {
+  const v = vscode.workspace.getConfiguration('transcript-ls').get<string>('openAs');
+  return v === 'raw' || v === 'both' ? v : 'view';
+}
+
+async function fetchSessions(c: LanguageClient | undefined, params: Record<string, unknown>): Promise<Session[] | undefined> {
+  if (!c || c.state !== State.Running) {
+    return undefined;
+  }
+  const r = await c.sendRequest<{ sessions: Session[] }>('transcript/sessions', params);
+  return r?.sessions ?? [];
+}
+
+// ---- tree ------------------------------------------------------------------------------------
+
+type Node = { kind: 'project'; project: string; sessions: Session[] } | { kind: 'session'; session: Session; children: Session[] };
+
+export class SessionTree implements vscode.TreeDataProvider<Node>, vscode.Disposable {
+  private readonly emitter = new vscode.EventEmitter<Node | undefined>();
+  readonly onDidChangeTreeData = this.emitter.event;
+  private sessions: Session[] = [];
+  private byUri = new Map<string, Session>();
+  private timer: NodeJS.Timeout | undefined;
+  view: vscode.TreeView<Node> | undefined;
+
+  constructor(private readonly host: Host) {
+    // Live sessions and new ones show up without a manual refresh.
+    this.timer = setInterval(() => {
+      if (this.view?.visible) {
+        void this.refresh();
+      }
+    }, 10000);
+  }
+
+  async refresh(): Promise<void> {
+    try {
+      const list = await fetchSessions(this.host.client(), { limit: 2000 });
+      if (list) {
+        this.sessions = list;
+        this.byUri = new Map(list.map((s) => [s.uri, s]));
+        if (this.view) {
+          this.view.message = list.length === 0 ? 'No transcripts found under the configured roots (setting transcript.roots).' : undefined;
+        }
+      }
+    } catch (e) {
+      this.host.log(`transcript/sessions: ${e}`);
+    }
+    this.emitter.fire(undefined);
+  }
+
+  /** Sessions loaded so far (for tests and commands). */
+  all(): Session[] {
+    return this.sessions;
+  }
+
+  /** The title of the session in file `uri` (reloading the list once when it is not known). */
+  async titleOf(uri: vscode.Uri): Promise<string | undefined> {
+    const key = uri.toString();
+    let s = this.sessions.find((x) => x.uri === key);
+    if (!s) {
+      await this.refresh();
+      s = this.sessions.find((x) => x.uri === key);
+    }
+    return s?.title;
+  }
+
+  getChildren(node?: Node): Node[] {
+    if (!node) {
+      // Top level: projects, the one with the most recent session first.
+      const groups = new Map<string, Session[]>();
+      for (const s of this.sessions) {
+        if (s.parent && this.byUri.has(s.parent)) {
+          continue; // shown under its parent
+        }
+        const p = s.project ?? '(no project)';
+        groups.set(p, [...(groups.get(p) ?? []), s]);
+      }
+      return [...groups.entries()].map(([project, sessions]) => ({ kind: 'project' as const, project, sessions }));
+    }
+    if (node.kind === 'project') {
+      return node.sessions.map((s) => this.sessionNode(s));
+    }
+    return node.children.map((s) => this.sessionNode(s));
+  }
+
+  private sessionNode(s: Session): Node {
+    const children = s.children.map((u) => this.byUri.get(u)).filter((c): c is Session => !!c);
+    return { kind: 'session', session: s, children };
+  }
+
+  getTreeItem(node: Node): vscode.TreeItem {
+    if (node.kind === 'project') {
+      const item = new vscode.TreeItem(path.basename(node.project) || node.project, vscode.TreeItemCollapsibleState.Expanded);
+      item.description = node.project;
+      item.tooltip = `${node.project}\n${node.sessions.length} session${node.sessions.length === 1 ? '' : 's'}`;
+      item.iconPath = new vscode.ThemeIcon('folder');
+      item.contextValue = 'transcriptProject';
+      item.id = `project:${node.project}`;
+      return item;
+    }
+    const s = node.session;
+    const item = new vscode.TreeItem(s.title, node.children.length > 0 ? vscode.TreeItemCollapsibleState.Collapsed : vscode.TreeItemCollapsibleState.None);
+    item.id = s.uri;
+    item.description = sessionDescription(s);
+    const md = new vscode.MarkdownString();
+    md.appendText(s.title);
+    md.appendMarkdown('\n\n');
+    md.appendText(`${s.format} · ${s.turns} turns · ${(s.bytes / 1e6).toFixed(1)} MB${s.live ? ' · live' : ''}\n`);
+    md.appendText(`${s.project ?? ''}\n${s.started ?? ''} → ${s.ended ?? ''}\n${vscode.Uri.parse(s.uri).fsPath}`);
+    item.tooltip = md;
+    item.iconPath = new vscode.ThemeIcon(s.live ? 'circle-filled' : s.parent ? 'hubot' : 'comment-discussion', s.live ? new vscode.ThemeColor('charts.green') : undefined);
+    item.contextValue = 'transcriptSession';
+    item.resourceUri = vscode.Uri.parse(s.uri);
+    item.command = { command: 'transcript-ls.session.open', title: 'Open', arguments: [node] };
+    return item;
+  }
+
+  dispose(): void {
+    if (this.timer) {
+      clearInterval(this.timer);
+    }
+    this.emitter.dispose();
+  }
+}
+
+/** The session a command got: a tree node, a URI, or the selected tree item. */
+function sessionOf(tree: SessionTree, arg: unknown): Session | undefined {
+  const a = arg as any;
+  if (a?.kind === 'session') {
+    return a.session;
+  }
+  if (a instanceof vscode.Uri) {
+    return tree.all().find((s) => s.uri === a.toString()) ?? { uri: a.toString(), title: path.basename(a.fsPath) } as Session;
+  }
+  const sel = tree.view?.selection?.[0];
+  return sel?.kind === 'session' ? sel.session : undefined;
+}
+
+/** Opens a session as `openAs` says (or as asked). */
+export async function openSession(host: Host, s: Session, how: OpenAs = openAs()): Promise<void> {
+  const file = vscode.Uri.parse(s.uri);
+  if (how === 'raw' || how === 'both') {
+    rawRequested.add(file.toString());
+    await vscode.window.showTextDocument(file, { preview: false });
+  }
+  if (how === 'view' || how === 'both') {
+    await host.openView(file, s.title, how === 'both' ? vscode.ViewColumn.Beside : undefined);
+  }
+}
+
+/** Files the user asked to see raw (the automatic switch to the view leaves them alone). */
+export const rawRequested = new Set<string>();
+
+// ---- quick pick, latest ----------------------------------------------------------------------
+
+interface SessionPick extends vscode.QuickPickItem {
+  session: Session;
+}
+
+export function pickItem(s: Session, now = Date.now()): SessionPick {
+  const project = s.project ? path.basename(s.project) : '';
+  return {
+    label: s.live ? `$(circle-filled) ${s.title}` : s.title,
+    description: [project, sessionDescription(s, now)].filter((p) => p).join(' · '),
+    detail: s.firstPrompt && s.firstPrompt !== s.title ? s.firstPrompt : undefined,
+    session: s,
+  };
+}
+
+async function quickPickSession(host: Host): Promise<void> {
+  const qp = vscode.window.createQuickPick<SessionPick>();
+  qp.title = 'Open Transcript Session';
+  qp.placeholder = 'Type part of a session title, first prompt or project';
+  qp.matchOnDescription = true;
+  qp.matchOnDetail = true;
+  qp.busy = true;
+  qp.show();
+  try {
+    const list = await fetchSessions(host.client(), { limit: 2000 });
+    if (!list) {
+      qp.hide();
+      void vscode.window.showWarningMessage('Transcript LS: the server is not running.');
+      return;
+    }
+    const now = Date.now();
+    qp.items = list.map((s) => pickItem(s, now));
+    qp.busy = false;
+    if (list.length === 0) {
+      qp.placeholder = 'No transcripts found under the configured roots (setting transcript.roots)';
+    }
+  } catch (e) {
+    qp.hide();
+    void vscode.window.showErrorMessage(`Transcript LS: cannot list sessions: ${e}`);
+    return;
+  }
+  const picked = await new Promise<SessionPick | undefined>((resolve) => {
+    qp.onDidAccept(() => resolve(qp.selectedItems[0]));
+    qp.onDidHide(() => resolve(undefined));
+  });
+  qp.dispose();
+  if (picked) {
+    await openSession(host, picked.session);
+  }
+}
+
+/** The newest session whose project is one of the workspace folders (or below one). */
+export async function latestForWorkspace(host: Host): Promise<Session | undefined> {
+  const folders = vscode.workspace.workspaceFolders ?? [];
+  let best: Session | undefined;
+  for (const f of folders) {
+    const list = await fetchSessions(host.client(), { project: f.uri.fsPath, limit: 1 });
+    const s = list?.[0];
+    if (s && (!best || (s.ended ?? '') > (best.ended ?? ''))) {
+      best = s;
+    }
+  }
+  return best;
+}
+
+async function openLatest(host: Host): Promise<void> {
+  const folders = vscode.workspace.workspaceFolders ?? [];
+  if (folders.length === 0) {
+    void vscode.window.showInformationMessage('Transcript LS: open a folder first; the latest session is the newest one recorded in it.');
+    return;
+  }
+  const s = await latestForWorkspace(host);
+  if (!s) {
+    void vscode.window.showInformationMessage(`Transcript LS: no session recorded in ${folders.map((f) => f.uri.fsPath).join(', ')}.`);
+    return;
+  }
+  await openSession(host, s);
+}
+
+// ---- open as view by default -----------------------------------------------------------------
+
+/** True when the server reads `doc` as a transcript (its outline has turns). */
+async function isTranscript(doc: vscode.TextDocument): Promise<boolean> {
+  const symbols = (await vscode.commands.executeCommand<vscode.DocumentSymbol[]>('vscode.executeDocumentSymbolProvider', doc.uri)) ?? [];
+  return symbols.some((s) => /^Turn \d+/.test(s.name));
+}
+
+/** When a transcript `.jsonl` becomes the active editor and `openAs` is `view` or `both`, shows
+ * its view (`view`: in place of the raw tab). Runs once per file and editor session, and never
+ * for files opened through "Open Raw JSONL". */
+class OpenAsView implements vscode.Disposable {
+  private readonly done = new Set<string>();
+  private readonly sub: vscode.Disposable;
+
+  constructor(private readonly host: Host, private readonly tree: SessionTree) {
+    this.sub = vscode.window.onDidChangeActiveTextEditor((ed) => void this.check(ed));
+  }
+
+  async check(ed: vscode.TextEditor | undefined): Promise<void> {
+    const how = openAs();
+    if (!ed || how === 'raw') {
+      return;
+    }
+    const doc = ed.document;
+    const key = doc.uri.toString();
+    if (doc.uri.scheme !== 'file' || !doc.uri.path.endsWith('.jsonl') || this.done.has(key) || rawRequested.has(key)) {
+      return;
+    }
+    const c = this.host.client();
+    if (!c || c.state !== State.Running) {
+      return; // checked again once the server runs
+    }
+    this.done.add(key);
+    try {
+      if (!(await isTranscript(doc))) {
+        return;
+      }
+    } catch (e) {
+      this.host.log(`open as view: ${e}`);
+      return;
+    }
+    const title = await this.tree.titleOf(doc.uri);
+    if (how === 'view') {
+      const tab = vscode.window.tabGroups.activeTabGroup.activeTab;
+      await this.host.openView(doc.uri, title, ed.viewColumn);
+      if (tab && tab.input instanceof vscode.TabInputText && tab.input.uri.toString() === key) {
+        await vscode.window.tabGroups.close(tab, true);
+      }
+    } else {
+      await this.host.openView(doc.uri, title, vscode.ViewColumn.Beside);
+    }
+  }
+
+  dispose(): void {
+    this.sub.dispose();
+  }
+}
+
+// ---- registration ----------------------------------------------------------------------------
+
+export function register(ctx: vscode.ExtensionContext, host: Host): SessionTree {
+  const tree = new SessionTree(host);
+  tree.view = vscode.window.createTreeView('transcript-ls.sessions', { treeDataProvider: tree, showCollapseAll: true });
+  const openAsView = new OpenAsView(host, tree);
+  ctx.subscriptions.push(tree, tree.view, openAsView);
+  tree.view.onDidChangeVisibility((e) => {
+    if (e.visible) {
+      void tree.refresh();
+    }
+  });
+  const command = (id: string, fn: (...args: any[]) => unknown) => ctx.subscriptions.push(vscode.commands.registerCommand(id, fn));
+  command('transcript-ls.sessions.refresh', () => tree.refresh());
+  command('transcript-ls.openSession', () => quickPickSession(host));
+  command('transcript-ls.openLatestSession', () => openLatest(host));
+  command('transcript-ls.session.open', async (arg?: unknown) => {
+    const s = sessionOf(tree, arg);
+    if (s) {
+      await openSession(host, s);
+    }
+  });
+  command('transcript-ls.session.openRaw', async (arg?: unknown) => {
+    const s = sessionOf(tree, arg);
+    if (s) {
+      await openSession(host, s, 'raw');
+    }
+  });
+  command('transcript-ls.session.copyPath', async (arg?: unknown) => {
+    const s = sessionOf(tree, arg);
+    if (s) {
+      await vscode.env.clipboard.writeText(vscode.Uri.parse(s.uri).fsPath);
+      vscode.window.setStatusBarMessage('Transcript: path copied', 2000);
+    }
+  });
+  command('transcript-ls.session.reveal', async (arg?: unknown) => {
+    const s = sessionOf(tree, arg);
+    if (s) {
+      await vscode.commands.executeCommand('revealFileInOS', vscode.Uri.parse(s.uri));
+    }
+  });
+  // Check the editor that was already active when the extension started.
+  setTimeout(() => void openAsView.check(vscode.window.activeTextEditor), 0);
+  (tree as any).openAsView = openAsView;
+  return tree;
+}
+
+/** Runs the open-as-view check now (after the server started). */
+export function recheckActive(tree: SessionTree): void {
+  void (tree as any).openAsView?.check(vscode.window.activeTextEditor);
+}

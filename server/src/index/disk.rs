@@ -1,0 +1,171 @@
+//! The session index's file-system edge: scanning roots, bringing one file's entry up to date
+//! (whole read, or only from its last turn after an append), and the cache file that makes a
+//! warm start cost one `stat` per transcript.
+
+use std::path::{Path, PathBuf};
+
+use serde::{Deserialize, Serialize};
+
+use super::{SessionEntry, SessionIndex, summary, system_time_ms};
+use crate::model::Format;
+
+/// Files larger than this are indexed from their first 256 MiB only (an append past it reads
+/// at most this much from the last turn).
+pub const MAX_INDEX_BYTES: u64 = 256 * 1024 * 1024;
+
+/// Every `*.jsonl` regular file under the roots, as the file watcher sees them (no symlinks,
+/// nothing outside a root; `ide::workspace_symbols::walk`), sorted.
+pub fn scan_roots(roots: &[PathBuf]) -> Vec<PathBuf> {
+    crate::ide::workspace_symbols::scan_roots(roots)
+}
+
+/// What [`refresh`] did.
+#[derive(Debug, Clone, PartialEq)]
+pub enum Refresh {
+    /// Same size and modification time as indexed: nothing read.
+    Unchanged,
+    /// Read whole (new file, rewritten, truncated, or its format unknown so far).
+    Whole(SessionEntry),
+    /// Grown: read from its last turn's opening line only; `read` bytes were read.
+    Tail { entry: SessionEntry, read: u64 },
+    /// The file is gone (or no longer a file).
+    Gone,
+}
+
+/// Brings `path`'s entry up to date given the previous one. Errors are I/O errors other than
+/// "not found" (which gives [`Refresh::Gone`]).
+pub fn refresh(path: &Path, old: Option<&SessionEntry>) -> std::io::Result<Refresh> {
+    use crate::source::load::{self, LoadError};
+    // Regular files only, through the project's one loader (a FIFO is never opened, a
+    // directory or a file that is gone leaves the index).
+    let md = match load::regular_file(path) {
+        Ok(md) => md,
+        Err(LoadError::NotFound | LoadError::Directory | LoadError::NotRegular(_)) => {
+            return Ok(Refresh::Gone);
+        }
+        Err(e) => return Err(e.into()),
+    };
+    let len = md.len();
+    let modified_ms = md.modified().ok().and_then(system_time_ms);
+    if let Some(old) = old
+        && old.bytes == len
+        && old.modified_ms == modified_ms
+    {
+        return Ok(Refresh::Unchanged);
+    }
+    // Only Claude Code files are read from their last turn: each of their lines reads the same
+    // without what came before a turn's opening line (checked on every corpus file by
+    // tests/session_index.rs). The Codex reader pairs event copies with response items across
+    // a turn's start, so a grown Codex rollout is read whole.
+    if let Some(old) = old
+        && old.format == Format::ClaudeCode
+        && len > old.bytes
+        && old.tail.offset <= old.bytes
+    {
+        let (bytes, _) = load::read_bytes(path, old.tail.offset, MAX_INDEX_BYTES)?;
+        if summary::tail_matches(old, &bytes) {
+            let (text, _) = load::decode(&bytes);
+            let mut entry = summary::read_tail(old, &text);
+            entry.bytes = len;
+            entry.modified_ms = modified_ms;
+            return Ok(Refresh::Tail {
+                entry,
+                read: bytes.len() as u64,
+            });
+        }
+    }
+    // Whole (zstd-compressed rollouts decompressed by the loader).
+    let loaded = load::load(path, MAX_INDEX_BYTES)?;
+    let mut entry = summary::read_whole(&loaded.text);
+    entry.bytes = len;
+    entry.modified_ms = modified_ms;
+    Ok(Refresh::Whole(entry))
+}
+
+/// Applies [`refresh`] to the index; returns what happened (`Err` leaves the entry as it was).
+pub fn update(index: &mut SessionIndex, path: &Path) -> std::io::Result<Refresh> {
+    let r = refresh(path, index.get(path))?;
+    match &r {
+        Refresh::Unchanged => {}
+        Refresh::Whole(e) | Refresh::Tail { entry: e, .. } => {
+            index.insert(path.to_path_buf(), e.clone())
+        }
+        Refresh::Gone => index.remove(path),
+    }
+    Ok(r)
+}
+
+/// The cache file's contents: the index as it was, for the same roots.
+#[derive(Serialize, Deserialize)]
+struct CacheFile {
+    version: u32,
+    roots: Vec<PathBuf>,
+    entries: Vec<(PathBuf, SessionEntry)>,
+}
+
+/// Bumped when [`SessionEntry`] or the rules that fill it change.
+const CACHE_VERSION: u32 = 2;
+
+/// Where the cache of an index over `roots` lives: `$TRANSCRIPT_LS_CACHE_DIR`, else
+/// `$XDG_CACHE_HOME/transcript-ls`, else `~/.cache/transcript-ls`, one file per set of roots
+/// (`sessions-<hash>.json`). `None` when no directory can be named.
+pub fn cache_path(roots: &[PathBuf]) -> Option<PathBuf> {
+    let env = |k: &str| {
+        std::env::var_os(k)
+            .filter(|v| !v.is_empty())
+            .map(PathBuf::from)
+    };
+    let dir = env("TRANSCRIPT_LS_CACHE_DIR")
+        .or_else(|| env("XDG_CACHE_HOME").map(|d| d.join("transcript-ls")))
+        .or_else(|| env("HOME").map(|h| h.join(".cache/transcript-ls")))?;
+    let key = roots
+        .iter()
+        .map(|r| r.to_string_lossy().into_owned())
+        .collect::<Vec<_>>()
+        .join("\n");
+    let mut h: u64 = 0xcbf2_9ce4_8422_2325;
+    for b in key.bytes() {
+        h ^= u64::from(b);
+        h = h.wrapping_mul(0x0100_0000_01b3);
+    }
+    Some(dir.join(format!("sessions-{h:016x}.json")))
+}
+
+/// Loads a cache written by [`save_cache`] for the same roots; an absent, unreadable or
+/// outdated cache gives an empty index (the entries are then rebuilt from the files).
+pub fn load_cache(path: &Path, roots: &[PathBuf]) -> SessionIndex {
+    let mut idx = SessionIndex::new();
+    let Ok(bytes) = std::fs::read(path) else {
+        return idx;
+    };
+    let Ok(c) = serde_json::from_slice::<CacheFile>(&bytes) else {
+        return idx;
+    };
+    if c.version != CACHE_VERSION || c.roots != roots {
+        return idx;
+    }
+    for (p, e) in c.entries {
+        idx.insert(p, e);
+    }
+    idx.retain_roots(roots);
+    idx
+}
+
+/// Writes the index to `path` (through a temporary file and a rename, so a reader never sees
+/// half a file).
+pub fn save_cache(path: &Path, roots: &[PathBuf], index: &SessionIndex) -> std::io::Result<()> {
+    if let Some(dir) = path.parent() {
+        std::fs::create_dir_all(dir)?;
+    }
+    let c = CacheFile {
+        version: CACHE_VERSION,
+        roots: roots.to_vec(),
+        entries: index
+            .entries()
+            .map(|(p, e)| (p.clone(), e.clone()))
+            .collect(),
+    };
+    let tmp = path.with_extension(format!("tmp{}", std::process::id()));
+    std::fs::write(&tmp, serde_json::to_vec(&c).map_err(std::io::Error::other)?)?;
+    std::fs::rename(&tmp, path)
+}

@@ -1,0 +1,205 @@
+//! A transcript's text -> its [`SessionEntry`] (pure; no I/O). The text goes through the same
+//! format readers and analysis as an open document, then only the summary is kept.
+//!
+//! After an append, [`read_tail`] reads from the opening line of the file's last turn (the only
+//! turn whose state and figures the new records can change) to the end, and merges the result
+//! into the previous entry: the cost is that of the last turn plus the appended bytes, never
+//! the whole file.
+
+use super::{SessionEntry, Tail, TurnSymbol};
+use crate::analysis::{self, Analysis, TurnKind, TurnState};
+use crate::formats::Reader;
+use crate::model::{Format, Transcript};
+
+/// Bytes of the last turn's opening line hashed into [`Tail::anchor`].
+pub const ANCHOR_BYTES: usize = 256;
+
+/// The first prompt kept in an entry is the first turn's title (a human prompt, or a sub-agent
+/// file's task): its first non-empty line, at most this many characters (analysis' turn title
+/// rule).
+pub const PROMPT_MAX: usize = 80;
+
+/// Reads a whole file's text. `bytes` and `modified_ms` are left 0 / `None` for the caller.
+pub fn read_whole(text: &str) -> SessionEntry {
+    let (t, a) = read(text, Reader::new());
+    build(&t, &a, text, 0, 0, 0)
+}
+
+/// Reads `tail_text`, the file's bytes from `old.tail.offset` to its new end, and merges it
+/// into `old`. The caller checks first that the file only grew and that
+/// [`tail_matches`] holds; `old.format` must be one whose lines read the same without the
+/// records before a turn's opening line (Claude Code; see `disk::refresh`).
+pub fn read_tail(old: &SessionEntry, tail_text: &str) -> SessionEntry {
+    let (t, a) = read(tail_text, Reader::with_format(old.format));
+    let new = build(
+        &t,
+        &a,
+        tail_text,
+        old.tail.offset,
+        old.tail.line,
+        old.tail.turns_before,
+    );
+    let title_wins = match (old.title_source, new.title_source) {
+        (_, None) => false,
+        (None, Some(_)) => true,
+        (Some(o), Some(n)) => n > o || (n == o && n != crate::model::TitleSource::Summary),
+    };
+    let (title, title_source) = if title_wins {
+        (new.title.clone(), new.title_source)
+    } else {
+        (old.title.clone(), old.title_source)
+    };
+    let mut symbols: Vec<TurnSymbol> = old
+        .symbols
+        .iter()
+        .filter(|s| s.n <= old.tail.turns_before)
+        .cloned()
+        .collect();
+    symbols.extend(new.symbols.iter().cloned());
+    let tail = if new.turns > old.tail.turns_before {
+        new.tail.clone()
+    } else {
+        old.tail.clone()
+    };
+    SessionEntry {
+        format: old.format,
+        title,
+        title_source,
+        first_prompt: old.first_prompt.clone().or(new.first_prompt.clone()),
+        project: old.project.clone().or(new.project.clone()),
+        session_id: old.session_id.clone().or(new.session_id.clone()),
+        subagent: old.subagent,
+        parent_session: old.parent_session.clone().or(new.parent_session.clone()),
+        started_ms: min_opt(old.started_ms, new.started_ms),
+        ended_ms: old.ended_ms.max(new.ended_ms),
+        turns: new.turns.max(old.tail.turns_before),
+        last_turn_open: if new.turns > old.tail.turns_before {
+            new.last_turn_open
+        } else {
+            old.last_turn_open
+        },
+        bytes: old.bytes,
+        modified_ms: old.modified_ms,
+        symbols,
+        tail,
+    }
+}
+
+/// True when `head`, the file's bytes from `entry.tail.offset`, still starts with the line the
+/// entry's tail was taken from (an append keeps it; a rewrite almost surely changes it).
+pub fn tail_matches(entry: &SessionEntry, head: &[u8]) -> bool {
+    let n = anchor_len(head);
+    fnv1a(&head[..n]) == entry.tail.anchor
+}
+
+fn anchor_len(head: &[u8]) -> usize {
+    let line = memchr::memchr(b'\n', head).unwrap_or(head.len());
+    line.min(ANCHOR_BYTES)
+}
+
+fn fnv1a(bytes: &[u8]) -> u64 {
+    let mut h: u64 = 0xcbf2_9ce4_8422_2325;
+    for &b in bytes {
+        h ^= u64::from(b);
+        h = h.wrapping_mul(0x0100_0000_01b3);
+    }
+    h
+}
+
+fn min_opt(a: Option<i64>, b: Option<i64>) -> Option<i64> {
+    match (a, b) {
+        (Some(a), Some(b)) => Some(a.min(b)),
+        (a, b) => a.or(b),
+    }
+}
+
+fn read(text: &str, mut reader: Reader) -> (Transcript, Analysis) {
+    reader.feed(text);
+    reader.settle_tail(text);
+    reader.flush_undetected(text, true);
+    let t = reader.into_transcript();
+    let a = if t.format() == Format::Unknown {
+        Analysis::default()
+    } else {
+        analysis::analyze(&t, text, &analysis::Options::default())
+    };
+    (t, a)
+}
+
+/// The entry of `text`, which starts at byte `base` / line `base_line` of its file, after
+/// `turns_before` turns.
+fn build(
+    t: &Transcript,
+    a: &Analysis,
+    text: &str,
+    base: u64,
+    base_line: usize,
+    turns_before: usize,
+) -> SessionEntry {
+    let symbols: Vec<TurnSymbol> = a
+        .turns
+        .iter()
+        .filter(|turn| turn.kind != TurnKind::Preamble)
+        .map(|turn| TurnSymbol {
+            n: turns_before + turn.n,
+            title: turn.title.as_str().into(),
+            start_line: base_line + turn.start_line,
+            end_line: base_line + turn.end_line,
+            wake: turn.kind == TurnKind::Wake,
+        })
+        .collect();
+    let last = a.turns.iter().rfind(|turn| turn.kind != TurnKind::Preamble);
+    let tail = match last
+        .and_then(|turn| turn.opener)
+        .and_then(|i| t.entries.get(i))
+    {
+        Some(e) => {
+            let head = &text.as_bytes()[e.span.start..];
+            Tail {
+                offset: base + e.span.start as u64,
+                line: base_line + e.line,
+                turns_before: turns_before + symbols.len() - 1,
+                anchor: fnv1a(&head[..anchor_len(head)]),
+            }
+        }
+        None => Tail {
+            offset: base,
+            line: base_line,
+            turns_before,
+            anchor: fnv1a(&text.as_bytes()[..anchor_len(text.as_bytes())]),
+        },
+    };
+    let (mut started, mut ended) = (None, None);
+    for e in &t.entries {
+        if let Some(ts) = e.timestamp_ms {
+            started = min_opt(started, Some(ts));
+            ended = ended.max(Some(ts));
+        }
+    }
+    let first_prompt = a
+        .turns
+        .iter()
+        .find(|turn| {
+            matches!(turn.kind, TurnKind::Prompt | TurnKind::SubagentTask) && !turn.title.is_empty()
+        })
+        .map(|turn| turn.title.as_str().into());
+    let m = &t.meta;
+    SessionEntry {
+        format: t.format(),
+        title: m.title.as_deref().map(Into::into),
+        title_source: m.title.as_ref().and(m.title_source),
+        first_prompt,
+        project: m.cwd.as_deref().map(Into::into),
+        session_id: m.session_id.as_deref().map(Into::into),
+        subagent: m.is_subagent_file,
+        parent_session: m.parent_thread_id.as_deref().map(Into::into),
+        started_ms: started,
+        ended_ms: ended,
+        turns: turns_before + a.turn_count,
+        last_turn_open: last.is_some_and(|turn| turn.state == TurnState::InFlight),
+        bytes: 0,
+        modified_ms: None,
+        symbols,
+        tail,
+    }
+}

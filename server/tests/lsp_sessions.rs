@@ -1,0 +1,194 @@
+//! `transcript/sessions` (issue 7) through the in-process service: the list from the index
+//! built at `initialized`, fuzzy queries, the project filter, the limit, bad params, and the
+//! watcher keeping it current after an append and a deletion.
+
+mod lsp_common;
+
+use std::time::{Duration, Instant};
+
+use lsp_common::*;
+use serde_json::{Value, json};
+
+const DEMO: &str = "demo/3f8a2c61-9d4e-4b7a-8c15-e2d07b9a4f63.jsonl";
+
+async fn indexed(roots: &[std::path::PathBuf]) -> TestClient {
+    let (c, _) = TestClient::start(
+        client_caps(false),
+        json!({"roots": roots.iter().map(|p| p.to_string_lossy()).collect::<Vec<_>>()}),
+    )
+    .await;
+    c.wait_for(Duration::from_secs(30), |s| {
+        s.method == "$/progress" && s.params["value"]["kind"] == "end"
+    })
+    .await
+    .expect("index progress end");
+    c
+}
+
+fn name(uri: &Value) -> String {
+    uri.as_str()
+        .map(|u| u.rsplit('/').next().unwrap_or("").to_string())
+        .unwrap_or_else(|| "-".into())
+}
+
+fn show(r: &Value) -> Vec<String> {
+    r["sessions"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|s| {
+            format!(
+                "{} | {} | {} ({}) | {} | {} turns | {} B | {} .. {} | live {} | parent {} | children {:?}",
+                name(&s["uri"]),
+                s["format"].as_str().unwrap(),
+                s["title"].as_str().unwrap(),
+                s["titleSource"].as_str().unwrap(),
+                s["project"].as_str().unwrap_or("-"),
+                s["turns"],
+                s["bytes"],
+                s["started"].as_str().unwrap_or("-"),
+                s["ended"].as_str().unwrap_or("-"),
+                s["live"],
+                name(&s["parent"]),
+                s["children"]
+                    .as_array()
+                    .unwrap()
+                    .iter()
+                    .map(name)
+                    .collect::<Vec<_>>()
+            )
+        })
+        .collect()
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn sessions_of_the_fixture_roots() {
+    let roots = [fixtures_dir().join("demo"), fixtures_dir().join("cases")];
+    let mut c = indexed(&roots).await;
+    let all = c.request("transcript/sessions", json!({})).await.unwrap();
+    assert_eq!(all["complete"], true);
+    insta::assert_yaml_snapshot!("fixture_sessions", show(&all));
+    // No params at all: the same list.
+    let none = c.request("transcript/sessions", Value::Null).await.unwrap();
+    assert_eq!(none["sessions"], all["sessions"]);
+
+    // Fuzzy on the first prompt: the demo session's prompt names the currency parser.
+    let hit = c
+        .request("transcript/sessions", json!({"query": "currency"}))
+        .await
+        .unwrap();
+    let names: Vec<String> = hit["sessions"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|s| name(&s["uri"]))
+        .collect();
+    assert_eq!(names[0], "3f8a2c61-9d4e-4b7a-8c15-e2d07b9a4f63.jsonl");
+    let demo = &hit["sessions"][0];
+    assert!(demo["uri"].as_str().unwrap().starts_with("file:///"));
+    assert!(demo["uri"].as_str().unwrap().ends_with(DEMO));
+
+    // Project filter and limit.
+    let project = demo["project"].as_str().unwrap().to_string();
+    let in_project = c
+        .request(
+            "transcript/sessions",
+            json!({"project": project, "limit": 100}),
+        )
+        .await
+        .unwrap();
+    assert!(
+        in_project["sessions"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .all(|s| s["project"] == json!(project))
+    );
+    let one = c
+        .request("transcript/sessions", json!({"limit": 1}))
+        .await
+        .unwrap();
+    assert_eq!(one["sessions"].as_array().unwrap().len(), 1);
+    assert_eq!(one["sessions"][0], all["sessions"][0]);
+
+    // Nothing matches: an empty list, not an error.
+    let none = c
+        .request("transcript/sessions", json!({"query": "zzqqxx"}))
+        .await
+        .unwrap();
+    assert_eq!(none["sessions"], json!([]));
+
+    // Bad params: InvalidParams with a message, and the server goes on.
+    let err = c
+        .request("transcript/sessions", json!({"limit": "ten"}))
+        .await
+        .unwrap_err();
+    assert_eq!(err.0, -32602, "{err:?}");
+    assert!(c.request("transcript/sessions", json!({})).await.is_ok());
+    c.shutdown().await;
+}
+
+async fn turns_of(c: &mut TestClient, uri: &str) -> Option<u64> {
+    let r = c.request("transcript/sessions", json!({})).await.unwrap();
+    r["sessions"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|s| s["uri"] == json!(uri))
+        .and_then(|s| s["turns"].as_u64())
+}
+
+async fn poll(c: &mut TestClient, uri: &str, want: Option<u64>) -> Option<u64> {
+    let deadline = Instant::now() + Duration::from_secs(15);
+    loop {
+        let got = turns_of(c, uri).await;
+        if got == want || Instant::now() > deadline {
+            return got;
+        }
+        tokio::time::sleep(Duration::from_millis(100)).await;
+    }
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn the_watcher_keeps_the_list_current() {
+    let dir = tempfile::tempdir().unwrap();
+    let root = dir.path().join("projects/-home-me-app");
+    std::fs::create_dir_all(&root).unwrap();
+    let text = std::fs::read_to_string(fixtures_dir().join(DEMO)).unwrap();
+    let lines: Vec<&str> = text.split_inclusive('\n').collect();
+    // Cut just before the line that opens turn 3 (the demo's 3rd human prompt).
+    let cut = lines
+        .iter()
+        .enumerate()
+        .filter(|(_, l)| l.contains(r#""type":"user""#) && !l.contains("tool_result"))
+        .map(|(i, _)| i)
+        .nth(2)
+        .unwrap();
+    let path = root.join("s.jsonl");
+    std::fs::write(&path, lines[..cut].concat()).unwrap();
+    let mut c = indexed(&[dir.path().join("projects")]).await;
+    let uri = file_uri(&path);
+    assert_eq!(turns_of(&mut c, &uri).await, Some(2));
+    // The agent goes on: the rest of the session is appended.
+    {
+        use std::io::Write;
+        let mut f = std::fs::OpenOptions::new()
+            .append(true)
+            .open(&path)
+            .unwrap();
+        f.write_all(lines[cut..].concat().as_bytes()).unwrap();
+    }
+    let full = transcript_ls::index::summary::read_whole(&text).turns as u64;
+    assert!(full > 2);
+    assert_eq!(poll(&mut c, &uri, Some(full)).await, Some(full));
+    // A new session appears, then the first one is deleted.
+    let other = root.join("t.jsonl");
+    std::fs::write(&other, &text).unwrap();
+    assert_eq!(
+        poll(&mut c, &file_uri(&other), Some(full)).await,
+        Some(full)
+    );
+    std::fs::remove_file(&path).unwrap();
+    assert_eq!(poll(&mut c, &uri, None).await, None);
+    c.shutdown().await;
+}
