@@ -42,7 +42,8 @@ pub enum Event {
     Fs(notify::Result<notify::Event>),
 }
 
-/// Starts the watcher task and the initial index build (once, at `initialized`).
+/// Starts the watcher task, which watches the roots and then starts the initial index build
+/// (once, at `initialized`).
 pub fn start(shared: Arc<Shared>) {
     let rx = shared
         .events_rx
@@ -52,8 +53,7 @@ pub fn start(shared: Arc<Shared>) {
     let Some(rx) = rx else {
         return;
     };
-    tokio::spawn(run(shared.clone(), rx));
-    tokio::spawn(build_index(shared));
+    tokio::spawn(run(shared, rx));
 }
 
 struct State {
@@ -250,6 +250,10 @@ async fn run(shared: Arc<Shared>, mut rx: tokio::sync::mpsc::UnboundedReceiver<E
         .roots
         .clone();
     st.watch_roots(&shared, roots);
+    // The index is built only once the roots are watched: a file written after indexing
+    // ends is then always seen (before, the build could finish before the first watch was
+    // registered, and such a file was missed until the next change).
+    tokio::spawn(build_index(shared.clone()));
     let in_flight = Arc::new(AtomicBool::new(false));
     let mut tick = tokio::time::interval(REFRESH_EVERY);
     tick.set_missed_tick_behavior(tokio::time::MissedTickBehavior::Delay);

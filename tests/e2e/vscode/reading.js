@@ -96,7 +96,9 @@ module.exports = async function reading(page, h) {
   await activeEditor(page).locator('.view-lines:has-text("sessionId")').first().waitFor({ timeout: 30000 });
   await palette(page, 'Transcript: Open Transcript View');
   await activeEditor(page).locator('.view-lines:has-text("## Turn 1")').first().waitFor({ timeout: 30000 });
-  await activeEditor(page).locator('.view-lines').first().click({ position: { x: 300, y: 200 } });
+  // Focus the view (the centre of its text: the view may open scrolled, its text area then as
+  // low as one line) and go to its end.
+  await activeEditor(page).locator('.view-lines').first().click();
   await page.keyboard.press('Control+End');
   const shown = await waitText('split works best', 10000);
   const tail = await flatText();
