@@ -61,9 +61,34 @@ fn show(r: &Value) -> Vec<String> {
         .collect()
 }
 
+/// Copies `src` into `dst` (recursively), every file last modified an hour ago: `live` then
+/// does not depend on when the repository was checked out (a fresh clone's files are new).
+fn copy_settled(src: &std::path::Path, dst: &std::path::Path) {
+    let hour_ago = std::time::SystemTime::now() - Duration::from_secs(3600);
+    std::fs::create_dir_all(dst).unwrap();
+    for e in std::fs::read_dir(src).unwrap() {
+        let e = e.unwrap();
+        let to = dst.join(e.file_name());
+        if e.file_type().unwrap().is_dir() {
+            copy_settled(&e.path(), &to);
+        } else {
+            std::fs::copy(e.path(), &to).unwrap();
+            std::fs::File::options()
+                .write(true)
+                .open(&to)
+                .unwrap()
+                .set_modified(hour_ago)
+                .unwrap();
+        }
+    }
+}
+
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn sessions_of_the_fixture_roots() {
-    let roots = [fixtures_dir().join("demo"), fixtures_dir().join("cases")];
+    let tmp = tempfile::tempdir().unwrap();
+    let roots = [tmp.path().join("demo"), tmp.path().join("cases")];
+    copy_settled(&fixtures_dir().join("demo"), &roots[0]);
+    copy_settled(&fixtures_dir().join("cases"), &roots[1]);
     let mut c = indexed(&roots).await;
     let all = c.request("transcript/sessions", json!({})).await.unwrap();
     assert_eq!(all["complete"], true);

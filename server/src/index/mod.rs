@@ -26,8 +26,10 @@ use serde::{Deserialize, Serialize};
 use crate::model::{Format, TitleSource};
 
 /// A session counts as live when its last turn has no completion evidence and the file was
-/// modified less than this long ago (ms).
-pub const LIVE_WINDOW_MS: i64 = 10 * 60 * 1000;
+/// modified less than this long ago (ms): the file-age rule of the views and the CLI
+/// ([`crate::source::age::SETTLED_AFTER`], 2 minutes), so the index never calls live a
+/// session whose view reads it as finished.
+pub const LIVE_WINDOW_MS: i64 = crate::source::age::SETTLED_AFTER.as_millis() as i64;
 
 /// One turn, for workspace symbols.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
