@@ -146,6 +146,26 @@ fn write<T>(m: &RwLock<T>) -> std::sync::RwLockWriteGuard<'_, T> {
     m.write().unwrap_or_else(|e| e.into_inner())
 }
 
+/// The local path of a workspace folder (`None` for a folder that is not a `file:` URI).
+fn folder_path(f: &WorkspaceFolder) -> Option<PathBuf> {
+    f.uri.to_file_path().map(|p| p.into_owned())
+}
+
+/// The client's workspace folders as local paths: `workspaceFolders`, else the deprecated
+/// `rootUri` (clients before LSP 3.6).
+#[allow(deprecated)]
+fn workspace_folder_paths(params: &InitializeParams) -> Vec<PathBuf> {
+    match &params.workspace_folders {
+        Some(folders) => folders.iter().filter_map(folder_path).collect(),
+        None => params
+            .root_uri
+            .as_ref()
+            .and_then(|u| u.to_file_path().map(|p| p.into_owned()))
+            .into_iter()
+            .collect(),
+    }
+}
+
 /// An `InvalidParams` error with a message.
 pub fn invalid(msg: impl Into<String>) -> Error {
     Error {
@@ -824,6 +844,7 @@ impl LanguageServer for Backend {
         if let Some(opts) = &params.initialization_options {
             problems = write(&self.shared.settings).apply(opts);
         }
+        write(&self.shared.settings).workspace_folders = workspace_folder_paths(&params);
         let legend = read(&self.shared.settings).semantic_tokens;
         *write(&self.shared.legend) = legend;
         for p in problems {
@@ -1003,16 +1024,37 @@ impl LanguageServer for Backend {
         }
     }
 
+    async fn did_change_workspace_folders(&self, params: DidChangeWorkspaceFoldersParams) {
+        let roots_changed = {
+            let mut s = write(&self.shared.settings);
+            let before = s.index_roots();
+            let ev = params.event;
+            let gone: Vec<PathBuf> = ev.removed.iter().filter_map(folder_path).collect();
+            s.workspace_folders.retain(|f| !gone.contains(f));
+            for f in ev.added.iter().filter_map(folder_path) {
+                if !s.workspace_folders.contains(&f) {
+                    s.workspace_folders.push(f);
+                }
+            }
+            s.index_roots() != before
+        };
+        if roots_changed {
+            let _ = self.shared.events.send(Event::SettingsChanged {
+                roots_changed: true,
+            });
+        }
+    }
+
     async fn did_change_configuration(&self, params: DidChangeConfigurationParams) {
         let (problems, legend_changed, roots_changed) = {
             let mut s = write(&self.shared.settings);
             let before_legend = s.semantic_tokens;
-            let before_roots = s.roots.clone();
+            let before_roots = s.index_roots();
             let p = s.apply(&params.settings);
             (
                 p,
                 s.semantic_tokens != before_legend,
-                s.roots != before_roots,
+                s.index_roots() != before_roots,
             )
         };
         self.shared.bump_settings();

@@ -62,7 +62,8 @@ struct State {
     files: HashMap<PathBuf, usize>,
     /// Watched directories (non-recursive) -> number of watched files in them.
     dirs: HashMap<PathBuf, usize>,
-    /// The configured roots.
+    /// The index roots (`Settings::index_roots`: the configured roots and the workspace
+    /// folders).
     roots: Vec<PathBuf>,
     /// Directories under the roots watched one by one (non-recursive), as
     /// `workspace_symbols::walk` lists them: never through a symlink; one that cannot be
@@ -180,6 +181,16 @@ impl State {
     fn watch_trees(&mut self, shared: &Shared, tops: &[PathBuf]) {
         let tree = workspace_symbols::walk(tops);
         let mut failed = tree.unreadable;
+        for r in &tree.truncated {
+            shared.log(
+                MessageType::WARNING,
+                format!(
+                    "{} holds more than {} folders: only the first are indexed and watched",
+                    r.display(),
+                    workspace_symbols::MAX_DIRS_PER_ROOT
+                ),
+            );
+        }
         if let Some(w) = self.watcher.as_mut() {
             let fresh: Vec<PathBuf> = tree
                 .dirs
@@ -247,8 +258,7 @@ async fn run(shared: Arc<Shared>, mut rx: tokio::sync::mpsc::UnboundedReceiver<E
         .settings
         .read()
         .unwrap_or_else(|e| e.into_inner())
-        .roots
-        .clone();
+        .index_roots();
     st.watch_roots(&shared, roots);
     // The index is built only once the roots are watched: a file written after indexing
     // ends is then always seen (before, the build could finish before the first watch was
@@ -284,8 +294,7 @@ async fn handle(shared: &Arc<Shared>, st: &mut State, ev: Event) {
                     .settings
                     .read()
                     .unwrap_or_else(|e| e.into_inner())
-                    .roots
-                    .clone();
+                    .index_roots();
                 st.watch_roots(shared, roots.clone());
                 shared
                     .index
@@ -312,6 +321,7 @@ async fn handle(shared: &Arc<Shared>, st: &mut State, ev: Event) {
                 } else if matches!(event.kind, EventKind::Create(_) | EventKind::Modify(_))
                     && std::fs::symlink_metadata(&path).is_ok_and(|m| m.file_type().is_dir())
                     && !st.root_dirs.contains(&path)
+                    && workspace_symbols::walkable_dir(&st.roots, &path)
                 {
                     // A new directory under a root (not a symlink): watch it and what it holds,
                     // and index the transcripts already in it.
@@ -382,8 +392,7 @@ fn flush(shared: &Arc<Shared>, st: &mut State, in_flight: &Arc<AtomicBool>) {
                     .settings
                     .read()
                     .unwrap_or_else(|e| e.into_inner())
-                    .roots
-                    .clone();
+                    .index_roots();
                 let res = tokio::task::spawn_blocking(move || {
                     // As the initial scan: no symlinks, nothing outside the roots.
                     if workspace_symbols::indexable(&roots, &q) {
@@ -472,7 +481,7 @@ fn flush(shared: &Arc<Shared>, st: &mut State, in_flight: &Arc<AtomicBool>) {
 pub async fn build_index(shared: Arc<Shared>) {
     let (roots, use_cache) = {
         let s = shared.settings.read().unwrap_or_else(|e| e.into_inner());
-        (s.roots.clone(), s.index_cache)
+        (s.index_roots(), s.index_cache)
     };
     let r = roots.clone();
     let (files, cached) = tokio::task::spawn_blocking(move || {

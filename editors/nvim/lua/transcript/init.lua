@@ -14,7 +14,7 @@ M.name = 'transcript'
 
 --- Server settings (server/PROTOCOL.md, section `transcript`), accepted at the top level of the
 --- options as well as under `settings`.
-M.server_keys = { 'verbose', 'finalMarker', 'roots', 'indexCache', 'timeZone', 'gatePhases', 'semanticTokens', 'fileState' }
+M.server_keys = { 'verbose', 'finalMarker', 'roots', 'workspaceFolders', 'indexCache', 'timeZone', 'gatePhases', 'semanticTokens', 'fileState' }
 
 --- Commands the server executes (`workspace/executeCommand`); a code lens may carry any of them.
 M.server_commands = {
@@ -29,7 +29,7 @@ M.server_commands = {
 M.defaults = {
   --- Command that starts the server (LSP on stdio).
   cmd = { 'transcript-ls' },
-  --- Server settings: verbose, finalMarker, roots, timeZone, gatePhases, semanticTokens, fileState.
+  --- Server settings: verbose, finalMarker, roots, workspaceFolders, indexCache, timeZone, gatePhases, semanticTokens, fileState.
   settings = {},
   --- 'foldlevel' set in windows showing a transcript the first time (1: turns open, their
   --- activity folded, so a window reads as prompts and final answers). nil: leave it alone.
