@@ -523,7 +523,15 @@ impl Snapshot {
     /// The files of this transcript's session (read from disk once per snapshot).
     pub fn session_files(&self) -> &SessionFiles {
         self.files.get_or_init(|| match &self.path {
-            Some(p) => session_files::session_files(p),
+            Some(p) => {
+                let threads: Vec<&str> = self
+                    .analysis
+                    .subagent_calls
+                    .iter()
+                    .filter_map(|c| c.agent_id.as_deref())
+                    .collect();
+                session_files::session_files(p, &threads)
+            }
             None => SessionFiles::default(),
         })
     }

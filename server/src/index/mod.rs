@@ -245,7 +245,12 @@ impl SessionIndex {
         {
             return Some((*p).clone());
         }
-        let main = crate::ide::session_files::main_of(path);
+        // (A Codex rollout's parent is its `parent_session`, above: no file is read here.)
+        let main = if e.format == Format::Codex {
+            path.to_path_buf()
+        } else {
+            crate::ide::session_files::main_of(path)
+        };
         if main != path && self.files.contains_key(&main) {
             return Some(main);
         }
