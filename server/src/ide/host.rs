@@ -614,6 +614,10 @@ fn build(
     };
     let mut transcript = transcript;
     add_invalid_utf8(&mut transcript, invalid);
+    if let Some(p) = &path {
+        // A `/btw` aside file: the parent's replayed history counts there, not here.
+        crate::formats::claude_code::aside::apply(&mut transcript, p);
+    }
     let options = stamp.options_for(path.as_deref());
     let analysis = match transcript.format() {
         Format::Unknown => Analysis::default(),

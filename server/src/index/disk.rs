@@ -54,7 +54,9 @@ pub fn refresh(path: &Path, old: Option<&SessionEntry>) -> std::io::Result<Refre
     }
     // Claude Code and Codex files are read from their last turn (`summary::tail_readable`
     // says why not the other formats).
+    let aside = crate::formats::claude_code::aside::is_aside_file(path);
     if let Some(old) = old
+        && !aside
         && summary::tail_readable(old.format)
         && len > old.bytes
         && old.tail.offset <= old.bytes
@@ -73,7 +75,12 @@ pub fn refresh(path: &Path, old: Option<&SessionEntry>) -> std::io::Result<Refre
     }
     // Whole (zstd-compressed rollouts decompressed by the loader).
     let loaded = load::load(path, MAX_INDEX_BYTES)?;
-    let mut entry = summary::read_whole(&loaded.text);
+    // A `/btw` aside file (read whole: it is short) leaves out the parent's replayed history.
+    let mut entry = summary::read_whole_marked(&loaded.text, |t| {
+        if aside {
+            crate::formats::claude_code::aside::apply(t, path);
+        }
+    });
     entry.bytes = len;
     entry.modified_ms = modified_ms;
     Ok(Refresh::Whole(entry))

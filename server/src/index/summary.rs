@@ -22,7 +22,13 @@ pub const PROMPT_MAX: usize = 80;
 
 /// Reads a whole file's text. `bytes` and `modified_ms` are left 0 / `None` for the caller.
 pub fn read_whole(text: &str) -> SessionEntry {
-    let (t, a) = read(text, Reader::new());
+    read_whole_marked(text, |_| {})
+}
+
+/// [`read_whole`], with `mark` applied to the transcript before its analysis (the caller's
+/// knowledge of other files: a `/btw` aside's replayed history, `formats::claude_code::aside`).
+pub fn read_whole_marked(text: &str, mark: impl FnOnce(&mut Transcript)) -> SessionEntry {
+    let (t, a) = read_marked(text, Reader::new(), mark);
     build(&t, &a, text, 0, 0, 0)
 }
 
@@ -152,11 +158,20 @@ fn min_opt(a: Option<i64>, b: Option<i64>) -> Option<i64> {
     }
 }
 
-fn read(text: &str, mut reader: Reader) -> (Transcript, Analysis) {
+fn read(text: &str, reader: Reader) -> (Transcript, Analysis) {
+    read_marked(text, reader, |_| {})
+}
+
+fn read_marked(
+    text: &str,
+    mut reader: Reader,
+    mark: impl FnOnce(&mut Transcript),
+) -> (Transcript, Analysis) {
     reader.feed(text);
     reader.settle_tail(text);
     reader.flush_undetected(text, true);
-    let t = reader.into_transcript();
+    let mut t = reader.into_transcript();
+    mark(&mut t);
     let a = if t.format() == Format::Unknown {
         Analysis::default()
     } else {
