@@ -31,7 +31,7 @@ bin=${TRANSCRIPT_LS:-}
 if [ -z "$bin" ]; then
   echo "package.sh: building the server (cargo build --release)" >&2
   (cd "$ROOT" && cargo build --release -p transcript-ls --bin transcript-ls >&2)
-  bin=$ROOT/target/release/$exe
+  bin=${CARGO_TARGET_DIR:-$ROOT/target}/release/$exe
 fi
 [ -x "$bin" ] || { echo "package.sh: no server binary at $bin" >&2; exit 1; }
 
