@@ -22,8 +22,13 @@ fn turn(n: usize, prompt: &str) -> String {
 
 /// The server's text of a raw document.
 fn server_text(c: &TestClient, uri: &str) -> String {
-    let st = c.service.shared().store.lock().unwrap();
-    st.raw.get(uri).expect("open").1.text().to_string()
+    c.service
+        .shared()
+        .host
+        .raw_source(uri)
+        .expect("open")
+        .text()
+        .to_string()
 }
 
 fn symbol_names(v: &Value) -> Vec<String> {

@@ -3,10 +3,12 @@
 //! [`host`]: texts, plain edits, analysis and view snapshots.
 pub mod code_lens;
 pub mod diagnostics;
+pub mod document;
 pub mod folding;
 pub mod host;
 pub mod hover;
 pub mod inlay_hints;
+pub mod live;
 pub mod lookup;
 pub mod navigation;
 pub mod semantic_tokens;
