@@ -529,3 +529,71 @@ async fn a_panic_in_any_request_family_leaves_the_server_answering() {
     );
     c.shutdown().await;
 }
+
+/// Defect 11, the editor's half: an editor decodes a file with invalid UTF-8 itself (VS Code
+/// puts U+FFFD in its buffer, Neovim may read it as Latin-1), so its buffer cannot tell. For
+/// a `file:` document the server checks the bytes on disk with the one loader and publishes
+/// the CLI's warning, one per line, on the buffer's line (at the U+FFFD when the buffer has
+/// one). Once the file on disk is valid again, the warning goes.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn invalid_utf8_on_disk_is_a_warning_on_the_editor_buffer() {
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("bytes.jsonl");
+    // Line 2 (the answer) holds two invalid bytes inside its text.
+    let good = turn(1, "hello");
+    let bad = good.replacen("\"text\":\"ok\"", "\"text\":\"o\u{1}k\"", 1);
+    let mut bytes = bad.into_bytes();
+    let at = bytes.iter().position(|&b| b == 1).unwrap();
+    bytes.splice(at..at + 1, [0xFF, 0xFE]);
+    std::fs::write(&path, &bytes).unwrap();
+    let (mut c, _) = TestClient::start(client_caps(false), json!({"roots": []})).await;
+
+    // As VS Code shows it: U+FFFD for each invalid byte.
+    let uri = file_uri(&path);
+    let lossy = String::from_utf8_lossy(&bytes).into_owned();
+    c.open(&uri, &lossy).await;
+    let col = lossy.lines().nth(1).unwrap().find('\u{fffd}').unwrap();
+    let d = c.diagnostics(&uri, 1).await;
+    assert_eq!(
+        show_diagnostics(&d),
+        vec![format!(
+            "L2:{col}-L2:{} warning invalid-utf8: invalid UTF-8: 2 bytes replaced by U+FFFD",
+            col + 1
+        )]
+    );
+
+    // As Neovim may show it (Latin-1): no U+FFFD in the buffer; the warning opens the line.
+    let latin1: String = bytes.iter().map(|&b| b as char).collect();
+    let other = file_uri(&path).replace("bytes.jsonl", "./bytes.jsonl");
+    c.open(&other, &latin1).await;
+    let d = c.diagnostics(&other, 1).await;
+    assert_eq!(
+        show_diagnostics(&d)
+            .iter()
+            .map(|s| s.split_once(' ').unwrap().1.to_string())
+            .collect::<Vec<_>>(),
+        vec!["warning invalid-utf8: invalid UTF-8: 2 bytes replaced by U+FFFD"]
+    );
+    assert_eq!(d[0]["range"]["start"], json!({"line": 1, "character": 0}));
+
+    // A buffer not backed by a file: nothing to check.
+    c.open("untitled:Untitled-1", &lossy).await;
+    assert_eq!(c.diagnostics("untitled:Untitled-1", 1).await, json!([]));
+
+    // The file is saved valid: the warning goes (the buffer itself did not change).
+    c.clear_sent();
+    std::fs::write(&path, &good).unwrap();
+    let cleared = c
+        .wait_for(std::time::Duration::from_secs(10), |s| {
+            s.method == "textDocument/publishDiagnostics"
+                && s.params["uri"] == uri.as_str()
+                && s.params["diagnostics"] == json!([])
+        })
+        .await;
+    assert!(
+        cleared.is_some(),
+        "diagnostics published again: {:?}",
+        c.sent()
+    );
+    c.shutdown().await;
+}

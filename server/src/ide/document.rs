@@ -90,6 +90,9 @@ pub struct Source {
     pub origin: Origin,
     text: Mutex<TextState>,
     build: tokio::sync::Mutex<BuildState>,
+    /// Editor sources naming a file: what the one loader finds in the file's bytes on disk
+    /// (the editor decodes the file itself, so its buffer cannot tell).
+    disk_check: Arc<Mutex<DiskCheck>>,
 }
 
 /// One edit of an editor text: `range` (start, end) in the session's position encoding, or
@@ -141,6 +144,7 @@ impl Source {
                 disk: None,
             }),
             build: tokio::sync::Mutex::new(BuildState::default()),
+            disk_check: Arc::default(),
         }
     }
 
@@ -159,7 +163,17 @@ impl Source {
                 disk: Some(disk),
             }),
             build: tokio::sync::Mutex::new(BuildState::default()),
+            disk_check: Arc::default(),
         })
+    }
+
+    /// The file behind an editor source changed on disk: the next snapshot is built again
+    /// (it re-checks the file's bytes for invalid UTF-8; the text is unchanged, so the reader
+    /// goes on from where it was).
+    pub fn disk_changed(&self) {
+        if self.origin == Origin::Editor && self.path.is_some() {
+            lock(&self.text).generation += 1;
+        }
     }
 
     /// The current generation (bumped on every change).
@@ -405,8 +419,18 @@ impl Source {
         }
         let path = self.path.clone();
         let stamp = settings.clone();
+        let check = (self.origin == Origin::Editor).then(|| self.disk_check.clone());
         let job = tokio::task::spawn_blocking(move || {
-            build(path, body, reader, generation, version, &stamp, &invalid)
+            build(
+                path,
+                body,
+                reader,
+                generation,
+                version,
+                &stamp,
+                &invalid,
+                check.as_deref(),
+            )
         });
         match job.await {
             Ok((snap, reader)) => {
@@ -574,6 +598,7 @@ pub fn rope_hash(rope: &Rope) -> u64 {
     text_hash(rope.chunks())
 }
 
+#[allow(clippy::too_many_arguments)]
 fn build(
     path: Option<PathBuf>,
     body: Body,
@@ -582,11 +607,27 @@ fn build(
     version: Option<i32>,
     stamp: &SettingsStamp,
     invalid: &[InvalidUtf8],
+    disk_check: Option<&Mutex<DiskCheck>>,
 ) -> (Snapshot, Reader) {
     let t0 = std::time::Instant::now();
     let text = match body {
         Body::Flat(s) => s,
         Body::Rope(r) => Arc::new(r.to_string()),
+    };
+    let lines = LineIndex::new(&text);
+    // An editor buffer of a file on disk: the bytes on disk tell where the editor met invalid
+    // UTF-8 (issue 8 defect 11); the warnings are placed on the buffer's lines.
+    let editor_invalid = match (disk_check, &path) {
+        (Some(c), Some(p)) => {
+            let on_disk = lock(c).refresh(p);
+            on_buffer(&on_disk, &text, &lines)
+        }
+        _ => Vec::new(),
+    };
+    let invalid: &[InvalidUtf8] = if editor_invalid.is_empty() {
+        invalid
+    } else {
+        &editor_invalid
     };
     let mut reader = reader.unwrap_or_default();
     reader.feed(&text);
@@ -612,7 +653,6 @@ fn build(
         _ => analysis::analyze(&transcript, &text, &options),
     };
     let lookup = Lookup::new(&transcript, &analysis);
-    let lines = LineIndex::new(&text);
     let snap = Snapshot {
         generation,
         version,
@@ -656,6 +696,117 @@ pub fn read_text(text: &str, invalid: &[InvalidUtf8], complete: bool) -> Transcr
     };
     add_invalid_utf8(&mut t, invalid);
     t
+}
+
+/// What the one loader found in the bytes on disk of a file an editor has open: one entry
+/// per line holding invalid UTF-8. Kept per source and brought up to date by
+/// [`DiskCheck::refresh`]: nothing is read while the file's size, modification time and
+/// identity are unchanged; a grown file is read from where the check stopped; anything else
+/// is read again whole.
+#[derive(Debug, Default)]
+pub struct DiskCheck {
+    /// Bytes checked (including `partial`).
+    len: u64,
+    modified: Option<std::time::SystemTime>,
+    id: Option<(u64, u64)>,
+    /// The last bytes checked, to tell a grown file from a replaced one.
+    tail: Vec<u8>,
+    /// Trailing bytes of an incomplete UTF-8 sequence, checked with the next read.
+    partial: Vec<u8>,
+    /// Line breaks in the checked bytes before `partial`.
+    newlines: usize,
+    /// Lines holding invalid bytes (0-based in the file).
+    invalid: Vec<InvalidUtf8>,
+    /// Checked at least once.
+    checked: bool,
+}
+
+impl DiskCheck {
+    /// The invalid-UTF-8 lines of the file at `path` as it is now (empty when it cannot be
+    /// read: the editor's buffer is all there is then). `at` offsets are in the file's decoded
+    /// text; [`on_buffer`] places them on an editor's text.
+    pub fn refresh(&mut self, path: &Path) -> Vec<InvalidUtf8> {
+        let Ok(md) = load::regular_file(path) else {
+            *self = DiskCheck::default();
+            return Vec::new();
+        };
+        let (len, modified, id) = (md.len(), md.modified().ok(), file_id(&md));
+        if self.checked && len == self.len && modified == self.modified && id == self.id {
+            return self.invalid.clone();
+        }
+        let grown = self.checked && id == self.id && len > self.len;
+        if grown {
+            let from = self.len - self.tail.len() as u64;
+            if let Ok((bytes, _)) = load::read_bytes(path, from, len - from)
+                && bytes.len() >= self.tail.len()
+                && bytes[..self.tail.len()] == self.tail[..]
+            {
+                let fresh = &bytes[self.tail.len()..];
+                let mut chunk = std::mem::take(&mut self.partial);
+                chunk.extend_from_slice(fresh);
+                self.check(&chunk);
+                self.len = len;
+                self.modified = modified;
+                self.tail = tail_of(&bytes, 64);
+                return self.invalid.clone();
+            }
+        }
+        *self = DiskCheck::default();
+        match load::read_bytes(path, 0, load::MAX_FILE_BYTES) {
+            Ok((bytes, md)) => {
+                self.check(&bytes);
+                self.len = bytes.len() as u64;
+                self.modified = md.modified().ok();
+                self.id = file_id(&md);
+                self.tail = tail_of(&bytes, 64);
+                self.checked = true;
+            }
+            Err(_) => return Vec::new(),
+        }
+        self.invalid.clone()
+    }
+
+    /// Checks `bytes` (continuing the checked ones), keeping an incomplete sequence at the end
+    /// for the next read.
+    fn check(&mut self, bytes: &[u8]) {
+        let cut = complete_utf8_len(bytes);
+        let (done, rest) = bytes.split_at(cut);
+        if std::str::from_utf8(done).is_err() {
+            let mut scratch = String::new();
+            let mut found = Vec::new();
+            load::decode_into(done, &mut scratch, &mut found);
+            for mut f in found {
+                f.line += self.newlines;
+                match self.invalid.last_mut() {
+                    Some(last) if last.line == f.line => last.bytes += f.bytes,
+                    _ => self.invalid.push(f),
+                }
+            }
+        }
+        self.newlines += memchr::memchr_iter(b'\n', done).count();
+        self.partial = rest.to_vec();
+    }
+}
+
+/// Places invalid-UTF-8 lines found on disk on an editor's `text`: each on its line (lines the
+/// buffer does not have are left out), at the line's first U+FFFD when the editor put one
+/// there, else at the line's start.
+pub fn on_buffer(on_disk: &[InvalidUtf8], text: &str, lines: &LineIndex) -> Vec<InvalidUtf8> {
+    on_disk
+        .iter()
+        .filter(|i| i.line < lines.line_count())
+        .map(|i| {
+            let span = lines.line_span(i.line, text);
+            let at = text[span.clone()]
+                .find('\u{fffd}')
+                .map_or(span.start, |o| span.start + o);
+            InvalidUtf8 {
+                line: i.line,
+                at,
+                bytes: i.bytes,
+            }
+        })
+        .collect()
 }
 
 #[cfg(unix)]
@@ -803,6 +954,37 @@ mod tests {
         b.truncate(3);
         assert_eq!(complete_utf8_len(&b), 1);
         assert_eq!(complete_utf8_len(&[b'a', 0xFF, b'b']), 3);
+    }
+
+    #[test]
+    fn disk_check_reads_only_what_grew() {
+        let dir = tempfile::tempdir().unwrap();
+        let p = dir.path().join("c.jsonl");
+        let lines_of =
+            |v: Vec<InvalidUtf8>| v.iter().map(|i| (i.line, i.bytes)).collect::<Vec<_>>();
+        std::fs::write(&p, b"{\"a\":\"\xff\"}\n{}\n").unwrap();
+        let mut c = DiskCheck::default();
+        assert_eq!(lines_of(c.refresh(&p)), vec![(0, 1)]);
+        // Appends: valid, then an invalid byte at the very end (it might open a sequence whose
+        // rest is not written yet: told once more bytes came), then a sequence cut in two.
+        let mut f = std::fs::OpenOptions::new().append(true).open(&p).unwrap();
+        std::io::Write::write_all(&mut f, b"{\"b\":1}\n{\"c\":\"\xfe").unwrap();
+        assert_eq!(lines_of(c.refresh(&p)), vec![(0, 1)]);
+        std::io::Write::write_all(&mut f, b"\xe2\x82").unwrap();
+        assert_eq!(lines_of(c.refresh(&p)), vec![(0, 1), (3, 1)]);
+        std::io::Write::write_all(&mut f, b"\xac\"}\n").unwrap();
+        assert_eq!(
+            lines_of(c.refresh(&p)),
+            vec![(0, 1), (3, 1)],
+            "a euro sign, valid"
+        );
+        std::io::Write::write_all(&mut f, b"\x80\n").unwrap();
+        assert_eq!(lines_of(c.refresh(&p)), vec![(0, 1), (3, 1), (4, 1)]);
+        // Replaced by a valid file: read again whole.
+        std::fs::write(&p, b"{}\n").unwrap();
+        assert_eq!(lines_of(c.refresh(&p)), vec![]);
+        std::fs::remove_file(&p).unwrap();
+        assert_eq!(lines_of(c.refresh(&p)), vec![]);
     }
 
     #[test]

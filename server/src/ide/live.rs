@@ -36,7 +36,8 @@ pub enum Level {
 pub struct Changes {
     /// View documents (ids) whose file changed: their text must be fetched again.
     pub views: Vec<String>,
-    /// Raw documents (ids) whose file changed on disk (the editor may reload them).
+    /// Raw documents (ids) whose file changed on disk (the editor may reload them; their
+    /// diagnostics, which include the file's invalid-UTF-8 lines, are due again).
     pub raw: Vec<String>,
     /// Documents' analyses changed (a followed file changed, or the settings did): semantic
     /// tokens, inlay hints and code lenses should be asked again.
@@ -360,8 +361,16 @@ async fn handle(
 
 async fn on_file_changed(host: &Host, sink: &dyn Sink, st: &mut State, path: &Path) {
     let source = host.loaded_disk_source(path);
-    if !host.raw_docs_of(path).is_empty() {
+    let raw = host.raw_docs_of(path);
+    if !raw.is_empty() {
         st.changed_raw.insert(path.to_path_buf());
+        // The editor's buffers stay as they are, but their check of the bytes on disk
+        // (invalid UTF-8) is out of date.
+        for doc in raw {
+            if let Some(s) = host.raw_source(&doc) {
+                s.disk_changed();
+            }
+        }
     }
     st.track_settling(path);
     let Some(source) = source else {

@@ -63,6 +63,15 @@ impl Sink for ClientSink {
 
     fn changed(&self, changes: Changes) {
         self.in_flight.store(true, Ordering::SeqCst);
+        // Raw documents whose file changed on disk: diagnostics again (the file's bytes are
+        // checked for invalid UTF-8; the editor's buffer cannot tell).
+        for doc in &changes.raw {
+            if let (Some(uri), Some(source)) =
+                (to_proto::doc_uri(doc), self.shared.host.raw_source(doc))
+            {
+                crate::lsp::handlers::diagnostics::schedule(&self.shared, uri, source, 0);
+            }
+        }
         let caps = read(&self.shared.caps).clone();
         let client = self.shared.client.clone();
         let flag = self.in_flight.clone();
