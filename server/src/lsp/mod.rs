@@ -7,8 +7,9 @@
 //! in `crate::ide::host` and `crate::ide::live` (DESIGN.md §1, §5).
 //!
 //! Module dependencies run one way: `server` -> `handlers` -> `state`/`dispatch`/`to_proto`/
-//! `from_proto`/`custom`; `refresh` -> `state`/`custom`/`to_proto`; nothing imports `server`
-//! but this file.
+//! `from_proto`/`custom`; `refresh` -> `handlers::diagnostics`/`state`/`custom`/`to_proto`;
+//! nothing imports `server` or `refresh` but `server` and this file; `crate::ide` imports
+//! nothing of `lsp`.
 //!
 //! Entry points: [`serve_stdio`] (the binary with no arguments or `--stdio`) and
 //! [`build_service`] (in-process tests: a `tower::Service` over JSON-RPC requests).
