@@ -341,31 +341,9 @@ impl Host {
 
     // ----- view documents -----
 
-    /// Records the client's copy of a view (`didOpen` of a view document) and loads (and
-    /// follows) the file behind it. The load error, if any, is returned for the log.
-    pub async fn open_view(
-        &self,
-        doc: &str,
-        key: ViewKey,
-        text: &str,
-        version: i32,
-    ) -> Result<(), HostError> {
-        lock(&self.store).views.insert(
-            doc.to_string(),
-            ViewDoc {
-                doc: doc.to_string(),
-                key: key.clone(),
-                version,
-                rope: Rope::from_str(text),
-                hash: None,
-            },
-        );
-        self.disk_source(&key.path).await.map(|_| ())
-    }
-
-    /// Records the client's copy of a view without loading the file (the synchronous half of
-    /// [`Host::open_view`]; call [`Host::disk_source`] afterwards).
-    pub fn open_view_now(&self, doc: &str, key: ViewKey, text: &str, version: i32) {
+    /// Records the client's copy of a view (`didOpen` of a view document). The file behind it
+    /// is loaded (and followed) by [`Host::disk_source`], which the caller runs next.
+    pub fn open_view(&self, doc: &str, key: ViewKey, text: &str, version: i32) {
         lock(&self.store).views.insert(
             doc.to_string(),
             ViewDoc {
@@ -415,11 +393,6 @@ impl Host {
         Ok(())
     }
 
-    /// Whether a view document is open.
-    pub fn is_view_open(&self, doc: &str) -> bool {
-        lock(&self.store).views.contains_key(doc)
-    }
-
     /// Open view documents showing `path`.
     pub fn view_docs_of(&self, path: &Path) -> Vec<String> {
         lock(&self.store)
@@ -440,11 +413,6 @@ impl Host {
     }
 
     // ----- disk sources -----
-
-    /// Paths of every disk source (the files followed for views).
-    pub fn disk_paths(&self) -> Vec<PathBuf> {
-        lock(&self.store).disk.keys().cloned().collect()
-    }
 
     /// The disk source of `path` if it is loaded (never loads).
     pub fn loaded_disk_source(&self, path: &Path) -> Option<Arc<Source>> {
@@ -795,9 +763,7 @@ mod tests {
         };
         let (_, shown) = host.serve_view(&key).await.unwrap();
         let doc = "transcript:///v";
-        host.open_view(doc, key.clone(), &shown.view.text, 1)
-            .await
-            .unwrap();
+        host.open_view(doc, key.clone(), &shown.view.text, 1);
         // The file grows; the client has not re-fetched: requests answer on what it shows.
         let mut f = std::fs::OpenOptions::new()
             .append(true)

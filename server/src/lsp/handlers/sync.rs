@@ -23,7 +23,7 @@ pub(crate) fn did_open(b: &Backend, params: DidOpenTextDocumentParams) {
         };
         shared
             .host
-            .open_view_now(uri.as_str(), key.clone(), &td.text, td.version);
+            .open_view(uri.as_str(), key.clone(), &td.text, td.version);
         // Load (and follow) the file behind the view.
         let shared = shared.clone();
         tokio::spawn(async move {
