@@ -287,15 +287,20 @@ async fn run(
     tokio::spawn(build_index(host.clone(), sink.clone(), shutdown.clone()));
     let mut tick = tokio::time::interval(REFRESH_EVERY);
     tick.set_missed_tick_behavior(tokio::time::MissedTickBehavior::Delay);
+    // Closed when no watcher could be made (its callback, holding the sender, was dropped).
+    let mut fs_open = true;
     loop {
         let ev = tokio::select! {
             ev = follow.recv() => match ev {
                 Some(f) => Event::Follow(f),
                 None => break,
             },
-            ev = fs.recv() => match ev {
+            ev = fs.recv(), if fs_open => match ev {
                 Some(e) => Event::Fs(e),
-                None => continue,
+                None => {
+                    fs_open = false;
+                    continue;
+                }
             },
             _ = tick.tick() => {
                 st.settle_due();
