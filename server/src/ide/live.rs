@@ -588,6 +588,78 @@ pub async fn build_index(
 mod tests {
     use super::*;
 
+    /// A sink that records what it is given.
+    #[derive(Default)]
+    struct Recorder {
+        busy: std::sync::atomic::AtomicBool,
+        changes: std::sync::Mutex<Vec<Changes>>,
+    }
+
+    impl Sink for Recorder {
+        fn log(&self, _: Level, _: String) {}
+        fn show(&self, _: Level, _: String) {}
+        fn busy(&self) -> bool {
+            self.busy.load(std::sync::atomic::Ordering::SeqCst)
+        }
+        fn changed(&self, changes: Changes) {
+            self.changes.lock().unwrap().push(changes);
+        }
+        fn progress(&self, _: IndexProgress) {}
+    }
+
+    fn state() -> State {
+        State {
+            watcher: None,
+            files: HashMap::new(),
+            dirs: HashMap::new(),
+            roots: Vec::new(),
+            root_dirs: HashSet::new(),
+            dirty: HashSet::new(),
+            changed_raw: HashSet::new(),
+            refresh_all: false,
+            reindex: HashSet::new(),
+            settling: HashMap::new(),
+        }
+    }
+
+    #[test]
+    fn changes_wait_while_the_sink_is_busy_and_name_the_documents() {
+        let host = Arc::new(Host::new());
+        let path = PathBuf::from("/tmp/live-test.jsonl");
+        let key = crate::ide::host::ViewKey {
+            path: path.clone(),
+            verbose: false,
+        };
+        host.open_view("transcript:///tmp/live-test.jsonl", key, "", 1);
+        host.open_raw(
+            "file:///tmp/live-test.jsonl",
+            Some(path.clone()),
+            String::new(),
+            1,
+        );
+        let rec = Arc::new(Recorder::default());
+        let sink: Arc<dyn Sink> = rec.clone();
+        let mut st = state();
+        st.dirty.insert(path.clone());
+        st.changed_raw.insert(path.clone());
+        rec.busy.store(true, std::sync::atomic::Ordering::SeqCst);
+        flush(&host, &sink, &mut st);
+        assert!(rec.changes.lock().unwrap().is_empty(), "held while busy");
+        rec.busy.store(false, std::sync::atomic::Ordering::SeqCst);
+        flush(&host, &sink, &mut st);
+        assert_eq!(
+            *rec.changes.lock().unwrap(),
+            vec![Changes {
+                views: vec!["transcript:///tmp/live-test.jsonl".to_string()],
+                raw: vec!["file:///tmp/live-test.jsonl".to_string()],
+                features: true,
+            }]
+        );
+        // Nothing left: nothing more is sent.
+        flush(&host, &sink, &mut st);
+        assert_eq!(rec.changes.lock().unwrap().len(), 1);
+    }
+
     #[test]
     fn one_failing_directory_leaves_the_others_watched() {
         let dirs: Vec<PathBuf> = ["/r", "/r/a", "/r/locked", "/r/b"]
