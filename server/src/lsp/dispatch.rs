@@ -4,7 +4,7 @@
 //! - [`TranscriptService::call`](crate::lsp::TranscriptService) hands each message's future to
 //!   [`guarded`], which polls it inside `catch_unwind`: a panic in a handler becomes an
 //!   `InternalError` response naming the method (a notification's panic is logged), and the
-//!   server goes on serving. The document store is only mutated synchronously under short
+//!   server goes on serving. The documents (`ide::host::Host`) are only mutated synchronously under short
 //!   locks, so a panic leaves it as the last completed mutation left it.
 //! - Requests whose method starts with `$/` are answered with `MethodNotFound` before they
 //!   reach tower-lsp-server (which answers none of them; LSP 3.17 "$ Notifications and
