@@ -321,7 +321,13 @@ async fn handle(
     ev: Event,
 ) {
     match ev {
-        Event::Follow(Follow::Watch(p)) => st.watch_file(&**sink, p),
+        Event::Follow(Follow::Watch(p)) => {
+            let first = !st.files.contains_key(&p);
+            st.watch_file(&**sink, p.clone());
+            if first {
+                catch_up(host, st, &p).await;
+            }
+        }
         Event::Follow(Follow::Unwatch(p)) => st.unwatch_file(&p),
         Event::Follow(Follow::SettingsChanged { roots_changed }) => {
             st.refresh_all = true;
@@ -361,6 +367,21 @@ async fn handle(
                 }
             }
         }
+    }
+}
+
+/// A file just followed may have changed between its load and the watch on its directory
+/// (the follower registers watches asynchronously): the change would never be reported. Its
+/// disk source is brought up to date now (a `stat` when nothing changed).
+async fn catch_up(host: &Host, st: &mut State, path: &Path) {
+    let Some(source) = host.loaded_disk_source(path) else {
+        return;
+    };
+    let change = tokio::task::spawn_blocking(move || source.refresh_disk())
+        .await
+        .unwrap_or(DiskChange::Unchanged);
+    if change != DiskChange::Unchanged {
+        st.dirty.insert(path.to_path_buf());
     }
 }
 
@@ -658,6 +679,28 @@ mod tests {
         // Nothing left: nothing more is sent.
         flush(&host, &sink, &mut st);
         assert_eq!(rec.changes.lock().unwrap().len(), 1);
+    }
+
+    #[tokio::test]
+    async fn a_write_before_the_watch_is_caught_up() {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("w.jsonl");
+        std::fs::write(&path, "{}\n").unwrap();
+        let host = Arc::new(Host::new());
+        host.disk_source(&path).await.unwrap();
+        // Written after the load, before the follower watches the directory.
+        let mut f = std::fs::OpenOptions::new()
+            .append(true)
+            .open(&path)
+            .unwrap();
+        std::io::Write::write_all(&mut f, b"{}\n").unwrap();
+        let sink: Arc<dyn Sink> = Arc::new(Recorder::default());
+        let (_tx, shutdown) = tokio::sync::watch::channel(false);
+        let mut st = state();
+        let ev = Event::Follow(Follow::Watch(path.clone()));
+        handle(&host, &sink, &shutdown, &mut st, ev).await;
+        assert_eq!(*host.loaded_disk_source(&path).unwrap().text(), "{}\n{}\n");
+        assert!(st.dirty.contains(&path));
     }
 
     #[test]
