@@ -380,6 +380,18 @@ impl Reader {
     }
 
     fn dispatch(&mut self, source: &str, line: usize, span: Span) {
+        let before = self.transcript.entries.len();
+        self.dispatch_line(source, line, span);
+        // A vector's first push reserves room for four blocks; most records hold one or two
+        // (issue 12: 736 bytes per one-line prompt, three quarters of them empty).
+        let entries = &mut self.transcript.entries;
+        let from = before.min(entries.len());
+        for e in &mut entries[from..] {
+            e.blocks.shrink_to_fit();
+        }
+    }
+
+    fn dispatch_line(&mut self, source: &str, line: usize, span: Span) {
         match self.transcript.format() {
             Format::ClaudeCode => self.claude.line(source, line, span, &mut self.transcript),
             Format::Codex => self.codex.line(source, line, span, &mut self.transcript),
