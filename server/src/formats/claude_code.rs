@@ -211,7 +211,11 @@ impl State {
             self.pending_summaries.clear();
         }
         e.parent_uuid = rec.parent_uuid.boxed();
-        e.session_id = rec.session_id.boxed();
+        e.session_id = rec
+            .session_id
+            .get()
+            .filter(|s| !s.is_empty())
+            .map(Into::into);
         e.sidechain = rec.is_sidechain.is_true();
         e.agent_id = rec.agent_id.boxed();
         self.update_meta(&rec, t);

@@ -14,6 +14,7 @@
 //!   (escapes undecoded), decoded on demand with [`Str::decode`].
 
 use std::borrow::Cow;
+use std::sync::Arc;
 
 use crate::source::json_string;
 
@@ -239,12 +240,14 @@ pub struct Entry {
     pub role: Role,
     /// The record's own `type` (and `subtype` / payload type) as written, e.g. `assistant`,
     /// `system/turn_duration`, `response_item/function_call`. For hover and verbose views.
-    pub record_type: Box<str>,
+    /// Shared: the reader gives every record of one type the same string (issue 12).
+    pub record_type: Arc<str>,
     /// `timestamp` in epoch ms, when present and parseable.
     pub timestamp_ms: Option<i64>,
     pub uuid: Option<Box<str>>,
     pub parent_uuid: Option<Box<str>>,
-    pub session_id: Option<Box<str>>,
+    /// Shared like `record_type`: a session's records all carry the same id.
+    pub session_id: Option<Arc<str>>,
     /// `isSidechain: true` (inline sub-agent records, and every record of a sub-agent file).
     pub sidechain: bool,
     /// `agentId` of a sidechain record.
