@@ -5,7 +5,7 @@ use tower_lsp_server::ls_types::*;
 
 use crate::ide::semantic_tokens::{MODIFIERS, TokenType};
 use crate::lsp::config::TokenLegend;
-use crate::lsp::convert::Encoding;
+use crate::source::position::Encoding;
 
 /// Commands the server executes (PROTOCOL.md §Commands).
 pub const COMMANDS: [&str; 5] = [
