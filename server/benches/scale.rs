@@ -21,7 +21,7 @@
 //! | append + documentSymbol, 100 MB / 1 MB | median time of those 15 vs the same on a 1 MB document (another server) |
 //! | view from disk / bare | a fresh server, `workspace/textDocumentContent` of `transcript:///FILE` |
 //! | peak RSS serving the view / size | `VmHWM` after that answer |
-//! | memory per tiny line | (peak RSS of `stats --json` on 1M `{}` lines − on a 1-line file) / 1M; the same for 1M tiny prompts |
+//! | memory per tiny line | peak RSS of `stats --json --complete` on 1M `{}` lines / 1M, less the peak on a one-line file when that run lasts long enough to be sampled (usually not: a few bytes per line more); the same for 1M tiny prompts (no goal) |
 //!
 //! Times are the best of 3 runs (1 for the 1 GB input), as CPU time (user + system: `wait4`
 //! for the command line, the sum of `/proc/PID/task/*/schedstat` for the server, the thread's
