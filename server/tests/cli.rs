@@ -469,6 +469,24 @@ fn zstd_rollout_reads_like_the_plain_file() {
 /// messages (same `message.id`, other `requestId`) before the side question; the replay is
 /// counted once, in the parent: the aside file has one turn and its own usage only.
 #[test]
+fn inherited_codex_history_counts_in_no_total() {
+    // A sub-agent rollout replaying one parent turn (issue 9): its own turn, step and tokens only.
+    let p = root().join("fixtures/rules/codex-subagent-inherited.jsonl");
+    let (code, out, err) = run(&["stats", "--json", "--complete", p.to_str().unwrap()]);
+    assert_eq!((code, err.as_str()), (0, ""), "{out}");
+    let s: serde_json::Value = serde_json::from_str(&out).unwrap();
+    assert_eq!(
+        (
+            s["turns"].as_u64(),
+            s["steps"].as_u64(),
+            s["tool_calls"].as_u64(),
+            s["usage"]["output"].as_u64()
+        ),
+        (Some(1), Some(1), Some(0), Some(40))
+    );
+}
+
+#[test]
 fn btw_aside_files_count_the_replayed_parent_once() {
     let dir = root().join("fixtures/rules/btw");
     let main = dir.join("b7c0ffee-0000-4000-8000-000000000001.jsonl");
@@ -489,6 +507,11 @@ fn btw_aside_files_count_the_replayed_parent_once() {
     assert_eq!(
         (a["turns"].as_u64(), a["usage"]["output"].as_u64()),
         (Some(1), Some(30))
+    );
+    // Steps and tool calls are the aside's own too (the replayed parent's two steps are not).
+    assert_eq!(
+        (a["steps"].as_u64(), a["tool_calls"].as_u64()),
+        (Some(1), Some(0))
     );
     assert_eq!(
         (
