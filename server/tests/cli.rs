@@ -508,6 +508,8 @@ fn btw_aside_files_count_the_replayed_parent_once() {
         (a["turns"].as_u64(), a["usage"]["output"].as_u64()),
         (Some(1), Some(30))
     );
+    // The side question is the person's prompt, not a task a parent agent wrote.
+    assert_eq!(a["turn_list"][1]["kind"].as_str(), Some("prompt"));
     // Steps and tool calls are the aside's own too (the replayed parent's two steps are not).
     assert_eq!(
         (a["steps"].as_u64(), a["tool_calls"].as_u64()),

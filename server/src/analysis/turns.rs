@@ -33,9 +33,12 @@ pub(super) fn analyze(t: &Transcript, source: &str, options: &Options) -> Analys
             continue;
         }
         match e.role {
-            // A sub-agent file's first prompt is the task its parent wrote (issue 9 item 8).
+            // A sub-agent file's first prompt is the task its parent wrote (issue 9 item 8);
+            // a `/btw` aside's is the person's own side question.
             Role::Prompt(_)
-                if subagent_file && !bounds.iter().any(|b| b.0 == TurnKind::SubagentTask) =>
+                if subagent_file
+                    && !t.meta.is_aside
+                    && !bounds.iter().any(|b| b.0 == TurnKind::SubagentTask) =>
             {
                 bounds.push((TurnKind::SubagentTask, Some(i), i))
             }
