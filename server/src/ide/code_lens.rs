@@ -20,6 +20,9 @@ pub enum LensAction {
     NextGate { gate: usize, next: Option<usize> },
     /// Open a sub-agent transcript.
     OpenFile { path: PathBuf },
+    /// Open the editor's own diff of a file edit (issue 11, item 3); `call` names the tool
+    /// call as [`crate::ide::edits::EditCall::call`].
+    ShowDiff { call: String },
     /// Nothing to do (the lens is a label).
     None,
 }
@@ -156,6 +159,26 @@ pub fn lenses(
     }
     out.sort_by_key(|l| l.line);
     out
+}
+
+/// A `Show diff · +3 −1` lens above each file-editing tool call the document shows
+/// (`line_of_call(entry, block)`, `None` when it is not shown), sorted by line.
+pub fn edit_lenses(
+    calls: &[crate::ide::edits::EditCall],
+    line_of_call: impl Fn(usize, usize) -> Option<usize>,
+) -> Vec<Lens> {
+    calls
+        .iter()
+        .filter_map(|c| {
+            Some(Lens {
+                line: line_of_call(c.entry, c.block)?,
+                title: c.lens_title(),
+                action: LensAction::ShowDiff {
+                    call: c.call.clone(),
+                },
+            })
+        })
+        .collect()
 }
 
 #[cfg(test)]

@@ -3,6 +3,7 @@
 //! [`host`]: texts, plain edits, analysis and view snapshots.
 pub mod code_lens;
 pub mod diagnostics;
+pub mod edits;
 pub mod folding;
 pub mod host;
 pub mod hover;

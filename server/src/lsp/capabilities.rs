@@ -8,12 +8,13 @@ use crate::lsp::config::TokenLegend;
 use crate::lsp::convert::Encoding;
 
 /// Commands the server executes (PROTOCOL.md §Commands).
-pub const COMMANDS: [&str; 5] = [
+pub const COMMANDS: [&str; 6] = [
     "transcript.nextTurn",
     "transcript.previousTurn",
     "transcript.nextGate",
     "transcript.listSessionFiles",
     "transcript.openView",
+    crate::lsp::handlers::diff::SHOW_DIFF,
 ];
 
 /// The URI scheme of rendered views.

@@ -86,8 +86,16 @@ impl Backend {
     /// `workspace/textDocumentContent`.
     pub async fn text_document_content(&self, params: UriParams) -> Result<TextResult> {
         Ok(TextResult {
-            text: self.view_text(&params.uri).await?,
+            text: self.document_text(&params.uri).await?,
         })
+    }
+
+    /// The text of a `transcript:` URI: a view, or one side of a file edit's diff.
+    async fn document_text(&self, uri: &Uri) -> Result<String> {
+        match crate::lsp::handlers::diff::diff_key(uri) {
+            Some(key) => self.diff_text(key?).await,
+            None => self.view_text(uri).await,
+        }
     }
 
     /// `transcript/virtualDocument` (alias for clients without LSP 3.18).
@@ -97,7 +105,7 @@ impl Backend {
             .or(params.text_document.map(|t| t.uri))
             .ok_or_else(|| invalid("transcript/virtualDocument needs `uri`"))?;
         Ok(TextResult {
-            text: self.view_text(&uri).await?,
+            text: self.document_text(&uri).await?,
         })
     }
 }
@@ -286,6 +294,11 @@ pub async fn execute_command(
                 }));
             }
             Ok(Some(Value::Array(out)))
+        }
+        crate::lsp::handlers::diff::SHOW_DIFF => {
+            let uri = need_uri()?;
+            let line = args.line.unwrap_or(0) as usize;
+            Ok(Some(backend.show_diff(&uri, line).await?))
         }
         "transcript.openView" => {
             let uri = need_uri()?;

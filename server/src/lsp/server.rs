@@ -414,6 +414,13 @@ pub fn view_key(uri: &Uri, default_verbose: bool) -> Result<ViewKey> {
             if k == "verbose" {
                 verbose = matches!(v, "1" | "true" | "yes");
             }
+            if k == "call" {
+                // One side of a file edit (`transcript.showDiff`): text only.
+                return Err(invalid(format!(
+                    "{} is one side of a file edit's diff: it has text only, no transcript features",
+                    uri.as_str()
+                )));
+            }
         }
     }
     if path.is_empty() || !path.starts_with('/') {
@@ -429,7 +436,7 @@ pub fn view_key(uri: &Uri, default_verbose: bool) -> Result<ViewKey> {
 }
 
 /// Decodes `%XX` escapes (UTF-8); a malformed escape is kept as written.
-fn percent_decode(s: &str) -> String {
+pub(crate) fn percent_decode(s: &str) -> String {
     let b = s.as_bytes();
     let mut out = Vec::with_capacity(b.len());
     let mut i = 0;
@@ -1134,7 +1141,7 @@ impl LanguageServer for Backend {
             let snap = c.snap();
             let files = snap.session_files().subagents.clone();
             let a = &snap.analysis;
-            match &*c {
+            let mut lenses = match &*c {
                 Ctx::Raw { .. } => ide::code_lens::lenses(
                     a,
                     &phases,
@@ -1151,7 +1158,9 @@ impl LanguageServer for Backend {
                     |e, b| view.index.line_of_block(e, b),
                     |f| shared.steps_in(&f.path),
                 ),
-            }
+            };
+            crate::lsp::handlers::diff::add_edit_lenses(&c, &mut lenses);
+            lenses
         })
         .await
         .map_err(|e| internal(format!("code lens failed: {e}")))?;
@@ -1182,6 +1191,14 @@ impl LanguageServer for Backend {
                         arguments: Uri::from_file_path(path).map(|u| {
                             vec![serde_json::json!({ "uri": u.as_str(), "reveal": true })]
                         }),
+                    },
+                    ide::code_lens::LensAction::ShowDiff { .. } => Command {
+                        title: l.title.clone(),
+                        command: crate::lsp::handlers::diff::SHOW_DIFF.to_string(),
+                        arguments: Some(vec![serde_json::json!({
+                            "uri": uri.as_str(),
+                            "line": l.line,
+                        })]),
                     },
                     ide::code_lens::LensAction::None => Command {
                         title: l.title.clone(),

@@ -1425,22 +1425,10 @@ impl<'a> Renderer<'a> {
     /// The change a file-editing tool call asked for (`None` for other calls).
     fn edit_of(&self, u: &crate::model::ToolUse) -> Option<diff::EditDiff> {
         let raw = self.src.get(u.input.clone())?;
-        let name: &str = &u.name;
-        let editing = matches!(
-            name,
-            "Edit" | "MultiEdit" | "Write" | "NotebookEdit" | "apply_patch"
-        ) || memchr::memmem::find(raw.as_bytes(), b"*** Begin Patch").is_some();
-        if !editing {
+        if !diff::is_edit_call(&u.name, raw) {
             return None;
         }
-        // A string input (Codex) is recorded as the literal's raw contents: decode it.
-        let in_string = u.input.start > 0 && self.src.as_bytes()[u.input.start - 1] == b'"';
-        let input = if in_string {
-            json_string::decode(raw)
-        } else {
-            std::borrow::Cow::Borrowed(raw)
-        };
-        diff::edit_diff(name, &input)
+        diff::edit_diff(&u.name, &diff::call_input(self.src, u)?)
     }
 
     /// The diff of a file-editing call under its line, folded (`LongToolOutput`, labelled

@@ -3,6 +3,7 @@
 //! blocking pool through [`crate::lsp::dispatch::off_loop`]; the protocol glue (resolving the
 //! document, the async trait methods) stays in `server.rs`.
 
+pub mod diff;
 pub mod folding;
 pub mod hints;
 pub mod hover;
