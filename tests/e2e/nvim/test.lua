@@ -118,11 +118,19 @@ local DEMO_TITLES = {
 -- Gate lenses (README "Gates": lines 23, 30, 33, 52, 66) and the sub-agent lens (line 97),
 -- 0-based lines.
 local DEMO_LENSES = {
+  { 12, 'Show diff · +1 −1' },
+  { 14, 'Show diff · +2 −1' },
   { 22, '⟦🔍 Plan⟧ ┄ ⚔️ ┄ 🚦 ┄ 🔨 ┄ 💎 ┄ 📝 ┄ 🔬 ┄ 🚀 — ✔ APPROVED' },
   { 29, '🔍 ━ ⚔️ ━ ⟦🚦 Standards Check⟧ ┄ 🔨 ┄ 💎 ┄ 📝 ┄ 🔬 ┄ 🚀 — ✔ PASS' },
   { 32, '🔍 ━ ⚔️ ━ 🚦 ━ ⟦🔨 Build⟧ ┄ 💎 ┄ 📝 ┄ 🔬 ┄ 🚀 — ⚠ needs you: which database should the migration target?' },
+  { 36, 'Show diff · +4 −0' },
+  { 37, 'Show diff · +1 −0' },
+  { 40, 'Show diff · +1 −2' },
   { 51, '🔍 ━ ⚔️ ━ 🚦 ━ 🔨 ━ 💎 ━ 📝 ━ 🔬 ━ ⟦🚀 Merge⟧ — ⛔ blocked: 2 tests failing in tests/api.rs' },
+  { 59, 'Show diff · +2 −2' },
+  { 61, 'Show diff · +2 −2' },
   { 65, '🔍 ━ ⚔️ ━ 🚦 ━ 🔨 ━ 💎 ━ 📝 ━ 🔬 ━ ⟦🚀 Merge⟧ — 🏷 READY-TO-MERGE · branch tagged' },
+  { 73, 'Show diff · +6 −0' },
   { 96, 'Open sub-agent: Review currency branch (a6e2b9f04c71d3a58, 4 steps, 13s)' },
 }
 
@@ -203,7 +211,7 @@ local function demo_raw()
   local lenses = {}
   H.wait('code lenses', 5000, function()
     lenses = H.lenses(buf)
-    return #lenses >= 6
+    return #lenses >= 14
   end)
   H.eq('demo: code lenses', lenses, DEMO_LENSES)
 
@@ -647,7 +655,7 @@ local function health_and_help()
   local ok, err = pcall(vim.cmd.helptags, vim.fn.fnameescape(doc))
   local tags = ok and vim.fn.readfile(doc .. '/tags') or {}
   H.check('help: :helptags generates tags', ok and #tags >= 10, ok and (#tags .. ' tags') or err)
-  local want = { 'transcript.txt', ':TranscriptView', ':TranscriptNextTurn', ':TranscriptPrevTurn', ':TranscriptNextGate', ':TranscriptSubagents', 'transcript-setup' }
+  local want = { 'transcript.txt', ':TranscriptView', ':TranscriptNextTurn', ':TranscriptPrevTurn', ':TranscriptNextGate', ':TranscriptSubagents', ':TranscriptDiff', 'transcript-setup' }
   local missing = {}
   local have = {}
   for _, l in ipairs(tags) do
