@@ -1,14 +1,15 @@
 // Reading a session (issue 11), a self-contained block of the VS Code suite, run by drive.js at
 // the end: the verbose view opened by its command, a finished real session's last answer in the
 // view (file-age rule), the status bar's exact figures (transcript/stats), and the final answer's
-// colour against the agent's comments in the default dark and light themes.
+// colour against the agent's comments in the default dark and light themes, and Show diff on
+// a real session's file edits.
 //
 //   await require('./reading.js')(page, helpers)
 // helpers: { WS, DEMO, FINISHED, log, check, eq, nbsp, palette, quickOpen, gotoLine, activeEditor, shot }
 'use strict';
 
 module.exports = async function reading(page, h) {
-  const { DEMO, FINISHED, check, eq, nbsp, palette, quickOpen, activeEditor, shot, log } = h;
+  const { DEMO, FINISHED, check, eq, nbsp, palette, quickOpen, gotoLine, activeEditor, shot, log } = h;
   /** The text of the active editor's rendered lines, in screen order (no line breaks). */
   const flatText = () =>
     activeEditor(page).evaluate((ed) =>
@@ -106,4 +107,46 @@ module.exports = async function reading(page, h) {
   // Its output counts are streaming placeholders: the status bar gives a lower bound.
   eq('status bar of a session with placeholder output counts', nbsp(await page.locator('.statusbar-item', { hasText: 'turns' }).first().innerText()).trim(), '7 turns · ≥88 out');
   await shot(page, 'r4-finished-session-last-answer.png');
+
+  // 3. Show diff: a real session with one Write and four Edits. The raw file shows a
+  // `Show diff` lens on each edit; in the verbose view the lens of the second edit (+3 −4)
+  // opens VS Code's diff editor on the two sides the server serves.
+  await quickOpen(page, 'edits-session.jsonl');
+  await activeEditor(page).locator('.view-lines:has-text("sessionId")').first().waitFor({ timeout: 30000 });
+  const diffLens = page.locator('.editor-group-container.active .codelens-decoration a', { hasText: 'Show diff' });
+  let rawLens = false;
+  for (let i = 0; i < 100 && !rawLens; i++) {
+    rawLens = (await diffLens.count()) > 0;
+    if (!rawLens) await page.waitForTimeout(200);
+  }
+  check('Show diff lens on the raw file', rawLens, nbsp((await diffLens.allInnerTexts()).join(' | ')));
+  await palette(page, 'Transcript: Open Transcript View (Verbose)');
+  await activeEditor(page).locator('.view-lines:has-text("## Turn 1")').first().waitFor({ timeout: 30000 });
+  // The second edit's tool line (line 197 of the verbose view, as `render --verbose` prints it).
+  await activeEditor(page).locator('.view-lines').first().click();
+  await gotoLine(page, 197);
+  const lens = page.locator('.editor-group-container.active .codelens-decoration a', { hasText: 'Show diff · +3 −4' }).first();
+  for (let i = 0; i < 50 && !(await lens.count()); i++) await page.waitForTimeout(200);
+  check('Show diff lens in the verbose view', (await lens.count()) > 0, nbsp((await diffLens.allInnerTexts()).join(' | ')));
+  await lens.click();
+  const diffEditor = page.locator('.editor-group-container.active .monaco-diff-editor').first();
+  const opened = await diffEditor.waitFor({ timeout: 15000 }).then(() => true, () => false);
+  const sideText = (which) =>
+    diffEditor.evaluate((d, which) => {
+      const ed = d.querySelector(`.editor.${which} .view-lines`);
+      return ed ? ed.textContent.replace(/\u00a0/g, ' ') : null;
+    }, which);
+  let before = null;
+  let after = null;
+  for (let i = 0; opened && i < 50; i++) {
+    before = await sideText('original');
+    after = await sideText('modified');
+    if (before && after && before.includes('native answer') && after.includes('checkpoint')) break;
+    await page.waitForTimeout(200);
+  }
+  check('the lens opens a diff editor with both sides', opened && !!before && !!after && before.includes("It is Claude Code's native answer to the") &&
+    !before.includes('checkpoint — structured time') && after.includes('checkpoint — structured time to survey'), { before: before && before.slice(0, 160), after: after && after.slice(0, 160) });
+  const tab = nbsp(await page.locator('.editor-group-container.active .tab.active').first().innerText().catch(() => ''));
+  check('the diff editor is titled by the file and the tool', tab.includes('research-plan-mode.md · Edit (before ↔ after)'), tab);
+  await shot(page, 'r5-show-diff.png');
 };
