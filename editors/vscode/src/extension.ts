@@ -177,6 +177,20 @@ async function start(): Promise<void> {
       closed: () => ({ action: CloseAction.DoNotRestart, handled: true }),
     },
     middleware: {
+      // The view's turn hints wrap (word wrap is on in views) between figures, never inside
+      // one: `2 comments` and `turn 1/10` stay whole (`/` is no break point in views, see
+      // package.json).
+      provideInlayHints: async (doc, range, token, next) => {
+        const hints = await next(doc, range, token);
+        if (hints && doc.uri.scheme === VIEW_SCHEME) {
+          for (const h of hints) {
+            if (typeof h.label === 'string') {
+              h.label = unbreakableFigures(h.label);
+            }
+          }
+        }
+        return hints;
+      },
       // Commands carried by code lenses (gate stepper -> next gate, sub-agent -> open it) run on
       // the server; show what they return.
       executeCommand: async (command, args, next) => {
@@ -238,6 +252,15 @@ function running(): LanguageClient | undefined {
 }
 
 // ---- views ---------------------------------------------------------------------------------
+
+/** `turn 1/10 · 2 comments` -> the same with no-break spaces inside each ` · `-separated
+ * figure, so a wrapped hint breaks only between figures. */
+export function unbreakableFigures(label: string): string {
+  return label
+    .split(' · ')
+    .map((part) => part.replace(/ /g, '\u00a0'))
+    .join(' · ');
+}
 
 /** One side of a file edit's diff (`transcript:/<file>?call=…&side=before|after&path=…`):
  * text only, its language from the edited file's name. */

@@ -7,7 +7,7 @@
 //! # <title or first prompt>
 //! session … · Claude Code 2.1.114 · model · cwd · 3 turns · tokens …
 //!
-//! ## Turn 1 — Fix the failing test
+//! ## Turn 1                        (`## Turn 4 — ⏰ background task finished` for a wake-up)
 //!
 //! > Fix the failing test
 //!
@@ -659,10 +659,16 @@ impl<'a> Renderer<'a> {
             incomplete: turn.state == TurnState::Replyless,
             sidechain: false,
         };
+        // The prompt follows its heading: the heading does not repeat it (issue 11, item 5).
+        // A turn without an opener record to show keeps its title in the heading.
         let heading = match turn.kind {
             TurnKind::Preamble => "## Before the first prompt".to_string(),
+            TurnKind::Prompt if turn.opener.is_some() => format!("## Turn {}", turn.n),
             TurnKind::Prompt => format!("## Turn {} — {}", turn.n, one_line(&turn.title, 120)),
             TurnKind::Wake => format!("## Turn {} — ⏰ {}", turn.n, one_line(&turn.title, 120)),
+            TurnKind::SubagentTask if turn.opener.is_some() => {
+                format!("## Turn {} — sub-agent task", turn.n)
+            }
             TurnKind::SubagentTask => {
                 format!("## Turn {} — Task: {}", turn.n, one_line(&turn.title, 120))
             }

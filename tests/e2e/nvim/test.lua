@@ -334,7 +334,7 @@ local function demo_view()
   local lines = vim.api.nvim_buf_get_lines(vbuf, 0, -1, false)
   H.eq('view: line count', #lines, 100)
   H.eq('view: turn 1 heading, prompt and answer (lines 4–9)', vim.list_slice(lines, 4, 9), {
-    '## Turn 1 — GET /accounts?currency=usd returns a 500, but currency=USD works. Can you find …',
+    '## Turn 1',
     '',
     '> GET /accounts?currency=usd returns a 500, but currency=USD works. Can you find out why and fix it?',
     '',
@@ -483,7 +483,7 @@ local function live_append()
   end)
   local vlines = vim.api.nvim_buf_get_lines(vbuf, 0, -1, false)
   H.eq('live: view shows the new turn', vim.list_slice(vlines, #vlines - 5, #vlines), {
-    '## Turn 10 — Thanks, that is all for today.',
+    '## Turn 10',
     '',
     '> Thanks, that is all for today.',
     '',
@@ -635,7 +635,7 @@ local function screens()
   end)
   rows = dump('nvim-view.txt')
   H.check('screen: the view shows the turn 1 heading with its hint',
-    (rows[4] or ''):find('## Turn 1 — GET /accounts', 1, true) ~= nil and (rows[4] or ''):find('turn 1/9 · 2 comments', 1, true) ~= nil, rows[4])
+    (rows[4] or ''):find('## Turn 1 ', 1, true) == 1 and (rows[4] or ''):find('turn 1/9 · 2 comments', 1, true) ~= nil, rows[4])
   vim.cmd('tabclose')
 end
 

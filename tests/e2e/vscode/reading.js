@@ -32,6 +32,15 @@ module.exports = async function reading(page, h) {
   const verbose = await waitText('▸ Worked · 2 steps');
   check('verbose view by its command shows the work runs', verbose, (await flatText()).slice(0, 300));
   await shot(page, 'r1-verbose-view.png');
+  // The turn hints wrap between figures, never inside one (`turn 1/` ⏎ `10`): the visual lines
+  // of the view, joined with ⏎.
+  const visual = await activeEditor(page).evaluate((ed) =>
+    [...ed.querySelectorAll('.view-lines .view-line')]
+      .sort((a, b) => a.getBoundingClientRect().top - b.getBoundingClientRect().top)
+      .map((l) => l.textContent.replace(/\u00a0/g, ' '))
+      .join('⏎'));
+  const split = visual.match(/(turn \d+\/|turn|\d+)⏎ *(\d+|comments?|tool calls?|tok\/s|am|pm)\b/g);
+  check('view: no turn hint wraps inside a figure', !split, split);
 
   // 5. Colour of the final answer against the agent's comments (narration), sampled from the
   // rendered spans, in the default dark theme and in the default light theme.
@@ -50,8 +59,14 @@ module.exports = async function reading(page, h) {
     // Verbose view lines (1-based): 17 narration of turn 1, 61 its final answer.
     const narration = await sample(17, "I'll look at how the handler parses");
     const answer = await sample(61, 'Fixed. Two problems combined');
-    return { narration, answer };
+    // The first edit's diff (lines 40, 41: `-        match s {`, `+        match s.to_ascii_…`)
+    // against text without a token (the Read's path on line 22).
+    const removed = await sample(40, '-        match s {');
+    const added = await sample(41, '+        match s.to_ascii_uppercase');
+    const plain = await sample(22, 'src/model/currency.rs');
+    return { narration, answer, removed, added, plain };
   };
+  const diffColoured = (c) => !!(c.added && c.removed && c.plain && c.added !== c.removed && c.added !== c.plain && c.removed !== c.plain);
   await page.waitForTimeout(1000); // semantic tokens
   const themeKind = () => page.evaluate(() => (document.querySelector('.monaco-workbench')?.classList.contains('vs-dark') ? 'dark' : 'light'));
   /** Picks a colour theme through Preferences: Color Theme (Ctrl+K Ctrl+T). */
@@ -70,12 +85,14 @@ module.exports = async function reading(page, h) {
   let c = await colours();
   log(`${first} theme colours`, JSON.stringify(c));
   check(`default ${first} theme: the final answer is coloured unlike the comments`, c.answer && c.narration && c.answer !== c.narration, c);
+  check(`default ${first} theme: added and removed diff lines are coloured`, diffColoured(c), c);
   await shot(page, `r2-answer-colour-${first}.png`);
   await pickTheme(other);
   const second = await themeKind();
   c = await colours();
   log(`${second} theme colours`, JSON.stringify(c));
   check(`${other}: the final answer is coloured unlike the comments`, second !== first && c.answer && c.narration && c.answer !== c.narration, c);
+  check(`${other}: added and removed diff lines are coloured`, diffColoured(c), c);
   await shot(page, `r3-answer-colour-${second}.png`);
   await pickTheme(first === 'dark' ? 'Dark 2026' : 'Light 2026');
 
