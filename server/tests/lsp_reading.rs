@@ -588,3 +588,92 @@ async fn show_diff_lenses_and_sides() {
     assert!(e.1.contains("no file edit nope_"), "{e:?}");
     c.shutdown().await;
 }
+
+/// Issue 11, item 5: the quiet view's hidden activity is one lens away. Each turn with
+/// activity has a `Show activity: …` lens on its heading (a turn without an answer on its
+/// `(no reply — …)` line) that opens the verbose view at that turn.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn quiet_view_lenses_open_the_verbose_view_at_the_turn() {
+    let demo = fixtures_dir().join("demo/3f8a2c61-9d4e-4b7a-8c15-e2d07b9a4f63.jsonl");
+    let (mut c, _) = TestClient::start(client_caps(false), json!({"roots": []})).await;
+    let quiet = view_uri(&demo, Some(false));
+    let text = c.open_view(&quiet).await;
+    let lines: Vec<&str> = text.lines().collect();
+    let lenses = c
+        .request(
+            "textDocument/codeLens",
+            json!({"textDocument": {"uri": quiet}}),
+        )
+        .await
+        .unwrap();
+    let shown: Vec<String> = lenses
+        .as_array()
+        .unwrap()
+        .iter()
+        .filter(|l| {
+            l["command"]["title"]
+                .as_str()
+                .unwrap()
+                .starts_with("Show activity")
+        })
+        .map(|l| {
+            let line = l["range"]["start"]["line"].as_u64().unwrap() as usize;
+            format!(
+                "{} | {}",
+                lines[line],
+                l["command"]["title"].as_str().unwrap()
+            )
+        })
+        .collect();
+    assert_eq!(
+        shown,
+        [
+            "## Turn 1 | Show activity: 2 comments · 5 tool calls",
+            "## Turn 2 | Show activity: 2 comments · 3 tool calls",
+            "## Turn 3 | Show activity: 1 comment · 4 tool calls",
+            "## Turn 4 — ⏰ background task finished | Show activity: 1 tool call",
+            "## Turn 5 | Show activity: 1 comment · 4 tool calls",
+            "## Turn 6 | Show activity: 2 comments · 2 tool calls",
+            "## Turn 7 | Show activity: 2 tool calls",
+            "(no reply — 1 comment · 1 tool call) | Show activity: 1 comment · 1 tool call",
+            "## Turn 9 | Show activity: 1 comment · 2 tool calls",
+        ]
+    );
+    // Running the no-reply lens: the verbose view, at turn 8's heading.
+    let no_reply = lenses
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|l| l["command"]["arguments"][0]["turn"] == 8)
+        .unwrap();
+    assert_eq!(no_reply["command"]["command"], "transcript.openView");
+    let args = no_reply["command"]["arguments"][0].clone();
+    assert_eq!(
+        (args["verbose"].clone(), args["reveal"].clone()),
+        (json!(true), json!(true))
+    );
+    let r = c.command("transcript.openView", args).await;
+    let verbose = r["uri"].as_str().unwrap().to_string();
+    assert!(verbose.ends_with("?verbose=1"), "{verbose}");
+    let vtext = c.open_view(&verbose).await;
+    let line = r["line"].as_u64().unwrap() as usize;
+    assert_eq!(vtext.lines().nth(line), Some("## Turn 8"));
+    assert!(
+        vtext
+            .lines()
+            .skip(line)
+            .take(12)
+            .any(|l| l.starts_with("▸ Worked")),
+        "the verbose view shows turn 8's work"
+    );
+    // The verbose view has no such lenses (it shows everything).
+    let lenses = c
+        .request(
+            "textDocument/codeLens",
+            json!({"textDocument": {"uri": verbose}}),
+        )
+        .await
+        .unwrap();
+    assert!(!lenses.to_string().contains("Show activity"), "{lenses}");
+    c.shutdown().await;
+}

@@ -185,6 +185,8 @@ struct Args {
     line: Option<u32>,
     verbose: Option<bool>,
     reveal: bool,
+    /// `transcript.openView`: the turn to show.
+    turn: Option<usize>,
 }
 
 fn parse_args(args: &[Value]) -> std::result::Result<Args, String> {
@@ -214,6 +216,10 @@ fn parse_args(args: &[Value]) -> std::result::Result<Args, String> {
                 .map(|n| n.min(u32::MAX as u64) as u32);
             out.verbose = o.get("verbose").and_then(Value::as_bool);
             out.reveal = o.get("reveal").and_then(Value::as_bool).unwrap_or(false);
+            out.turn = o
+                .get("turn")
+                .and_then(Value::as_u64)
+                .map(|n| n.min(u32::MAX as u64) as usize);
         }
         Some(v @ Value::String(_)) => {
             out.uri = Some(parse_uri(v)?);
@@ -314,10 +320,24 @@ pub async fn execute_command(
             }
             let view = view_uri(&path, args.verbose)
                 .ok_or_else(|| invalid(format!("cannot make a view URI for {}", path.display())))?;
-            if args.reveal {
-                backend.reveal(view.clone(), None);
+            // At a turn: its heading line in that view.
+            let mut line = None;
+            if let Some(n) = args.turn
+                && let crate::lsp::server::Ctx::View { view: v, .. } = &backend.ctx(&view).await?
+            {
+                line = v.index.turn_heading(n);
             }
-            Ok(Some(json!({ "uri": view.as_str() })))
+            if args.reveal {
+                let range = line.map(|l| {
+                    let p = Position::new(l as u32, 0);
+                    Range::new(p, p)
+                });
+                backend.reveal(view.clone(), range);
+            }
+            Ok(Some(match line {
+                Some(l) => json!({ "uri": view.as_str(), "line": l }),
+                None => json!({ "uri": view.as_str() }),
+            }))
         }
         other => Err(invalid(format!("unknown command {other:?}"))),
     }

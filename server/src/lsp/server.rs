@@ -1160,6 +1160,7 @@ impl LanguageServer for Backend {
                 ),
             };
             crate::lsp::handlers::diff::add_edit_lenses(&c, &mut lenses);
+            crate::lsp::handlers::diff::add_activity_lenses(&c, &mut lenses);
             lenses
         })
         .await
@@ -1191,6 +1192,16 @@ impl LanguageServer for Backend {
                         arguments: Uri::from_file_path(path).map(|u| {
                             vec![serde_json::json!({ "uri": u.as_str(), "reveal": true })]
                         }),
+                    },
+                    ide::code_lens::LensAction::OpenVerbose { turn } => Command {
+                        title: l.title.clone(),
+                        command: "transcript.openView".to_string(),
+                        arguments: Some(vec![serde_json::json!({
+                            "uri": uri.as_str(),
+                            "verbose": true,
+                            "turn": turn,
+                            "reveal": true,
+                        })]),
                     },
                     ide::code_lens::LensAction::ShowDiff { .. } => Command {
                         title: l.title.clone(),

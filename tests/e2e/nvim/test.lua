@@ -374,11 +374,30 @@ local function demo_view()
   local lenses = {}
   H.wait('view lenses', 5000, function()
     lenses = H.lenses(vbuf)
-    return #lenses >= 5
+    return #lenses >= 14
   end)
-  H.eq('view: gate lenses on the gate lines', vim.tbl_map(function(l)
-    return l[1]
-  end, lenses), { 19, 23, 28, 49, 58 })
+  local function lines_of(want_activity)
+    return vim.tbl_map(function(l)
+      return l[1]
+    end, vim.tbl_filter(function(l)
+      return (l[2]:find('^Show activity: ') ~= nil) == want_activity
+    end, lenses))
+  end
+  H.eq('view: gate lenses on the gate lines', lines_of(false), { 19, 23, 28, 49, 58 })
+  -- The quiet view's hidden activity is one lens away (issue 11): on each turn heading, and on
+  -- turn 8's `(no reply — …)` line; running it opens the verbose view at that turn.
+  H.eq('view: Show activity lenses (headings; turn 8 on its no-reply line)', lines_of(true), { 3, 15, 30, 39, 51, 62, 75, 86, 88 })
+  H.eq('view: line 87 is turn 8\'s no-reply line', lines[87], '(no reply — 1 comment · 1 tool call)')
+  vim.api.nvim_win_set_cursor(0, { 87, 0 })
+  vim.lsp.codelens.run()
+  H.wait('verbose view at turn 8', 5000, function()
+    return vim.api.nvim_buf_get_name(0):find('verbose=1', 1, true) ~= nil
+      and vim.api.nvim_get_current_line() == '## Turn 8'
+  end)
+  H.eq('view: the no-reply lens opens the verbose view at turn 8', { vim.api.nvim_buf_get_name(0), vim.api.nvim_get_current_line() },
+    { 'transcript://' .. DEMO .. '?verbose=1', '## Turn 8' })
+  vim.cmd.buffer(vbuf)
+  vim.api.nvim_win_set_cursor(0, { 1, 0 })
 
   -- :TranscriptView in a view toggles verbose.
   vim.cmd('TranscriptView')

@@ -144,6 +144,25 @@ pub fn add_edit_lenses(ctx: &Ctx, lenses: &mut Vec<Lens>) {
     }
 }
 
+/// Adds, in a quiet view, the `Show activity: …` lens of each turn whose activity it hides
+/// ([`ide::code_lens::activity_lenses`]), keeping `lenses` sorted by line.
+pub fn add_activity_lenses(ctx: &Ctx, lenses: &mut Vec<Lens>) {
+    let Ctx::View {
+        key, view, snap, ..
+    } = ctx
+    else {
+        return;
+    };
+    if key.verbose {
+        return;
+    }
+    let more = ide::code_lens::activity_lenses(&snap.analysis, &view.view);
+    if !more.is_empty() {
+        lenses.extend(more);
+        lenses.sort_by_key(|l| l.line);
+    }
+}
+
 /// The transcript file behind a document (raw `file:` or view).
 fn session_path(ctx: &Ctx) -> Result<PathBuf> {
     match ctx {
