@@ -540,6 +540,14 @@ impl<'a> Renderer<'a> {
         if let Some(b) = &t.meta.git_branch {
             parts.push(format!("branch {}", one_line(b, 80)));
         }
+        if let Some(span) = &a.time_span {
+            let d = span.end_ms - span.start_ms;
+            parts.push(if d >= 1000 {
+                format!("{} ({})", span.label, text::fmt_duration(d as u64))
+            } else {
+                span.label.clone()
+            });
+        }
         parts.push(text::plural(a.turn_count as u64, "turn", "turns"));
         let u = a.usage;
         if u.input + u.output + u.cache_creation + u.cache_read > 0 {
