@@ -95,8 +95,12 @@ async fn appends_in_chunks_refresh_the_view_and_match_a_fresh_read() {
         );
     }
     {
-        let store = c.service.shared().store.lock().unwrap();
-        let src = store.disk_source(&path).expect("disk source");
+        let src = c
+            .service
+            .shared()
+            .host
+            .loaded_disk_source(&path)
+            .expect("disk source");
         assert_eq!(src.text().as_bytes(), &demo[..cut2]);
     }
 
@@ -116,8 +120,12 @@ async fn appends_in_chunks_refresh_the_view_and_match_a_fresh_read() {
         "{n} semantic token refreshes for 20 appends in ~0.3 s"
     );
     {
-        let store = c.service.shared().store.lock().unwrap();
-        let src = store.disk_source(&path).expect("disk source");
+        let src = c
+            .service
+            .shared()
+            .host
+            .loaded_disk_source(&path)
+            .expect("disk source");
         assert_eq!(src.text().as_bytes(), &demo[..]);
     }
     // Until the client re-fetches, features answer on the view it shows (the first one).
@@ -165,8 +173,12 @@ async fn appends_in_chunks_refresh_the_view_and_match_a_fresh_read() {
             .is_some()
     );
     {
-        let store = c.service.shared().store.lock().unwrap();
-        let src = store.disk_source(&path).expect("disk source");
+        let src = c
+            .service
+            .shared()
+            .host
+            .loaded_disk_source(&path)
+            .expect("disk source");
         assert_eq!(src.text().as_bytes(), &demo[..nth_line_start(10)]);
     }
     // Deleted: an empty document and a message.
@@ -208,8 +220,12 @@ async fn appends_in_chunks_refresh_the_view_and_match_a_fresh_read() {
             .is_some()
     );
     {
-        let store = c.service.shared().store.lock().unwrap();
-        let src = store.disk_source(&path).expect("disk source");
+        let src = c
+            .service
+            .shared()
+            .host
+            .loaded_disk_source(&path)
+            .expect("disk source");
         assert_eq!(src.text().as_bytes(), &demo[..nth_line_start(20)]);
     }
     // Still serving.

@@ -97,8 +97,7 @@ async fn sixty_rapid_did_change_notifications_end_in_the_right_text() {
         let resp = recv_response(&mut cr, 2).await;
         assert!(resp["result"].is_array(), "{resp}");
         let got = {
-            let store = shared.store.lock().unwrap();
-            let (_, source) = store.raw.get(&uri).expect("open");
+            let source = shared.host.raw_source(&uri).expect("open");
             (source.text().to_string(), source.version())
         };
         assert_eq!(got.1, Some(61), "round {round}");

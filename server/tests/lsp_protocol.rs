@@ -147,8 +147,13 @@ async fn bad_requests_get_errors_and_the_server_keeps_serving() {
 }
 
 fn text_of(c: &TestClient, uri: &str) -> String {
-    let store = c.service.shared().store.lock().unwrap();
-    store.raw.get(uri).expect("open").1.text().to_string()
+    c.service
+        .shared()
+        .host
+        .raw_source(uri)
+        .expect("open")
+        .text()
+        .to_string()
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]

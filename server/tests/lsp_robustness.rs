@@ -22,8 +22,13 @@ fn turn(n: usize, prompt: &str) -> String {
 
 /// The server's text of a raw document.
 fn server_text(c: &TestClient, uri: &str) -> String {
-    let st = c.service.shared().store.lock().unwrap();
-    st.raw.get(uri).expect("open").1.text().to_string()
+    c.service
+        .shared()
+        .host
+        .raw_source(uri)
+        .expect("open")
+        .text()
+        .to_string()
 }
 
 fn symbol_names(v: &Value) -> Vec<String> {
@@ -378,5 +383,217 @@ async fn a_panicking_request_leaves_the_server_and_document_intact() {
         .await
         .unwrap();
     assert_eq!(symbol_names(&syms), vec!["Turn 1: before", "Turn 2: after"]);
+    c.shutdown().await;
+}
+
+/// Removes every `resultId` (semantic tokens number their results) so that two answers to the
+/// same request can be compared.
+fn without_result_ids(mut v: Value) -> Value {
+    match &mut v {
+        Value::Object(o) => {
+            o.remove("resultId");
+            for x in o.values_mut() {
+                *x = without_result_ids(x.take());
+            }
+        }
+        Value::Array(a) => {
+            for x in a.iter_mut() {
+                *x = without_result_ids(x.take());
+            }
+        }
+        _ => {}
+    }
+    v
+}
+
+/// Panic isolation for every request family (issue 8): `transcript/debugPanic` with `arm`
+/// makes the next request of a method panic on the blocking pool, where every handler runs.
+/// Each family answers an InternalError naming the request, logs the panic, and then answers
+/// exactly as before; the raw document still takes edits.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_panic_in_any_request_family_leaves_the_server_answering() {
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("families.jsonl");
+    // Turn 1; turn 2 runs one tool (lines 2-5): a tool_use and its tool_result.
+    let call = json!({"type":"assistant","uuid":"a2","parentUuid":"u2","sessionId":"s",
+        "timestamp":"2026-01-01T00:00:06Z",
+        "message":{"role":"assistant","model":"m","content":[
+            {"type":"tool_use","id":"toolu_1","name":"Bash","input":{"command":"ls"}}]}});
+    let result = json!({"type":"user","uuid":"r2","parentUuid":"a2","sessionId":"s",
+        "timestamp":"2026-01-01T00:00:07Z",
+        "message":{"role":"user","content":[
+            {"type":"tool_result","tool_use_id":"toolu_1","content":"a.txt"}]}});
+    let answer = json!({"type":"assistant","uuid":"a3","parentUuid":"r2","sessionId":"s",
+        "timestamp":"2026-01-01T00:00:08Z",
+        "message":{"role":"assistant","model":"m","content":[{"type":"text","text":"done"}],
+                   "stop_reason":"end_turn"}});
+    let prompt = json!({"type":"user","uuid":"u2","parentUuid":"a1","sessionId":"s",
+        "timestamp":"2026-01-01T00:00:05Z","message":{"role":"user","content":"second"}});
+    std::fs::write(
+        &path,
+        format!("{}{prompt}\n{call}\n{result}\n{answer}\n", turn(1, "first")),
+    )
+    .unwrap();
+    let (mut c, _) = TestClient::start(client_caps(false), json!({"roots": []})).await;
+    let raw = c.open_file(&path).await;
+    let view = view_uri(&path, None);
+    c.open_view(&view).await;
+    let doc = |uri: &str| json!({"textDocument": {"uri": uri}});
+    let at = |uri: &str, line: u32| {
+        json!({"textDocument": {"uri": uri}, "position": {"line": line, "character": 2},
+               "context": {"includeDeclaration": true}})
+    };
+    let whole = |uri: &str| {
+        json!({"textDocument": {"uri": uri},
+               "range": {"start": {"line": 0, "character": 0}, "end": {"line": 3, "character": 0}}})
+    };
+    let requests: Vec<(&str, Value)> = vec![
+        ("textDocument/foldingRange", doc(&raw)),
+        ("textDocument/foldingRange", doc(&view)),
+        ("textDocument/documentSymbol", doc(&raw)),
+        ("textDocument/semanticTokens/full", doc(&view)),
+        (
+            "textDocument/semanticTokens/full/delta",
+            json!({"textDocument": {"uri": raw}, "previousResultId": "none"}),
+        ),
+        ("textDocument/semanticTokens/range", whole(&raw)),
+        ("textDocument/inlayHint", whole(&raw)),
+        ("textDocument/hover", at(&raw, 0)),
+        ("textDocument/references", at(&raw, 3)),
+        ("textDocument/definition", at(&raw, 4)),
+        ("textDocument/definition", at(&view, 2)),
+        ("textDocument/codeLens", doc(&raw)),
+        ("workspace/symbol", json!({"query": ""})),
+        (
+            "workspace/executeCommand",
+            json!({"command": "transcript.nextTurn", "arguments": [{"uri": raw, "line": 0}]}),
+        ),
+        ("workspace/textDocumentContent", json!({"uri": view})),
+        ("transcript/virtualDocument", json!({"uri": view})),
+        ("transcript/sessions", json!({})),
+        ("transcript/stats", json!({"uri": raw})),
+    ];
+    for (method, params) in &requests {
+        let before = c
+            .request(method, params.clone())
+            .await
+            .unwrap_or_else(|e| panic!("{method}: {e:?}"));
+        let armed = c
+            .request("transcript/debugPanic", json!({"arm": method}))
+            .await;
+        assert_eq!(armed, Ok(Value::Null), "{method}");
+        let err = c.request(method, params.clone()).await.unwrap_err();
+        assert_eq!(err.0, -32603, "{method}: {err:?}");
+        assert!(
+            err.1.starts_with(&format!(
+                "request {method} failed: internal error (deliberate panic in {method}"
+            )),
+            "{method}: {err:?}"
+        );
+        let logged = c
+            .wait_for(std::time::Duration::from_secs(5), |s| {
+                s.method == "window/logMessage"
+                    && s.params["message"]
+                        .as_str()
+                        .is_some_and(|m| m.starts_with(&format!("request {method} panicked")))
+            })
+            .await;
+        assert!(logged.is_some(), "{method}: the panic is logged");
+        c.clear_sent();
+        let after = c
+            .request(method, params.clone())
+            .await
+            .unwrap_or_else(|e| panic!("{method} after the panic: {e:?}"));
+        assert_eq!(
+            without_result_ids(after),
+            without_result_ids(before),
+            "{method}"
+        );
+    }
+    // The raw document still takes edits.
+    c.notify(
+        "textDocument/didChange",
+        json!({"textDocument": {"uri": raw, "version": 2},
+               "contentChanges": [{"range": {"start": {"line": 6, "character": 0},
+                                             "end": {"line": 6, "character": 0}},
+                                   "text": turn(3, "third")}]}),
+    )
+    .await;
+    let syms = c
+        .request("textDocument/documentSymbol", doc(&raw))
+        .await
+        .unwrap();
+    assert_eq!(
+        symbol_names(&syms),
+        vec!["Turn 1: first", "Turn 2: second", "Turn 3: third"]
+    );
+    c.shutdown().await;
+}
+
+/// Defect 11, the editor's half: an editor decodes a file with invalid UTF-8 itself (VS Code
+/// puts U+FFFD in its buffer, Neovim may read it as Latin-1), so its buffer cannot tell. For
+/// a `file:` document the server checks the bytes on disk with the one loader and publishes
+/// the CLI's warning, one per line, on the buffer's line (at the U+FFFD when the buffer has
+/// one). Once the file on disk is valid again, the warning goes.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn invalid_utf8_on_disk_is_a_warning_on_the_editor_buffer() {
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("bytes.jsonl");
+    // Line 2 (the answer) holds two invalid bytes inside its text.
+    let good = turn(1, "hello");
+    let bad = good.replacen("\"text\":\"ok\"", "\"text\":\"o\u{1}k\"", 1);
+    let mut bytes = bad.into_bytes();
+    let at = bytes.iter().position(|&b| b == 1).unwrap();
+    bytes.splice(at..at + 1, [0xFF, 0xFE]);
+    std::fs::write(&path, &bytes).unwrap();
+    let (mut c, _) = TestClient::start(client_caps(false), json!({"roots": []})).await;
+
+    // As VS Code shows it: U+FFFD for each invalid byte.
+    let uri = file_uri(&path);
+    let lossy = String::from_utf8_lossy(&bytes).into_owned();
+    c.open(&uri, &lossy).await;
+    let col = lossy.lines().nth(1).unwrap().find('\u{fffd}').unwrap();
+    let d = c.diagnostics(&uri, 1).await;
+    assert_eq!(
+        show_diagnostics(&d),
+        vec![format!(
+            "L2:{col}-L2:{} warning invalid-utf8: invalid UTF-8: 2 bytes replaced by U+FFFD",
+            col + 1
+        )]
+    );
+
+    // As Neovim may show it (Latin-1): no U+FFFD in the buffer; the warning opens the line.
+    let latin1: String = bytes.iter().map(|&b| b as char).collect();
+    let other = file_uri(&path).replace("bytes.jsonl", "./bytes.jsonl");
+    c.open(&other, &latin1).await;
+    let d = c.diagnostics(&other, 1).await;
+    assert_eq!(
+        show_diagnostics(&d)
+            .iter()
+            .map(|s| s.split_once(' ').unwrap().1.to_string())
+            .collect::<Vec<_>>(),
+        vec!["warning invalid-utf8: invalid UTF-8: 2 bytes replaced by U+FFFD"]
+    );
+    assert_eq!(d[0]["range"]["start"], json!({"line": 1, "character": 0}));
+
+    // A buffer not backed by a file: nothing to check.
+    c.open("untitled:Untitled-1", &lossy).await;
+    assert_eq!(c.diagnostics("untitled:Untitled-1", 1).await, json!([]));
+
+    // The file is saved valid: the warning goes (the buffer itself did not change).
+    c.clear_sent();
+    std::fs::write(&path, &good).unwrap();
+    let cleared = c
+        .wait_for(std::time::Duration::from_secs(10), |s| {
+            s.method == "textDocument/publishDiagnostics"
+                && s.params["uri"] == uri.as_str()
+                && s.params["diagnostics"] == json!([])
+        })
+        .await;
+    assert!(
+        cleared.is_some(),
+        "diagnostics published again: {:?}",
+        c.sent()
+    );
     c.shutdown().await;
 }

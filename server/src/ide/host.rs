@@ -1,740 +1,704 @@
-//! The document host, below `lsp/` and free of LSP types (issue 8): per transcript source its
-//! text (the editor's, changed by plain [`Edit`]s through a rope, or the file on disk read by
-//! `source::load` and grown by appends), an incremental `formats::Reader`, and the analysis,
-//! lookup tables and rendered views of each version, built once per version and shared as an
-//! `Arc<Snapshot>` (DESIGN.md §6: cache analysis per document version).
+//! The document host (issue 8; in the spirit of rust-analyzer's `AnalysisHost`): it owns the
+//! documents and knows no LSP type. Documents are named by the client's document id (the URI
+//! string exactly as the client spelled it; `crate::lsp` parses and prints URIs), positions in
+//! edits are plain [`crate::source::position::Position`]s, and what requests read is a
+//! [`DocSnap`]: immutable, shared plain data (a [`Snapshot`] of the source, and for a view the
+//! rendered [`ViewSnap`] the client shows).
 //!
-//! Ordering (LSP-NOTES §1.2): every text mutation here is synchronous (a `std::sync::Mutex`),
-//! so the `did_*` handlers apply it before their first `.await`. Builds take the text under
-//! the lock, work without it (on a blocking thread), and store the result only if still
-//! current. An append costs time in proportion to the appended bytes: the reader is fed from
-//! its consumed offset when no byte before it changed.
+//! It holds:
+//! - raw documents open in the editor (`didOpen`/`didChange`/`didClose` as [`Host::open_raw`],
+//!   [`Host::change_raw`], [`Host::close`]);
+//! - view documents open in the editor (the client's copy of a rendered view, to answer on the
+//!   rendering the client shows; [`Host::open_view`], [`Host::change_view`]);
+//! - disk sources behind views, loaded by the one loader and followed by `ide::live`, at most
+//!   [`MAX_IDLE_DISK_SOURCES`] idle ones kept (least recently used dropped);
+//! - the last [`SERVED_VIEWS`] renderings served per view;
+//! - the settings the snapshots are built with ([`SettingsStamp`]), the session index, and the
+//!   step counts of sub-agent files.
+//!
+//! Ordering (LSP-NOTES §1.2): every mutation is synchronous under a short `std::sync::Mutex`,
+//! so the protocol layer applies it before its first `.await`; a panic in a request leaves the
+//! store as the last completed mutation left it.
 
-use std::hash::Hasher;
+use std::collections::{HashMap, HashSet, VecDeque};
 use std::path::{Path, PathBuf};
-use std::sync::{Arc, Mutex, OnceLock};
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::{Arc, Mutex, RwLock};
 
 use ropey::Rope;
+use tokio::sync::mpsc;
 
-use crate::analysis::{self, Analysis};
-use crate::formats::Reader;
-use crate::ide::lookup::Lookup;
-use crate::ide::session_files::{self, SessionFiles};
-use crate::ide::view_index::ViewIndex;
-use crate::model::{Format, Transcript};
+pub use crate::ide::document::*;
+use crate::index::SessionIndex;
 use crate::source::LineIndex;
-use crate::source::age::FileState;
-use crate::source::load::{self, InvalidUtf8};
 use crate::source::position::{self as sp, Encoding};
-use crate::view::{self, View};
 
-/// Where a source's text comes from.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum Origin {
-    /// The editor's buffer (`didOpen` / `didChange`): authoritative for a raw `file:` document.
-    Editor,
-    /// The file on disk, followed by the watcher (behind `transcript:` views).
-    Disk,
+/// Identifies a rendered view: the transcript file and the view options.
+#[derive(Debug, Clone, PartialEq, Eq, Hash)]
+pub struct ViewKey {
+    pub path: PathBuf,
+    pub verbose: bool,
 }
 
-/// The text of a source.
+/// A view document the client opened: its copy of a rendered view.
+pub struct ViewDoc {
+    /// The client's document id.
+    pub doc: String,
+    pub key: ViewKey,
+    pub version: i32,
+    pub rope: Rope,
+    /// Hash of `rope` (computed on demand; see [`rope_hash`]).
+    pub hash: Option<u64>,
+}
+
+/// What the host asks the file follower (`ide::live`) to do.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Follow {
+    /// Follow this transcript file (counted: one `Unwatch` per `Watch`).
+    Watch(PathBuf),
+    /// Stop following it (one `Watch` fewer).
+    Unwatch(PathBuf),
+    /// Settings changed: refresh every document; re-index when the roots changed.
+    SettingsChanged { roots_changed: bool },
+}
+
+/// The settings the host works with (from the client's settings; `crate::lsp::config`).
 #[derive(Debug, Clone)]
-enum Body {
-    /// One string: as opened, as read from disk, or as grown by appends.
-    Flat(Arc<String>),
-    /// Edited by incremental changes.
-    Rope(Rope),
+pub struct HostSettings {
+    /// Analysis options (`file_complete` is decided per build by `file_state`).
+    pub options: crate::analysis::Options,
+    /// Verbose view by default.
+    pub verbose: bool,
+    /// Whether a file is read as finished (file-age rule, issue 11).
+    pub file_state: crate::source::age::FileState,
+    /// Roots of the session index (and of the watched trees).
+    pub roots: Vec<PathBuf>,
+    /// Keep the session index in a cache file between runs.
+    pub index_cache: bool,
 }
 
-/// File identity and read position of a disk source.
-#[derive(Debug, Clone, Default)]
-struct DiskState {
-    /// File bytes consumed (including `partial`).
-    len: u64,
-    /// Trailing bytes of an incomplete UTF-8 sequence, not in the text yet.
-    partial: Vec<u8>,
-    /// (device, inode) on Unix.
-    id: Option<(u64, u64)>,
-    /// The last bytes read, to detect a file replaced by a longer one.
-    tail: Vec<u8>,
-    /// The file is gone; the text is empty.
-    missing: bool,
-    /// Lines where invalid UTF-8 was replaced by U+FFFD (one warning each).
-    invalid: Vec<InvalidUtf8>,
+struct DiskEntry {
+    source: Arc<Source>,
+    last_use: u64,
 }
 
-#[derive(Debug)]
-struct TextState {
-    /// Bumped on every change.
-    generation: u64,
-    /// The editor's version (editor sources).
-    version: Option<i32>,
-    body: Body,
-    /// No byte before this offset changed since a build last took the text.
-    dirty_from: usize,
-    /// Line index of a `Body::Flat` editor text (built on the first ranged change).
-    flat_index: Option<LineIndex>,
-    disk: Option<DiskState>,
-}
-
-/// What a build reuses from the previous one.
 #[derive(Default)]
-struct BuildState {
-    reader: Option<Reader>,
-    snapshot: Option<Arc<Snapshot>>,
+struct Store {
+    /// Raw documents open in the editor, by document id.
+    raw: HashMap<String, Arc<Source>>,
+    /// View documents open in the editor, by document id.
+    views: HashMap<String, ViewDoc>,
+    disk: HashMap<PathBuf, DiskEntry>,
+    /// The last views served to the client, per key (newest last).
+    served: HashMap<ViewKey, VecDeque<Arc<ViewSnap>>>,
+    clock: u64,
 }
 
-/// One transcript source (a raw document open in the editor, or a file on disk).
-pub struct Source {
-    pub path: Option<PathBuf>,
-    pub origin: Origin,
-    text: Mutex<TextState>,
-    build: tokio::sync::Mutex<BuildState>,
-}
+/// Disk sources kept without an open view before the least recently used are dropped.
+pub const MAX_IDLE_DISK_SOURCES: usize = 16;
+/// Renderings kept per view key to match what the client shows.
+pub const SERVED_VIEWS: usize = 4;
 
-/// One edit of an editor text: `range` (start, end) in the session's position encoding, or
-/// `None` for the whole text; `text` replaces it. (LSP's `TextDocumentContentChangeEvent`,
-/// converted by `lsp::convert::edit`.)
+/// Which document a request is about.
 #[derive(Debug, Clone, PartialEq, Eq)]
-pub struct Edit {
-    pub range: Option<(sp::Position, sp::Position)>,
-    pub text: String,
+pub enum DocRef {
+    /// A raw document open in the editor, by document id.
+    Raw(String),
+    /// A view of the file `key.path` (open in the editor or not), by document id.
+    View { doc: String, key: ViewKey },
 }
 
-/// Why a change was not applied.
+/// What a request reads: the snapshot of a document, plain data.
+#[derive(Clone)]
+pub enum DocSnap {
+    Raw {
+        snap: Arc<Snapshot>,
+    },
+    View {
+        key: ViewKey,
+        snap: Arc<Snapshot>,
+        view: Arc<ViewSnap>,
+    },
+}
+
+/// Why the host could not serve a document.
 #[derive(Debug, Clone, PartialEq, Eq)]
-pub enum ChangeError {
-    /// The change's version is not newer than the document's: dropped (LSP-NOTES rule 2).
+pub enum HostError {
+    /// No raw document with this id is open.
+    NotOpen(String),
+    /// The file behind a view cannot be read (missing, not a regular file, permission).
+    Unreadable { path: PathBuf, error: String },
+    /// A build failed (a panic on the blocking pool): the message says which.
+    Internal(String),
+}
+
+impl std::fmt::Display for HostError {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            HostError::NotOpen(doc) => write!(f, "unknown document {doc} (not opened)"),
+            HostError::Unreadable { path, error } => {
+                write!(f, "cannot read {}: {error}", path.display())
+            }
+            HostError::Internal(m) => f.write_str(m),
+        }
+    }
+}
+
+/// Why a change of a view document was not applied.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum ViewChangeError {
+    /// No view document with this id is open.
+    NotOpen,
+    /// Not newer than the version held.
     Stale { have: i32, got: i32 },
-    /// Not an editor document.
-    NotEditor,
-}
-
-/// What a disk refresh found.
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub enum DiskChange {
-    Unchanged,
-    /// `n` bytes appended.
-    Appended(u64),
-    /// Truncated or replaced: re-read from scratch.
-    Reloaded,
-    /// Deleted or unreadable: the text is now empty.
-    Missing(String),
 }
 
 fn lock<T>(m: &Mutex<T>) -> std::sync::MutexGuard<'_, T> {
     m.lock().unwrap_or_else(|e| e.into_inner())
 }
 
-impl Source {
-    /// A source holding the editor's text at `didOpen`.
-    pub fn editor(path: Option<PathBuf>, text: String, version: i32) -> Source {
-        Source {
-            path,
-            origin: Origin::Editor,
-            text: Mutex::new(TextState {
-                generation: 1,
-                version: Some(version),
-                body: Body::Flat(Arc::new(text)),
-                dirty_from: 0,
-                flat_index: None,
-                disk: None,
+fn read<T>(m: &RwLock<T>) -> std::sync::RwLockReadGuard<'_, T> {
+    m.read().unwrap_or_else(|e| e.into_inner())
+}
+
+/// The document host. Cheap to share (`Arc<Host>`); every method takes `&self`.
+pub struct Host {
+    store: Mutex<Store>,
+    settings: RwLock<SettingsStamp>,
+    /// Index roots and whether the index is cached on disk.
+    index_settings: RwLock<(Vec<PathBuf>, bool)>,
+    /// The session index (issue 7): sessions and workspace symbols (`ide::live` builds it).
+    pub index: RwLock<SessionIndex>,
+    /// True once the first index build finished.
+    pub index_ready: AtomicBool,
+    follow: mpsc::UnboundedSender<Follow>,
+    follow_rx: Mutex<Option<mpsc::UnboundedReceiver<Follow>>>,
+    /// Step counts of sub-agent files: path -> (len, steps).
+    steps_cache: Mutex<HashMap<PathBuf, (u64, usize)>>,
+}
+
+impl Default for Host {
+    fn default() -> Self {
+        Host::new()
+    }
+}
+
+impl Host {
+    /// An empty host with default settings (stamp 1).
+    pub fn new() -> Host {
+        let (tx, rx) = mpsc::unbounded_channel();
+        Host {
+            store: Mutex::new(Store::default()),
+            settings: RwLock::new(SettingsStamp {
+                stamp: 1,
+                options: crate::analysis::Options {
+                    final_marker: true,
+                    time_zone: None,
+                    gate_phases: crate::analysis::default_phases(),
+                    file_complete: false,
+                },
+                verbose: false,
+                file_state: crate::source::age::FileState::Auto,
             }),
-            build: tokio::sync::Mutex::new(BuildState::default()),
+            index_settings: RwLock::new((Vec::new(), true)),
+            index: RwLock::new(SessionIndex::new()),
+            index_ready: AtomicBool::new(false),
+            follow: tx,
+            follow_rx: Mutex::new(Some(rx)),
+            steps_cache: Mutex::new(HashMap::new()),
         }
     }
 
-    /// Reads a file from disk. Errors are I/O errors (missing file, permission).
-    pub fn disk(path: PathBuf) -> std::io::Result<Source> {
-        let (text, disk) = read_whole(&path)?;
-        Ok(Source {
-            path: Some(path),
-            origin: Origin::Disk,
-            text: Mutex::new(TextState {
-                generation: 1,
-                version: None,
-                body: Body::Flat(Arc::new(text)),
-                dirty_from: 0,
-                flat_index: None,
-                disk: Some(disk),
-            }),
-            build: tokio::sync::Mutex::new(BuildState::default()),
-        })
+    /// The receiving end of the follow requests (taken once, by `ide::live::start`).
+    pub fn take_follow_events(&self) -> Option<mpsc::UnboundedReceiver<Follow>> {
+        lock(&self.follow_rx).take()
     }
 
-    /// The current generation (bumped on every change).
-    pub fn generation(&self) -> u64 {
-        lock(&self.text).generation
+    fn send(&self, f: Follow) {
+        let _ = self.follow.send(f);
     }
 
-    /// The editor version, for editor sources.
-    pub fn version(&self) -> Option<i32> {
-        lock(&self.text).version
+    // ----- settings -----
+
+    /// Sets the settings; the stamp goes up, so every snapshot rebuilds its analysis on next
+    /// use. `announce`: tell the file follower (refresh every document, re-index when the
+    /// roots changed); false at `initialize`, before the follower starts.
+    pub fn configure(&self, new: HostSettings, announce: bool) {
+        {
+            let mut s = self.settings.write().unwrap_or_else(|e| e.into_inner());
+            s.stamp += 1;
+            s.options = new.options;
+            s.verbose = new.verbose;
+            s.file_state = new.file_state;
+        }
+        let roots_changed = {
+            let mut i = self
+                .index_settings
+                .write()
+                .unwrap_or_else(|e| e.into_inner());
+            let changed = i.0 != new.roots;
+            *i = (new.roots, new.index_cache);
+            changed
+        };
+        if announce {
+            self.send(Follow::SettingsChanged { roots_changed });
+        }
     }
 
-    /// Applies `didChange` content changes in order (synchronously). A change whose range
-    /// names lines past the end is clamped to the end of the document.
-    pub fn apply_changes(
+    /// The index roots.
+    pub fn roots(&self) -> Vec<PathBuf> {
+        read(&self.index_settings).0.clone()
+    }
+
+    /// Whether the session index is cached on disk between runs.
+    pub fn index_cache(&self) -> bool {
+        read(&self.index_settings).1
+    }
+
+    /// The settings stamp for builds.
+    pub fn stamp(&self) -> SettingsStamp {
+        read(&self.settings).clone()
+    }
+
+    // ----- raw documents -----
+
+    /// Opens a raw document with the editor's text (`path`: the file it names, if any; it is
+    /// followed on disk so that a change there can be announced).
+    pub fn open_raw(
         &self,
+        doc: &str,
+        path: Option<PathBuf>,
+        text: String,
         version: i32,
-        changes: Vec<Edit>,
+    ) -> Arc<Source> {
+        let source = Arc::new(Source::editor(path.clone(), text, version));
+        lock(&self.store)
+            .raw
+            .insert(doc.to_string(), source.clone());
+        if let Some(p) = path {
+            self.send(Follow::Watch(p));
+        }
+        source
+    }
+
+    /// Applies edits to a raw document (synchronously). `Ok(None)`: no such document.
+    pub fn change_raw(
+        &self,
+        doc: &str,
+        version: i32,
+        edits: Vec<Edit>,
         enc: Encoding,
-    ) -> Result<(), ChangeError> {
-        if self.origin != Origin::Editor {
-            return Err(ChangeError::NotEditor);
+    ) -> Result<Option<Arc<Source>>, ChangeError> {
+        let source = lock(&self.store).raw.get(doc).cloned();
+        let Some(source) = source else {
+            return Ok(None);
+        };
+        source.apply_changes(version, edits, enc)?;
+        Ok(Some(source))
+    }
+
+    /// Closes a document (raw or view). Returns the raw source when it was a raw document.
+    pub fn close(&self, doc: &str) -> Option<Arc<Source>> {
+        let removed = {
+            let mut st = lock(&self.store);
+            st.views.remove(doc);
+            st.raw.remove(doc)
+        };
+        if let Some(p) = removed.as_ref().and_then(|s| s.path.clone()) {
+            self.send(Follow::Unwatch(p));
         }
-        let mut guard = lock(&self.text);
-        let st = &mut *guard;
-        let have = st.version.unwrap_or(i32::MIN);
-        if version <= have {
-            return Err(ChangeError::Stale { have, got: version });
+        removed
+    }
+
+    /// The source of an open raw document.
+    pub fn raw_source(&self, doc: &str) -> Option<Arc<Source>> {
+        lock(&self.store).raw.get(doc).cloned()
+    }
+
+    /// Whether a raw document is open.
+    pub fn is_open(&self, doc: &str) -> bool {
+        lock(&self.store).raw.contains_key(doc)
+    }
+
+    /// Every open raw document with its source.
+    pub fn raw_docs(&self) -> Vec<(String, Arc<Source>)> {
+        lock(&self.store)
+            .raw
+            .iter()
+            .map(|(d, s)| (d.clone(), s.clone()))
+            .collect()
+    }
+
+    /// Raw documents open on `path`.
+    pub fn raw_docs_of(&self, path: &Path) -> Vec<String> {
+        lock(&self.store)
+            .raw
+            .iter()
+            .filter(|(_, s)| s.path.as_deref() == Some(path))
+            .map(|(d, _)| d.clone())
+            .collect()
+    }
+
+    // ----- view documents -----
+
+    /// Records the client's copy of a view (`didOpen` of a view document). The file behind it
+    /// is loaded (and followed) by [`Host::disk_source`], which the caller runs next.
+    pub fn open_view(&self, doc: &str, key: ViewKey, text: &str, version: i32) {
+        lock(&self.store).views.insert(
+            doc.to_string(),
+            ViewDoc {
+                doc: doc.to_string(),
+                key,
+                version,
+                rope: Rope::from_str(text),
+                hash: None,
+            },
+        );
+    }
+
+    /// Applies edits to the client's copy of a view (synchronously). A range past the end is
+    /// clamped to the end.
+    pub fn change_view(
+        &self,
+        doc: &str,
+        version: i32,
+        edits: Vec<Edit>,
+        enc: Encoding,
+    ) -> Result<(), ViewChangeError> {
+        let mut st = lock(&self.store);
+        let Some(v) = st.views.get_mut(doc) else {
+            return Err(ViewChangeError::NotOpen);
+        };
+        if version <= v.version {
+            return Err(ViewChangeError::Stale {
+                have: v.version,
+                got: version,
+            });
         }
-        for ch in changes {
-            match ch.range {
-                None => {
-                    st.body = Body::Flat(Arc::new(ch.text));
-                    st.flat_index = None;
-                    st.dirty_from = 0;
-                }
-                Some(range) => {
-                    // Fast path: an insertion at the very end of a flat text (a transcript
-                    // that grew and was reloaded by the editor) appends in place, O(appended).
-                    if let Body::Flat(s) = &mut st.body {
-                        let index = st.flat_index.get_or_insert_with(|| LineIndex::new(s));
-                        let a = sp::position_to_offset(s, index, range.0, enc).unwrap_or(s.len());
-                        let b = sp::position_to_offset(s, index, range.1, enc).unwrap_or(s.len());
-                        if a == s.len() && b == s.len() {
-                            if let Ok(mut build) = self.build.try_lock() {
-                                build.snapshot = None; // let the string grow without a copy
-                            }
-                            let old = s.len();
-                            let text = Arc::make_mut(s);
-                            text.push_str(&ch.text);
-                            index.append(text, old);
-                            st.dirty_from = st.dirty_from.min(old);
-                            continue;
-                        }
-                        let rope = Rope::from_str(s);
-                        st.body = Body::Rope(rope);
-                        st.flat_index = None;
-                    }
-                    let Body::Rope(rope) = &mut st.body else {
-                        continue;
-                    };
-                    let end_char = rope.len_chars();
-                    let a = sp::rope_char(rope, range.0, enc).unwrap_or(end_char);
-                    let b = sp::rope_char(rope, range.1, enc).unwrap_or(end_char);
+        for e in edits {
+            match e.range {
+                None => v.rope = Rope::from_str(&e.text),
+                Some((start, end)) => {
+                    let last = v.rope.len_chars();
+                    let a = sp::rope_char(&v.rope, start, enc).unwrap_or(last);
+                    let b = sp::rope_char(&v.rope, end, enc).unwrap_or(last);
                     let (a, b) = (a.min(b), a.max(b));
-                    let from = rope.char_to_byte(a);
-                    rope.remove(a..b);
-                    rope.insert(a, &ch.text);
-                    st.dirty_from = st.dirty_from.min(from);
+                    v.rope.remove(a..b);
+                    v.rope.insert(a, &e.text);
                 }
             }
         }
-        st.version = Some(version);
-        st.generation += 1;
+        v.version = version;
+        v.hash = None;
         Ok(())
     }
 
-    /// The current text as one string (materialises a rope; O(n)).
-    pub fn text(&self) -> Arc<String> {
-        let body = lock(&self.text).body.clone();
-        match body {
-            Body::Flat(s) => s,
-            Body::Rope(r) => Arc::new(r.to_string()),
-        }
+    /// Open view documents showing `path`.
+    pub fn view_docs_of(&self, path: &Path) -> Vec<String> {
+        lock(&self.store)
+            .views
+            .values()
+            .filter(|v| v.key.path == path)
+            .map(|v| v.doc.clone())
+            .collect()
     }
 
-    /// Re-reads a disk source after the watcher reported a change: appended bytes only when
-    /// the file grew and its known bytes are unchanged; the whole file when it was truncated
-    /// or replaced; an empty text when it is gone.
-    pub fn refresh_disk(&self) -> DiskChange {
-        let Some(path) = self.path.clone() else {
-            return DiskChange::Unchanged;
-        };
-        let (known_len, known_id, tail, was_missing) = {
-            let st = lock(&self.text);
-            let Some(d) = &st.disk else {
-                return DiskChange::Unchanged;
-            };
-            (d.len, d.id, d.tail.clone(), d.missing)
-        };
-        let md = match std::fs::metadata(&path) {
-            Ok(md) => md,
-            Err(e) => {
-                if was_missing {
-                    return DiskChange::Unchanged;
-                }
-                let mut st = lock(&self.text);
-                st.body = Body::Flat(Arc::new(String::new()));
-                st.dirty_from = 0;
-                st.generation += 1;
-                st.disk = Some(DiskState {
-                    missing: true,
-                    ..DiskState::default()
-                });
-                return DiskChange::Missing(e.to_string());
-            }
-        };
-        let id = file_id(&md);
-        let len = md.len();
-        let replaced = was_missing || (id.is_some() && known_id.is_some() && id != known_id);
-        if !replaced && len == known_len {
-            return DiskChange::Unchanged;
-        }
-        if !replaced && len > known_len {
-            match read_from(&path, known_len - tail.len() as u64, len) {
-                Ok(bytes) if bytes.len() >= tail.len() && bytes[..tail.len()] == tail[..] => {
-                    let new = &bytes[tail.len()..];
-                    // Let the text grow in place (the cached snapshot is stale anyway).
-                    self.release_cache();
-                    let mut st = lock(&self.text);
-                    let Some(d) = st.disk.as_mut() else {
-                        return DiskChange::Unchanged;
-                    };
-                    let mut buf = std::mem::take(&mut d.partial);
-                    buf.extend_from_slice(new);
-                    let cut = complete_utf8_len(&buf);
-                    d.len = known_len + new.len() as u64;
-                    d.tail = tail_of(&bytes, 64);
-                    d.partial = buf[cut..].to_vec();
-                    let st = &mut *st;
-                    let mut s = match std::mem::replace(&mut st.body, Body::Flat(Arc::default())) {
-                        Body::Flat(s) => s,
-                        Body::Rope(r) => Arc::new(r.to_string()),
-                    };
-                    let from = s.len();
-                    if let Some(d) = st.disk.as_mut() {
-                        load::decode_into(&buf[..cut], Arc::make_mut(&mut s), &mut d.invalid);
-                    }
-                    st.body = Body::Flat(s);
-                    st.dirty_from = st.dirty_from.min(from);
-                    st.generation += 1;
-                    return DiskChange::Appended(new.len() as u64);
-                }
-                Ok(_) => {} // the known tail changed: replaced
-                Err(e) => return self.set_missing(e.to_string()),
-            }
-        }
-        match read_whole(&path) {
-            Ok((text, disk)) => {
-                let mut st = lock(&self.text);
-                st.body = Body::Flat(Arc::new(text));
-                st.disk = Some(disk);
-                st.dirty_from = 0;
-                st.generation += 1;
-                DiskChange::Reloaded
-            }
-            Err(e) => self.set_missing(e.to_string()),
-        }
+    /// Every open view document.
+    pub fn view_docs(&self) -> Vec<String> {
+        lock(&self.store)
+            .views
+            .values()
+            .map(|v| v.doc.clone())
+            .collect()
     }
 
-    fn set_missing(&self, why: String) -> DiskChange {
-        let mut st = lock(&self.text);
-        st.body = Body::Flat(Arc::new(String::new()));
-        st.dirty_from = 0;
-        st.generation += 1;
-        st.disk = Some(DiskState {
-            missing: true,
-            ..DiskState::default()
-        });
-        DiskChange::Missing(why)
+    // ----- disk sources -----
+
+    /// The disk source of `path` if it is loaded (never loads).
+    pub fn loaded_disk_source(&self, path: &Path) -> Option<Arc<Source>> {
+        lock(&self.store).disk.get(path).map(|d| d.source.clone())
     }
 
-    /// Drops the cached snapshot if no build is running, so that an append can grow the text
-    /// in place instead of copying it.
-    pub fn release_cache(&self) {
-        if let Ok(mut b) = self.build.try_lock() {
-            b.snapshot = None;
-        }
-    }
-
-    /// The snapshot of the current text, built if needed (on a blocking thread; the reader is
-    /// fed incrementally when only bytes after its consumed offset changed).
-    pub async fn snapshot(self: &Arc<Self>, settings: &SettingsStamp) -> Arc<Snapshot> {
-        // The build runs in its own task: a cancelled request (the client's `$/cancelRequest`
-        // drops the handler's future) does not lose the work or the incremental reader.
-        let src = self.clone();
-        let stamp = settings.clone();
-        let task = tokio::spawn(async move { src.build_current(&stamp).await });
-        match task.await {
-            Ok(snap) => snap,
-            Err(_) => Arc::new(Snapshot::empty(
-                self.path.clone(),
-                self.generation(),
-                self.version(),
-                settings,
-            )),
-        }
-    }
-
-    async fn build_current(&self, settings: &SettingsStamp) -> Arc<Snapshot> {
-        let mut b = self.build.lock().await;
-        let (generation, version, body, dirty_from, invalid) = {
-            let st = lock(&self.text);
-            let invalid = st
-                .disk
-                .as_ref()
-                .map(|d| d.invalid.clone())
-                .unwrap_or_default();
-            (
-                st.generation,
-                st.version,
-                st.body.clone(),
-                st.dirty_from,
-                invalid,
-            )
-        };
-        if let Some(s) = &b.snapshot
-            && s.generation == generation
-            && s.settings == settings.stamp
-            // A file read as still being written may have settled since (file-age rule).
-            && (s.options.file_complete
-                || !settings.file_state.is_complete(self.path.as_deref()))
+    /// The disk source of `path`, loading it with the one loader (on a blocking thread) and
+    /// following it when needed. Idle sources (no open view) beyond
+    /// [`MAX_IDLE_DISK_SOURCES`] are dropped, least recently used first.
+    pub async fn disk_source(&self, path: &Path) -> Result<Arc<Source>, HostError> {
         {
-            return s.clone();
-        }
-        let reader = b.reader.take().filter(|r| dirty_from >= r.consumed_bytes());
-        // The build owns the text from here: later changes count from the text it took.
-        {
-            let mut st = lock(&self.text);
-            if st.generation == generation {
-                st.dirty_from = usize::MAX;
+            let mut st = lock(&self.store);
+            st.clock += 1;
+            let now = st.clock;
+            if let Some(d) = st.disk.get_mut(path) {
+                d.last_use = now;
+                return Ok(d.source.clone());
             }
         }
-        let path = self.path.clone();
-        let stamp = settings.clone();
-        let job = tokio::task::spawn_blocking(move || {
-            build(path, body, reader, generation, version, &stamp, &invalid)
-        });
-        match job.await {
-            Ok((snap, reader)) => {
-                let snap = Arc::new(snap);
-                b.reader = Some(reader);
-                b.snapshot = Some(snap.clone());
-                snap
-            }
-            Err(_) => {
-                // The build panicked: start over with a fresh reader next time and serve an
-                // empty snapshot now (never a crash of the server).
-                let mut st = lock(&self.text);
-                st.dirty_from = 0;
-                Arc::new(Snapshot::empty(
-                    self.path.clone(),
-                    generation,
-                    version,
-                    settings,
-                ))
-            }
+        let p = path.to_path_buf();
+        let loaded = tokio::task::spawn_blocking(move || Source::disk(p))
+            .await
+            .map_err(|e| HostError::Internal(format!("reading {}: {e}", path.display())))?
+            .map_err(|e| HostError::Unreadable {
+                path: path.to_path_buf(),
+                error: e.to_string(),
+            })?;
+        let mut st = lock(&self.store);
+        st.clock += 1;
+        let now = st.clock;
+        if let Some(d) = st.disk.get_mut(path) {
+            d.last_use = now;
+            return Ok(d.source.clone());
         }
-    }
-}
-
-/// The settings a snapshot was built with, and their generation.
-#[derive(Debug, Clone)]
-pub struct SettingsStamp {
-    pub stamp: u64,
-    pub options: analysis::Options,
-    pub verbose: bool,
-    /// How to decide whether the file is finished (`options.file_complete` is set per build
-    /// from it).
-    pub file_state: FileState,
-}
-
-impl SettingsStamp {
-    /// The analysis options for the file at `path` now: the settings' options with
-    /// `file_complete` decided by the file-age rule (`crate::source::age`, issue 11).
-    pub fn options_for(&self, path: Option<&Path>) -> analysis::Options {
-        analysis::Options {
-            file_complete: self.file_state.is_complete(path),
-            ..self.options.clone()
-        }
-    }
-}
-
-/// Everything derived from one version of a source.
-pub struct Snapshot {
-    pub generation: u64,
-    pub version: Option<i32>,
-    /// The settings stamp it was built with.
-    pub settings: u64,
-    pub path: Option<PathBuf>,
-    pub text: Arc<String>,
-    pub lines: LineIndex,
-    pub transcript: Transcript,
-    pub analysis: Analysis,
-    pub lookup: Lookup,
-    pub options: analysis::Options,
-    /// Milliseconds spent building (read + analyse).
-    pub build_ms: f64,
-    views: Mutex<[Option<Arc<ViewSnap>>; 2]>,
-    files: OnceLock<SessionFiles>,
-    edits: OnceLock<Vec<crate::ide::edits::EditCall>>,
-}
-
-impl Snapshot {
-    fn empty(
-        path: Option<PathBuf>,
-        generation: u64,
-        version: Option<i32>,
-        s: &SettingsStamp,
-    ) -> Snapshot {
-        Snapshot {
-            generation,
-            version,
-            settings: s.stamp,
-            path,
-            text: Arc::default(),
-            lines: LineIndex::new(""),
-            transcript: Transcript::default(),
-            analysis: Analysis::default(),
-            lookup: Lookup::default(),
-            options: s.options.clone(),
-            build_ms: 0.0,
-            views: Mutex::new([None, None]),
-            files: OnceLock::new(),
-            edits: OnceLock::new(),
-        }
-    }
-
-    /// True when the text was recognised as a transcript (any known format).
-    pub fn is_transcript(&self) -> bool {
-        self.transcript.format.is_some_and(Format::is_known)
-    }
-
-    /// The rendered view (`verbose` or quiet), rendered on first use. Blocking: call from a
-    /// blocking thread for big transcripts.
-    pub fn view(&self, verbose: bool) -> Arc<ViewSnap> {
-        let slot = usize::from(verbose);
-        if let Some(v) = &lock(&self.views)[slot] {
-            return v.clone();
-        }
-        let view = view::render_with_phases(
-            &self.transcript,
-            &self.analysis,
-            &self.text,
-            &view::ViewOptions { verbose },
-            &self.options.gate_phases,
+        let source = Arc::new(loaded);
+        st.disk.insert(
+            path.to_path_buf(),
+            DiskEntry {
+                source: source.clone(),
+                last_use: now,
+            },
         );
-        let vs = Arc::new(ViewSnap::new(view, self.generation, verbose));
-        lock(&self.views)[slot] = Some(vs.clone());
-        vs
-    }
-
-    /// The file-editing tool calls (issue 11, item 3), found once per snapshot.
-    pub fn edit_calls(&self) -> &[crate::ide::edits::EditCall] {
-        self.edits.get_or_init(|| {
-            crate::ide::edits::edit_calls(&self.transcript, &self.analysis, &self.text)
-        })
-    }
-
-    /// The files of this transcript's session (read from disk once per snapshot).
-    pub fn session_files(&self) -> &SessionFiles {
-        self.files.get_or_init(|| match &self.path {
-            Some(p) => session_files::session_files(p),
-            None => SessionFiles::default(),
-        })
-    }
-}
-
-/// A rendered view with its indexes.
-pub struct ViewSnap {
-    pub view: View,
-    pub lines: LineIndex,
-    pub index: ViewIndex,
-    /// Hash of `view.text` (see [`text_hash`]).
-    pub hash: u64,
-    /// Generation of the source it was rendered from.
-    pub generation: u64,
-    pub verbose: bool,
-}
-
-impl ViewSnap {
-    pub fn new(view: View, generation: u64, verbose: bool) -> ViewSnap {
-        let lines = LineIndex::new(&view.text);
-        let index = ViewIndex::new(&view);
-        let hash = text_hash(std::iter::once(view.text.as_str()));
-        ViewSnap {
-            view,
-            lines,
-            index,
-            hash,
-            generation,
-            verbose,
-        }
-    }
-}
-
-/// A streaming hash of a text given in chunks (equal for any chunking of the same text).
-pub fn text_hash<'a>(chunks: impl Iterator<Item = &'a str>) -> u64 {
-    let mut h = std::hash::DefaultHasher::new();
-    let mut n = 0u64;
-    for c in chunks {
-        h.write(c.as_bytes());
-        n += c.len() as u64;
-    }
-    h.write_u64(n);
-    h.finish()
-}
-
-/// Hash of a rope's text, equal to [`text_hash`] of the same string.
-pub fn rope_hash(rope: &Rope) -> u64 {
-    text_hash(rope.chunks())
-}
-
-fn build(
-    path: Option<PathBuf>,
-    body: Body,
-    reader: Option<Reader>,
-    generation: u64,
-    version: Option<i32>,
-    stamp: &SettingsStamp,
-    invalid: &[InvalidUtf8],
-) -> (Snapshot, Reader) {
-    let t0 = std::time::Instant::now();
-    let text = match body {
-        Body::Flat(s) => s,
-        Body::Rope(r) => Arc::new(r.to_string()),
-    };
-    let mut reader = reader.unwrap_or_default();
-    reader.feed(&text);
-    reader.settle_tail(&text);
-    let transcript = if reader.transcript().format.is_none() {
-        // No record told the format yet: show the lines as `Unknown` now, but keep the
-        // reader undecided so that records appended later are still detected (issue 8
-        // defect 2). Only the lines before detection are read twice, and detection gives up
-        // after a fixed number of records.
-        let mut shown = Reader::new();
-        shown.feed(&text);
-        shown.settle_tail(&text);
-        shown.flush_undetected(&text, true);
-        shown.into_transcript()
-    } else {
-        reader.transcript().clone()
-    };
-    let mut transcript = transcript;
-    add_invalid_utf8(&mut transcript, invalid);
-    let options = stamp.options_for(path.as_deref());
-    let analysis = match transcript.format() {
-        Format::Unknown => Analysis::default(),
-        _ => analysis::analyze(&transcript, &text, &options),
-    };
-    let lookup = Lookup::new(&transcript, &analysis);
-    let lines = LineIndex::new(&text);
-    let snap = Snapshot {
-        generation,
-        version,
-        settings: stamp.stamp,
-        path,
-        text,
-        lines,
-        transcript,
-        analysis,
-        lookup,
-        options,
-        build_ms: t0.elapsed().as_secs_f64() * 1000.0,
-        views: Mutex::new([None, None]),
-        files: OnceLock::new(),
-        edits: OnceLock::new(),
-    };
-    (snap, reader)
-}
-
-/// Adds one warning per line where the loader replaced invalid UTF-8 (issue 8 defect 11),
-/// keeping the problems sorted by line.
-pub fn add_invalid_utf8(t: &mut Transcript, invalid: &[InvalidUtf8]) {
-    if invalid.is_empty() {
-        return;
-    }
-    t.problems.extend(invalid.iter().map(InvalidUtf8::problem));
-    t.problems.sort_by_key(|p| p.line);
-}
-
-/// Reads a whole file's text the way every one-shot reader does (the command line, the
-/// workspace index), with the same policy as the live documents: `complete` reads a torn last
-/// line as an invalid line (`Reader::finish`), otherwise it stays pending (a file still being
-/// written); the loader's invalid-UTF-8 lines become warnings.
-pub fn read_text(text: &str, invalid: &[InvalidUtf8], complete: bool) -> Transcript {
-    let mut t = if complete {
-        let mut reader = Reader::new();
-        reader.feed(text);
-        reader.finish(text);
-        reader.into_transcript()
-    } else {
-        crate::formats::read(text)
-    };
-    add_invalid_utf8(&mut t, invalid);
-    t
-}
-
-#[cfg(unix)]
-fn file_id(md: &std::fs::Metadata) -> Option<(u64, u64)> {
-    use std::os::unix::fs::MetadataExt;
-    Some((md.dev(), md.ino()))
-}
-
-#[cfg(not(unix))]
-fn file_id(_md: &std::fs::Metadata) -> Option<(u64, u64)> {
-    None
-}
-
-/// Length of `bytes` without an incomplete UTF-8 sequence at the very end (at most 3 bytes,
-/// kept for the next read of a growing file). Invalid sequences elsewhere are left to the
-/// lossy decoding.
-fn complete_utf8_len(bytes: &[u8]) -> usize {
-    if std::str::from_utf8(bytes).is_ok() {
-        return bytes.len();
-    }
-    for back in 1..=3.min(bytes.len()) {
-        let b = bytes[bytes.len() - back];
-        if b & 0xC0 != 0x80 {
-            // A lead byte: is its sequence complete?
-            let need = if b >= 0xF0 {
-                4
-            } else if b >= 0xE0 {
-                3
-            } else if b >= 0xC0 {
-                2
-            } else {
-                1
-            };
-            if need > back {
-                return bytes.len() - back;
+        self.send(Follow::Watch(path.to_path_buf()));
+        let open: HashSet<PathBuf> = st.views.values().map(|v| v.key.path.clone()).collect();
+        let mut idle: Vec<(u64, PathBuf)> = st
+            .disk
+            .iter()
+            .filter(|(p, _)| !open.contains(*p) && *p != path)
+            .map(|(p, d)| (d.last_use, p.clone()))
+            .collect();
+        if idle.len() > MAX_IDLE_DISK_SOURCES {
+            idle.sort();
+            let n = idle.len() - MAX_IDLE_DISK_SOURCES;
+            for (_, p) in idle.into_iter().take(n) {
+                st.disk.remove(&p);
+                st.served.retain(|k, _| k.path != p);
+                self.send(Follow::Unwatch(p));
             }
-            break;
+        }
+        Ok(source)
+    }
+
+    // ----- snapshots -----
+
+    /// The snapshot of a document: for a raw document its current text's; for a view the file's
+    /// and the rendering the client shows ([`Host::view_for`]).
+    pub async fn doc_snap(&self, r: &DocRef) -> Result<DocSnap, HostError> {
+        match r {
+            DocRef::Raw(doc) => {
+                let source = self
+                    .raw_source(doc)
+                    .ok_or_else(|| HostError::NotOpen(doc.clone()))?;
+                let snap = source.snapshot(&self.stamp()).await;
+                Ok(DocSnap::Raw { snap })
+            }
+            DocRef::View { doc, key } => {
+                let source = self.disk_source(&key.path).await?;
+                let snap = source.snapshot(&self.stamp()).await;
+                let view = self.view_for(doc, key, &snap).await?;
+                Ok(DocSnap::View {
+                    key: key.clone(),
+                    snap,
+                    view,
+                })
+            }
         }
     }
-    bytes.len()
+
+    /// The rendered view to answer requests on view document `doc`: the one whose text the
+    /// client shows when the client opened the view and an earlier rendering matches it, else
+    /// the latest.
+    pub async fn view_for(
+        &self,
+        doc: &str,
+        key: &ViewKey,
+        snap: &Arc<Snapshot>,
+    ) -> Result<Arc<ViewSnap>, HostError> {
+        let latest = render(snap, key.verbose).await?;
+        let client = {
+            let st = lock(&self.store);
+            st.views
+                .get(doc)
+                .map(|v| (v.hash, v.rope.clone(), v.version))
+        };
+        let Some((hash, rope, version)) = client else {
+            return Ok(latest);
+        };
+        let hash = match hash {
+            Some(h) => h,
+            None => {
+                let h = tokio::task::spawn_blocking(move || rope_hash(&rope))
+                    .await
+                    .unwrap_or(0);
+                let mut st = lock(&self.store);
+                if let Some(v) = st.views.get_mut(doc)
+                    && v.version == version
+                {
+                    v.hash = Some(h);
+                }
+                h
+            }
+        };
+        if hash == latest.hash {
+            return Ok(latest);
+        }
+        let st = lock(&self.store);
+        if let Some(old) = st
+            .served
+            .get(key)
+            .and_then(|q| q.iter().rev().find(|v| v.hash == hash))
+        {
+            return Ok(old.clone());
+        }
+        Ok(latest)
+    }
+
+    /// Renders the view of `key` for the client to show and remembers it as served. Returns
+    /// the snapshot (to tell whether the file is a transcript) and the rendering.
+    pub async fn serve_view(
+        &self,
+        key: &ViewKey,
+    ) -> Result<(Arc<Snapshot>, Arc<ViewSnap>), HostError> {
+        let source = self.disk_source(&key.path).await?;
+        let snap = source.snapshot(&self.stamp()).await;
+        let vs = render(&snap, key.verbose).await?;
+        let mut st = lock(&self.store);
+        let q = st.served.entry(key.clone()).or_default();
+        if q.back().is_none_or(|b| b.hash != vs.hash) {
+            q.push_back(vs.clone());
+            while q.len() > SERVED_VIEWS {
+                q.pop_front();
+            }
+        }
+        Ok((snap, vs))
+    }
+
+    /// Step count of a sub-agent transcript (distinct response keys), cached by file size.
+    pub fn steps_in(&self, path: &Path) -> Option<usize> {
+        let len = crate::source::load::regular_file(path).ok()?.len();
+        if let Some((l, n)) = lock(&self.steps_cache).get(path)
+            && *l == len
+        {
+            return Some(*n);
+        }
+        // The one loader (regular files only, lossy UTF-8), as for every transcript read.
+        let text = crate::source::load::load(path, crate::source::load::MAX_FILE_BYTES)
+            .ok()?
+            .text;
+        let t = crate::formats::read(&text);
+        let keys: HashSet<&str> = t
+            .entries
+            .iter()
+            .filter_map(|e| e.step.as_ref().map(|s| &*s.key))
+            .collect();
+        let n = keys.len();
+        lock(&self.steps_cache).insert(path.to_path_buf(), (len, n));
+        Some(n)
+    }
+
+    /// Marks the first index build as finished.
+    pub fn set_index_ready(&self) {
+        self.index_ready.store(true, Ordering::SeqCst);
+    }
+
+    /// Whether the first index build finished.
+    pub fn is_index_ready(&self) -> bool {
+        self.index_ready.load(Ordering::SeqCst)
+    }
 }
 
-fn tail_of(bytes: &[u8], n: usize) -> Vec<u8> {
-    bytes[bytes.len().saturating_sub(n)..].to_vec()
+/// Renders a snapshot's view on the blocking pool.
+async fn render(snap: &Arc<Snapshot>, verbose: bool) -> Result<Arc<ViewSnap>, HostError> {
+    let s = snap.clone();
+    tokio::task::spawn_blocking(move || s.view(verbose))
+        .await
+        .map_err(|e| HostError::Internal(format!("rendering the view failed: {e}")))
 }
 
-fn read_whole(path: &Path) -> std::io::Result<(String, DiskState)> {
-    let (bytes, md) = load::read_bytes(path, 0, load::MAX_FILE_BYTES)?;
-    let len = bytes.len() as u64;
-    let tail = tail_of(&bytes, 64);
-    let cut = complete_utf8_len(&bytes);
-    let mut text = String::new();
-    let mut invalid = Vec::new();
-    load::decode_into(&bytes[..cut], &mut text, &mut invalid);
-    Ok((
-        text,
-        DiskState {
-            len,
-            partial: bytes[cut..].to_vec(),
-            id: file_id(&md),
-            tail,
-            missing: false,
-            invalid,
-        },
-    ))
-}
+impl DocSnap {
+    /// The source's snapshot.
+    pub fn snap(&self) -> &Arc<Snapshot> {
+        match self {
+            DocSnap::Raw { snap } | DocSnap::View { snap, .. } => snap,
+        }
+    }
 
-fn read_from(path: &Path, from: u64, to: u64) -> std::io::Result<Vec<u8>> {
-    Ok(load::read_bytes(path, from, to - from)?.0)
+    /// The document's text: the raw text, or the view's.
+    pub fn text(&self) -> &str {
+        match self {
+            DocSnap::Raw { snap } => &snap.text,
+            DocSnap::View { view, .. } => &view.view.text,
+        }
+    }
+
+    /// The line index of [`DocSnap::text`].
+    pub fn lines(&self) -> &LineIndex {
+        match self {
+            DocSnap::Raw { snap } => &snap.lines,
+            DocSnap::View { view, .. } => &view.lines,
+        }
+    }
+
+    /// The `(entry, block)` at byte `offset` on `line` of the document (raw: the record on
+    /// that line and the content block at the offset; view: the line's origin). `None` when
+    /// the line shows no record.
+    pub fn item_at(&self, line: usize, offset: usize) -> Option<(usize, Option<usize>)> {
+        match self {
+            DocSnap::Raw { snap } => {
+                let ei = crate::ide::lookup::entry_at_line(&snap.transcript, line)?;
+                let block =
+                    crate::ide::lookup::block_at_offset(&snap.transcript.entries[ei], offset);
+                Some((ei, block))
+            }
+            DocSnap::View { view, .. } => match view.view.lines.get(line).map(|l| &l.origin) {
+                Some(crate::view::Origin::Entry { entry, block, .. }) => Some((*entry, *block)),
+                _ => None,
+            },
+        }
+    }
+
+    /// Turn opener lines of the document (raw: the opener record; view: the heading), sorted.
+    pub fn turn_lines(&self) -> Vec<usize> {
+        let snap = self.snap();
+        let mut out: Vec<usize> = match self {
+            DocSnap::Raw { .. } => snap
+                .analysis
+                .turns
+                .iter()
+                .filter(|t| t.n > 0)
+                .map(|t| {
+                    t.opener
+                        .and_then(|e| snap.transcript.entries.get(e))
+                        .map_or(t.start_line, |e| e.line)
+                })
+                .collect(),
+            DocSnap::View { view, .. } => snap
+                .analysis
+                .turns
+                .iter()
+                .filter(|t| t.n > 0)
+                .filter_map(|t| view.index.turn_heading(t.n))
+                .collect(),
+        };
+        out.sort_unstable();
+        out.dedup();
+        out
+    }
+
+    /// Line of gate `g` in the document (`None` when the view does not show it).
+    pub fn gate_line(&self, g: usize) -> Option<usize> {
+        let a = &self.snap().analysis;
+        match self {
+            DocSnap::Raw { .. } => a.gates.get(g).map(|g| g.line),
+            DocSnap::View { view, .. } => view.index.line_of_gate(a, g),
+        }
+    }
+
+    /// Gate lines of the document, sorted.
+    pub fn gate_lines(&self) -> Vec<usize> {
+        let mut out: Vec<usize> = (0..self.snap().analysis.gates.len())
+            .filter_map(|g| self.gate_line(g))
+            .collect();
+        out.sort_unstable();
+        out.dedup();
+        out
+    }
 }
 
 #[cfg(test)]
@@ -742,98 +706,96 @@ mod tests {
     use super::*;
     use crate::source::position::Position;
 
-    fn change(l0: u32, c0: u32, l1: u32, c1: u32, text: &str) -> Edit {
-        Edit {
-            range: Some((Position::new(l0, c0), Position::new(l1, c1))),
-            text: text.to_string(),
-        }
+    fn turn(n: usize, prompt: &str) -> String {
+        let u = serde_json::json!({"type":"user","uuid":format!("u{n}"),"sessionId":"s",
+            "timestamp":"2026-01-01T00:00:00Z","message":{"role":"user","content":prompt}});
+        let a = serde_json::json!({"type":"assistant","uuid":format!("a{n}"),
+            "parentUuid":format!("u{n}"),"sessionId":"s","timestamp":"2026-01-01T00:00:05Z",
+            "message":{"role":"assistant","model":"m","content":[{"type":"text","text":"ok"}],
+                       "stop_reason":"end_turn"}});
+        format!("{u}\n{a}\n")
     }
 
-    #[test]
-    fn incremental_changes_and_stale_versions() {
-        let s = Source::editor(None, "ab\n😀c\n".into(), 1);
-        s.apply_changes(2, vec![change(1, 2, 1, 3, "X")], Encoding::Utf16)
-            .unwrap();
-        assert_eq!(*s.text(), "ab\n😀X\n");
-        s.apply_changes(3, vec![change(2, 0, 2, 0, "tail")], Encoding::Utf8)
-            .unwrap();
-        assert_eq!(*s.text(), "ab\n😀X\ntail");
-        assert_eq!(
-            s.apply_changes(3, vec![change(0, 0, 0, 0, "no")], Encoding::Utf8),
-            Err(ChangeError::Stale { have: 3, got: 3 })
+    #[tokio::test]
+    async fn raw_documents_open_change_close_with_plain_edits() {
+        let host = Host::new();
+        let mut follow = host.take_follow_events().unwrap();
+        let doc = "file:///tmp/h.jsonl";
+        host.open_raw(doc, Some("/tmp/h.jsonl".into()), turn(1, "one"), 1);
+        assert_eq!(follow.try_recv(), Ok(Follow::Watch("/tmp/h.jsonl".into())));
+        let edit = Edit {
+            range: Some((Position::new(2, 0), Position::new(2, 0))),
+            text: turn(2, "two"),
+        };
+        assert!(
+            host.change_raw(doc, 2, vec![edit.clone()], Encoding::Utf16)
+                .unwrap()
+                .is_some()
         );
-        // Past the end: clamped to the end.
-        s.apply_changes(4, vec![change(9, 0, 9, 0, "!")], Encoding::Utf8)
-            .unwrap();
-        assert_eq!(*s.text(), "ab\n😀X\ntail!");
-        // Never built: everything is dirty. After a build took the text, an edit on line 1
-        // keeps the bytes of line 0 clean.
-        assert_eq!(lock(&s.text).dirty_from, 0);
-        lock(&s.text).dirty_from = usize::MAX;
-        s.apply_changes(5, vec![change(1, 2, 1, 2, "Y")], Encoding::Utf16)
-            .unwrap();
-        assert_eq!(lock(&s.text).dirty_from, 7);
-        assert_eq!(*s.text(), "ab\n😀YX\ntail!");
+        assert_eq!(
+            host.change_raw(doc, 2, vec![edit], Encoding::Utf16).err(),
+            Some(ChangeError::Stale { have: 2, got: 2 })
+        );
+        let snap = host.doc_snap(&DocRef::Raw(doc.into())).await.unwrap();
+        assert_eq!(snap.turn_lines(), vec![0, 2]);
+        let at = snap.lines().line_start(2);
+        assert_eq!(snap.item_at(2, at).map(|(e, _)| e), Some(2));
+        assert!(host.close(doc).is_some());
+        assert_eq!(
+            follow.try_recv(),
+            Ok(Follow::Unwatch("/tmp/h.jsonl".into()))
+        );
+        assert_eq!(
+            host.doc_snap(&DocRef::Raw(doc.into())).await.err(),
+            Some(HostError::NotOpen(doc.into()))
+        );
     }
 
-    #[test]
-    fn appends_at_the_end_stay_flat() {
-        let s = Source::editor(None, "{\"a\":1}\n{\"b\"".into(), 1);
-        lock(&s.text).dirty_from = usize::MAX;
-        s.apply_changes(2, vec![change(1, 5, 1, 5, ":2}\n")], Encoding::Utf16)
-            .unwrap();
-        s.apply_changes(
-            3,
-            vec![change(2, 0, 2, 0, "{\"c\":\"é\"}\n")],
-            Encoding::Utf8,
-        )
-        .unwrap();
-        assert!(matches!(lock(&s.text).body, Body::Flat(_)));
-        assert_eq!(*s.text(), "{\"a\":1}\n{\"b\":2}\n{\"c\":\"é\"}\n");
-        assert_eq!(lock(&s.text).dirty_from, 12);
-        // A change inside the text switches to the rope.
-        s.apply_changes(4, vec![change(0, 1, 0, 4, "\"z\"")], Encoding::Utf16)
-            .unwrap();
-        assert!(matches!(lock(&s.text).body, Body::Rope(_)));
-        assert_eq!(*s.text(), "{\"z\":1}\n{\"b\":2}\n{\"c\":\"é\"}\n");
-        assert_eq!(lock(&s.text).dirty_from, 1);
-    }
-
-    #[test]
-    fn hash_is_chunking_independent() {
-        let text = "x".repeat(5000) + "😀" + &"y".repeat(3000);
-        let rope = Rope::from_str(&text);
-        assert!(rope.chunks().count() > 1);
-        assert_eq!(rope_hash(&rope), text_hash(std::iter::once(text.as_str())));
-    }
-
-    #[test]
-    fn utf8_split_keeps_incomplete_tail() {
-        let mut b = "a😀".as_bytes().to_vec();
-        b.truncate(3);
-        assert_eq!(complete_utf8_len(&b), 1);
-        assert_eq!(complete_utf8_len(&[b'a', 0xFF, b'b']), 3);
-    }
-
-    #[test]
-    fn disk_append_truncate_delete() {
+    #[tokio::test]
+    async fn a_view_answers_on_the_rendering_the_client_shows() {
         let dir = tempfile::tempdir().unwrap();
-        let p = dir.path().join("t.jsonl");
-        std::fs::write(&p, "{\"a\":1}\n{\"b\"").unwrap();
-        let s = Source::disk(p.clone()).unwrap();
-        assert_eq!(s.refresh_disk(), DiskChange::Unchanged);
-        let mut f = std::fs::OpenOptions::new().append(true).open(&p).unwrap();
-        std::io::Write::write_all(&mut f, ":2}\n".as_bytes()).unwrap();
-        assert_eq!(s.refresh_disk(), DiskChange::Appended(4));
-        assert_eq!(*s.text(), "{\"a\":1}\n{\"b\":2}\n");
-        std::fs::write(&p, "{}\n").unwrap();
-        assert_eq!(s.refresh_disk(), DiskChange::Reloaded);
-        assert_eq!(*s.text(), "{}\n");
-        std::fs::remove_file(&p).unwrap();
-        assert!(matches!(s.refresh_disk(), DiskChange::Missing(_)));
-        assert_eq!(*s.text(), "");
-        std::fs::write(&p, "{\"c\":3}\n").unwrap();
-        assert_eq!(s.refresh_disk(), DiskChange::Reloaded);
-        assert_eq!(*s.text(), "{\"c\":3}\n");
+        let path = dir.path().join("v.jsonl");
+        std::fs::write(&path, turn(1, "first")).unwrap();
+        let host = Host::new();
+        let key = ViewKey {
+            path: path.clone(),
+            verbose: false,
+        };
+        let (_, shown) = host.serve_view(&key).await.unwrap();
+        let doc = "transcript:///v";
+        host.open_view(doc, key.clone(), &shown.view.text, 1);
+        // The file grows; the client has not re-fetched: requests answer on what it shows.
+        let mut f = std::fs::OpenOptions::new()
+            .append(true)
+            .open(&path)
+            .unwrap();
+        std::io::Write::write_all(&mut f, turn(2, "second").as_bytes()).unwrap();
+        host.loaded_disk_source(&path).unwrap().refresh_disk();
+        let r = DocRef::View {
+            doc: doc.into(),
+            key: key.clone(),
+        };
+        let DocSnap::View { view, .. } = host.doc_snap(&r).await.unwrap() else {
+            panic!("a view")
+        };
+        assert_eq!(view.hash, shown.hash);
+        // Once the client shows the new text, that one.
+        let (_, fresh) = host.serve_view(&key).await.unwrap();
+        assert_ne!(fresh.hash, shown.hash);
+        let whole = Edit {
+            range: None,
+            text: fresh.view.text.clone(),
+        };
+        assert_eq!(
+            host.change_view(doc, 1, vec![whole.clone()], Encoding::Utf16),
+            Err(ViewChangeError::Stale { have: 1, got: 1 })
+        );
+        host.change_view(doc, 2, vec![whole], Encoding::Utf16)
+            .unwrap();
+        let DocSnap::View { view, .. } = host.doc_snap(&r).await.unwrap() else {
+            panic!("a view")
+        };
+        assert_eq!(view.hash, fresh.hash);
+        assert_eq!(host.view_docs_of(&path), vec![doc.to_string()]);
     }
 }

@@ -5,7 +5,7 @@ use tower_lsp_server::ls_types::*;
 
 use crate::ide::semantic_tokens::{MODIFIERS, TokenType};
 use crate::lsp::config::TokenLegend;
-use crate::lsp::convert::Encoding;
+use crate::source::position::Encoding;
 
 /// Commands the server executes (PROTOCOL.md §Commands).
 pub const COMMANDS: [&str; 6] = [
@@ -14,8 +14,11 @@ pub const COMMANDS: [&str; 6] = [
     "transcript.nextGate",
     "transcript.listSessionFiles",
     "transcript.openView",
-    crate::lsp::handlers::diff::SHOW_DIFF,
+    SHOW_DIFF,
 ];
+
+/// The command of `Show diff` lenses (`handlers::diff`, PROTOCOL.md "Native diffs").
+pub const SHOW_DIFF: &str = "transcript.showDiff";
 
 /// The URI scheme of rendered views.
 pub const VIEW_SCHEME: &str = "transcript";

@@ -4,15 +4,20 @@
 //! - [`TranscriptService::call`](crate::lsp::TranscriptService) hands each message's future to
 //!   [`guarded`], which polls it inside `catch_unwind`: a panic in a handler becomes an
 //!   `InternalError` response naming the method (a notification's panic is logged), and the
-//!   server goes on serving. The document store is only mutated synchronously under short
-//!   locks, so a panic leaves it as the last completed mutation left it.
+//!   server goes on serving. The documents (`ide::host::Host`) are only mutated
+//!   synchronously under short locks, so a panic leaves them as the last completed mutation
+//!   left them.
 //! - Requests whose method starts with `$/` are answered with `MethodNotFound` before they
 //!   reach tower-lsp-server (which answers none of them; LSP 3.17 "$ Notifications and
 //!   Requests"). `$/` notifications pass through (`$/cancelRequest`, `$/setTrace`).
-//! - [`off_loop`] runs a request's CPU work (building folding ranges, symbols, tokens,
-//!   hints, hover text, navigation targets) on tokio's blocking pool instead of the serve
+//! - [`off_loop`] runs a request's CPU work on tokio's blocking pool instead of the serve
 //!   loop, so a big transcript never stalls other messages; a panic there is answered the
-//!   same way.
+//!   same way. Every request family goes through it (`crate::lsp::handlers`): folding
+//!   ranges, document symbols, the three semantic-token requests, inlay hints, hover,
+//!   references, definition, code lens, workspace symbols, `workspace/executeCommand`, the
+//!   view text (`workspace/textDocumentContent`, `transcript/virtualDocument`),
+//!   `transcript/sessions` and `transcript/stats`. Their async part (resolving the
+//!   document, waiting for a snapshot build) only awaits the host.
 
 use std::any::Any;
 use std::future::Future;
@@ -25,7 +30,7 @@ use tower_lsp_server::ExitedError;
 use tower_lsp_server::jsonrpc::{Error, ErrorCode, Id, Response, Result};
 use tower_lsp_server::ls_types::MessageType;
 
-use crate::lsp::server::Shared;
+use crate::lsp::state::Shared;
 
 /// A boxed, sendable future.
 pub type BoxFuture<T> = Pin<Box<dyn Future<Output = T> + Send + 'static>>;
@@ -134,13 +139,24 @@ impl Future for Guarded {
 }
 
 /// Runs `work` on tokio's blocking pool (off the serve loop). A panic in it is logged and
-/// answered as an `InternalError` naming `method`.
+/// answered as an `InternalError` naming `method`. In debug builds, a method armed with
+/// `transcript/debugPanic` (`arm`) panics here once, instead of running `work`.
 pub async fn off_loop<T, F>(shared: &Arc<Shared>, method: &'static str, work: F) -> Result<T>
 where
     T: Send + 'static,
     F: FnOnce() -> Result<T> + Send + 'static,
 {
-    match tokio::task::spawn_blocking(work).await {
+    #[cfg(debug_assertions)]
+    let armed = crate::lsp::state::lock(&shared.armed_panics).remove(method);
+    #[cfg(not(debug_assertions))]
+    let armed = false;
+    let job = move || {
+        if armed {
+            panic!("deliberate panic in {method} (armed by transcript/debugPanic)");
+        }
+        work()
+    };
+    match tokio::task::spawn_blocking(job).await {
         Ok(r) => r,
         Err(e) => {
             let msg = match e.try_into_panic() {
@@ -160,28 +176,42 @@ where
 #[cfg(debug_assertions)]
 #[derive(Debug, serde::Deserialize)]
 pub struct DebugPanicParams {
-    /// The document to resolve (and build) before panicking.
-    pub uri: tower_lsp_server::ls_types::Uri,
+    /// The document to resolve (and build) before panicking (with `where`).
+    #[serde(default)]
+    pub uri: Option<tower_lsp_server::ls_types::Uri>,
     /// `"inline"` panics in the handler's future; `"blocking"` on the blocking pool.
-    #[serde(rename = "where")]
-    pub at: String,
+    #[serde(rename = "where", default)]
+    pub at: Option<String>,
+    /// A request method (`textDocument/codeLens`, `workspace/executeCommand`, …): its next
+    /// request panics on the blocking pool instead of answering; this request answers `null`.
+    #[serde(default)]
+    pub arm: Option<String>,
 }
 
+/// `transcript/debugPanic`, registered in debug builds only (tests; never in a release
+/// binary): with `uri` and `where`, resolves `uri` like any feature request, then panics on
+/// purpose, inline or on the blocking pool; with `arm`, makes the next request of that method
+/// panic on the blocking pool. Proves that a panicking handler is answered with an
+/// `InternalError` and leaves the server and the document answering (issue 8).
 #[cfg(debug_assertions)]
-impl crate::lsp::server::Backend {
-    /// `transcript/debugPanic`, registered in debug builds only (tests; never in a release
-    /// binary): resolves `uri` like any feature request, then panics on purpose, inline or on
-    /// the blocking pool, to prove that a panicking handler is answered with an
-    /// `InternalError` and leaves the server and the document answering (issue 8).
-    pub async fn debug_panic(&self, params: DebugPanicParams) -> Result<serde_json::Value> {
-        let ctx = self.ctx(&params.uri).await?;
-        let lines = ctx.lines().line_count();
-        if params.at == "blocking" {
-            return off_loop(&self.shared, "transcript/debugPanic", move || {
-                panic!("deliberate panic on the blocking pool ({lines} lines)")
-            })
-            .await;
-        }
-        panic!("deliberate panic in the handler ({lines} lines)");
+pub async fn debug_panic(
+    b: &crate::lsp::state::Backend,
+    params: DebugPanicParams,
+) -> Result<serde_json::Value> {
+    if let Some(method) = params.arm {
+        crate::lsp::state::lock(&b.shared.armed_panics).insert(method);
+        return Ok(serde_json::Value::Null);
     }
+    let uri = params
+        .uri
+        .ok_or_else(|| crate::lsp::state::invalid("transcript/debugPanic needs `uri` or `arm`"))?;
+    let ctx = b.ctx(&uri).await?;
+    let lines = ctx.lines().line_count();
+    if params.at.as_deref() == Some("blocking") {
+        return off_loop(&b.shared, "transcript/debugPanic", move || {
+            panic!("deliberate panic on the blocking pool ({lines} lines)")
+        })
+        .await;
+    }
+    panic!("deliberate panic in the handler ({lines} lines)");
 }

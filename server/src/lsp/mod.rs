@@ -1,21 +1,32 @@
-//! The only code that knows LSP: tower-lsp-server glue, the framing in front of it, the one
-//! dispatcher, request handlers, capabilities, conversions, file watcher, custom methods,
-//! refresh orchestration (DESIGN.md §1, §5). The document host is `crate::ide::host`.
+//! The only code that knows LSP, and only protocol code (issue 8): tower-lsp-server glue, the
+//! framing in front of it ([`transport`]), the one dispatcher ([`dispatch`]), the method table
+//! ([`server`]) and the handlers (one module per request family, [`handlers`]), conversions
+//! ([`from_proto`], [`to_proto`]), capabilities, settings ([`config`]), the custom protocol's
+//! types ([`custom`], [`stats`]), the client-facing side of live files ([`refresh`]) and the
+//! protocol state ([`state`]). The documents, their snapshots and the file follower live below,
+//! in `crate::ide::host` and `crate::ide::live` (DESIGN.md §1, §5).
+//!
+//! Module dependencies run one way: `server` -> `handlers` -> `state`/`dispatch`/`to_proto`/
+//! `from_proto`/`custom`; `refresh` -> `handlers::diagnostics`/`state`/`custom`/`to_proto`;
+//! nothing imports `server` or `refresh` but `server` and this file; `crate::ide` imports
+//! nothing of `lsp`.
 //!
 //! Entry points: [`serve_stdio`] (the binary with no arguments or `--stdio`) and
 //! [`build_service`] (in-process tests: a `tower::Service` over JSON-RPC requests).
 
 pub mod capabilities;
 pub mod config;
-pub mod convert;
 pub mod custom;
 pub mod dispatch;
+pub mod from_proto;
 pub mod handlers;
 pub mod parent;
+pub mod refresh;
 pub mod server;
+pub mod state;
 pub mod stats;
+pub mod to_proto;
 pub mod transport;
-pub mod watcher;
 
 use std::sync::Arc;
 use std::task::{Context, Poll};
@@ -23,7 +34,7 @@ use std::task::{Context, Poll};
 use tower_lsp_server::jsonrpc::{Request, Response};
 use tower_lsp_server::{ClientSocket, ExitedError, LspService, Server};
 
-use crate::lsp::server::{Backend, Shared};
+use crate::lsp::state::{Backend, Shared};
 
 /// The service: `LspService<Backend>` plus a thin layer that captures the raw `initialize`
 /// params (for LSP 3.18 client capabilities that ls-types 0.0.6 does not model) and adds the

@@ -17,13 +17,15 @@ use tower_lsp_server::ls_types::Uri;
 use crate::ide;
 use crate::ide::code_lens::Lens;
 use crate::ide::edits::EditCall;
+use crate::ide::host::DocSnap;
 use crate::lsp::capabilities::VIEW_SCHEME;
-use crate::lsp::server::{Backend, Ctx, invalid, percent_decode};
+use crate::lsp::from_proto::percent_decode;
+use crate::lsp::state::{Backend, Ctx, host_error, invalid};
 
 /// The command of `Show diff` lenses: `{ uri, line }` -> `{ before, after, title, call,
 /// path }` (the two side URIs and a title for the editor's diff) or `null` when no file edit
 /// is shown on `line`.
-pub const SHOW_DIFF: &str = "transcript.showDiff";
+pub const SHOW_DIFF: &str = crate::lsp::capabilities::SHOW_DIFF;
 
 /// Which side of a change a URI names.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -130,11 +132,11 @@ pub fn diff_uri(session: &Path, call: &EditCall, side: Side) -> Option<Uri> {
 pub fn add_edit_lenses(ctx: &Ctx, lenses: &mut Vec<Lens>) {
     let snap = ctx.snap();
     let calls = snap.edit_calls();
-    let more = match ctx {
-        Ctx::Raw { .. } => ide::code_lens::edit_lenses(calls, |e, _| {
+    let more = match &ctx.doc {
+        DocSnap::Raw { .. } => ide::code_lens::edit_lenses(calls, |e, _| {
             snap.transcript.entries.get(e).map(|x| x.line)
         }),
-        Ctx::View { view, .. } => {
+        DocSnap::View { view, .. } => {
             ide::code_lens::edit_lenses(calls, |e, b| view.index.line_of_tool_call(e, b))
         }
     };
@@ -147,10 +149,7 @@ pub fn add_edit_lenses(ctx: &Ctx, lenses: &mut Vec<Lens>) {
 /// Adds, in a quiet view, the `Show activity: …` lens of each turn whose activity it hides
 /// ([`ide::code_lens::activity_lenses`]), keeping `lenses` sorted by line.
 pub fn add_activity_lenses(ctx: &Ctx, lenses: &mut Vec<Lens>) {
-    let Ctx::View {
-        key, view, snap, ..
-    } = ctx
-    else {
+    let DocSnap::View { key, view, snap } = &ctx.doc else {
         return;
     };
     if key.verbose {
@@ -165,77 +164,86 @@ pub fn add_activity_lenses(ctx: &Ctx, lenses: &mut Vec<Lens>) {
 
 /// The transcript file behind a document (raw `file:` or view).
 fn session_path(ctx: &Ctx) -> Result<PathBuf> {
-    match ctx {
-        Ctx::Raw { uri, .. } => uri
+    match &ctx.doc {
+        DocSnap::Raw { .. } => ctx
+            .uri
             .to_file_path()
             .map(|p| p.into_owned())
-            .ok_or_else(|| invalid(format!("not a file URI: {}", uri.as_str()))),
-        Ctx::View { key, .. } => Ok(key.path.clone()),
+            .ok_or_else(|| invalid(format!("not a file URI: {}", ctx.uri.as_str()))),
+        DocSnap::View { key, .. } => Ok(key.path.clone()),
     }
 }
 
-impl Backend {
-    /// `transcript.showDiff { uri, line }`: the sides of the file edit shown on `line` (the
-    /// tool call's line or its diff lines in a view; the record's line in the raw file).
-    pub async fn show_diff(&self, uri: &Uri, line: usize) -> Result<Value> {
-        let ctx = self.ctx(uri).await?;
-        let snap = ctx.snap();
-        let item = match &ctx {
-            Ctx::Raw { snap, .. } => {
-                ide::lookup::entry_at_line(&snap.transcript, line).map(|e| (e, None))
-            }
-            Ctx::View { view, .. } => match view.view.lines.get(line).map(|l| &l.origin) {
-                Some(crate::view::Origin::Entry { entry, block, .. }) => Some((*entry, *block)),
-                _ => None,
-            },
-        };
-        let calls = snap.edit_calls();
-        let Some(call) = item.and_then(|(e, b)| ide::edits::edit_at(calls, e, b)) else {
-            return Ok(Value::Null);
-        };
-        let session = session_path(&ctx)?;
-        let (Some(before), Some(after)) = (
-            diff_uri(&session, call, Side::Before),
-            diff_uri(&session, call, Side::After),
-        ) else {
-            return Err(invalid(format!(
-                "cannot make diff URIs for {}",
-                session.display()
-            )));
-        };
-        Ok(json!({
-            "before": before.as_str(),
-            "after": after.as_str(),
-            "title": call.diff_title(),
-            "call": call.call,
-            "path": call.path,
-        }))
-    }
+/// `transcript.showDiff { uri, line }`: the sides of the file edit shown on `line` (the tool
+/// call's line or its diff lines in a view; the record's line in the raw file).
+pub async fn show_diff(b: &Backend, uri: &Uri, line: usize) -> Result<Value> {
+    let ctx = b.ctx(uri).await?;
+    let snap = ctx.snap();
+    let item = match &ctx.doc {
+        DocSnap::Raw { snap } => {
+            ide::lookup::entry_at_line(&snap.transcript, line).map(|e| (e, None))
+        }
+        DocSnap::View { view, .. } => match view.view.lines.get(line).map(|l| &l.origin) {
+            Some(crate::view::Origin::Entry { entry, block, .. }) => Some((*entry, *block)),
+            _ => None,
+        },
+    };
+    let calls = snap.edit_calls();
+    let Some(call) = item.and_then(|(e, b)| ide::edits::edit_at(calls, e, b)) else {
+        return Ok(Value::Null);
+    };
+    let session = session_path(&ctx)?;
+    let (Some(before), Some(after)) = (
+        diff_uri(&session, call, Side::Before),
+        diff_uri(&session, call, Side::After),
+    ) else {
+        return Err(invalid(format!(
+            "cannot make diff URIs for {}",
+            session.display()
+        )));
+    };
+    Ok(json!({
+        "before": before.as_str(),
+        "after": after.as_str(),
+        "title": call.diff_title(),
+        "call": call.call,
+        "path": call.path,
+    }))
+}
 
-    /// The text of a side URI: the change's text before or after (from the transcript on
-    /// disk).
-    pub async fn diff_text(&self, key: DiffKey) -> Result<String> {
-        let source = self.shared.disk_source(&key.path).await?;
-        let snap = source.snapshot(&self.shared.stamp()).await;
-        let Some(call) = ide::edits::find(snap.edit_calls(), &key.call) else {
-            return Err(invalid(format!(
-                "no file edit {} in {}",
-                key.call,
-                key.path.display()
-            )));
-        };
-        let sides = ide::edits::sides(&snap.transcript, &snap.text, call).ok_or_else(|| {
-            invalid(format!(
-                "the edit {} in {} has no readable input",
-                key.call,
-                key.path.display()
-            ))
-        })?;
-        Ok(match key.side {
-            Side::Before => sides.before,
-            Side::After => sides.after,
-        })
-    }
+/// The text of a side URI: the change's text before or after (from the transcript on disk).
+pub async fn diff_text(b: &Backend, key: DiffKey) -> Result<String> {
+    let host = &b.shared.host;
+    let uri = diff_uri_of_key(&key);
+    let source = host
+        .disk_source(&key.path)
+        .await
+        .map_err(|e| host_error(e, &uri))?;
+    let snap = source.snapshot(&host.stamp()).await;
+    let Some(call) = ide::edits::find(snap.edit_calls(), &key.call) else {
+        return Err(invalid(format!(
+            "no file edit {} in {}",
+            key.call,
+            key.path.display()
+        )));
+    };
+    let sides = ide::edits::sides(&snap.transcript, &snap.text, call).ok_or_else(|| {
+        invalid(format!(
+            "the edit {} in {} has no readable input",
+            key.call,
+            key.path.display()
+        ))
+    })?;
+    Ok(match key.side {
+        Side::Before => sides.before,
+        Side::After => sides.after,
+    })
+}
+
+/// A URI naming the transcript of `key` (for error messages).
+fn diff_uri_of_key(key: &DiffKey) -> Uri {
+    crate::lsp::to_proto::file_uri(&key.path)
+        .unwrap_or_else(|| "file:///".parse().expect("a valid URI"))
 }
 
 #[cfg(test)]

@@ -1,59 +1,91 @@
-//! Live files (DESIGN.md §5): a notify watcher on the directory of every served transcript and
-//! on the workspace-symbol roots, and the task that turns its events into work: appended bytes
-//! read into the source (only the new bytes), views refreshed
-//! (`workspace/textDocumentContent/refresh` when the client announced it, and
-//! `transcript/didChangeVirtualDocument`), then `workspace/{semanticTokens,inlayHint,codeLens}/refresh`
-//! when the client supports them. Refreshes are sent from this task (never awaited by a request
-//! handler; LSP-NOTES §1.2 rule 3), at most one batch every [`REFRESH_EVERY`], one batch in
-//! flight at a time. The same task keeps the workspace-symbol index up to date.
+//! Live files (DESIGN.md §5), below `lsp/` and free of LSP types (issue 8): a notify watcher on
+//! the directory of every followed transcript (the host's [`Follow`] requests) and on the
+//! session-index roots, and the task that turns its events into work: appended bytes read
+//! into the host's disk sources (only the new bytes), files that settled by the file-age rule
+//! marked changed, the session index kept up to date. What changed is handed to a [`Sink`]
+//! (the protocol layer, `crate::lsp::refresh`, which refreshes the client's views and
+//! features) at most once every [`REFRESH_EVERY`], and never while the previous batch is
+//! still in flight ([`Sink::busy`]).
 
 use std::collections::{HashMap, HashSet};
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
-use std::sync::atomic::{AtomicBool, Ordering};
 use std::time::{Duration, SystemTime};
 
 use notify::{EventKind, RecursiveMode, Watcher};
-use tower_lsp_server::ls_types::request::WorkDoneProgressCreate;
-use tower_lsp_server::ls_types::*;
 
-use crate::ide::host::DiskChange;
+use crate::ide::host::{DiskChange, Follow, Host};
 use crate::ide::workspace_symbols;
 use crate::index::disk;
-use crate::lsp::custom::{
-    DidChangeFile, DidChangeVirtualDocument, TextDocumentContentRefresh, UriParams,
-};
-use crate::lsp::server::Shared;
 use crate::source::age;
 
 /// Minimum interval between two refresh batches.
 pub const REFRESH_EVERY: Duration = Duration::from_millis(200);
 
-/// Work for the watcher task.
-#[derive(Debug)]
-pub enum Event {
-    /// Follow this transcript file.
-    Watch(PathBuf),
-    /// Stop following it (one `Watch` fewer).
-    Unwatch(PathBuf),
-    /// Settings changed: refresh everything; re-index when the roots changed.
-    SettingsChanged { roots_changed: bool },
-    /// A file-system event from notify.
-    Fs(notify::Result<notify::Event>),
+/// How much a message matters (mapped to the protocol's message types).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Level {
+    Error,
+    Warning,
+    Info,
+    Log,
 }
 
-/// Starts the watcher task, which watches the roots and then starts the initial index build
-/// (once, at `initialized`).
-pub fn start(shared: Arc<Shared>) {
-    let rx = shared
-        .events_rx
-        .lock()
-        .unwrap_or_else(|e| e.into_inner())
-        .take();
-    let Some(rx) = rx else {
+/// One batch of changes for the client.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct Changes {
+    /// View documents (ids) whose file changed: their text must be fetched again.
+    pub views: Vec<String>,
+    /// Raw documents (ids) whose file changed on disk (the editor may reload them; their
+    /// diagnostics, which include the file's invalid-UTF-8 lines, are due again).
+    pub raw: Vec<String>,
+    /// Documents' analyses changed (a followed file changed, or the settings did): semantic
+    /// tokens, inlay hints and code lenses should be asked again.
+    pub features: bool,
+}
+
+/// Progress of a session-index build.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum IndexProgress {
+    /// A build of `total` files starts.
+    Begin { total: usize },
+    /// `done` of `total` files read (sent every 5 %).
+    Report {
+        done: usize,
+        total: usize,
+        percent: u32,
+    },
+    /// Finished: the summary line.
+    End { message: String },
+}
+
+/// Where the follower's results go (implemented by the protocol layer).
+pub trait Sink: Send + Sync + 'static {
+    /// A line for the log.
+    fn log(&self, level: Level, message: String);
+    /// A warning the user should see (a transcript behind a view is gone).
+    fn show(&self, level: Level, message: String);
+    /// True while the previous batch of changes is still being delivered: the next waits.
+    fn busy(&self) -> bool;
+    /// Delivers a batch of changes (from a spawned task; must not block).
+    fn changed(&self, changes: Changes);
+    /// Reports index-build progress (in order; must not block).
+    fn progress(&self, progress: IndexProgress);
+}
+
+/// Starts the follower (once; at `initialized`): watches the roots, then builds the session
+/// index, then follows files until `shutdown` turns true.
+pub fn start(host: Arc<Host>, sink: Arc<dyn Sink>, shutdown: tokio::sync::watch::Receiver<bool>) {
+    let Some(rx) = host.take_follow_events() else {
         return;
     };
-    tokio::spawn(run(shared, rx));
+    tokio::spawn(run(host, sink, rx, shutdown));
+}
+
+/// What the follow loop works on.
+enum Event {
+    Follow(Follow),
+    Fs(notify::Result<notify::Event>),
 }
 
 struct State {
@@ -79,7 +111,7 @@ struct State {
 }
 
 impl State {
-    fn watch_file(&mut self, shared: &Shared, path: PathBuf) {
+    fn watch_file(&mut self, sink: &dyn Sink, path: PathBuf) {
         let n = self.files.entry(path.clone()).or_insert(0);
         *n += 1;
         if *n > 1 {
@@ -95,8 +127,8 @@ impl State {
             && let Some(w) = self.watcher.as_mut()
             && let Err(e) = w.watch(&dir, RecursiveMode::NonRecursive)
         {
-            shared.log(
-                MessageType::WARNING,
+            sink.log(
+                Level::Warning,
                 format!("cannot watch {}: {e}", dir.display()),
             );
         }
@@ -162,7 +194,7 @@ impl State {
         }
     }
 
-    fn watch_roots(&mut self, shared: &Shared, roots: Vec<PathBuf>) {
+    fn watch_roots(&mut self, sink: &dyn Sink, roots: Vec<PathBuf>) {
         if let Some(w) = self.watcher.as_mut() {
             for d in self.root_dirs.drain() {
                 if !self.dirs.contains_key(&d) {
@@ -172,12 +204,12 @@ impl State {
         }
         self.root_dirs.clear();
         self.roots = roots.clone();
-        self.watch_trees(shared, &roots);
+        self.watch_trees(sink, &roots);
     }
 
     /// Watches every directory of the trees under `tops` (roots, or directories created
     /// under them) that is not watched yet.
-    fn watch_trees(&mut self, shared: &Shared, tops: &[PathBuf]) {
+    fn watch_trees(&mut self, sink: &dyn Sink, tops: &[PathBuf]) {
         let tree = workspace_symbols::walk(tops);
         let mut failed = tree.unreadable;
         if let Some(w) = self.watcher.as_mut() {
@@ -194,8 +226,8 @@ impl State {
         }
         for (d, why) in failed {
             self.root_dirs.remove(&d);
-            shared.log(
-                MessageType::WARNING,
+            sink.log(
+                Level::Warning,
                 format!(
                     "cannot watch {} ({why}); the rest of the workspace is watched",
                     d.display()
@@ -216,16 +248,21 @@ fn watch_each(
         .collect()
 }
 
-async fn run(shared: Arc<Shared>, mut rx: tokio::sync::mpsc::UnboundedReceiver<Event>) {
-    let tx = shared.events.clone();
+async fn run(
+    host: Arc<Host>,
+    sink: Arc<dyn Sink>,
+    mut follow: tokio::sync::mpsc::UnboundedReceiver<Follow>,
+    mut shutdown: tokio::sync::watch::Receiver<bool>,
+) {
+    let (tx, mut fs) = tokio::sync::mpsc::unbounded_channel();
     let watcher = notify::recommended_watcher(move |res| {
-        let _ = tx.send(Event::Fs(res));
+        let _ = tx.send(res);
     });
     let watcher = match watcher {
         Ok(w) => Some(w),
         Err(e) => {
-            shared.log(
-                MessageType::WARNING,
+            sink.log(
+                Level::Warning,
                 format!("file watching unavailable ({e}); live updates are off"),
             );
             None
@@ -243,66 +280,75 @@ async fn run(shared: Arc<Shared>, mut rx: tokio::sync::mpsc::UnboundedReceiver<E
         reindex: HashSet::new(),
         settling: HashMap::new(),
     };
-    let roots = shared
-        .settings
-        .read()
-        .unwrap_or_else(|e| e.into_inner())
-        .roots
-        .clone();
-    st.watch_roots(&shared, roots);
+    st.watch_roots(&*sink, host.roots());
     // The index is built only once the roots are watched: a file written after indexing
     // ends is then always seen (before, the build could finish before the first watch was
     // registered, and such a file was missed until the next change).
-    tokio::spawn(build_index(shared.clone()));
-    let in_flight = Arc::new(AtomicBool::new(false));
+    tokio::spawn(build_index(host.clone(), sink.clone(), shutdown.clone()));
     let mut tick = tokio::time::interval(REFRESH_EVERY);
     tick.set_missed_tick_behavior(tokio::time::MissedTickBehavior::Delay);
-    let mut shutdown = shared.shutdown.subscribe();
+    // Closed when no watcher could be made (its callback, holding the sender, was dropped).
+    let mut fs_open = true;
     loop {
-        tokio::select! {
-            ev = rx.recv() => {
-                let Some(ev) = ev else { break };
-                handle(&shared, &mut st, ev).await;
-            }
+        let ev = tokio::select! {
+            ev = follow.recv() => match ev {
+                Some(f) => Event::Follow(f),
+                None => break,
+            },
+            ev = fs.recv(), if fs_open => match ev {
+                Some(e) => Event::Fs(e),
+                None => {
+                    fs_open = false;
+                    continue;
+                }
+            },
             _ = tick.tick() => {
                 st.settle_due();
-                flush(&shared, &mut st, &in_flight)
+                flush(&host, &sink, &mut st);
+                continue;
             }
             _ = shutdown.changed() => break,
-        }
+        };
+        handle(&host, &sink, &shutdown, &mut st, ev).await;
     }
 }
 
-async fn handle(shared: &Arc<Shared>, st: &mut State, ev: Event) {
+async fn handle(
+    host: &Arc<Host>,
+    sink: &Arc<dyn Sink>,
+    shutdown: &tokio::sync::watch::Receiver<bool>,
+    st: &mut State,
+    ev: Event,
+) {
     match ev {
-        Event::Watch(p) => st.watch_file(shared, p),
-        Event::Unwatch(p) => st.unwatch_file(&p),
-        Event::SettingsChanged { roots_changed } => {
+        Event::Follow(Follow::Watch(p)) => {
+            let first = !st.files.contains_key(&p);
+            st.watch_file(&**sink, p.clone());
+            if first {
+                catch_up(host, st, &p).await;
+            }
+        }
+        Event::Follow(Follow::Unwatch(p)) => st.unwatch_file(&p),
+        Event::Follow(Follow::SettingsChanged { roots_changed }) => {
             st.refresh_all = true;
             if roots_changed {
-                let roots = shared
-                    .settings
-                    .read()
-                    .unwrap_or_else(|e| e.into_inner())
-                    .roots
-                    .clone();
-                st.watch_roots(shared, roots.clone());
-                shared
-                    .index
+                let roots = host.roots();
+                st.watch_roots(&**sink, roots.clone());
+                host.index
                     .write()
                     .unwrap_or_else(|e| e.into_inner())
                     .retain_roots(&roots);
-                tokio::spawn(build_index(shared.clone()));
+                tokio::spawn(build_index(host.clone(), sink.clone(), shutdown.clone()));
             }
         }
-        Event::Fs(Err(e)) => shared.log(MessageType::LOG, format!("watcher error: {e}")),
+        Event::Fs(Err(e)) => sink.log(Level::Log, format!("watcher error: {e}")),
         Event::Fs(Ok(event)) => {
             if matches!(event.kind, EventKind::Access(_)) {
                 return;
             }
             for path in event.paths {
                 if st.files.contains_key(&path) {
-                    on_file_changed(shared, st, &path).await;
+                    on_file_changed(host, &**sink, st, &path).await;
                 }
                 if !st.roots.iter().any(|r| path.starts_with(r)) {
                     continue;
@@ -315,7 +361,7 @@ async fn handle(shared: &Arc<Shared>, st: &mut State, ev: Event) {
                 {
                     // A new directory under a root (not a symlink): watch it and what it holds,
                     // and index the transcripts already in it.
-                    st.watch_trees(shared, std::slice::from_ref(&path));
+                    st.watch_trees(&**sink, std::slice::from_ref(&path));
                     st.reindex
                         .extend(workspace_symbols::walk(std::slice::from_ref(&path)).files);
                 }
@@ -324,13 +370,33 @@ async fn handle(shared: &Arc<Shared>, st: &mut State, ev: Event) {
     }
 }
 
-async fn on_file_changed(shared: &Arc<Shared>, st: &mut State, path: &Path) {
-    let (source, raw_open) = {
-        let store = shared.store.lock().unwrap_or_else(|e| e.into_inner());
-        (store.disk_source(path), !store.raw_uris_of(path).is_empty())
+/// A file just followed may have changed between its load and the watch on its directory
+/// (the follower registers watches asynchronously): the change would never be reported. Its
+/// disk source is brought up to date now (a `stat` when nothing changed).
+async fn catch_up(host: &Host, st: &mut State, path: &Path) {
+    let Some(source) = host.loaded_disk_source(path) else {
+        return;
     };
-    if raw_open {
+    let change = tokio::task::spawn_blocking(move || source.refresh_disk())
+        .await
+        .unwrap_or(DiskChange::Unchanged);
+    if change != DiskChange::Unchanged {
+        st.dirty.insert(path.to_path_buf());
+    }
+}
+
+async fn on_file_changed(host: &Host, sink: &dyn Sink, st: &mut State, path: &Path) {
+    let source = host.loaded_disk_source(path);
+    let raw = host.raw_docs_of(path);
+    if !raw.is_empty() {
         st.changed_raw.insert(path.to_path_buf());
+        // The editor's buffers stay as they are, but their check of the bytes on disk
+        // (invalid UTF-8) is out of date.
+        for doc in raw {
+            if let Some(s) = host.raw_source(&doc) {
+                s.disk_changed();
+            }
+        }
     }
     st.track_settling(path);
     let Some(source) = source else {
@@ -346,8 +412,8 @@ async fn on_file_changed(shared: &Arc<Shared>, st: &mut State, path: &Path) {
             st.dirty.insert(path.to_path_buf());
         }
         DiskChange::Reloaded => {
-            shared.log(
-                MessageType::INFO,
+            sink.log(
+                Level::Info,
                 format!("{} was truncated or replaced; re-read it", path.display()),
             );
             st.dirty.insert(path.to_path_buf());
@@ -358,32 +424,26 @@ async fn on_file_changed(shared: &Arc<Shared>, st: &mut State, path: &Path) {
                 "transcript {} is gone ({why}); its view is empty until it reappears",
                 path.display()
             );
-            shared.log(MessageType::WARNING, msg.clone());
-            let client = shared.client.clone();
-            tokio::spawn(async move { client.show_message(MessageType::WARNING, msg).await });
+            sink.log(Level::Warning, msg.clone());
+            sink.show(Level::Warning, msg);
         }
     }
 }
 
-fn flush(shared: &Arc<Shared>, st: &mut State, in_flight: &Arc<AtomicBool>) {
+fn flush(host: &Arc<Host>, sink: &Arc<dyn Sink>, st: &mut State) {
     if !st.reindex.is_empty() {
         let paths: Vec<PathBuf> = st.reindex.drain().collect();
-        let shared = shared.clone();
+        let host = host.clone();
         tokio::spawn(async move {
             for p in paths {
-                let old = shared
+                let old = host
                     .index
                     .read()
                     .unwrap_or_else(|e| e.into_inner())
                     .get(&p)
                     .cloned();
                 let q = p.clone();
-                let roots = shared
-                    .settings
-                    .read()
-                    .unwrap_or_else(|e| e.into_inner())
-                    .roots
-                    .clone();
+                let roots = host.roots();
                 let res = tokio::task::spawn_blocking(move || {
                     // As the initial scan: no symlinks, nothing outside the roots.
                     if workspace_symbols::indexable(&roots, &q) {
@@ -393,7 +453,7 @@ fn flush(shared: &Arc<Shared>, st: &mut State, in_flight: &Arc<AtomicBool>) {
                     }
                 })
                 .await;
-                let mut idx = shared.index.write().unwrap_or_else(|e| e.into_inner());
+                let mut idx = host.index.write().unwrap_or_else(|e| e.into_inner());
                 match res {
                     Ok(Ok(disk::Refresh::Whole(e) | disk::Refresh::Tail { entry: e, .. })) => {
                         idx.insert(p, e)
@@ -407,73 +467,37 @@ fn flush(shared: &Arc<Shared>, st: &mut State, in_flight: &Arc<AtomicBool>) {
     if st.dirty.is_empty() && st.changed_raw.is_empty() && !st.refresh_all {
         return;
     }
-    if in_flight.swap(true, Ordering::SeqCst) {
+    if sink.busy() {
         return; // the previous batch is still waiting for the client: keep the work queued
     }
     let all = std::mem::take(&mut st.refresh_all);
     let dirty: Vec<PathBuf> = st.dirty.drain().collect();
     let raw: Vec<PathBuf> = st.changed_raw.drain().collect();
-    let (views, raw_uris) = {
-        let store = shared.store.lock().unwrap_or_else(|e| e.into_inner());
-        let mut views: Vec<Uri> = if all {
-            store.views.values().map(|v| v.uri.clone()).collect()
-        } else {
-            dirty.iter().flat_map(|p| store.view_uris_of(p)).collect()
-        };
-        views.sort();
-        views.dedup_by(|a, b| a.as_str() == b.as_str());
-        let raw_uris: Vec<Uri> = raw.iter().flat_map(|p| store.raw_uris_of(p)).collect();
-        (views, raw_uris)
+    let mut views: Vec<String> = if all {
+        host.view_docs()
+    } else {
+        dirty.iter().flat_map(|p| host.view_docs_of(p)).collect()
     };
-    let caps = shared
-        .caps
-        .read()
-        .unwrap_or_else(|e| e.into_inner())
-        .clone();
-    let client = shared.client.clone();
-    let flag = in_flight.clone();
-    let anything = all || !dirty.is_empty();
-    tokio::spawn(async move {
-        for uri in &views {
-            if caps.text_document_content {
-                let _ = client
-                    .send_request::<TextDocumentContentRefresh>(UriParams { uri: uri.clone() })
-                    .await;
-            }
-            client
-                .send_notification::<DidChangeVirtualDocument>(UriParams { uri: uri.clone() })
-                .await;
-        }
-        for uri in raw_uris {
-            client
-                .send_notification::<DidChangeFile>(UriParams { uri })
-                .await;
-        }
-        if anything {
-            if caps.semantic_tokens_refresh {
-                let _ = client.semantic_tokens_refresh().await;
-            }
-            if caps.inlay_hint_refresh {
-                let _ = client.inlay_hint_refresh().await;
-            }
-            if caps.code_lens_refresh {
-                let _ = client.code_lens_refresh().await;
-            }
-        }
-        flag.store(false, Ordering::SeqCst);
+    views.sort();
+    views.dedup();
+    let raw: Vec<String> = raw.iter().flat_map(|p| host.raw_docs_of(p)).collect();
+    sink.changed(Changes {
+        views,
+        raw,
+        features: all || !dirty.is_empty(),
     });
 }
 
-/// Builds the session index (sessions and workspace symbols) from the configured roots: the
+/// Builds the session index (sessions and workspace symbols) from the host's roots: the
 /// cache of the previous run first (`index::disk::cache_path`), then every file whose size or
 /// modification time changed is read again (appends from their last turn), files gone are
-/// dropped, and the cache is written back. Reports `$/progress` when the client supports
-/// work-done progress.
-pub async fn build_index(shared: Arc<Shared>) {
-    let (roots, use_cache) = {
-        let s = shared.settings.read().unwrap_or_else(|e| e.into_inner());
-        (s.roots.clone(), s.index_cache)
-    };
+/// dropped, and the cache is written back. Reports [`IndexProgress`] to the sink.
+pub async fn build_index(
+    host: Arc<Host>,
+    sink: Arc<dyn Sink>,
+    shutdown: tokio::sync::watch::Receiver<bool>,
+) {
+    let (roots, use_cache) = (host.roots(), host.index_cache());
     let r = roots.clone();
     let (files, cached) = tokio::task::spawn_blocking(move || {
         let cache = disk::cache_path(&r).filter(|_| use_cache);
@@ -483,13 +507,13 @@ pub async fn build_index(shared: Arc<Shared>) {
     .await
     .unwrap_or_default();
     {
-        let mut idx = shared.index.write().unwrap_or_else(|e| e.into_inner());
+        let mut idx = host.index.write().unwrap_or_else(|e| e.into_inner());
         if idx.file_count() == 0
             && let Some(c) = cached
         {
             *idx = c;
         }
-        let present: std::collections::HashSet<&PathBuf> = files.iter().collect();
+        let present: HashSet<&PathBuf> = files.iter().collect();
         let gone: Vec<PathBuf> = idx
             .entries()
             .map(|(p, _)| p.clone())
@@ -499,43 +523,19 @@ pub async fn build_index(shared: Arc<Shared>) {
             idx.remove(&p);
         }
     }
-    let progress_ok = shared
-        .caps
-        .read()
-        .unwrap_or_else(|e| e.into_inner())
-        .work_done_progress;
-    let token = NumberOrString::String("transcript-ls/index".to_string());
-    let progress = if progress_ok
-        && !files.is_empty()
-        && shared
-            .client
-            .send_request::<WorkDoneProgressCreate>(WorkDoneProgressCreateParams {
-                token: token.clone(),
-            })
-            .await
-            .is_ok()
-    {
-        Some(
-            shared
-                .client
-                .progress(token, "Indexing transcripts")
-                .with_percentage(0)
-                .begin()
-                .await,
-        )
-    } else {
-        None
-    };
     let total = files.len();
+    if total > 0 {
+        sink.progress(IndexProgress::Begin { total });
+    }
     let mut last_pct = 0;
     let mut changed = 0usize;
     // Files are read in batches on the blocking pool, the index locked once per batch.
     for (bi, batch) in files.chunks(32).enumerate() {
-        if *shared.shutdown.borrow() {
+        if *shutdown.borrow() {
             return;
         }
         let olds: Vec<(PathBuf, Option<crate::index::SessionEntry>)> = {
-            let idx = shared.index.read().unwrap_or_else(|e| e.into_inner());
+            let idx = host.index.read().unwrap_or_else(|e| e.into_inner());
             batch
                 .iter()
                 .map(|p| (p.clone(), idx.get(p).cloned()))
@@ -552,7 +552,7 @@ pub async fn build_index(shared: Arc<Shared>) {
         .await
         .unwrap_or_default();
         {
-            let mut idx = shared.index.write().unwrap_or_else(|e| e.into_inner());
+            let mut idx = host.index.write().unwrap_or_else(|e| e.into_inner());
             for (p, r) in results {
                 match r {
                     Ok(disk::Refresh::Unchanged) => {}
@@ -561,28 +561,24 @@ pub async fn build_index(shared: Arc<Shared>) {
                         idx.insert(p, e);
                     }
                     Ok(disk::Refresh::Gone) => idx.remove(&p),
-                    Err(e) => shared.log(
-                        MessageType::LOG,
-                        format!("cannot index {}: {e}", p.display()),
-                    ),
+                    Err(e) => sink.log(Level::Log, format!("cannot index {}: {e}", p.display())),
                 }
             }
         }
         let done = ((bi + 1) * 32).min(total);
-        let pct = (done * 100 / total.max(1)) as u32;
-        if let Some(pr) = &progress
-            && pct >= last_pct + 5
-        {
-            last_pct = pct;
-            pr.report_with_message(format!("{done}/{total} files"), pct)
-                .await;
+        let percent = (done * 100 / total.max(1)) as u32;
+        if percent >= last_pct + 5 {
+            last_pct = percent;
+            sink.progress(IndexProgress::Report {
+                done,
+                total,
+                percent,
+            });
         }
     }
-    shared
-        .index_ready
-        .store(true, std::sync::atomic::Ordering::SeqCst);
+    host.set_index_ready();
     let (ns, nt, snapshot) = {
-        let idx = shared.index.read().unwrap_or_else(|e| e.into_inner());
+        let idx = host.index.read().unwrap_or_else(|e| e.into_inner());
         let snapshot = (changed > 0 && use_cache).then(|| idx.clone());
         (idx.session_count(), idx.turn_count(), snapshot)
     };
@@ -594,22 +590,118 @@ pub async fn build_index(shared: Arc<Shared>) {
         })
         .await;
         if let Ok(Err(e)) = res {
-            shared.log(
-                MessageType::LOG,
+            sink.log(
+                Level::Log,
                 format!("cannot write the session index cache: {e}"),
             );
         }
     }
-    let msg = format!("indexed {ns} transcripts, {nt} turns");
-    if let Some(pr) = progress {
-        pr.finish_with_message(msg.clone()).await;
+    let message = format!("indexed {ns} transcripts, {nt} turns");
+    if total > 0 {
+        sink.progress(IndexProgress::End {
+            message: message.clone(),
+        });
     }
-    shared.log(MessageType::INFO, msg);
+    sink.log(Level::Info, message);
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// A sink that records what it is given.
+    #[derive(Default)]
+    struct Recorder {
+        busy: std::sync::atomic::AtomicBool,
+        changes: std::sync::Mutex<Vec<Changes>>,
+    }
+
+    impl Sink for Recorder {
+        fn log(&self, _: Level, _: String) {}
+        fn show(&self, _: Level, _: String) {}
+        fn busy(&self) -> bool {
+            self.busy.load(std::sync::atomic::Ordering::SeqCst)
+        }
+        fn changed(&self, changes: Changes) {
+            self.changes.lock().unwrap().push(changes);
+        }
+        fn progress(&self, _: IndexProgress) {}
+    }
+
+    fn state() -> State {
+        State {
+            watcher: None,
+            files: HashMap::new(),
+            dirs: HashMap::new(),
+            roots: Vec::new(),
+            root_dirs: HashSet::new(),
+            dirty: HashSet::new(),
+            changed_raw: HashSet::new(),
+            refresh_all: false,
+            reindex: HashSet::new(),
+            settling: HashMap::new(),
+        }
+    }
+
+    #[test]
+    fn changes_wait_while_the_sink_is_busy_and_name_the_documents() {
+        let host = Arc::new(Host::new());
+        let path = PathBuf::from("/tmp/live-test.jsonl");
+        let key = crate::ide::host::ViewKey {
+            path: path.clone(),
+            verbose: false,
+        };
+        host.open_view("transcript:///tmp/live-test.jsonl", key, "", 1);
+        host.open_raw(
+            "file:///tmp/live-test.jsonl",
+            Some(path.clone()),
+            String::new(),
+            1,
+        );
+        let rec = Arc::new(Recorder::default());
+        let sink: Arc<dyn Sink> = rec.clone();
+        let mut st = state();
+        st.dirty.insert(path.clone());
+        st.changed_raw.insert(path.clone());
+        rec.busy.store(true, std::sync::atomic::Ordering::SeqCst);
+        flush(&host, &sink, &mut st);
+        assert!(rec.changes.lock().unwrap().is_empty(), "held while busy");
+        rec.busy.store(false, std::sync::atomic::Ordering::SeqCst);
+        flush(&host, &sink, &mut st);
+        assert_eq!(
+            *rec.changes.lock().unwrap(),
+            vec![Changes {
+                views: vec!["transcript:///tmp/live-test.jsonl".to_string()],
+                raw: vec!["file:///tmp/live-test.jsonl".to_string()],
+                features: true,
+            }]
+        );
+        // Nothing left: nothing more is sent.
+        flush(&host, &sink, &mut st);
+        assert_eq!(rec.changes.lock().unwrap().len(), 1);
+    }
+
+    #[tokio::test]
+    async fn a_write_before_the_watch_is_caught_up() {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("w.jsonl");
+        std::fs::write(&path, "{}\n").unwrap();
+        let host = Arc::new(Host::new());
+        host.disk_source(&path).await.unwrap();
+        // Written after the load, before the follower watches the directory.
+        let mut f = std::fs::OpenOptions::new()
+            .append(true)
+            .open(&path)
+            .unwrap();
+        std::io::Write::write_all(&mut f, b"{}\n").unwrap();
+        let sink: Arc<dyn Sink> = Arc::new(Recorder::default());
+        let (_tx, shutdown) = tokio::sync::watch::channel(false);
+        let mut st = state();
+        let ev = Event::Follow(Follow::Watch(path.clone()));
+        handle(&host, &sink, &shutdown, &mut st, ev).await;
+        assert_eq!(*host.loaded_disk_source(&path).unwrap().text(), "{}\n{}\n");
+        assert!(st.dirty.contains(&path));
+    }
 
     #[test]
     fn one_failing_directory_leaves_the_others_watched() {

@@ -1,0 +1,1021 @@
+//! One transcript source of the document host ([`crate::ide::host`]), free of LSP types
+//! (issue 8): its text (the editor's, changed by plain [`Edit`]s through a rope, or the file
+//! on disk read by `source::load` and grown by appends), an incremental `formats::Reader`, and
+//! the analysis, lookup tables and rendered views of each version, built once per version and
+//! shared as an `Arc<Snapshot>` (DESIGN.md §6: cache analysis per document version).
+//!
+//! Ordering (LSP-NOTES §1.2): every text mutation here is synchronous (a `std::sync::Mutex`),
+//! so the `did_*` handlers apply it before their first `.await`. Builds take the text under
+//! the lock, work without it (on a blocking thread), and store the result only if still
+//! current. An append costs time in proportion to the appended bytes: the reader is fed from
+//! its consumed offset when no byte before it changed.
+
+use std::hash::Hasher;
+use std::path::{Path, PathBuf};
+use std::sync::{Arc, Mutex, OnceLock};
+
+use ropey::Rope;
+
+use crate::analysis::{self, Analysis};
+use crate::formats::Reader;
+use crate::ide::lookup::Lookup;
+use crate::ide::session_files::{self, SessionFiles};
+use crate::ide::view_index::ViewIndex;
+use crate::model::{Format, Transcript};
+use crate::source::LineIndex;
+use crate::source::age::FileState;
+use crate::source::load::{self, InvalidUtf8};
+use crate::source::position::{self as sp, Encoding};
+use crate::view::{self, View};
+
+/// Where a source's text comes from.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Origin {
+    /// The editor's buffer (`didOpen` / `didChange`): authoritative for a raw `file:` document.
+    Editor,
+    /// The file on disk, followed by the watcher (behind `transcript:` views).
+    Disk,
+}
+
+/// The text of a source.
+#[derive(Debug, Clone)]
+enum Body {
+    /// One string: as opened, as read from disk, or as grown by appends.
+    Flat(Arc<String>),
+    /// Edited by incremental changes.
+    Rope(Rope),
+}
+
+/// File identity and read position of a disk source.
+#[derive(Debug, Clone, Default)]
+struct DiskState {
+    /// File bytes consumed (including `partial`).
+    len: u64,
+    /// Trailing bytes of an incomplete UTF-8 sequence, not in the text yet.
+    partial: Vec<u8>,
+    /// (device, inode) on Unix.
+    id: Option<(u64, u64)>,
+    /// The last bytes read, to detect a file replaced by a longer one.
+    tail: Vec<u8>,
+    /// The file is gone; the text is empty.
+    missing: bool,
+    /// Lines where invalid UTF-8 was replaced by U+FFFD (one warning each).
+    invalid: Vec<InvalidUtf8>,
+}
+
+#[derive(Debug)]
+struct TextState {
+    /// Bumped on every change.
+    generation: u64,
+    /// The editor's version (editor sources).
+    version: Option<i32>,
+    body: Body,
+    /// No byte before this offset changed since a build last took the text.
+    dirty_from: usize,
+    /// Line index of a `Body::Flat` editor text (built on the first ranged change).
+    flat_index: Option<LineIndex>,
+    disk: Option<DiskState>,
+}
+
+/// What a build reuses from the previous one.
+#[derive(Default)]
+struct BuildState {
+    reader: Option<Reader>,
+    snapshot: Option<Arc<Snapshot>>,
+}
+
+/// One transcript source (a raw document open in the editor, or a file on disk).
+pub struct Source {
+    pub path: Option<PathBuf>,
+    pub origin: Origin,
+    text: Mutex<TextState>,
+    build: tokio::sync::Mutex<BuildState>,
+    /// Editor sources naming a file: what the one loader finds in the file's bytes on disk
+    /// (the editor decodes the file itself, so its buffer cannot tell).
+    disk_check: Arc<Mutex<DiskCheck>>,
+}
+
+/// One edit of an editor text: `range` (start, end) in the session's position encoding, or
+/// `None` for the whole text; `text` replaces it. (LSP's `TextDocumentContentChangeEvent`,
+/// converted by `lsp::from_proto::edit`.)
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Edit {
+    pub range: Option<(sp::Position, sp::Position)>,
+    pub text: String,
+}
+
+/// Why a change was not applied.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum ChangeError {
+    /// The change's version is not newer than the document's: dropped (LSP-NOTES rule 2).
+    Stale { have: i32, got: i32 },
+    /// Not an editor document.
+    NotEditor,
+}
+
+/// What a disk refresh found.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum DiskChange {
+    Unchanged,
+    /// `n` bytes appended.
+    Appended(u64),
+    /// Truncated or replaced: re-read from scratch.
+    Reloaded,
+    /// Deleted or unreadable: the text is now empty.
+    Missing(String),
+}
+
+fn lock<T>(m: &Mutex<T>) -> std::sync::MutexGuard<'_, T> {
+    m.lock().unwrap_or_else(|e| e.into_inner())
+}
+
+impl Source {
+    /// A source holding the editor's text at `didOpen`.
+    pub fn editor(path: Option<PathBuf>, text: String, version: i32) -> Source {
+        Source {
+            path,
+            origin: Origin::Editor,
+            text: Mutex::new(TextState {
+                generation: 1,
+                version: Some(version),
+                body: Body::Flat(Arc::new(text)),
+                dirty_from: 0,
+                flat_index: None,
+                disk: None,
+            }),
+            build: tokio::sync::Mutex::new(BuildState::default()),
+            disk_check: Arc::default(),
+        }
+    }
+
+    /// Reads a file from disk. Errors are I/O errors (missing file, permission).
+    pub fn disk(path: PathBuf) -> std::io::Result<Source> {
+        let (text, disk) = read_whole(&path)?;
+        Ok(Source {
+            path: Some(path),
+            origin: Origin::Disk,
+            text: Mutex::new(TextState {
+                generation: 1,
+                version: None,
+                body: Body::Flat(Arc::new(text)),
+                dirty_from: 0,
+                flat_index: None,
+                disk: Some(disk),
+            }),
+            build: tokio::sync::Mutex::new(BuildState::default()),
+            disk_check: Arc::default(),
+        })
+    }
+
+    /// The file behind an editor source changed on disk: the next snapshot is built again
+    /// (it re-checks the file's bytes for invalid UTF-8; the text is unchanged, so the reader
+    /// goes on from where it was).
+    pub fn disk_changed(&self) {
+        if self.origin == Origin::Editor && self.path.is_some() {
+            lock(&self.text).generation += 1;
+        }
+    }
+
+    /// The current generation (bumped on every change).
+    pub fn generation(&self) -> u64 {
+        lock(&self.text).generation
+    }
+
+    /// The editor version, for editor sources.
+    pub fn version(&self) -> Option<i32> {
+        lock(&self.text).version
+    }
+
+    /// Applies `didChange` content changes in order (synchronously). A change whose range
+    /// names lines past the end is clamped to the end of the document.
+    pub fn apply_changes(
+        &self,
+        version: i32,
+        changes: Vec<Edit>,
+        enc: Encoding,
+    ) -> Result<(), ChangeError> {
+        if self.origin != Origin::Editor {
+            return Err(ChangeError::NotEditor);
+        }
+        let mut guard = lock(&self.text);
+        let st = &mut *guard;
+        let have = st.version.unwrap_or(i32::MIN);
+        if version <= have {
+            return Err(ChangeError::Stale { have, got: version });
+        }
+        for ch in changes {
+            match ch.range {
+                None => {
+                    st.body = Body::Flat(Arc::new(ch.text));
+                    st.flat_index = None;
+                    st.dirty_from = 0;
+                }
+                Some(range) => {
+                    // Fast path: an insertion at the very end of a flat text (a transcript
+                    // that grew and was reloaded by the editor) appends in place, O(appended).
+                    if let Body::Flat(s) = &mut st.body {
+                        let index = st.flat_index.get_or_insert_with(|| LineIndex::new(s));
+                        let a = sp::position_to_offset(s, index, range.0, enc).unwrap_or(s.len());
+                        let b = sp::position_to_offset(s, index, range.1, enc).unwrap_or(s.len());
+                        if a == s.len() && b == s.len() {
+                            if let Ok(mut build) = self.build.try_lock() {
+                                build.snapshot = None; // let the string grow without a copy
+                            }
+                            let old = s.len();
+                            let text = Arc::make_mut(s);
+                            text.push_str(&ch.text);
+                            index.append(text, old);
+                            st.dirty_from = st.dirty_from.min(old);
+                            continue;
+                        }
+                        let rope = Rope::from_str(s);
+                        st.body = Body::Rope(rope);
+                        st.flat_index = None;
+                    }
+                    let Body::Rope(rope) = &mut st.body else {
+                        continue;
+                    };
+                    let end_char = rope.len_chars();
+                    let a = sp::rope_char(rope, range.0, enc).unwrap_or(end_char);
+                    let b = sp::rope_char(rope, range.1, enc).unwrap_or(end_char);
+                    let (a, b) = (a.min(b), a.max(b));
+                    let from = rope.char_to_byte(a);
+                    rope.remove(a..b);
+                    rope.insert(a, &ch.text);
+                    st.dirty_from = st.dirty_from.min(from);
+                }
+            }
+        }
+        st.version = Some(version);
+        st.generation += 1;
+        Ok(())
+    }
+
+    /// The current text as one string (materialises a rope; O(n)).
+    pub fn text(&self) -> Arc<String> {
+        let body = lock(&self.text).body.clone();
+        match body {
+            Body::Flat(s) => s,
+            Body::Rope(r) => Arc::new(r.to_string()),
+        }
+    }
+
+    /// Re-reads a disk source after the watcher reported a change: appended bytes only when
+    /// the file grew and its known bytes are unchanged; the whole file when it was truncated
+    /// or replaced; an empty text when it is gone.
+    pub fn refresh_disk(&self) -> DiskChange {
+        let Some(path) = self.path.clone() else {
+            return DiskChange::Unchanged;
+        };
+        let (known_len, known_id, tail, was_missing) = {
+            let st = lock(&self.text);
+            let Some(d) = &st.disk else {
+                return DiskChange::Unchanged;
+            };
+            (d.len, d.id, d.tail.clone(), d.missing)
+        };
+        let md = match std::fs::metadata(&path) {
+            Ok(md) => md,
+            Err(e) => {
+                if was_missing {
+                    return DiskChange::Unchanged;
+                }
+                let mut st = lock(&self.text);
+                st.body = Body::Flat(Arc::new(String::new()));
+                st.dirty_from = 0;
+                st.generation += 1;
+                st.disk = Some(DiskState {
+                    missing: true,
+                    ..DiskState::default()
+                });
+                return DiskChange::Missing(e.to_string());
+            }
+        };
+        let id = file_id(&md);
+        let len = md.len();
+        let replaced = was_missing || (id.is_some() && known_id.is_some() && id != known_id);
+        if !replaced && len == known_len {
+            return DiskChange::Unchanged;
+        }
+        if !replaced && len > known_len {
+            match read_from(&path, known_len - tail.len() as u64, len) {
+                Ok(bytes) if bytes.len() >= tail.len() && bytes[..tail.len()] == tail[..] => {
+                    let new = &bytes[tail.len()..];
+                    // Let the text grow in place (the cached snapshot is stale anyway).
+                    self.release_cache();
+                    let mut st = lock(&self.text);
+                    let Some(d) = st.disk.as_mut() else {
+                        return DiskChange::Unchanged;
+                    };
+                    let mut buf = std::mem::take(&mut d.partial);
+                    buf.extend_from_slice(new);
+                    let cut = complete_utf8_len(&buf);
+                    d.len = known_len + new.len() as u64;
+                    d.tail = tail_of(&bytes, 64);
+                    d.partial = buf[cut..].to_vec();
+                    let st = &mut *st;
+                    let mut s = match std::mem::replace(&mut st.body, Body::Flat(Arc::default())) {
+                        Body::Flat(s) => s,
+                        Body::Rope(r) => Arc::new(r.to_string()),
+                    };
+                    let from = s.len();
+                    if let Some(d) = st.disk.as_mut() {
+                        load::decode_into(&buf[..cut], Arc::make_mut(&mut s), &mut d.invalid);
+                    }
+                    st.body = Body::Flat(s);
+                    st.dirty_from = st.dirty_from.min(from);
+                    st.generation += 1;
+                    return DiskChange::Appended(new.len() as u64);
+                }
+                Ok(_) => {} // the known tail changed: replaced
+                Err(e) => return self.set_missing(e.to_string()),
+            }
+        }
+        match read_whole(&path) {
+            Ok((text, disk)) => {
+                let mut st = lock(&self.text);
+                st.body = Body::Flat(Arc::new(text));
+                st.disk = Some(disk);
+                st.dirty_from = 0;
+                st.generation += 1;
+                DiskChange::Reloaded
+            }
+            Err(e) => self.set_missing(e.to_string()),
+        }
+    }
+
+    fn set_missing(&self, why: String) -> DiskChange {
+        let mut st = lock(&self.text);
+        st.body = Body::Flat(Arc::new(String::new()));
+        st.dirty_from = 0;
+        st.generation += 1;
+        st.disk = Some(DiskState {
+            missing: true,
+            ..DiskState::default()
+        });
+        DiskChange::Missing(why)
+    }
+
+    /// Drops the cached snapshot if no build is running, so that an append can grow the text
+    /// in place instead of copying it.
+    pub fn release_cache(&self) {
+        if let Ok(mut b) = self.build.try_lock() {
+            b.snapshot = None;
+        }
+    }
+
+    /// The snapshot of the current text, built if needed (on a blocking thread; the reader is
+    /// fed incrementally when only bytes after its consumed offset changed).
+    pub async fn snapshot(self: &Arc<Self>, settings: &SettingsStamp) -> Arc<Snapshot> {
+        // The build runs in its own task: a cancelled request (the client's `$/cancelRequest`
+        // drops the handler's future) does not lose the work or the incremental reader.
+        let src = self.clone();
+        let stamp = settings.clone();
+        let task = tokio::spawn(async move { src.build_current(&stamp).await });
+        match task.await {
+            Ok(snap) => snap,
+            Err(_) => Arc::new(Snapshot::empty(
+                self.path.clone(),
+                self.generation(),
+                self.version(),
+                settings,
+            )),
+        }
+    }
+
+    async fn build_current(&self, settings: &SettingsStamp) -> Arc<Snapshot> {
+        let mut b = self.build.lock().await;
+        let (generation, version, body, dirty_from, invalid) = {
+            let st = lock(&self.text);
+            let invalid = st
+                .disk
+                .as_ref()
+                .map(|d| d.invalid.clone())
+                .unwrap_or_default();
+            (
+                st.generation,
+                st.version,
+                st.body.clone(),
+                st.dirty_from,
+                invalid,
+            )
+        };
+        if let Some(s) = &b.snapshot
+            && s.generation == generation
+            && s.settings == settings.stamp
+            // A file read as still being written may have settled since (file-age rule).
+            && (s.options.file_complete
+                || !settings.file_state.is_complete(self.path.as_deref()))
+        {
+            return s.clone();
+        }
+        let reader = b.reader.take().filter(|r| dirty_from >= r.consumed_bytes());
+        // The build owns the text from here: later changes count from the text it took.
+        {
+            let mut st = lock(&self.text);
+            if st.generation == generation {
+                st.dirty_from = usize::MAX;
+            }
+        }
+        let path = self.path.clone();
+        let stamp = settings.clone();
+        let check = (self.origin == Origin::Editor).then(|| self.disk_check.clone());
+        let job = tokio::task::spawn_blocking(move || {
+            build(
+                path,
+                body,
+                reader,
+                generation,
+                version,
+                &stamp,
+                &invalid,
+                check.as_deref(),
+            )
+        });
+        match job.await {
+            Ok((snap, reader)) => {
+                let snap = Arc::new(snap);
+                b.reader = Some(reader);
+                b.snapshot = Some(snap.clone());
+                snap
+            }
+            Err(_) => {
+                // The build panicked: start over with a fresh reader next time and serve an
+                // empty snapshot now (never a crash of the server).
+                let mut st = lock(&self.text);
+                st.dirty_from = 0;
+                Arc::new(Snapshot::empty(
+                    self.path.clone(),
+                    generation,
+                    version,
+                    settings,
+                ))
+            }
+        }
+    }
+}
+
+/// The settings a snapshot was built with, and their generation.
+#[derive(Debug, Clone)]
+pub struct SettingsStamp {
+    pub stamp: u64,
+    pub options: analysis::Options,
+    pub verbose: bool,
+    /// How to decide whether the file is finished (`options.file_complete` is set per build
+    /// from it).
+    pub file_state: FileState,
+}
+
+impl SettingsStamp {
+    /// The analysis options for the file at `path` now: the settings' options with
+    /// `file_complete` decided by the file-age rule (`crate::source::age`, issue 11).
+    pub fn options_for(&self, path: Option<&Path>) -> analysis::Options {
+        analysis::Options {
+            file_complete: self.file_state.is_complete(path),
+            ..self.options.clone()
+        }
+    }
+}
+
+/// Everything derived from one version of a source.
+pub struct Snapshot {
+    pub generation: u64,
+    pub version: Option<i32>,
+    /// The settings stamp it was built with.
+    pub settings: u64,
+    pub path: Option<PathBuf>,
+    pub text: Arc<String>,
+    pub lines: LineIndex,
+    pub transcript: Transcript,
+    pub analysis: Analysis,
+    pub lookup: Lookup,
+    pub options: analysis::Options,
+    /// Milliseconds spent building (read + analyse).
+    pub build_ms: f64,
+    views: Mutex<[Option<Arc<ViewSnap>>; 2]>,
+    files: OnceLock<SessionFiles>,
+    edits: OnceLock<Vec<crate::ide::edits::EditCall>>,
+}
+
+impl Snapshot {
+    fn empty(
+        path: Option<PathBuf>,
+        generation: u64,
+        version: Option<i32>,
+        s: &SettingsStamp,
+    ) -> Snapshot {
+        Snapshot {
+            generation,
+            version,
+            settings: s.stamp,
+            path,
+            text: Arc::default(),
+            lines: LineIndex::new(""),
+            transcript: Transcript::default(),
+            analysis: Analysis::default(),
+            lookup: Lookup::default(),
+            options: s.options.clone(),
+            build_ms: 0.0,
+            views: Mutex::new([None, None]),
+            files: OnceLock::new(),
+            edits: OnceLock::new(),
+        }
+    }
+
+    /// True when the text was recognised as a transcript (any known format).
+    pub fn is_transcript(&self) -> bool {
+        self.transcript.format.is_some_and(Format::is_known)
+    }
+
+    /// The rendered view (`verbose` or quiet), rendered on first use. Blocking: call from a
+    /// blocking thread for big transcripts.
+    pub fn view(&self, verbose: bool) -> Arc<ViewSnap> {
+        let slot = usize::from(verbose);
+        if let Some(v) = &lock(&self.views)[slot] {
+            return v.clone();
+        }
+        let view = view::render_with_phases(
+            &self.transcript,
+            &self.analysis,
+            &self.text,
+            &view::ViewOptions { verbose },
+            &self.options.gate_phases,
+        );
+        let vs = Arc::new(ViewSnap::new(view, self.generation, verbose));
+        lock(&self.views)[slot] = Some(vs.clone());
+        vs
+    }
+
+    /// The file-editing tool calls (issue 11, item 3), found once per snapshot.
+    pub fn edit_calls(&self) -> &[crate::ide::edits::EditCall] {
+        self.edits.get_or_init(|| {
+            crate::ide::edits::edit_calls(&self.transcript, &self.analysis, &self.text)
+        })
+    }
+
+    /// The files of this transcript's session (read from disk once per snapshot).
+    pub fn session_files(&self) -> &SessionFiles {
+        self.files.get_or_init(|| match &self.path {
+            Some(p) => session_files::session_files(p),
+            None => SessionFiles::default(),
+        })
+    }
+}
+
+/// A rendered view with its indexes.
+pub struct ViewSnap {
+    pub view: View,
+    pub lines: LineIndex,
+    pub index: ViewIndex,
+    /// Hash of `view.text` (see [`text_hash`]).
+    pub hash: u64,
+    /// Generation of the source it was rendered from.
+    pub generation: u64,
+    pub verbose: bool,
+}
+
+impl ViewSnap {
+    pub fn new(view: View, generation: u64, verbose: bool) -> ViewSnap {
+        let lines = LineIndex::new(&view.text);
+        let index = ViewIndex::new(&view);
+        let hash = text_hash(std::iter::once(view.text.as_str()));
+        ViewSnap {
+            view,
+            lines,
+            index,
+            hash,
+            generation,
+            verbose,
+        }
+    }
+}
+
+/// A streaming hash of a text given in chunks (equal for any chunking of the same text).
+pub fn text_hash<'a>(chunks: impl Iterator<Item = &'a str>) -> u64 {
+    let mut h = std::hash::DefaultHasher::new();
+    let mut n = 0u64;
+    for c in chunks {
+        h.write(c.as_bytes());
+        n += c.len() as u64;
+    }
+    h.write_u64(n);
+    h.finish()
+}
+
+/// Hash of a rope's text, equal to [`text_hash`] of the same string.
+pub fn rope_hash(rope: &Rope) -> u64 {
+    text_hash(rope.chunks())
+}
+
+#[allow(clippy::too_many_arguments)]
+fn build(
+    path: Option<PathBuf>,
+    body: Body,
+    reader: Option<Reader>,
+    generation: u64,
+    version: Option<i32>,
+    stamp: &SettingsStamp,
+    invalid: &[InvalidUtf8],
+    disk_check: Option<&Mutex<DiskCheck>>,
+) -> (Snapshot, Reader) {
+    let t0 = std::time::Instant::now();
+    let text = match body {
+        Body::Flat(s) => s,
+        Body::Rope(r) => Arc::new(r.to_string()),
+    };
+    let lines = LineIndex::new(&text);
+    // An editor buffer of a file on disk: the bytes on disk tell where the editor met invalid
+    // UTF-8 (issue 8 defect 11); the warnings are placed on the buffer's lines.
+    let editor_invalid = match (disk_check, &path) {
+        (Some(c), Some(p)) => {
+            let on_disk = lock(c).refresh(p);
+            on_buffer(&on_disk, &text, &lines)
+        }
+        _ => Vec::new(),
+    };
+    let invalid: &[InvalidUtf8] = if editor_invalid.is_empty() {
+        invalid
+    } else {
+        &editor_invalid
+    };
+    let mut reader = reader.unwrap_or_default();
+    reader.feed(&text);
+    reader.settle_tail(&text);
+    let transcript = if reader.transcript().format.is_none() {
+        // No record told the format yet: show the lines as `Unknown` now, but keep the
+        // reader undecided so that records appended later are still detected (issue 8
+        // defect 2). Only the lines before detection are read twice, and detection gives up
+        // after a fixed number of records.
+        let mut shown = Reader::new();
+        shown.feed(&text);
+        shown.settle_tail(&text);
+        shown.flush_undetected(&text, true);
+        shown.into_transcript()
+    } else {
+        reader.transcript().clone()
+    };
+    let mut transcript = transcript;
+    add_invalid_utf8(&mut transcript, invalid);
+    let options = stamp.options_for(path.as_deref());
+    let analysis = match transcript.format() {
+        Format::Unknown => Analysis::default(),
+        _ => analysis::analyze(&transcript, &text, &options),
+    };
+    let lookup = Lookup::new(&transcript, &analysis);
+    let snap = Snapshot {
+        generation,
+        version,
+        settings: stamp.stamp,
+        path,
+        text,
+        lines,
+        transcript,
+        analysis,
+        lookup,
+        options,
+        build_ms: t0.elapsed().as_secs_f64() * 1000.0,
+        views: Mutex::new([None, None]),
+        files: OnceLock::new(),
+        edits: OnceLock::new(),
+    };
+    (snap, reader)
+}
+
+/// Adds one warning per line where the loader replaced invalid UTF-8 (issue 8 defect 11),
+/// keeping the problems sorted by line.
+pub fn add_invalid_utf8(t: &mut Transcript, invalid: &[InvalidUtf8]) {
+    if invalid.is_empty() {
+        return;
+    }
+    t.problems.extend(invalid.iter().map(InvalidUtf8::problem));
+    t.problems.sort_by_key(|p| p.line);
+}
+
+/// Reads a whole file's text the way every one-shot reader does (the command line, the
+/// workspace index), with the same policy as the live documents: `complete` reads a torn last
+/// line as an invalid line (`Reader::finish`), otherwise it stays pending (a file still being
+/// written); the loader's invalid-UTF-8 lines become warnings.
+pub fn read_text(text: &str, invalid: &[InvalidUtf8], complete: bool) -> Transcript {
+    let mut t = if complete {
+        let mut reader = Reader::new();
+        reader.feed(text);
+        reader.finish(text);
+        reader.into_transcript()
+    } else {
+        crate::formats::read(text)
+    };
+    add_invalid_utf8(&mut t, invalid);
+    t
+}
+
+/// What the one loader found in the bytes on disk of a file an editor has open: one entry
+/// per line holding invalid UTF-8. Kept per source and brought up to date by
+/// [`DiskCheck::refresh`]: nothing is read while the file's size, modification time and
+/// identity are unchanged; a grown file is read from where the check stopped; anything else
+/// is read again whole.
+#[derive(Debug, Default)]
+pub struct DiskCheck {
+    /// Bytes checked (including `partial`).
+    len: u64,
+    modified: Option<std::time::SystemTime>,
+    id: Option<(u64, u64)>,
+    /// The last bytes checked, to tell a grown file from a replaced one.
+    tail: Vec<u8>,
+    /// Trailing bytes of an incomplete UTF-8 sequence, checked with the next read.
+    partial: Vec<u8>,
+    /// Line breaks in the checked bytes before `partial`.
+    newlines: usize,
+    /// Lines holding invalid bytes (0-based in the file).
+    invalid: Vec<InvalidUtf8>,
+    /// Checked at least once.
+    checked: bool,
+}
+
+impl DiskCheck {
+    /// The invalid-UTF-8 lines of the file at `path` as it is now (empty when it cannot be
+    /// read: the editor's buffer is all there is then). `at` offsets are in the file's decoded
+    /// text; [`on_buffer`] places them on an editor's text.
+    pub fn refresh(&mut self, path: &Path) -> Vec<InvalidUtf8> {
+        let Ok(md) = load::regular_file(path) else {
+            *self = DiskCheck::default();
+            return Vec::new();
+        };
+        let (len, modified, id) = (md.len(), md.modified().ok(), file_id(&md));
+        if self.checked && len == self.len && modified == self.modified && id == self.id {
+            return self.invalid.clone();
+        }
+        let grown = self.checked && id == self.id && len > self.len;
+        if grown {
+            let from = self.len - self.tail.len() as u64;
+            if let Ok((bytes, _)) = load::read_bytes(path, from, len - from)
+                && bytes.len() >= self.tail.len()
+                && bytes[..self.tail.len()] == self.tail[..]
+            {
+                let fresh = &bytes[self.tail.len()..];
+                let mut chunk = std::mem::take(&mut self.partial);
+                chunk.extend_from_slice(fresh);
+                self.check(&chunk);
+                self.len = len;
+                self.modified = modified;
+                self.tail = tail_of(&bytes, 64);
+                return self.invalid.clone();
+            }
+        }
+        *self = DiskCheck::default();
+        match load::read_bytes(path, 0, load::MAX_FILE_BYTES) {
+            Ok((bytes, md)) => {
+                self.check(&bytes);
+                self.len = bytes.len() as u64;
+                self.modified = md.modified().ok();
+                self.id = file_id(&md);
+                self.tail = tail_of(&bytes, 64);
+                self.checked = true;
+            }
+            Err(_) => return Vec::new(),
+        }
+        self.invalid.clone()
+    }
+
+    /// Checks `bytes` (continuing the checked ones), keeping an incomplete sequence at the end
+    /// for the next read.
+    fn check(&mut self, bytes: &[u8]) {
+        let cut = complete_utf8_len(bytes);
+        let (done, rest) = bytes.split_at(cut);
+        if std::str::from_utf8(done).is_err() {
+            let mut scratch = String::new();
+            let mut found = Vec::new();
+            load::decode_into(done, &mut scratch, &mut found);
+            for mut f in found {
+                f.line += self.newlines;
+                match self.invalid.last_mut() {
+                    Some(last) if last.line == f.line => last.bytes += f.bytes,
+                    _ => self.invalid.push(f),
+                }
+            }
+        }
+        self.newlines += memchr::memchr_iter(b'\n', done).count();
+        self.partial = rest.to_vec();
+    }
+}
+
+/// Places invalid-UTF-8 lines found on disk on an editor's `text`: each on its line (lines the
+/// buffer does not have are left out), at the line's first U+FFFD when the editor put one
+/// there, else at the line's start.
+pub fn on_buffer(on_disk: &[InvalidUtf8], text: &str, lines: &LineIndex) -> Vec<InvalidUtf8> {
+    on_disk
+        .iter()
+        .filter(|i| i.line < lines.line_count())
+        .map(|i| {
+            let span = lines.line_span(i.line, text);
+            let at = text[span.clone()]
+                .find('\u{fffd}')
+                .map_or(span.start, |o| span.start + o);
+            InvalidUtf8 {
+                line: i.line,
+                at,
+                bytes: i.bytes,
+            }
+        })
+        .collect()
+}
+
+#[cfg(unix)]
+fn file_id(md: &std::fs::Metadata) -> Option<(u64, u64)> {
+    use std::os::unix::fs::MetadataExt;
+    Some((md.dev(), md.ino()))
+}
+
+#[cfg(not(unix))]
+fn file_id(_md: &std::fs::Metadata) -> Option<(u64, u64)> {
+    None
+}
+
+/// Length of `bytes` without an incomplete UTF-8 sequence at the very end (at most 3 bytes,
+/// kept for the next read of a growing file). Invalid sequences elsewhere are left to the
+/// lossy decoding.
+fn complete_utf8_len(bytes: &[u8]) -> usize {
+    if std::str::from_utf8(bytes).is_ok() {
+        return bytes.len();
+    }
+    for back in 1..=3.min(bytes.len()) {
+        let b = bytes[bytes.len() - back];
+        if b & 0xC0 != 0x80 {
+            // A lead byte: is its sequence complete?
+            let need = if b >= 0xF0 {
+                4
+            } else if b >= 0xE0 {
+                3
+            } else if b >= 0xC0 {
+                2
+            } else {
+                1
+            };
+            if need > back {
+                return bytes.len() - back;
+            }
+            break;
+        }
+    }
+    bytes.len()
+}
+
+fn tail_of(bytes: &[u8], n: usize) -> Vec<u8> {
+    bytes[bytes.len().saturating_sub(n)..].to_vec()
+}
+
+fn read_whole(path: &Path) -> std::io::Result<(String, DiskState)> {
+    let (bytes, md) = load::read_bytes(path, 0, load::MAX_FILE_BYTES)?;
+    let len = bytes.len() as u64;
+    let tail = tail_of(&bytes, 64);
+    let cut = complete_utf8_len(&bytes);
+    let mut text = String::new();
+    let mut invalid = Vec::new();
+    load::decode_into(&bytes[..cut], &mut text, &mut invalid);
+    Ok((
+        text,
+        DiskState {
+            len,
+            partial: bytes[cut..].to_vec(),
+            id: file_id(&md),
+            tail,
+            missing: false,
+            invalid,
+        },
+    ))
+}
+
+fn read_from(path: &Path, from: u64, to: u64) -> std::io::Result<Vec<u8>> {
+    Ok(load::read_bytes(path, from, to - from)?.0)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::source::position::Position;
+
+    fn change(l0: u32, c0: u32, l1: u32, c1: u32, text: &str) -> Edit {
+        Edit {
+            range: Some((Position::new(l0, c0), Position::new(l1, c1))),
+            text: text.to_string(),
+        }
+    }
+
+    #[test]
+    fn incremental_changes_and_stale_versions() {
+        let s = Source::editor(None, "ab\n😀c\n".into(), 1);
+        s.apply_changes(2, vec![change(1, 2, 1, 3, "X")], Encoding::Utf16)
+            .unwrap();
+        assert_eq!(*s.text(), "ab\n😀X\n");
+        s.apply_changes(3, vec![change(2, 0, 2, 0, "tail")], Encoding::Utf8)
+            .unwrap();
+        assert_eq!(*s.text(), "ab\n😀X\ntail");
+        assert_eq!(
+            s.apply_changes(3, vec![change(0, 0, 0, 0, "no")], Encoding::Utf8),
+            Err(ChangeError::Stale { have: 3, got: 3 })
+        );
+        // Past the end: clamped to the end.
+        s.apply_changes(4, vec![change(9, 0, 9, 0, "!")], Encoding::Utf8)
+            .unwrap();
+        assert_eq!(*s.text(), "ab\n😀X\ntail!");
+        // Never built: everything is dirty. After a build took the text, an edit on line 1
+        // keeps the bytes of line 0 clean.
+        assert_eq!(lock(&s.text).dirty_from, 0);
+        lock(&s.text).dirty_from = usize::MAX;
+        s.apply_changes(5, vec![change(1, 2, 1, 2, "Y")], Encoding::Utf16)
+            .unwrap();
+        assert_eq!(lock(&s.text).dirty_from, 7);
+        assert_eq!(*s.text(), "ab\n😀YX\ntail!");
+    }
+
+    #[test]
+    fn appends_at_the_end_stay_flat() {
+        let s = Source::editor(None, "{\"a\":1}\n{\"b\"".into(), 1);
+        lock(&s.text).dirty_from = usize::MAX;
+        s.apply_changes(2, vec![change(1, 5, 1, 5, ":2}\n")], Encoding::Utf16)
+            .unwrap();
+        s.apply_changes(
+            3,
+            vec![change(2, 0, 2, 0, "{\"c\":\"é\"}\n")],
+            Encoding::Utf8,
+        )
+        .unwrap();
+        assert!(matches!(lock(&s.text).body, Body::Flat(_)));
+        assert_eq!(*s.text(), "{\"a\":1}\n{\"b\":2}\n{\"c\":\"é\"}\n");
+        assert_eq!(lock(&s.text).dirty_from, 12);
+        // A change inside the text switches to the rope.
+        s.apply_changes(4, vec![change(0, 1, 0, 4, "\"z\"")], Encoding::Utf16)
+            .unwrap();
+        assert!(matches!(lock(&s.text).body, Body::Rope(_)));
+        assert_eq!(*s.text(), "{\"z\":1}\n{\"b\":2}\n{\"c\":\"é\"}\n");
+        assert_eq!(lock(&s.text).dirty_from, 1);
+    }
+
+    #[test]
+    fn hash_is_chunking_independent() {
+        let text = "x".repeat(5000) + "😀" + &"y".repeat(3000);
+        let rope = Rope::from_str(&text);
+        assert!(rope.chunks().count() > 1);
+        assert_eq!(rope_hash(&rope), text_hash(std::iter::once(text.as_str())));
+    }
+
+    #[test]
+    fn utf8_split_keeps_incomplete_tail() {
+        let mut b = "a😀".as_bytes().to_vec();
+        b.truncate(3);
+        assert_eq!(complete_utf8_len(&b), 1);
+        assert_eq!(complete_utf8_len(&[b'a', 0xFF, b'b']), 3);
+    }
+
+    #[test]
+    fn disk_check_reads_only_what_grew() {
+        let dir = tempfile::tempdir().unwrap();
+        let p = dir.path().join("c.jsonl");
+        let lines_of =
+            |v: Vec<InvalidUtf8>| v.iter().map(|i| (i.line, i.bytes)).collect::<Vec<_>>();
+        std::fs::write(&p, b"{\"a\":\"\xff\"}\n{}\n").unwrap();
+        let mut c = DiskCheck::default();
+        assert_eq!(lines_of(c.refresh(&p)), vec![(0, 1)]);
+        // Appends: valid, then an invalid byte at the very end (it might open a sequence whose
+        // rest is not written yet: told once more bytes came), then a sequence cut in two.
+        let mut f = std::fs::OpenOptions::new().append(true).open(&p).unwrap();
+        std::io::Write::write_all(&mut f, b"{\"b\":1}\n{\"c\":\"\xfe").unwrap();
+        assert_eq!(lines_of(c.refresh(&p)), vec![(0, 1)]);
+        std::io::Write::write_all(&mut f, b"\xe2\x82").unwrap();
+        assert_eq!(lines_of(c.refresh(&p)), vec![(0, 1), (3, 1)]);
+        std::io::Write::write_all(&mut f, b"\xac\"}\n").unwrap();
+        assert_eq!(
+            lines_of(c.refresh(&p)),
+            vec![(0, 1), (3, 1)],
+            "a euro sign, valid"
+        );
+        std::io::Write::write_all(&mut f, b"\x80\n").unwrap();
+        assert_eq!(lines_of(c.refresh(&p)), vec![(0, 1), (3, 1), (4, 1)]);
+        // Replaced by a valid file: read again whole.
+        std::fs::write(&p, b"{}\n").unwrap();
+        assert_eq!(lines_of(c.refresh(&p)), vec![]);
+        std::fs::remove_file(&p).unwrap();
+        assert_eq!(lines_of(c.refresh(&p)), vec![]);
+    }
+
+    #[test]
+    fn disk_append_truncate_delete() {
+        let dir = tempfile::tempdir().unwrap();
+        let p = dir.path().join("t.jsonl");
+        std::fs::write(&p, "{\"a\":1}\n{\"b\"").unwrap();
+        let s = Source::disk(p.clone()).unwrap();
+        assert_eq!(s.refresh_disk(), DiskChange::Unchanged);
+        let mut f = std::fs::OpenOptions::new().append(true).open(&p).unwrap();
+        std::io::Write::write_all(&mut f, ":2}\n".as_bytes()).unwrap();
+        assert_eq!(s.refresh_disk(), DiskChange::Appended(4));
+        assert_eq!(*s.text(), "{\"a\":1}\n{\"b\":2}\n");
+        std::fs::write(&p, "{}\n").unwrap();
+        assert_eq!(s.refresh_disk(), DiskChange::Reloaded);
+        assert_eq!(*s.text(), "{}\n");
+        std::fs::remove_file(&p).unwrap();
+        assert!(matches!(s.refresh_disk(), DiskChange::Missing(_)));
+        assert_eq!(*s.text(), "");
+        std::fs::write(&p, "{\"c\":3}\n").unwrap();
+        assert_eq!(s.refresh_disk(), DiskChange::Reloaded);
+        assert_eq!(*s.text(), "{\"c\":3}\n");
+    }
+}

@@ -1,0 +1,190 @@
+//! Conversions from LSP types to the ide's plain data (rust-analyzer's `from_proto.rs`): a
+//! position to a byte offset, a content change to a plain [`Edit`], a URI to the host's
+//! document reference ([`DocRef`]; a `transcript:` URI to its [`ViewKey`]).
+
+use std::path::PathBuf;
+
+use tower_lsp_server::ls_types::{Position, TextDocumentContentChangeEvent, Uri};
+
+use crate::ide::host::{DocRef, Edit, ViewKey};
+use crate::lsp::capabilities::VIEW_SCHEME;
+use crate::source::lines::LineIndex;
+use crate::source::position::{self as sp, Encoding, PositionError};
+
+/// The plain position of an LSP position.
+pub fn position(p: Position) -> sp::Position {
+    sp::Position::new(p.line, p.character)
+}
+
+/// Byte offset of `pos` in `text`; a column past the line end clamps to it; a line past the
+/// last line is an error.
+pub fn offset(
+    text: &str,
+    index: &LineIndex,
+    pos: Position,
+    enc: Encoding,
+) -> Result<usize, PositionError> {
+    sp::position_to_offset(text, index, position(pos), enc)
+}
+
+/// A `didChange` content change as a plain edit of the document host.
+pub fn edit(ch: TextDocumentContentChangeEvent) -> Edit {
+    Edit {
+        range: ch.range.map(|r| (position(r.start), position(r.end))),
+        text: ch.text,
+    }
+}
+
+/// Whether `uri` names a view (`transcript:` scheme).
+pub fn is_view(uri: &Uri) -> bool {
+    uri.scheme().as_str() == VIEW_SCHEME
+}
+
+/// The host's reference to the document `uri`: a view for a `transcript:` URI (`verbose`
+/// defaults to `default_verbose`), else a raw document. Errors: a `transcript:` URI that names
+/// no absolute path (the message says so).
+pub fn doc_ref(uri: &Uri, default_verbose: bool) -> Result<DocRef, String> {
+    if is_view(uri) {
+        Ok(DocRef::View {
+            doc: uri.as_str().to_string(),
+            key: view_key(uri, default_verbose)?,
+        })
+    } else {
+        Ok(DocRef::Raw(uri.as_str().to_string()))
+    }
+}
+
+/// Parses a `transcript:` URI into its view key (`verbose` defaults to the setting). The query
+/// may be percent-encoded as a whole (`?verbose%3D1`, as VS Code sends it) or plain
+/// (`?verbose=1`, as `to_proto::view_uri` writes it).
+pub fn view_key(uri: &Uri, default_verbose: bool) -> Result<ViewKey, String> {
+    let mut path = uri.path().decode().to_string_lossy().into_owned();
+    let mut verbose = default_verbose;
+    if let Some(q) = uri.query() {
+        // The query is decoded as a whole (VS Code's `Uri.toString()` encodes `=` and `&`
+        // too). `path=` must come last: everything after it is the file, `&` included.
+        let q = percent_decode(q.as_str());
+        let at = q
+            .match_indices("path=")
+            .map(|(i, _)| i)
+            .find(|&i| i == 0 || q.as_bytes()[i - 1] == b'&');
+        let params = match at {
+            Some(i) => {
+                // `transcript:/<title>?path=<file>`: the URI path is only a name for the
+                // editor's tab (issue 7).
+                path = q[i + "path=".len()..].to_string();
+                &q[..i]
+            }
+            None => &q[..],
+        };
+        for pair in params.split('&').filter(|p| !p.is_empty()) {
+            let (k, v) = pair.split_once('=').unwrap_or((pair, "1"));
+            if k == "verbose" {
+                verbose = matches!(v, "1" | "true" | "yes");
+            }
+            if k == "call" {
+                // One side of a file edit's diff (`transcript.showDiff`): text only.
+                return Err(format!(
+                    "{} is one side of a file edit's diff: it has text only, no transcript features",
+                    uri.as_str()
+                ));
+            }
+        }
+    }
+    if path.is_empty() || !path.starts_with('/') {
+        return Err(format!(
+            "a transcript: URI must name an absolute path: {}",
+            uri.as_str()
+        ));
+    }
+    Ok(ViewKey {
+        path: PathBuf::from(path),
+        verbose,
+    })
+}
+
+/// Decodes `%XX` escapes (UTF-8); a malformed escape is kept as written.
+pub(crate) fn percent_decode(s: &str) -> String {
+    let b = s.as_bytes();
+    let mut out = Vec::with_capacity(b.len());
+    let mut i = 0;
+    while i < b.len() {
+        let hex = |c: u8| (c as char).to_digit(16);
+        if b[i] == b'%'
+            && i + 2 < b.len()
+            && let (Some(h), Some(l)) = (hex(b[i + 1]), hex(b[i + 2]))
+        {
+            out.push((h * 16 + l) as u8);
+            i += 3;
+        } else {
+            out.push(b[i]);
+            i += 1;
+        }
+    }
+    String::from_utf8_lossy(&out).into_owned()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::lsp::to_proto::view_uri;
+    use std::path::Path;
+
+    #[test]
+    fn offsets_in_both_encodings() {
+        let text = "ab\n😀é\"x\n\nend";
+        let idx = LineIndex::new(text);
+        let x = text.find('x').unwrap();
+        assert_eq!(
+            offset(text, &idx, Position::new(1, 4), Encoding::Utf16),
+            Ok(x)
+        );
+        assert_eq!(
+            offset(text, &idx, Position::new(1, 7), Encoding::Utf8),
+            Ok(x)
+        );
+        assert_eq!(
+            offset(text, &idx, Position::new(0, 99), Encoding::Utf16),
+            Ok(2)
+        );
+        assert!(offset(text, &idx, Position::new(4, 0), Encoding::Utf16).is_err());
+    }
+
+    #[test]
+    fn view_uris_round_trip() {
+        let uri = view_uri(Path::new("/tmp/a b/s.jsonl"), Some(true)).unwrap();
+        assert_eq!(uri.as_str(), "transcript:///tmp/a%20b/s.jsonl?verbose=1");
+        let key = view_key(&uri, false).unwrap();
+        assert_eq!(key.path, PathBuf::from("/tmp/a b/s.jsonl"));
+        assert!(key.verbose);
+        let plain: Uri = "transcript:///x/y.jsonl".parse().unwrap();
+        assert!(!view_key(&plain, false).unwrap().verbose);
+        assert!(view_key(&plain, true).unwrap().verbose);
+        // VS Code percent-encodes the query's `=` and `&` (issue 11, defect 1).
+        let encoded: Uri = "transcript:///x/y.jsonl?verbose%3D1".parse().unwrap();
+        assert!(view_key(&encoded, false).unwrap().verbose);
+        let encoded: Uri = "transcript:///x/y.jsonl?a%3Db%26verbose%3D0"
+            .parse()
+            .unwrap();
+        assert!(!view_key(&encoded, true).unwrap().verbose);
+        let rel: Uri = "transcript:relative.jsonl".parse().unwrap();
+        assert!(view_key(&rel, false).is_err());
+        // Titled form: the tab shows the title, the query names the file.
+        let titled: Uri =
+            "transcript:/Fix%20the%20login%20bug?verbose=1&path=%2Ftmp%2Fa%20b%2Fs.jsonl"
+                .parse()
+                .unwrap();
+        let key = view_key(&titled, false).unwrap();
+        assert_eq!(key.path, PathBuf::from("/tmp/a b/s.jsonl"));
+        assert!(key.verbose);
+        assert_eq!(percent_decode("%E2%96%B8%zz%aé%"), "▸%zz%aé%");
+        // As VS Code writes it: `=` encoded as well, a `?` in the title encoded in the path.
+        let vs: Uri =
+            "transcript:/GET%20%E2%88%95a%3Fb?verbose%3D0%26path%3D%2Ftmp%2Fx%26y%3D1.jsonl"
+                .parse()
+                .unwrap();
+        let key = view_key(&vs, true).unwrap();
+        assert_eq!(key.path, PathBuf::from("/tmp/x&y=1.jsonl"));
+        assert!(!key.verbose);
+    }
+}

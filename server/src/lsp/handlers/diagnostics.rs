@@ -1,0 +1,46 @@
+//! `textDocument/publishDiagnostics` of raw documents (`ide::diagnostics`), published from a
+//! spawned task after a change settles (never awaited by a notification handler).
+
+use std::sync::Arc;
+
+use tower_lsp_server::ls_types::*;
+
+use crate::ide;
+use crate::ide::host::Source;
+use crate::lsp::state::Shared;
+use crate::lsp::to_proto;
+
+/// Publishes diagnostics of raw document `uri` (after `delay_ms`, skipped when a newer change
+/// arrived meanwhile or the document was closed).
+pub fn schedule(shared: &Arc<Shared>, uri: Uri, source: Arc<Source>, delay_ms: u64) {
+    let shared = shared.clone();
+    let generation = source.generation();
+    tokio::spawn(async move {
+        if delay_ms > 0 {
+            tokio::time::sleep(std::time::Duration::from_millis(delay_ms)).await;
+            if source.generation() != generation {
+                return;
+            }
+        }
+        let host = &shared.host;
+        let snap = source.snapshot(&host.stamp()).await;
+        // Closed meanwhile?
+        if !host.is_open(uri.as_str()) {
+            return;
+        }
+        let diags = if snap.is_transcript() {
+            let enc = shared.enc();
+            ide::diagnostics::diagnostics(&snap.transcript, &snap.analysis)
+                .into_iter()
+                .map(|d| to_proto::diagnostic(d, &snap.text, &snap.lines, enc))
+                .collect()
+        } else {
+            shared.note_not_transcript(&uri, &snap);
+            Vec::new()
+        };
+        shared
+            .client
+            .publish_diagnostics(uri, diags, snap.version)
+            .await;
+    });
+}

@@ -1,0 +1,119 @@
+//! Document synchronisation (`textDocument/didOpen`, `didChange`, `didClose`) and
+//! `workspace/didChangeConfiguration`: each converts its params to the host's plain terms and
+//! applies the mutation synchronously, before any `.await` (LSP-NOTES §1.2 rule 1).
+
+use tower_lsp_server::ls_types::*;
+
+use crate::ide::host::{ChangeError, ViewChangeError};
+use crate::lsp::from_proto;
+use crate::lsp::handlers::diagnostics;
+use crate::lsp::state::{Backend, lock, write};
+
+pub(crate) fn did_open(b: &Backend, params: DidOpenTextDocumentParams) {
+    let td = params.text_document;
+    let uri = td.uri;
+    let shared = &b.shared;
+    if from_proto::is_view(&uri) {
+        let key = match shared.view_key(&uri) {
+            Ok(k) => k,
+            Err(e) => {
+                shared.log(MessageType::WARNING, e.message.to_string());
+                return;
+            }
+        };
+        shared
+            .host
+            .open_view(uri.as_str(), key.clone(), &td.text, td.version);
+        // Load (and follow) the file behind the view.
+        let shared = shared.clone();
+        tokio::spawn(async move {
+            if let Err(e) = shared.host.disk_source(&key.path).await {
+                shared.log(MessageType::WARNING, e.to_string());
+            }
+        });
+        return;
+    }
+    let path = uri.to_file_path().map(|p| p.into_owned());
+    let source = shared
+        .host
+        .open_raw(uri.as_str(), path, td.text, td.version);
+    lock(&shared.tokens).remove(uri.as_str());
+    diagnostics::schedule(shared, uri, source, 0);
+}
+
+pub(crate) fn did_change(b: &Backend, params: DidChangeTextDocumentParams) {
+    let uri = params.text_document.uri;
+    let version = params.text_document.version;
+    let shared = &b.shared;
+    let enc = shared.enc();
+    let edits = params
+        .content_changes
+        .into_iter()
+        .map(from_proto::edit)
+        .collect();
+    if from_proto::is_view(&uri) {
+        match shared.host.change_view(uri.as_str(), version, edits, enc) {
+            Ok(()) => {}
+            Err(ViewChangeError::NotOpen) => shared.log(
+                MessageType::WARNING,
+                format!("didChange for a view that is not open: {}", uri.as_str()),
+            ),
+            Err(ViewChangeError::Stale { have, got }) => shared.log(
+                MessageType::LOG,
+                format!(
+                    "stale didChange dropped for {} (have v{have}, got v{got})",
+                    uri.as_str()
+                ),
+            ),
+        }
+        return;
+    }
+    match shared.host.change_raw(uri.as_str(), version, edits, enc) {
+        Ok(Some(source)) => diagnostics::schedule(shared, uri, source, 150),
+        Ok(None) => shared.log(
+            MessageType::WARNING,
+            format!(
+                "didChange for a document that is not open: {}",
+                uri.as_str()
+            ),
+        ),
+        Err(e @ (ChangeError::Stale { .. } | ChangeError::NotEditor)) => shared.log(
+            MessageType::LOG,
+            format!("didChange dropped for {}: {e:?}", uri.as_str()),
+        ),
+    }
+}
+
+/// Closes the document; returns true when it was a raw document (its diagnostics are then
+/// cleared by the caller).
+pub(crate) fn did_close(b: &Backend, params: &DidCloseTextDocumentParams) -> bool {
+    let uri = &params.text_document.uri;
+    let removed = b.shared.host.close(uri.as_str());
+    lock(&b.shared.tokens).remove(uri.as_str());
+    removed.is_some()
+}
+
+pub(crate) fn did_change_configuration(b: &Backend, params: DidChangeConfigurationParams) {
+    let shared = &b.shared;
+    let (problems, legend_changed) = {
+        let mut s = write(&shared.settings);
+        let before_legend = s.semantic_tokens;
+        let p = s.apply(&params.settings);
+        (p, s.semantic_tokens != before_legend)
+    };
+    shared.configure_host(true);
+    for p in problems {
+        shared.log(MessageType::WARNING, format!("setting ignored: {p}"));
+    }
+    if legend_changed {
+        shared.log(
+            MessageType::INFO,
+            "`semanticTokens` legend changes take effect when the server restarts",
+        );
+    }
+    for (doc, source) in shared.host.raw_docs() {
+        if let Some(uri) = crate::lsp::to_proto::doc_uri(&doc) {
+            diagnostics::schedule(shared, uri, source, 0);
+        }
+    }
+}

@@ -1,0 +1,287 @@
+//! The protocol layer's state (rust-analyzer's `global_state.rs`): the client handle, its
+//! capabilities and settings, the semantic-token results sent, and the [`Host`] below, which
+//! owns the documents. [`Backend::ctx`] turns a request's URI into a [`Ctx`]: the URI and the
+//! host's plain snapshot of the document.
+
+use std::collections::{HashMap, HashSet};
+use std::sync::atomic::{AtomicBool, AtomicU32, AtomicU64, Ordering};
+use std::sync::{Arc, Mutex, RwLock};
+
+use serde_json::Value;
+use tower_lsp_server::Client;
+use tower_lsp_server::jsonrpc::{Error, ErrorCode, Result};
+use tower_lsp_server::ls_types::*;
+
+use crate::ide::host::{DocSnap, Host, HostError, HostSettings, Snapshot, ViewKey};
+use crate::lsp::capabilities::{ClientCaps, VIEW_SCHEME};
+use crate::lsp::config::{Settings, TokenLegend};
+use crate::lsp::from_proto;
+use crate::source::LineIndex;
+use crate::source::position::Encoding;
+
+/// State shared by the handlers and the background tasks.
+pub struct Shared {
+    pub client: Client,
+    pub caps: RwLock<ClientCaps>,
+    /// Raw `initialize` params, captured by the service wrapper before dispatch.
+    pub raw_init: Mutex<Option<Value>>,
+    pub settings: RwLock<Settings>,
+    /// The legend advertised at `initialize` (fixed for the session).
+    pub legend: RwLock<TokenLegend>,
+    /// The document host: open documents, disk sources, snapshots, the session index.
+    pub host: Arc<Host>,
+    /// Last full semantic tokens per document URI: `(resultId, tokens)`.
+    pub(crate) tokens: Mutex<HashMap<String, (String, Vec<SemanticToken>)>>,
+    token_ids: AtomicU64,
+    pub shutdown: tokio::sync::watch::Sender<bool>,
+    pub shutdown_requested: AtomicBool,
+    /// `initialize.processId` (0 until known or when the client sent `null`).
+    pub client_pid: AtomicU32,
+    logged_unknown: Mutex<HashSet<String>>,
+    /// Request methods armed to panic on the blocking pool (debug builds only;
+    /// `transcript/debugPanic` with `arm`).
+    #[cfg(debug_assertions)]
+    pub(crate) armed_panics: Mutex<HashSet<String>>,
+}
+
+pub(crate) fn lock<T>(m: &Mutex<T>) -> std::sync::MutexGuard<'_, T> {
+    m.lock().unwrap_or_else(|e| e.into_inner())
+}
+
+pub(crate) fn read<T>(m: &RwLock<T>) -> std::sync::RwLockReadGuard<'_, T> {
+    m.read().unwrap_or_else(|e| e.into_inner())
+}
+
+pub(crate) fn write<T>(m: &RwLock<T>) -> std::sync::RwLockWriteGuard<'_, T> {
+    m.write().unwrap_or_else(|e| e.into_inner())
+}
+
+/// An `InvalidParams` error with a message.
+pub fn invalid(msg: impl Into<String>) -> Error {
+    Error {
+        code: ErrorCode::InvalidParams,
+        message: msg.into().into(),
+        data: None,
+    }
+}
+
+/// An `InternalError` with a message.
+pub fn internal(msg: impl Into<String>) -> Error {
+    Error {
+        code: ErrorCode::InternalError,
+        message: msg.into().into(),
+        data: None,
+    }
+}
+
+/// The protocol error for a host error on document `uri`.
+pub fn host_error(e: HostError, uri: &Uri) -> Error {
+    match e {
+        HostError::NotOpen(_) => invalid(format!(
+            "unknown document {} (not opened with textDocument/didOpen)",
+            uri.as_str()
+        )),
+        HostError::Unreadable { .. } => invalid(e.to_string()),
+        HostError::Internal(m) => internal(m),
+    }
+}
+
+impl Shared {
+    pub fn new(client: Client) -> Shared {
+        let (stx, _) = tokio::sync::watch::channel(false);
+        Shared {
+            client,
+            caps: RwLock::new(ClientCaps::default()),
+            raw_init: Mutex::new(None),
+            settings: RwLock::new(Settings::default()),
+            legend: RwLock::new(TokenLegend::Custom),
+            host: Arc::new(Host::new()),
+            tokens: Mutex::new(HashMap::new()),
+            token_ids: AtomicU64::new(1),
+            shutdown: stx,
+            shutdown_requested: AtomicBool::new(false),
+            client_pid: AtomicU32::new(0),
+            logged_unknown: Mutex::new(HashSet::new()),
+            #[cfg(debug_assertions)]
+            armed_panics: Mutex::new(HashSet::new()),
+        }
+    }
+
+    /// The negotiated encoding.
+    pub fn enc(&self) -> Encoding {
+        read(&self.caps).encoding
+    }
+
+    /// Hands the current settings to the host (`announce`: the follower refreshes every
+    /// document and re-indexes when the roots changed).
+    pub fn configure_host(&self, announce: bool) {
+        let s = read(&self.settings);
+        let hs = HostSettings {
+            options: s.analysis_options(),
+            verbose: s.verbose,
+            file_state: s.file_state,
+            roots: s.roots.clone(),
+            index_cache: s.index_cache,
+        };
+        drop(s);
+        self.host.configure(hs, announce);
+    }
+
+    /// Logs to stderr and `window/logMessage` (sent from a spawned task: never blocks the
+    /// caller, so it is safe in sync-mutation handlers).
+    pub fn log(&self, typ: MessageType, msg: impl Into<String>) {
+        let msg = msg.into();
+        eprintln!("transcript-ls: {msg}");
+        let client = self.client.clone();
+        if tokio::runtime::Handle::try_current().is_ok() {
+            tokio::spawn(async move { client.log_message(typ, msg).await });
+        }
+    }
+
+    /// Logs once per document that it is not a transcript (a non-empty text only).
+    pub fn note_not_transcript(&self, uri: &Uri, snap: &Snapshot) {
+        if snap.text.trim().is_empty() {
+            return;
+        }
+        if lock(&self.logged_unknown).insert(uri.as_str().to_string()) {
+            self.log(
+                MessageType::INFO,
+                format!(
+                    "{} is not a Claude Code, Codex, Pi or Copilot CLI transcript; serving empty results",
+                    uri.as_str()
+                ),
+            );
+        }
+    }
+
+    pub(crate) fn next_result_id(&self) -> String {
+        self.token_ids.fetch_add(1, Ordering::SeqCst).to_string()
+    }
+
+    /// The view key of a `transcript:` URI (the `verbose` setting as default).
+    pub fn view_key(&self, uri: &Uri) -> Result<ViewKey> {
+        from_proto::view_key(uri, read(&self.settings).verbose).map_err(invalid)
+    }
+}
+
+/// A document with the data a request needs: its URI (as the client spelled it) and the
+/// host's snapshot.
+#[derive(Clone)]
+pub struct Ctx {
+    pub uri: Uri,
+    pub doc: DocSnap,
+}
+
+impl Ctx {
+    pub fn snap(&self) -> &Arc<Snapshot> {
+        self.doc.snap()
+    }
+
+    pub fn text(&self) -> &str {
+        self.doc.text()
+    }
+
+    pub fn lines(&self) -> &LineIndex {
+        self.doc.lines()
+    }
+
+    pub fn uri(&self) -> &Uri {
+        &self.uri
+    }
+}
+
+/// The backend behind `LspService` (cheap to clone: handlers move a clone onto the
+/// blocking pool).
+#[derive(Clone)]
+pub struct Backend {
+    pub shared: Arc<Shared>,
+}
+
+impl Backend {
+    pub fn new(client: Client) -> Backend {
+        Backend {
+            shared: Arc::new(Shared::new(client)),
+        }
+    }
+
+    /// Resolves a URI to the host's snapshot of the document (an open raw document, or a view,
+    /// loading the file behind it).
+    pub async fn ctx(&self, uri: &Uri) -> Result<Ctx> {
+        let r = from_proto::doc_ref(uri, read(&self.shared.settings).verbose).map_err(invalid)?;
+        let doc = self
+            .shared
+            .host
+            .doc_snap(&r)
+            .await
+            .map_err(|e| host_error(e, uri))?;
+        if let DocSnap::Raw { snap } = &doc
+            && !snap.is_transcript()
+        {
+            self.shared.note_not_transcript(uri, snap);
+        }
+        Ok(Ctx {
+            uri: uri.clone(),
+            doc,
+        })
+    }
+
+    /// The `(entry, block)` under a position. Errors: a line past the end of the document.
+    pub fn item_at(&self, ctx: &Ctx, pos: Position) -> Result<Option<(usize, Option<usize>)>> {
+        let out_of_range = || {
+            invalid(format!(
+                "position {}:{} is out of range (the document has {} lines)",
+                pos.line,
+                pos.character,
+                ctx.lines().line_count()
+            ))
+        };
+        let line = pos.line as usize;
+        let offset = match &ctx.doc {
+            DocSnap::Raw { snap } => {
+                from_proto::offset(&snap.text, &snap.lines, pos, self.shared.enc())
+                    .map_err(|_| out_of_range())?
+            }
+            DocSnap::View { view, .. } => {
+                if line >= view.lines.line_count() {
+                    return Err(out_of_range());
+                }
+                0
+            }
+        };
+        Ok(ctx.doc.item_at(line, offset))
+    }
+
+    /// Sends `window/showDocument` from a spawned task (never awaited by a handler), when the
+    /// client supports it.
+    pub fn reveal(&self, uri: Uri, range: Option<Range>) {
+        if !read(&self.shared.caps).show_document {
+            return;
+        }
+        let client = self.shared.client.clone();
+        tokio::spawn(async move {
+            let _ = client
+                .show_document(ShowDocumentParams {
+                    uri,
+                    external: Some(false),
+                    take_focus: Some(true),
+                    selection: range,
+                })
+                .await;
+        });
+    }
+
+    /// The path of the file behind a `file:` or `transcript:` URI (for requests that read a
+    /// file whether or not it is open). `what` names the request in the error.
+    pub fn file_path_of(&self, uri: &Uri, what: &str) -> Result<std::path::PathBuf> {
+        match uri.scheme().as_str() {
+            VIEW_SCHEME => Ok(from_proto::view_key(uri, false).map_err(invalid)?.path),
+            "file" => uri
+                .to_file_path()
+                .map(|p| p.into_owned())
+                .ok_or_else(|| invalid(format!("not a file path: {}", uri.as_str()))),
+            other => Err(invalid(format!(
+                "{what} needs a file: or {VIEW_SCHEME}: URI, got {other}:"
+            ))),
+        }
+    }
+}

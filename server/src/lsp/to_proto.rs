@@ -1,0 +1,576 @@
+//! Every conversion from the ide's plain data (byte offsets, line numbers, `ide::*` structs) to
+//! LSP types, in one place (issue 8; rust-analyzer's `to_proto.rs`). Positions are in the
+//! negotiated encoding (UTF-8 or UTF-16 code units); a position past the end of its line is
+//! clamped to the line end (LSP 3.17 §Position).
+
+use serde_json::{Value, json};
+use tower_lsp_server::ls_types::*;
+
+use crate::ide;
+use crate::ide::folding::{Fold, FoldKind};
+use crate::ide::host::DocSnap;
+use crate::ide::live::Level;
+use crate::ide::navigation::Target;
+use crate::ide::semantic_tokens::Token;
+use crate::lsp::capabilities;
+use crate::lsp::config::TokenLegend;
+pub use crate::source::lines::LineIndex;
+use crate::source::position as sp;
+pub use crate::source::position::Encoding;
+
+fn to_lsp(p: sp::Position) -> Position {
+    Position::new(p.line, p.character)
+}
+
+/// Position of byte `offset` of `text` (clamped to the text, its line and a char boundary).
+pub fn position(text: &str, index: &LineIndex, offset: usize, enc: Encoding) -> Position {
+    to_lsp(sp::offset_to_position(text, index, offset, enc))
+}
+
+/// Length of `line` in encoding units (its end column); `None` past the last line.
+pub fn line_len(text: &str, index: &LineIndex, line: usize, enc: Encoding) -> Option<u32> {
+    if line >= index.line_count() {
+        return None;
+    }
+    let span = index.line_span(line, text);
+    Some(sp::column_len(&text[span], enc) as u32)
+}
+
+/// The range covering the content of `line`.
+pub fn line_range(text: &str, index: &LineIndex, line: usize, enc: Encoding) -> Option<Range> {
+    let len = line_len(text, index, line, enc)?;
+    Some(Range::new(
+        Position::new(line as u32, 0),
+        Position::new(line as u32, len),
+    ))
+}
+
+/// The range of bytes `span` of `text`.
+pub fn range(text: &str, index: &LineIndex, span: std::ops::Range<usize>, enc: Encoding) -> Range {
+    Range::new(
+        position(text, index, span.start, enc),
+        position(text, index, span.end, enc),
+    )
+}
+
+/// The range from the start of line `start` to the end of line `end` (clamped to the
+/// document).
+pub fn lines_range(
+    lines: &LineIndex,
+    text: &str,
+    start: usize,
+    end: usize,
+    enc: Encoding,
+) -> Range {
+    let last = lines.line_count().saturating_sub(1);
+    let start = start.min(last);
+    let end = end.clamp(start, last);
+    let end_col = line_len(text, lines, end, enc).unwrap_or(0);
+    Range::new(
+        Position::new(start as u32, 0),
+        Position::new(end as u32, end_col),
+    )
+}
+
+/// Length of `s` in encoding units.
+pub fn units(s: &str, enc: Encoding) -> usize {
+    sp::column_len(s, enc)
+}
+
+/// The `file:` URI of a path (`None` for a relative path).
+pub fn file_uri(path: &std::path::Path) -> Option<Uri> {
+    Uri::from_file_path(path)
+}
+
+/// The `transcript:` URI of a file's view; `verbose` adds `?verbose=1` / `?verbose=0`.
+pub fn view_uri(path: &std::path::Path, verbose: Option<bool>) -> Option<Uri> {
+    let mut s = format!("{}://", capabilities::VIEW_SCHEME);
+    for b in path.to_string_lossy().bytes() {
+        if b.is_ascii_alphanumeric() || b"-._~/".contains(&b) {
+            s.push(b as char);
+        } else {
+            s.push_str(&format!("%{b:02X}"));
+        }
+    }
+    match verbose {
+        Some(true) => s.push_str("?verbose=1"),
+        Some(false) => s.push_str("?verbose=0"),
+        None => {}
+    }
+    s.parse().ok()
+}
+
+/// The URI of a host document id (the client's own spelling, parsed back).
+pub fn doc_uri(doc: &str) -> Option<Uri> {
+    doc.parse().ok()
+}
+
+/// The message type of a log level.
+pub fn message_type(level: Level) -> MessageType {
+    match level {
+        Level::Error => MessageType::ERROR,
+        Level::Warning => MessageType::WARNING,
+        Level::Info => MessageType::INFO,
+        Level::Log => MessageType::LOG,
+    }
+}
+
+/// A folding range; its end clamped to `last` (the document's last line).
+pub fn folding_range(f: Fold, last: usize) -> FoldingRange {
+    FoldingRange {
+        start_line: f.start_line as u32,
+        start_character: None,
+        end_line: f.end_line.min(last) as u32,
+        end_character: None,
+        kind: Some(fold_kind(f.kind)),
+        collapsed_text: Some(f.label),
+    }
+}
+
+fn fold_kind(k: FoldKind) -> FoldingRangeKind {
+    match k {
+        FoldKind::Activity | FoldKind::Thought => FoldingRangeKind::Comment,
+        // Inherited history reads like imports: clients that collapse imports by default
+        // (VS Code `editor.foldingImportsByDefault`) start with it collapsed.
+        FoldKind::Inherited => FoldingRangeKind::Imports,
+        _ => FoldingRangeKind::Region,
+    }
+}
+
+fn symbol_kind(k: ide::symbols::SymbolKind) -> SymbolKind {
+    use ide::symbols::SymbolKind as K;
+    match k {
+        K::Preamble => SymbolKind::NAMESPACE,
+        K::Turn => SymbolKind::EVENT,
+        K::WorkRun => SymbolKind::FUNCTION,
+        K::Thought => SymbolKind::FIELD,
+        K::FinalAnswer => SymbolKind::STRING,
+        K::Gate => SymbolKind::ENUM_MEMBER,
+        K::Compaction => SymbolKind::PACKAGE,
+        K::Subagent => SymbolKind::CLASS,
+        K::Steering => SymbolKind::KEY,
+        K::AbandonedBranch => SymbolKind::NULL,
+    }
+}
+
+/// A document symbol (and its children) of the document `text`.
+#[allow(deprecated)]
+pub fn document_symbol(
+    s: &ide::symbols::Symbol,
+    lines: &LineIndex,
+    text: &str,
+    enc: Encoding,
+) -> DocumentSymbol {
+    let range = lines_range(lines, text, s.start_line, s.end_line, enc);
+    let sel_line = s
+        .selection_line
+        .clamp(range.start.line as usize, range.end.line as usize);
+    let mut sel = lines_range(lines, text, sel_line, sel_line, enc);
+    if sel.end > range.end {
+        sel.end = range.end;
+    }
+    DocumentSymbol {
+        name: if s.name.trim().is_empty() {
+            "(untitled)".to_string()
+        } else {
+            s.name.clone()
+        },
+        detail: (!s.detail.is_empty()).then(|| s.detail.clone()),
+        kind: symbol_kind(s.kind),
+        tags: None,
+        deprecated: None,
+        range,
+        selection_range: sel,
+        children: Some(
+            s.children
+                .iter()
+                .map(|c| document_symbol(c, lines, text, enc))
+                .collect(),
+        ),
+    }
+}
+
+/// Nested document symbols as a flat list (for clients without hierarchical symbols).
+#[allow(deprecated)]
+pub fn flatten_symbols(
+    syms: &[DocumentSymbol],
+    uri: &Uri,
+    container: Option<&str>,
+    out: &mut Vec<SymbolInformation>,
+) {
+    for s in syms {
+        out.push(SymbolInformation {
+            name: s.name.clone(),
+            kind: s.kind,
+            tags: None,
+            deprecated: None,
+            location: Location {
+                uri: uri.clone(),
+                range: s.range,
+            },
+            container_name: container.map(str::to_string),
+        });
+        if let Some(c) = &s.children {
+            flatten_symbols(c, uri, Some(&s.name), out);
+        }
+    }
+}
+
+/// A workspace symbol: one turn of an indexed session (`None` when its path is not absolute).
+#[allow(deprecated)]
+pub fn workspace_symbol(t: ide::workspace_symbols::TurnHit<'_>) -> Option<SymbolInformation> {
+    let uri = file_uri(t.path)?;
+    let pos = Position::new(t.turn.start_line as u32, 0);
+    Some(SymbolInformation {
+        name: t.name,
+        kind: SymbolKind::EVENT,
+        tags: None,
+        deprecated: None,
+        location: Location {
+            uri,
+            range: Range::new(pos, pos),
+        },
+        container_name: Some(t.container),
+    })
+}
+
+/// A diagnostic of the raw text.
+pub fn diagnostic(
+    d: ide::diagnostics::Diag,
+    text: &str,
+    lines: &LineIndex,
+    enc: Encoding,
+) -> Diagnostic {
+    Diagnostic {
+        range: range(text, lines, d.span.clone(), enc),
+        severity: Some(match d.severity {
+            crate::model::Severity::Error => DiagnosticSeverity::ERROR,
+            crate::model::Severity::Warning => DiagnosticSeverity::WARNING,
+            crate::model::Severity::Information => DiagnosticSeverity::INFORMATION,
+            crate::model::Severity::Hint => DiagnosticSeverity::HINT,
+        }),
+        code: Some(NumberOrString::String(d.code.to_string())),
+        source: Some("transcript-ls".to_string()),
+        message: d.message,
+        ..Diagnostic::default()
+    }
+}
+
+/// An inlay hint at the start (raw turn hints, issue 7) or the end of its line; `None` past
+/// the last line.
+pub fn inlay_hint(
+    h: ide::inlay_hints::Hint,
+    text: &str,
+    lines: &LineIndex,
+    enc: Encoding,
+) -> Option<InlayHint> {
+    let start = h.position == ide::inlay_hints::HintPosition::LineStart;
+    let col = if start {
+        0
+    } else {
+        line_len(text, lines, h.line, enc)?
+    };
+    Some(InlayHint {
+        position: Position::new(h.line as u32, col),
+        label: InlayHintLabel::String(h.label),
+        kind: None,
+        text_edits: None,
+        tooltip: Some(InlayHintTooltip::MarkupContent(MarkupContent {
+            kind: MarkupKind::Markdown,
+            value: h.tooltip,
+        })),
+        padding_left: Some(!start),
+        padding_right: Some(start),
+        data: None,
+    })
+}
+
+/// Hover contents on `range`: Markdown, or the same text as plain text for clients without
+/// Markdown.
+pub fn hover(markdown: String, range: Option<Range>, markdown_ok: bool) -> Hover {
+    let kind = if markdown_ok {
+        MarkupKind::Markdown
+    } else {
+        MarkupKind::PlainText
+    };
+    Hover {
+        contents: HoverContents::Markup(MarkupContent {
+            kind,
+            value: markdown,
+        }),
+        range,
+    }
+}
+
+/// Encodes tokens (byte spans of `text`) as LSP relative tokens in `legend`; tokens that
+/// overlap an earlier one, span a line break or are empty are left out.
+pub fn semantic_tokens(
+    mut tokens: Vec<Token>,
+    text: &str,
+    lines: &LineIndex,
+    enc: Encoding,
+    legend: TokenLegend,
+) -> Vec<SemanticToken> {
+    tokens.sort_by_key(|t| (t.start, t.end));
+    let mut cursor = sp::LineCursor::new(text, lines, enc);
+    let mut out = Vec::with_capacity(tokens.len());
+    let (mut pl, mut pc) = (0u32, 0u32);
+    let mut last_end = 0usize;
+    for t in tokens {
+        if t.start < last_end || t.end <= t.start || t.end > text.len() {
+            continue;
+        }
+        let Some(slice) = text.get(t.start..t.end) else {
+            continue;
+        };
+        if slice.contains('\n') {
+            continue;
+        }
+        let p = cursor.position(t.start);
+        let len = cursor.length(t.start, t.end);
+        if len == 0 {
+            continue;
+        }
+        let (ty, mods) = capabilities::encode_type(legend, t.ty, t.modifiers);
+        let dl = p.line - pl;
+        let ds = if dl == 0 {
+            p.character - pc
+        } else {
+            p.character
+        };
+        out.push(SemanticToken {
+            delta_line: dl,
+            delta_start: ds,
+            length: len,
+            token_type: ty,
+            token_modifiers_bitset: mods,
+        });
+        pl = p.line;
+        pc = p.character;
+        last_end = t.end;
+    }
+    out
+}
+
+/// Diff of two token arrays as one edit (common prefix / suffix), in `u32` units.
+pub fn token_edits(old: &[SemanticToken], new: &[SemanticToken]) -> Vec<SemanticTokensEdit> {
+    let prefix = old.iter().zip(new).take_while(|(a, b)| a == b).count();
+    let max_suffix = old.len().min(new.len()) - prefix;
+    let suffix = old
+        .iter()
+        .rev()
+        .zip(new.iter().rev())
+        .take(max_suffix)
+        .take_while(|(a, b)| a == b)
+        .count();
+    if prefix == old.len() && prefix == new.len() {
+        return Vec::new();
+    }
+    vec![SemanticTokensEdit {
+        start: (prefix * 5) as u32,
+        delete_count: ((old.len() - prefix - suffix) * 5) as u32,
+        data: Some(new[prefix..new.len() - suffix].to_vec()),
+    }]
+}
+
+/// A code lens on document `uri` (`doc` gives the gate lines for `transcript.nextGate`).
+pub fn code_lens(l: ide::code_lens::Lens, uri: &Uri, doc: &DocSnap) -> CodeLens {
+    use ide::code_lens::LensAction;
+    let pos = Position::new(l.line as u32, 0);
+    let command = match &l.action {
+        LensAction::NextGate { gate, .. } => Command {
+            title: l.title.clone(),
+            command: "transcript.nextGate".to_string(),
+            arguments: Some(vec![json!({
+                "uri": uri.as_str(),
+                "line": doc.gate_line(*gate).unwrap_or(l.line),
+                "reveal": true,
+            })]),
+        },
+        LensAction::OpenFile { path } => Command {
+            title: l.title.clone(),
+            command: "transcript.openView".to_string(),
+            arguments: file_uri(path).map(|u| vec![json!({ "uri": u.as_str(), "reveal": true })]),
+        },
+        LensAction::OpenVerbose { turn } => Command {
+            title: l.title.clone(),
+            command: "transcript.openView".to_string(),
+            arguments: Some(vec![json!({
+                "uri": uri.as_str(),
+                "verbose": true,
+                "turn": turn,
+                "reveal": true,
+            })]),
+        },
+        LensAction::ShowDiff { .. } => Command {
+            title: l.title.clone(),
+            command: crate::lsp::capabilities::SHOW_DIFF.to_string(),
+            arguments: Some(vec![json!({ "uri": uri.as_str(), "line": l.line })]),
+        },
+        LensAction::None => Command {
+            title: l.title.clone(),
+            command: String::new(),
+            arguments: None,
+        },
+    };
+    CodeLens {
+        range: Range::new(pos, pos),
+        command: Some(command),
+        data: None,
+    }
+}
+
+/// The location of bytes `span` of the raw file `path` as the snapshot `snap` holds it.
+fn raw_location(
+    path: &std::path::Path,
+    snap: &crate::ide::host::Snapshot,
+    span: std::ops::Range<usize>,
+    enc: Encoding,
+) -> Option<Location> {
+    Some(Location {
+        uri: file_uri(path)?,
+        range: range(&snap.text, &snap.lines, span, enc),
+    })
+}
+
+/// The raw-file location of `entry` (its `block` when given) behind a view: the view shortens,
+/// the raw file shows the whole record.
+pub fn raw_record_location(
+    doc: &DocSnap,
+    entry: usize,
+    block: Option<usize>,
+    enc: Encoding,
+) -> Option<Location> {
+    let DocSnap::View { key, snap, .. } = doc else {
+        return None;
+    };
+    let e = snap.transcript.entries.get(entry)?;
+    let span = block
+        .and_then(|b| e.blocks.get(b))
+        .map_or(e.span.clone(), |b| b.span.clone());
+    raw_location(&key.path, snap, span, enc)
+}
+
+/// The location of a navigation target in document `uri` (a view line when the view shows
+/// it, else the record in the raw file).
+pub fn location(uri: &Uri, doc: &DocSnap, t: &Target, enc: Encoding) -> Option<Location> {
+    let snap = doc.snap();
+    let (entry, block) = match t {
+        Target::File { path } => {
+            return Some(Location {
+                uri: file_uri(path)?,
+                range: Range::default(),
+            });
+        }
+        Target::Block { entry, block } => (*entry, Some(*block)),
+        Target::Entry { entry } => (*entry, None),
+    };
+    let e = snap.transcript.entries.get(entry)?;
+    let span = block
+        .and_then(|b| e.blocks.get(b))
+        .map_or(e.span.clone(), |b| b.span.clone());
+    match doc {
+        DocSnap::Raw { .. } => Some(Location {
+            uri: uri.clone(),
+            range: range(&snap.text, &snap.lines, span, enc),
+        }),
+        DocSnap::View { view, key, .. } => {
+            let line = match block {
+                Some(b) => view.index.line_of_block(entry, b),
+                None => view.index.line_of_entry(entry),
+            };
+            match line {
+                Some(l) => Some(Location {
+                    uri: uri.clone(),
+                    range: line_range(&view.view.text, &view.lines, l, enc)?,
+                }),
+                None => raw_location(&key.path, snap, span, enc),
+            }
+        }
+    }
+}
+
+/// One session of `transcript/sessions` (PROTOCOL.md): the index's fields with `path`,
+/// `parent` and `children` as `file:` URIs (`uri`, `parent`, `children`). `None` when the
+/// session's path cannot be named by a URI.
+pub fn session(s: &crate::index::SessionInfo) -> Option<Value> {
+    let uri = |p: &std::path::Path| file_uri(p).map(|u| u.as_str().to_string());
+    let mut v = serde_json::to_value(s).ok()?;
+    let o = v.as_object_mut()?;
+    o.remove("path");
+    o.insert("uri".into(), json!(uri(&s.path)?));
+    o.insert("parent".into(), json!(s.parent.as_deref().and_then(uri)));
+    o.insert(
+        "children".into(),
+        json!(s.children.iter().filter_map(|c| uri(c)).collect::<Vec<_>>()),
+    );
+    Some(v)
+}
+
+/// The result of `transcript.listSessionFiles`: the main file, then each sub-agent or
+/// compaction file, as `{ uri, kind, … }`.
+pub fn session_files(files: &ide::session_files::SessionFiles) -> Value {
+    let mut out = Vec::new();
+    if let Some(u) = file_uri(&files.main) {
+        out.push(json!({ "uri": u.as_str(), "kind": "main" }));
+    }
+    for f in &files.subagents {
+        let Some(u) = file_uri(&f.path) else {
+            continue;
+        };
+        out.push(json!({
+            "uri": u.as_str(),
+            "kind": if f.is_compaction { "compaction" } else { "subagent" },
+            "agentId": f.agent_id,
+            "toolUseId": f.tool_use_id,
+            "description": f.description,
+            "agentType": f.agent_type,
+            "warmup": f.is_warmup,
+        }));
+    }
+    Value::Array(out)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn tok(l: u32, s: u32) -> SemanticToken {
+        SemanticToken {
+            delta_line: l,
+            delta_start: s,
+            length: 1,
+            token_type: 0,
+            token_modifiers_bitset: 0,
+        }
+    }
+
+    #[test]
+    fn token_edits_are_prefix_suffix_diffs() {
+        let old = vec![tok(0, 1), tok(1, 2), tok(1, 3)];
+        let new = vec![tok(0, 1), tok(1, 2), tok(2, 0), tok(1, 3)];
+        let e = token_edits(&old, &new);
+        assert_eq!(e.len(), 1);
+        assert_eq!((e[0].start, e[0].delete_count), (10, 0));
+        assert_eq!(e[0].data.as_deref(), Some(&[tok(2, 0)][..]));
+        assert!(token_edits(&old, &old).is_empty());
+        let e = token_edits(&old, &[]);
+        assert_eq!((e[0].start, e[0].delete_count), (0, 15));
+    }
+
+    #[test]
+    fn positions_in_both_encodings() {
+        let text = "ab\n😀é\"x\n\nend";
+        let idx = LineIndex::new(text);
+        assert_eq!(idx.line_count(), 4);
+        let x = text.find('x').unwrap();
+        assert_eq!(position(text, &idx, x, Encoding::Utf8), Position::new(1, 7));
+        assert_eq!(
+            position(text, &idx, x, Encoding::Utf16),
+            Position::new(1, 4)
+        );
+        assert_eq!(line_len(text, &idx, 1, Encoding::Utf16), Some(5));
+        assert_eq!(line_len(text, &idx, 1, Encoding::Utf8), Some(8));
+        assert_eq!(line_len(text, &idx, 4, Encoding::Utf8), None);
+    }
+}

@@ -1,0 +1,131 @@
+//! The layering rules (DESIGN.md §1, issue 8), checked on the source: only `src/lsp/` (and the
+//! binary's `main.rs`) names LSP types or the `lsp` module; inside `lsp/` the modules import
+//! each other without a cycle (the old `server` <-> `custom` <-> `watcher` one is gone).
+
+use std::collections::{BTreeMap, BTreeSet};
+use std::path::{Path, PathBuf};
+
+fn rust_files(dir: &Path, out: &mut Vec<PathBuf>) {
+    for e in std::fs::read_dir(dir).unwrap() {
+        let p = e.unwrap().path();
+        if p.is_dir() {
+            rust_files(&p, out);
+        } else if p.extension().is_some_and(|x| x == "rs") {
+            out.push(p);
+        }
+    }
+}
+
+/// The code of a file: comment lines and the unit-test module left out.
+fn code(path: &Path) -> String {
+    let text = std::fs::read_to_string(path).unwrap();
+    let text = match text.find("#[cfg(test)]\nmod tests") {
+        Some(i) => &text[..i],
+        None => &text[..],
+    };
+    text.lines()
+        .filter(|l| !l.trim_start().starts_with("//"))
+        .collect::<Vec<_>>()
+        .join("\n")
+}
+
+fn src() -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR")).join("src")
+}
+
+#[test]
+fn only_lsp_knows_lsp() {
+    let mut files = Vec::new();
+    rust_files(&src(), &mut files);
+    let lsp = src().join("lsp");
+    let mut offenders = Vec::new();
+    for f in files {
+        if f.starts_with(&lsp) || f.ends_with("main.rs") {
+            continue;
+        }
+        let c = code(&f);
+        for needle in ["tower_lsp_server", "ls_types", "crate::lsp"] {
+            if c.contains(needle) {
+                offenders.push(format!(
+                    "{} names {needle}",
+                    f.strip_prefix(src()).unwrap().display()
+                ));
+            }
+        }
+    }
+    assert!(offenders.is_empty(), "{offenders:#?}");
+}
+
+/// `lsp::a` -> the `lsp` modules its code names (`crate::lsp::b…`), by top-level module
+/// (`handlers/*` count as `handlers`).
+fn lsp_imports() -> BTreeMap<String, BTreeSet<String>> {
+    let lsp = src().join("lsp");
+    let mut files = Vec::new();
+    rust_files(&lsp, &mut files);
+    let mut graph: BTreeMap<String, BTreeSet<String>> = BTreeMap::new();
+    for f in files {
+        let rel = f.strip_prefix(&lsp).unwrap();
+        let first = rel
+            .components()
+            .next()
+            .unwrap()
+            .as_os_str()
+            .to_string_lossy();
+        let module = first.trim_end_matches(".rs").to_string();
+        if module == "mod" {
+            continue; // lsp/mod.rs wires the modules together
+        }
+        let c = code(&f);
+        let deps = graph.entry(module.clone()).or_default();
+        for (i, _) in c.match_indices("crate::lsp::") {
+            let name: String = c[i + "crate::lsp::".len()..]
+                .chars()
+                .take_while(|ch| ch.is_ascii_alphanumeric() || *ch == '_')
+                .collect();
+            if !name.is_empty() && name != module {
+                deps.insert(name);
+            }
+        }
+    }
+    graph
+}
+
+#[test]
+fn lsp_modules_import_each_other_without_a_cycle() {
+    let graph = lsp_imports();
+    // The three modules of the old cycle: nothing below `server` imports it, `custom` holds
+    // only types, the file follower is below `lsp` (`ide::live`).
+    assert!(!graph.contains_key("watcher"), "{graph:#?}");
+    assert_eq!(
+        graph["custom"],
+        BTreeSet::from(["stats".to_string()]),
+        "custom holds the protocol's types only"
+    );
+    for (m, deps) in &graph {
+        assert!(!deps.contains("server"), "{m} imports server: {graph:#?}");
+    }
+    // No cycle at all (depth-first search).
+    fn visit(
+        m: &str,
+        graph: &BTreeMap<String, BTreeSet<String>>,
+        path: &mut Vec<String>,
+        done: &mut BTreeSet<String>,
+    ) {
+        if done.contains(m) {
+            return;
+        }
+        if let Some(i) = path.iter().position(|p| p == m) {
+            panic!("import cycle: {:?} -> {m}", &path[i..]);
+        }
+        path.push(m.to_string());
+        for d in graph.get(m).into_iter().flatten() {
+            visit(d, graph, path, done);
+        }
+        path.pop();
+        done.insert(m.to_string());
+    }
+    let mut done = BTreeSet::new();
+    for m in graph.keys() {
+        visit(m, &graph, &mut Vec::new(), &mut done);
+    }
+}
