@@ -677,3 +677,42 @@ async fn quiet_view_lenses_open_the_verbose_view_at_the_turn() {
     assert!(!lenses.to_string().contains("Show activity"), "{lenses}");
     c.shutdown().await;
 }
+
+/// Issue 11, item 4 (local times): a record's hover gives its time in the time-zone setting,
+/// on the 12-hour clock of the turn hints and of `transcript/stats` (`finished_at`), not as a
+/// UTC ISO stamp.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn hover_times_are_local_like_hints_and_stats() {
+    let demo = fixtures_dir().join("demo/3f8a2c61-9d4e-4b7a-8c15-e2d07b9a4f63.jsonl");
+    let (mut c, _) = TestClient::start(
+        client_caps(false),
+        json!({"roots": [], "timeZone": "Asia/Shanghai"}),
+    )
+    .await;
+    let uri = c.open_file(&demo).await;
+    // Line 4 (0-based 3): turn 1's prompt, 2026-05-12T11:48:05.112Z.
+    let h = c.hover(&uri, 3, 0).await;
+    let h = h.as_str().unwrap_or_default().to_string();
+    assert!(
+        h.starts_with("**Prompt** · `user` · 12 May 2026, 07:48:05 pm · turn 1 · line 4"),
+        "{h}"
+    );
+    assert!(!h.lines().next().unwrap().contains("2026-05-12T"), "{h}");
+    let stats = c
+        .request("transcript/stats", json!({"uri": uri}))
+        .await
+        .unwrap();
+    assert_eq!(stats["turn_list"][1]["finished_at"], "07:48 pm");
+    let view = view_uri(&demo, Some(false));
+    c.open_view(&view).await;
+    let hints = c
+        .request(
+            "textDocument/inlayHint",
+            json!({"textDocument": {"uri": view}, "range": {"start": {"line": 0, "character": 0}, "end": {"line": 400, "character": 0}}}),
+        )
+        .await
+        .unwrap();
+    let first = show_hints(&hints).into_iter().next().unwrap_or_default();
+    assert!(first.ends_with("· 07:48 pm"), "{first}");
+    c.shutdown().await;
+}

@@ -29,6 +29,17 @@ pub fn clock_label_in(ms: i64, tz: &TimeZone) -> Option<String> {
     Some(ts.to_zoned(tz.clone()).strftime("%I:%M %P").to_string())
 }
 
+/// The local date and time of an instant with seconds, for a record's hover: `12 May 2026,
+/// 11:48:05 am` (the 12-hour clock of the hints, issue 11 item 4). `tz` as in [`time_zone`].
+pub fn date_time_label(ms: i64, tz: Option<&str>) -> Option<String> {
+    let ts = Timestamp::from_millisecond(ms).ok()?;
+    Some(
+        ts.to_zoned(time_zone(tz))
+            .strftime("%-d %b %Y, %I:%M:%S %P")
+            .to_string(),
+    )
+}
+
 /// The local time span of a session, from its first to its last record: `12 May 2026, 11:47 am
 /// – 12:02 pm` (one day; `12 May 2026, 11:47 am` when both ends show the same minute), `12 May 2026, 11:47 pm – 13 May, 12:10 am` (two days of one year),
 /// `31 Dec 2025, 11:47 pm – 1 Jan 2026, 12:10 am`. `None` when an instant is out of range.
@@ -57,6 +68,19 @@ pub fn span_label_in(start_ms: i64, end_ms: i64, tz: &TimeZone) -> Option<String
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn record_times() {
+        let ms = 1_772_410_805_000; // 2026-03-02T00:20:05Z
+        assert_eq!(
+            date_time_label(ms, Some("UTC")).as_deref(),
+            Some("2 Mar 2026, 12:20:05 am")
+        );
+        assert_eq!(
+            date_time_label(ms, Some("Asia/Shanghai")).as_deref(),
+            Some("2 Mar 2026, 08:20:05 am")
+        );
+    }
 
     #[test]
     fn spans() {

@@ -57,11 +57,12 @@ pub fn entry_hover(
     let mut out = String::new();
     let mut head = vec![format!("**{}**", role_name(&e.role))];
     head.push(format!("`{}`", e.record_type));
+    // Local, like the hints' finish times (issue 11, item 4).
     if let Some(ts) = e
         .timestamp_ms
-        .and_then(|ms| jiff::Timestamp::from_millisecond(ms).ok())
+        .and_then(|ms| crate::analysis::clock::date_time_label(ms, time_zone))
     {
-        head.push(format!("{ts}"));
+        head.push(ts);
     }
     if let Some(t) = lookup.turn_of(entry).and_then(|t| analysis.turns.get(t)) {
         head.push(if t.n == 0 {
