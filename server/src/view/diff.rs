@@ -12,6 +12,8 @@
 //!   whether the file existed before).
 //! * Claude Code `NotebookEdit` `{ notebook_path, cell_id?, new_source, cell_type?,
 //!   edit_mode? }`: the new cell source added (`replace`, `insert`), or a deleted cell.
+//! * Pi `edit` `{ path, edits: [{ oldText, newText }] }` (or one `oldText` / `newText`) and
+//!   `write` `{ path, content }`, as `MultiEdit` / `Edit` and `Write`.
 //! * Codex `apply_patch` (a `custom_tool_call` whose `input` is the patch, a `function_call`
 //!   whose arguments hold `input`, or any call whose input is a patch): the patch format
 //!   `*** Begin Patch` / `*** Add File: p` / `*** Update File: p` (`*** Move to: q`) /
@@ -104,6 +106,13 @@ struct EditInput<'a> {
     /// Codex `function_call` arguments of `apply_patch`: `{ "input": "*** Begin Patch…" }`.
     #[serde(borrow, default)]
     input: Option<std::borrow::Cow<'a, str>>,
+    /// Pi `edit` / `write`: `path`, `oldText`, `newText` (or `edits: [{ oldText, newText }]`).
+    #[serde(borrow, default)]
+    path: Option<std::borrow::Cow<'a, str>>,
+    #[serde(borrow, default, rename = "oldText")]
+    old_text: Option<std::borrow::Cow<'a, str>>,
+    #[serde(borrow, default, rename = "newText")]
+    new_text: Option<std::borrow::Cow<'a, str>>,
 }
 
 #[derive(Deserialize)]
@@ -114,6 +123,26 @@ struct OneEdit<'a> {
     new_string: Option<std::borrow::Cow<'a, str>>,
     #[serde(default)]
     replace_all: Option<bool>,
+    /// Pi `edit`'s `edits: [{ oldText, newText }]`.
+    #[serde(borrow, default, rename = "oldText")]
+    old_text: Option<std::borrow::Cow<'a, str>>,
+    #[serde(borrow, default, rename = "newText")]
+    new_text: Option<std::borrow::Cow<'a, str>>,
+}
+
+impl OneEdit<'_> {
+    fn old(&self) -> &str {
+        self.old_string
+            .as_deref()
+            .or(self.old_text.as_deref())
+            .unwrap_or("")
+    }
+    fn new(&self) -> &str {
+        self.new_string
+            .as_deref()
+            .or(self.new_text.as_deref())
+            .unwrap_or("")
+    }
 }
 
 /// The diff of a tool call named `name` whose input is `input` (the JSON object as written, or
@@ -144,16 +173,42 @@ pub fn edit_diff(name: &str, input: &str) -> Option<EditDiff> {
             let path = v.file_path?;
             d.files.push(path.into_owned());
             for e in v.edits? {
-                replace_hunks(
-                    &mut d,
-                    e.old_string.as_deref().unwrap_or(""),
-                    e.new_string.as_deref().unwrap_or(""),
-                    e.replace_all == Some(true),
-                );
+                replace_hunks(&mut d, e.old(), e.new(), e.replace_all == Some(true));
             }
         }
         "Write" => {
             let path = v.file_path?;
+            d.files.push(path.into_owned());
+            let content = v.content?;
+            d.push(
+                DiffLineKind::Hunk,
+                format!("@@ whole file · {}", lines_label(line_count(&content))),
+            );
+            for l in split_lines(&content) {
+                d.push(DiffLineKind::Added, l);
+            }
+        }
+        // Pi (FORMATS-2026): `edit { path, edits: [{ oldText, newText }] }` (or one
+        // `oldText` / `newText`), `write { path, content }`.
+        "edit" => {
+            let path = v.path.or(v.file_path)?;
+            d.files.push(path.into_owned());
+            match v.edits {
+                Some(edits) => {
+                    for e in &edits {
+                        replace_hunks(&mut d, e.old(), e.new(), false);
+                    }
+                }
+                None => replace_hunks(
+                    &mut d,
+                    v.old_text.as_deref().unwrap_or(""),
+                    v.new_text.as_deref()?,
+                    false,
+                ),
+            }
+        }
+        "write" => {
+            let path = v.path.or(v.file_path)?;
             d.files.push(path.into_owned());
             let content = v.content?;
             d.push(
@@ -243,14 +298,37 @@ pub fn edit_sides(name: &str, input: &str) -> Option<EditSides> {
                     s.before.push_str(&sep);
                     s.after.push_str(&sep);
                 }
-                s.before
-                    .push_str(&with_newline(e.old_string.as_deref().unwrap_or("")));
-                s.after
-                    .push_str(&with_newline(e.new_string.as_deref().unwrap_or("")));
+                s.before.push_str(&with_newline(e.old()));
+                s.after.push_str(&with_newline(e.new()));
             }
         }
         "Write" => {
             s.path = v.file_path?.into_owned();
+            s.after = with_newline(&v.content?);
+        }
+        "edit" => {
+            s.path = v.path.or(v.file_path)?.into_owned();
+            match v.edits {
+                Some(edits) => {
+                    let n = edits.len();
+                    for (i, e) in edits.iter().enumerate() {
+                        if n > 1 {
+                            let sep = format!("⋯ edit {} of {n} ⋯\n", i + 1);
+                            s.before.push_str(&sep);
+                            s.after.push_str(&sep);
+                        }
+                        s.before.push_str(&with_newline(e.old()));
+                        s.after.push_str(&with_newline(e.new()));
+                    }
+                }
+                None => {
+                    s.before = with_newline(v.old_text.as_deref().unwrap_or(""));
+                    s.after = with_newline(v.new_text.as_deref()?);
+                }
+            }
+        }
+        "write" => {
+            s.path = v.path.or(v.file_path)?.into_owned();
             s.after = with_newline(&v.content?);
         }
         "NotebookEdit" => {
@@ -315,7 +393,7 @@ fn with_newline(s: &str) -> String {
 pub fn is_edit_call(name: &str, raw_input: &str) -> bool {
     matches!(
         name,
-        "Edit" | "MultiEdit" | "Write" | "NotebookEdit" | "apply_patch"
+        "Edit" | "MultiEdit" | "Write" | "NotebookEdit" | "apply_patch" | "edit" | "write"
     ) || memchr::memmem::find(raw_input.as_bytes(), b"*** Begin Patch").is_some()
 }
 
@@ -550,6 +628,27 @@ mod tests {
             show(&edit_diff("apply_patch", args).unwrap()),
             ["@@ add file", "+1"]
         );
+    }
+
+    #[test]
+    fn pi_edit_and_write() {
+        let input = r#"{"path":"a.go","edits":[{"oldText":"x := 1\n","newText":"x := 2\n"}]}"#;
+        let d = edit_diff("edit", input).unwrap();
+        assert_eq!(d.files, ["a.go"]);
+        assert_eq!(show(&d), ["@@", "-x := 1", "+x := 2"]);
+        let s = edit_sides("edit", input).unwrap();
+        assert_eq!(
+            (s.before.as_str(), s.after.as_str()),
+            ("x := 1\n", "x := 2\n")
+        );
+        let input = r#"{"path":"CLAUDE.md","content":"@AGENTS.md\n"}"#;
+        assert_eq!(
+            show(&edit_diff("write", input).unwrap()),
+            ["@@ whole file · 1 line", "+@AGENTS.md"]
+        );
+        assert_eq!(edit_sides("write", input).unwrap().before, "");
+        // A lowercase `edit` of another shape is not a file edit.
+        assert_eq!(edit_diff("edit", r#"{"query":"x"}"#), None);
     }
 
     #[test]
