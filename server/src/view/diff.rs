@@ -131,13 +131,13 @@ struct OneEdit<'a> {
 }
 
 impl OneEdit<'_> {
-    fn old(&self) -> &str {
+    fn old_text(&self) -> &str {
         self.old_string
             .as_deref()
             .or(self.old_text.as_deref())
             .unwrap_or("")
     }
-    fn new(&self) -> &str {
+    fn new_text(&self) -> &str {
         self.new_string
             .as_deref()
             .or(self.new_text.as_deref())
@@ -173,7 +173,12 @@ pub fn edit_diff(name: &str, input: &str) -> Option<EditDiff> {
             let path = v.file_path?;
             d.files.push(path.into_owned());
             for e in v.edits? {
-                replace_hunks(&mut d, e.old(), e.new(), e.replace_all == Some(true));
+                replace_hunks(
+                    &mut d,
+                    e.old_text(),
+                    e.new_text(),
+                    e.replace_all == Some(true),
+                );
             }
         }
         "Write" => {
@@ -196,7 +201,7 @@ pub fn edit_diff(name: &str, input: &str) -> Option<EditDiff> {
             match v.edits {
                 Some(edits) => {
                     for e in &edits {
-                        replace_hunks(&mut d, e.old(), e.new(), false);
+                        replace_hunks(&mut d, e.old_text(), e.new_text(), false);
                     }
                 }
                 None => replace_hunks(
@@ -298,8 +303,8 @@ pub fn edit_sides(name: &str, input: &str) -> Option<EditSides> {
                     s.before.push_str(&sep);
                     s.after.push_str(&sep);
                 }
-                s.before.push_str(&with_newline(e.old()));
-                s.after.push_str(&with_newline(e.new()));
+                s.before.push_str(&with_newline(e.old_text()));
+                s.after.push_str(&with_newline(e.new_text()));
             }
         }
         "Write" => {
@@ -317,8 +322,8 @@ pub fn edit_sides(name: &str, input: &str) -> Option<EditSides> {
                             s.before.push_str(&sep);
                             s.after.push_str(&sep);
                         }
-                        s.before.push_str(&with_newline(e.old()));
-                        s.after.push_str(&with_newline(e.new()));
+                        s.before.push_str(&with_newline(e.old_text()));
+                        s.after.push_str(&with_newline(e.new_text()));
                     }
                 }
                 None => {
