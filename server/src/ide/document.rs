@@ -556,7 +556,15 @@ impl Snapshot {
     /// The files of this transcript's session (read from disk once per snapshot).
     pub fn session_files(&self) -> &SessionFiles {
         self.files.get_or_init(|| match &self.path {
-            Some(p) => session_files::session_files(p),
+            Some(p) => {
+                let threads: Vec<&str> = self
+                    .analysis
+                    .subagent_calls
+                    .iter()
+                    .filter_map(|c| c.agent_id.as_deref())
+                    .collect();
+                session_files::session_files(p, &threads)
+            }
             None => SessionFiles::default(),
         })
     }
@@ -656,6 +664,10 @@ fn build(
     };
     let mut transcript = transcript;
     add_invalid_utf8(&mut transcript, invalid);
+    if let Some(p) = &path {
+        // A `/btw` aside file: the parent's replayed history counts there, not here.
+        crate::formats::claude_code::aside::apply(&mut transcript, p);
+    }
     let options = stamp.options_for(path.as_deref());
     let analysis = match transcript.format() {
         Format::Unknown => Analysis::default(),
