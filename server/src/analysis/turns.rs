@@ -373,7 +373,22 @@ pub(super) fn analyze(t: &Transcript, source: &str, options: &Options) -> Analys
             _ => None,
         }
     };
+    let (mut lo, mut hi) = (i64::MAX, i64::MIN);
+    for e in t.entries.iter().filter(|e| !e.abandoned) {
+        if let Some(ms) = e.timestamp_ms {
+            lo = lo.min(ms);
+            hi = hi.max(ms);
+        }
+    }
+    let time_span = (lo <= hi).then(|| {
+        clock::span_label_in(lo, hi, &zone).map(|label| super::TimeSpan {
+            start_ms: lo,
+            end_ms: hi,
+            label,
+        })
+    });
     Analysis {
+        time_span: time_span.flatten(),
         turns,
         cost_usd,
         steps,
