@@ -142,8 +142,12 @@ impl Decoder {
                 if self.buf.len() < body_start + n {
                     return None;
                 }
-                let body = self.buf[body_start..body_start + n].to_vec();
-                self.buf.drain(..body_start + n);
+                // The body keeps the buffer's allocation (no copy of a 100 MB `didOpen`, and
+                // no buffer of that size kept for the rest of the session: issue 12); the
+                // bytes after it start a new buffer.
+                let rest = self.buf.split_off(body_start + n);
+                let mut body = std::mem::replace(&mut self.buf, rest);
+                body.drain(..body_start);
                 Some(Frame::Body(body))
             }
             Some(Err(why)) => {
@@ -275,9 +279,15 @@ where
                 match f {
                     Frame::Body(b) => match check(&b) {
                         Ok(()) => {
-                            if to_server.write_all(&frame(&b)).await.is_err() {
+                            // Header and body written apart: a 100 MB `didOpen` is not
+                            // copied once more into a framed buffer (issue 12).
+                            let header = format!("Content-Length: {}\r\n\r\n", b.len());
+                            if to_server.write_all(header.as_bytes()).await.is_err()
+                                || to_server.write_all(&b).await.is_err()
+                            {
                                 return;
                             }
+                            drop(b);
                         }
                         Err(resp) => {
                             eprintln!(
