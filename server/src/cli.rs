@@ -359,7 +359,9 @@ pub fn load(
         (complete || loaded.compressed, loaded.text, loaded.invalid)
     };
     // The same reading as the server's documents and the workspace index.
-    let transcript = crate::ide::host::read_text(&source, &invalid, complete);
+    let mut transcript = crate::ide::host::read_text(&source, &invalid, complete);
+    // A `/btw` aside file: the parent's replayed history counts there, not here.
+    crate::formats::claude_code::aside::apply(&mut transcript, path);
     if transcript.format() == crate::model::Format::Unknown && !source.trim().is_empty() {
         return Err(format!("not a transcript: {}", unknown_reason(&transcript)));
     }

@@ -464,3 +464,68 @@ fn zstd_rollout_reads_like_the_plain_file() {
     assert_eq!(code, 1);
     assert!(err.contains("corrupt zstd data"), "{err}");
 }
+
+/// Issue 9 (`/btw`, FORMATS-2026 §1): an `agent-aside_question-*` file replays its parent's
+/// messages (same `message.id`, other `requestId`) before the side question; the replay is
+/// counted once, in the parent: the aside file has one turn and its own usage only.
+#[test]
+fn btw_aside_files_count_the_replayed_parent_once() {
+    let dir = root().join("fixtures/rules/btw");
+    let main = dir.join("b7c0ffee-0000-4000-8000-000000000001.jsonl");
+    let aside = dir.join(
+        "b7c0ffee-0000-4000-8000-000000000001/subagents/agent-aside_question-5c1de0a5b7e9f001.jsonl",
+    );
+    let stats = |p: &Path| -> serde_json::Value {
+        let (code, out, err) = run(&["stats", "--json", "--complete", p.to_str().unwrap()]);
+        assert_eq!((code, err.as_str()), (0, ""), "{out}");
+        serde_json::from_str(&out).unwrap()
+    };
+    let m = stats(&main);
+    assert_eq!(
+        (m["turns"].as_u64(), m["usage"]["output"].as_u64()),
+        (Some(2), Some(600))
+    );
+    let a = stats(&aside);
+    assert_eq!(
+        (a["turns"].as_u64(), a["usage"]["output"].as_u64()),
+        (Some(1), Some(30))
+    );
+    assert_eq!(
+        (
+            a["usage"]["input"].as_u64(),
+            a["usage"]["cache_read"].as_u64()
+        ),
+        (Some(10), Some(100))
+    );
+    let own: Vec<&str> = a["turn_list"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .filter(|t| t["n"] != 0)
+        .map(|t| t["prompt"].as_str().unwrap())
+        .collect();
+    assert_eq!(
+        own,
+        ["btw, does --dry-run also skip the database migration?"]
+    );
+    // The replay (lines 1-4) stands before the question, in no turn.
+    let pre = &a["turn_list"][0];
+    assert_eq!(
+        (
+            pre["kind"].as_str(),
+            pre["start_line"].as_u64(),
+            pre["end_line"].as_u64()
+        ),
+        (Some("preamble"), Some(1), Some(4))
+    );
+    // The same records under another sub-agent name are that agent's own work: all counted.
+    let (_t, plain) = temp_file(
+        "agent-a0123456789abcdef.jsonl",
+        &std::fs::read(&aside).unwrap(),
+    );
+    let p = stats(&plain);
+    assert_eq!(
+        (p["turns"].as_u64(), p["usage"]["output"].as_u64()),
+        (Some(3), Some(630))
+    );
+}

@@ -1668,3 +1668,55 @@ fn image_prompt_and_its_copy_are_one_prompt() {
     assert_eq!(t.entries[2].copy_of, Some(1));
     assert_eq!(r.iter().filter(|x| **x == PROMPT).count(), 1);
 }
+
+/// Issue 9: the `<image …>` / `</image>` wrappers around a prompt's image part are not text:
+/// the view shows the prompt's text and the image's placeholder only.
+#[test]
+fn image_wrappers_are_not_prompt_text() {
+    let src = file(&[
+        task_started("T"),
+        item(json!({"type": "message", "role": "user", "content": [
+            {"type": "input_text", "text": "Why is this red?"},
+            {"type": "input_text", "text": "<image name=[Image #1]>"},
+            {"type": "input_image", "image_url": "data:image/png;base64,AAAA"},
+            {"type": "input_text", "text": "</image>"},
+            {"type": "input_text", "text": "<image>"},
+            {"type": "input_image", "image_url": "data:image/jpeg;base64,BBBBBBBB"},
+            {"type": "input_text", "text": "</image>"}]})),
+        assistant("A failing test.", Some("final_answer")),
+    ]);
+    let t = read(&src);
+    let kinds: Vec<String> = t.entries[1]
+        .blocks
+        .iter()
+        .map(|b| match &b.kind {
+            BlockKind::Text { text } => format!("text {}", &src[text.raw.clone()]),
+            BlockKind::Image {
+                media_type,
+                data_len,
+            } => format!("image {media_type} {data_len}"),
+            other => format!("{other:?}"),
+        })
+        .collect();
+    assert_eq!(
+        kinds,
+        [
+            "text Why is this red?",
+            "image image/png 4",
+            "image image/jpeg 8"
+        ]
+    );
+    let a = transcript_ls::analysis::analyze(&t, &src, &Default::default());
+    let v = transcript_ls::view::render(&t, &a, &src, &Default::default());
+    let prompt: Vec<&str> = v.text.lines().filter(|l| l.starts_with("> ")).collect();
+    assert_eq!(
+        prompt,
+        [
+            "> Why is this red?",
+            "> [image/png · 3 B]",
+            "> [image/jpeg · 6 B]"
+        ],
+        "{}",
+        v.text
+    );
+}

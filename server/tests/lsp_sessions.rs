@@ -217,3 +217,113 @@ async fn the_watcher_keeps_the_list_current() {
     assert_eq!(poll(&mut c, &uri, None).await, None);
     c.shutdown().await;
 }
+
+fn uris(r: &Value) -> Vec<String> {
+    let mut v: Vec<String> = r["sessions"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|s| s["uri"].as_str().unwrap().to_string())
+        .collect();
+    v.sort();
+    v
+}
+
+async fn poll_uris(c: &mut TestClient, want: &[String]) -> Vec<String> {
+    let deadline = Instant::now() + Duration::from_secs(20);
+    loop {
+        let r = c.request("transcript/sessions", json!({})).await.unwrap();
+        let got = uris(&r);
+        if got == want || Instant::now() > deadline {
+            return got;
+        }
+        tokio::time::sleep(Duration::from_millis(100)).await;
+    }
+}
+
+fn folder(p: &std::path::Path) -> Value {
+    json!({"uri": file_uri(p), "name": p.file_name().unwrap().to_string_lossy()})
+}
+
+/// Issue 7: the default roots include the workspace folders' own transcripts; dependency and
+/// VCS folders are not entered; the watcher follows them; folders added and removed by
+/// `workspace/didChangeWorkspaceFolders` change the list; `workspaceFolders: false` leaves them
+/// out.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn workspace_folders_are_indexed_too() {
+    let tmp = tempfile::tempdir().unwrap();
+    let text = std::fs::read_to_string(fixtures_dir().join(DEMO)).unwrap();
+    let agents = tmp.path().join("agents");
+    let ws = tmp.path().join("app");
+    let ws2 = tmp.path().join("lib");
+    for d in [
+        agents.join("-home-me-app"),
+        ws.join("notes/sessions"),
+        ws.join("node_modules/pkg"),
+        ws.join(".git/x"),
+        ws2.clone(),
+    ] {
+        std::fs::create_dir_all(d).unwrap();
+    }
+    let in_agents = agents.join("-home-me-app/a.jsonl");
+    let in_ws = ws.join("notes/sessions/b.jsonl");
+    std::fs::write(&in_agents, &text).unwrap();
+    std::fs::write(&in_ws, &text).unwrap();
+    std::fs::write(ws.join("node_modules/pkg/c.jsonl"), &text).unwrap();
+    std::fs::write(ws.join(".git/x/d.jsonl"), &text).unwrap();
+    std::fs::write(ws2.join("e.jsonl"), &text).unwrap();
+    let u = |p: &std::path::Path| file_uri(p);
+
+    let (mut c, init) = TestClient::start_in(
+        client_caps(false),
+        json!({"roots": [agents.to_string_lossy()]}),
+        json!([folder(&ws)]),
+    )
+    .await;
+    assert_eq!(
+        init["capabilities"]["workspace"]["workspaceFolders"],
+        json!({"supported": true, "changeNotifications": true})
+    );
+    c.wait_for(Duration::from_secs(30), |s| {
+        s.method == "$/progress" && s.params["value"]["kind"] == "end"
+    })
+    .await
+    .expect("index progress end");
+    let mut want = vec![u(&in_agents), u(&in_ws)];
+    want.sort();
+    assert_eq!(poll_uris(&mut c, &want).await, want);
+
+    // A transcript written into the workspace later, in a new folder: the watcher sees it;
+    // one written under node_modules is still left out.
+    std::fs::create_dir_all(ws.join("logs")).unwrap();
+    tokio::time::sleep(Duration::from_millis(300)).await;
+    let later = ws.join("logs/f.jsonl");
+    std::fs::write(&later, &text).unwrap();
+    std::fs::write(ws.join("node_modules/pkg/g.jsonl"), &text).unwrap();
+    want.push(u(&later));
+    want.sort();
+    assert_eq!(poll_uris(&mut c, &want).await, want);
+
+    // The client adds one folder and removes the other.
+    c.notify(
+        "workspace/didChangeWorkspaceFolders",
+        json!({"event": {"added": [folder(&ws2)], "removed": [folder(&ws)]}}),
+    )
+    .await;
+    let mut want = vec![u(&in_agents), u(&ws2.join("e.jsonl"))];
+    want.sort();
+    assert_eq!(poll_uris(&mut c, &want).await, want);
+
+    // Turned off: only the configured roots.
+    c.notify(
+        "workspace/didChangeConfiguration",
+        json!({"settings": {"transcript": {"roots": [agents.to_string_lossy()],
+            "workspaceFolders": false}}}),
+    )
+    .await;
+    assert_eq!(
+        poll_uris(&mut c, &[u(&in_agents)]).await,
+        vec![u(&in_agents)]
+    );
+    c.shutdown().await;
+}

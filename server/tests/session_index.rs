@@ -265,6 +265,7 @@ fn appends_are_read_from_the_last_turn_and_match_a_cold_read() {
     let src = tempfile::tempdir().unwrap();
     let files = copy_corpus(src.path());
     let mut checked = 0;
+    let mut tails = 0;
     for f in &files {
         let text = std::fs::read_to_string(f).unwrap();
         if formats::read(&text).format() == Format::Unknown {
@@ -274,7 +275,23 @@ fn appends_are_read_from_the_last_turn_and_match_a_cold_read() {
         if lines.len() < 6 {
             continue;
         }
-        for cut in [lines.len() / 3, 2 * lines.len() / 3] {
+        let mut cuts = vec![lines.len() / 3, 2 * lines.len() / 3];
+        // Codex: also cut around every task start and prompt copy (the records a tail read
+        // must meet again), at most 40 per file.
+        if formats::read(&text).format() == Format::Codex {
+            for (i, l) in lines.iter().enumerate().skip(1) {
+                if (l.contains(r#""type":"task_started""#)
+                    || l.contains(r#""type":"user_message""#))
+                    && cuts.len() < 42
+                {
+                    cuts.extend([i, i + 1]);
+                }
+            }
+        }
+        cuts.retain(|&c| c > 0 && c < lines.len());
+        cuts.sort_unstable();
+        cuts.dedup();
+        for cut in cuts {
             let head: String = lines[..cut].concat();
             let p = dir.path().join("live.jsonl");
             std::fs::write(&p, &head).unwrap();
@@ -285,11 +302,13 @@ fn appends_are_read_from_the_last_turn_and_match_a_cold_read() {
             let r = disk::update(&mut idx, &p).unwrap();
             // Claude Code: read from the last turn; other formats whole (the Codex reader pairs
             // records across a turn's start).
+            // Claude Code and Codex: read from the last turn; Pi and Copilot CLI whole.
             match (before.format, r) {
-                (Format::ClaudeCode, Refresh::Tail { read, .. }) => {
-                    assert_eq!(read, text.len() as u64 - before.tail.offset)
+                (Format::ClaudeCode | Format::Codex, Refresh::Tail { read, .. }) => {
+                    assert_eq!(read, text.len() as u64 - before.tail.offset);
+                    tails += 1;
                 }
-                (f, Refresh::Whole(_)) if f != Format::ClaudeCode => {}
+                (Format::Pi | Format::CopilotCli, Refresh::Whole(_)) => {}
                 (_, r) => panic!("{} cut {cut}: {r:?}", f.display()),
             }
             let mut cold = summary::read_whole(&text);
@@ -307,6 +326,55 @@ fn appends_are_read_from_the_last_turn_and_match_a_cold_read() {
         }
     }
     assert!(checked >= 50, "{checked}");
+    assert!(
+        tails >= 80,
+        "{tails} of {checked} appends read from the last turn"
+    );
+
+    // A Codex rollout: a new task appended is read from the records before its prompt, not
+    // the whole file.
+    let codex = files
+        .iter()
+        .find(|f| f.to_string_lossy().contains("02-flicker-start-session"))
+        .unwrap();
+    let p = dir.path().join("rollout.jsonl");
+    std::fs::copy(codex, &p).unwrap();
+    let mut idx = SessionIndex::new();
+    disk::update(&mut idx, &p).unwrap();
+    let before = idx.get(&p).unwrap().clone();
+    let turns = before.turns;
+    // The tail starts at the records just before the last turn's prompt (its task start and
+    // the previous task's completion records).
+    let last_start = before.symbols.last().unwrap().start_line;
+    assert!(
+        before.tail.offset > 0 && (last_start - 5..last_start).contains(&before.tail.line),
+        "{:?}, last turn at line {last_start}",
+        before.tail
+    );
+    let ts = "2026-04-08T23:00:00.000Z";
+    let added = [
+        format!(r#"{{"timestamp":"{ts}","type":"event_msg","payload":{{"type":"task_started","turn_id":"t-new"}}}}"#),
+        format!(r#"{{"timestamp":"{ts}","type":"response_item","payload":{{"type":"message","role":"user","content":[{{"type":"input_text","text":"Now add a test"}}]}}}}"#),
+        format!(r#"{{"timestamp":"{ts}","type":"event_msg","payload":{{"type":"user_message","message":"Now add a test","images":[]}}}}"#),
+    ]
+    .join("\n")
+        + "\n";
+    let mut f = std::fs::OpenOptions::new().append(true).open(&p).unwrap();
+    use std::io::Write;
+    f.write_all(added.as_bytes()).unwrap();
+    drop(f);
+    let len = std::fs::metadata(&p).unwrap().len();
+    let Refresh::Tail { read, .. } = disk::update(&mut idx, &p).unwrap() else {
+        panic!("not a tail read");
+    };
+    assert_eq!(read, len - before.tail.offset);
+    let e = idx.get(&p).unwrap().clone();
+    assert_eq!((e.turns, e.last_turn_open), (turns + 1, true));
+    assert_eq!(&*e.symbols.last().unwrap().title, "Now add a test");
+    let mut cold = summary::read_whole(&std::fs::read_to_string(&p).unwrap());
+    cold.bytes = e.bytes;
+    cold.modified_ms = e.modified_ms;
+    assert_eq!(e, cold);
 
     // The spotter session: appending a line reads only its last turn.
     let spotter = files
@@ -319,7 +387,6 @@ fn appends_are_read_from_the_last_turn_and_match_a_cold_read() {
     disk::update(&mut idx, &p).unwrap();
     let turns = idx.get(&p).unwrap().turns;
     let mut f = std::fs::OpenOptions::new().append(true).open(&p).unwrap();
-    use std::io::Write;
     writeln!(
         f,
         r#"{{"type":"user","uuid":"appended-1","parentUuid":null,"sessionId":"x","timestamp":"2027-01-01T00:00:00.000Z","isSidechain":false,"message":{{"role":"user","content":"One more thing: update the changelog"}}}}"#

@@ -108,7 +108,16 @@ export function serverCandidates(): string[] {
   const exe = process.platform === 'win32' ? 'transcript-ls.exe' : 'transcript-ls';
   const out: string[] = [];
   if (extensionPath) {
-    out.push(path.join(extensionPath, 'server', exe));
+    const bundled = path.join(extensionPath, 'server', exe);
+    // An installer that dropped the mode bits leaves the bundled server unexecutable.
+    if (process.platform !== 'win32' && fs.existsSync(bundled) && !executable(bundled)) {
+      try {
+        fs.chmodSync(bundled, 0o755);
+      } catch {
+        // (a read-only extension folder: the next candidates are tried)
+      }
+    }
+    out.push(bundled);
   }
   for (const dir of (process.env.PATH ?? '').split(path.delimiter)) {
     if (dir) {
@@ -128,14 +137,31 @@ function executable(p: string): boolean {
   }
 }
 
-/** The server binary: `transcript-ls.path` (with `~` expanded), else the first executable of
- * [`serverCandidates`]; `undefined` when none exists. */
-function serverPath(): string | undefined {
+/** The server binary: `transcript-ls.path` (with `~` expanded) when set, else the first
+ * executable of [`serverCandidates`]. `error` says why there is none: a set path that is not an
+ * executable file, or no candidate found. */
+function serverPath(): { command?: string; error?: string } {
   const p = vscode.workspace.getConfiguration('transcript-ls').get<string | null>('path');
   if (p) {
-    return p.startsWith('~/') ? path.join(os.homedir(), p.slice(2)) : p;
+    const command = p.startsWith('~/') ? path.join(os.homedir(), p.slice(2)) : p;
+    if (!executable(command)) {
+      return {
+        error:
+          `Transcript LS: the server path \`${command}\` (setting transcript-ls.path) is not an executable file. ` +
+          'Set the path of `transcript-ls`, or clear the setting to use the server found in PATH, ~/.cargo/bin or ~/.local/bin.',
+      };
+    }
+    return { command };
   }
-  return serverCandidates().find(executable);
+  const command = serverCandidates().find(executable);
+  if (!command) {
+    return {
+      error:
+        'Transcript LS: the server `transcript-ls` was not found (looked in the extension, PATH, ~/.cargo/bin, ~/.local/bin). ' +
+        'Install it with `cargo install --path server` from the transcript-ls repository, or set its path.',
+    };
+  }
+  return { command };
 }
 
 /** One error for a missing or broken server, with a button to set its path. */
@@ -150,14 +176,12 @@ async function serverError(msg: string): Promise<void> {
 }
 
 async function start(): Promise<void> {
-  const command = serverPath();
+  const { command, error } = serverPath();
   if (!command) {
-    void serverError(
-      'Transcript LS: the server `transcript-ls` was not found (looked in PATH, ~/.cargo/bin, ~/.local/bin). ' +
-        'Install it with `cargo install --path server` from the transcript-ls repository, or set its path.',
-    );
+    void serverError(error ?? 'Transcript LS: no server');
     return;
   }
+  output.appendLine(`server: ${command}`);
   const serverOptions: ServerOptions = { command, args: [] };
   const clientOptions: LanguageClientOptions = {
     documentSelector: [
@@ -298,7 +322,15 @@ export function fileOfView(uri: vscode.Uri): vscode.Uri {
 
 /** The view URI of a transcript (file or view) URI. With a title, the titled form whose last
  * path segment names the editor tab (PROTOCOL.md: `transcript:/<title>?[verbose=1&]path=<file>`,
- * `path` last). */
+ * `path` last).
+ *
+ * A `/` (or `\`) in the title is written as U+2215 DIVISION SLASH `∕`, which looks the same:
+ * VS Code names a text editor's tab after the last segment of its URI's decoded path, so
+ * neither `/` nor `%2F` can appear in it; no extension API sets a text editor's tab label (only
+ * webview and custom editors have their own title), and a `resourceLabelFormatters`
+ * contribution turns every `/` of its label into its separator before taking the last
+ * segment (checked in Code 1.139). The tree, the quick pick and the view's heading show the
+ * title as written. */
 export function viewUri(uri: vscode.Uri, verbose: boolean | undefined, title?: string): vscode.Uri {
   const file = fileOfView(uri);
   const v = verbose === undefined ? '' : verbose ? 'verbose=1' : 'verbose=0';

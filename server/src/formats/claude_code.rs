@@ -37,6 +37,7 @@
 //! `\ufffd` (same length, so spans still index the source); a valid JSON object that still
 //! cannot be read is kept as `Other` with a warning.
 
+pub mod aside;
 mod blocks;
 mod raw;
 mod steering;

@@ -2162,7 +2162,15 @@ fn content_blocks<'a>(l: &Line, content: Option<Raw<'a>>) -> (Vec<Block>, Vec<Co
                 };
                 match raw.and_then(|r| l.str_of(r)) {
                     Some(s) => {
-                        texts.extend(jstr(raw));
+                        let decoded = jstr(raw);
+                        // `<image>` / `</image>` around an image part: markup of the image
+                        // block next to it, not text the user typed (shown as the image's
+                        // placeholder alone; issue 9).
+                        let marker = decoded.as_deref().is_some_and(is_image_marker);
+                        texts.extend(decoded);
+                        if marker {
+                            continue;
+                        }
                         BlockKind::Text { text: s }
                     }
                     None => BlockKind::Other {

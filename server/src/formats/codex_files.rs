@@ -3,8 +3,12 @@
 //! child's parent. Rollouts are `rollout-<YYYY-MM-DDThh-mm-ss>-<thread id>.jsonl` in
 //! `~/.codex/sessions/YYYY/MM/DD/`; a child's first `session_meta` names its parent
 //! (`parent_thread_id`, `forked_from_id`, `source.subagent.thread_spawn.parent_thread_id`).
-//! Files are matched by thread id, never by time; only the rollout's own directory is
-//! searched (a child spawned after midnight, in the next day's directory, is not found).
+//! Files are matched by thread id, never by time. The search is bounded: the rollout's own
+//! directory is read (first lines of its rollouts); beyond it only file names are listed, in
+//! the day directories of the sessions root (`<root>/YYYY/MM/DD`) on the side where the other
+//! file can be (a parent's day or earlier, a child's day or later), looking for
+//! `rollout-…-<thread id>.jsonl` of a thread id already known (issue 9: a child spawned after
+//! midnight lives in the next day's directory).
 
 use std::io::{BufRead, BufReader, Read};
 use std::path::{Path, PathBuf};
@@ -106,54 +110,163 @@ fn rollouts_beside(path: &Path) -> Vec<PathBuf> {
     let Some(dir) = path.parent() else {
         return Vec::new();
     };
-    let Ok(rd) = std::fs::read_dir(dir) else {
-        return Vec::new();
-    };
-    let mut out: Vec<PathBuf> = rd
-        .filter_map(Result::ok)
-        .filter(|e| e.file_type().is_ok_and(|t| t.is_file()))
-        .map(|e| e.path())
-        .filter(|p| p.as_path() != path && thread_id_of(p).is_some())
+    let mut out: Vec<PathBuf> = rollouts_in(dir)
+        .into_iter()
+        .filter(|p| p.as_path() != path)
         .collect();
     out.sort();
     out
 }
 
-/// The child rollouts of the rollout at `path` (whose first `session_meta` names its thread
-/// as parent), in path order, as [`SubagentFile`]s whose `agent_id` is the child's thread id
-/// (what a spawning call's `SubagentCall::agent_id` holds). Empty for anything else.
-pub fn children(path: &Path) -> Vec<SubagentFile> {
-    let Some(own) = thread_id_of(path) else {
+/// The rollout files of one directory (regular files named like rollouts), unsorted.
+fn rollouts_in(dir: &Path) -> Vec<PathBuf> {
+    let Ok(rd) = std::fs::read_dir(dir) else {
         return Vec::new();
     };
-    rollouts_beside(path)
-        .into_iter()
-        .filter_map(|p| {
-            let h = head(&p)?;
-            (h.parent.as_deref() == Some(own)).then(|| SubagentFile {
-                agent_id: h
-                    .id
-                    .or_else(|| thread_id_of(&p).map(str::to_string))
-                    .unwrap_or_default(),
-                path: p,
-                tool_use_id: None,
-                description: h.nickname,
-                agent_type: h.role,
-                is_compaction: false,
-                is_warmup: false,
-            })
-        })
+    rd.filter_map(Result::ok)
+        .filter(|e| e.file_type().is_ok_and(|t| t.is_file()))
+        .map(|e| e.path())
+        .filter(|p| thread_id_of(p).is_some())
         .collect()
 }
 
+/// Day directories of a sessions root (`<root>/YYYY/MM/DD`, digits only), sorted by date.
+/// Directory listings only; symlinks are not followed.
+fn day_dirs(root: &Path) -> Vec<PathBuf> {
+    fn numbered(dir: &Path, len: usize) -> Vec<PathBuf> {
+        let Ok(rd) = std::fs::read_dir(dir) else {
+            return Vec::new();
+        };
+        let mut out: Vec<PathBuf> = rd
+            .filter_map(Result::ok)
+            .filter(|e| e.file_type().is_ok_and(|t| t.is_dir()))
+            .filter(|e| {
+                e.file_name()
+                    .to_str()
+                    .is_some_and(|n| n.len() == len && n.bytes().all(|b| b.is_ascii_digit()))
+            })
+            .map(|e| e.path())
+            .collect();
+        out.sort();
+        out
+    }
+    numbered(root, 4)
+        .iter()
+        .flat_map(|y| numbered(y, 2))
+        .flat_map(|m| numbered(&m, 2))
+        .collect()
+}
+
+/// The sessions root of a rollout in a day directory (`<root>/YYYY/MM/DD/rollout-….jsonl`),
+/// and that day directory; `None` for a rollout elsewhere.
+fn sessions_root(path: &Path) -> Option<(PathBuf, PathBuf)> {
+    let day = path.parent()?;
+    let digits = |p: &Path, len: usize| {
+        p.file_name()
+            .and_then(|n| n.to_str())
+            .is_some_and(|n| n.len() == len && n.bytes().all(|b| b.is_ascii_digit()))
+    };
+    let month = day.parent()?;
+    let year = month.parent()?;
+    (digits(day, 2) && digits(month, 2) && digits(year, 4))
+        .then(|| (year.parent().map(Path::to_path_buf), day.to_path_buf()))
+        .and_then(|(root, day)| Some((root?, day)))
+}
+
+/// Rollouts named with one of `ids`, in the day directories of `path`'s sessions root after
+/// its own day (`later`) or before it (otherwise, nearest day first); the first file found
+/// per id. File names only: nothing is opened.
+fn find_by_thread_id(path: &Path, ids: &[&str], later: bool) -> Vec<PathBuf> {
+    let Some((root, own_day)) = sessions_root(path) else {
+        return Vec::new();
+    };
+    let mut days: Vec<PathBuf> = day_dirs(&root)
+        .into_iter()
+        .filter(|d| if later { *d > own_day } else { *d < own_day })
+        .collect();
+    if !later {
+        days.reverse();
+    }
+    let mut want: Vec<&str> = ids.to_vec();
+    let mut out = Vec::new();
+    for d in days {
+        if want.is_empty() {
+            break;
+        }
+        let mut found = rollouts_in(&d);
+        found.sort();
+        for p in found {
+            if let Some(i) = thread_id_of(&p).and_then(|id| want.iter().position(|w| *w == id)) {
+                want.swap_remove(i);
+                out.push(p);
+            }
+        }
+    }
+    out
+}
+
+fn child_file(p: PathBuf, h: Head) -> SubagentFile {
+    SubagentFile {
+        agent_id: h
+            .id
+            .or_else(|| thread_id_of(&p).map(str::to_string))
+            .unwrap_or_default(),
+        path: p,
+        tool_use_id: None,
+        description: h.nickname,
+        agent_type: h.role,
+        is_compaction: false,
+        is_warmup: false,
+    }
+}
+
+/// The child rollouts of the rollout at `path` (whose first `session_meta` names its thread
+/// as parent), in path order, as [`SubagentFile`]s whose `agent_id` is the child's thread id
+/// (what a spawning call's `SubagentCall::agent_id` holds). Empty for anything else.
+/// Children beside it are found by their first lines; `known` thread ids (the threads its
+/// spawning calls name) are also looked for by file name in later day directories.
+pub fn children(path: &Path, known: &[&str]) -> Vec<SubagentFile> {
+    let Some(own) = thread_id_of(path) else {
+        return Vec::new();
+    };
+    let mut out: Vec<SubagentFile> = rollouts_beside(path)
+        .into_iter()
+        .filter_map(|p| {
+            let h = head(&p)?;
+            (h.parent.as_deref() == Some(own)).then(|| child_file(p, h))
+        })
+        .collect();
+    let missing: Vec<&str> = known
+        .iter()
+        .copied()
+        .filter(|id| *id != own && !out.iter().any(|f| f.agent_id == *id))
+        .collect();
+    if !missing.is_empty() {
+        for p in find_by_thread_id(path, &missing, true) {
+            if let Some(h) = head(&p)
+                && h.parent.as_deref() == Some(own)
+            {
+                out.push(child_file(p, h));
+            }
+        }
+        out.sort_by(|a, b| a.path.cmp(&b.path));
+    }
+    out
+}
+
 /// The rollout of the parent of the child rollout at `path` (by the parent thread id in its
-/// file name), if it is beside it.
+/// file name): beside it, else in an earlier day directory of the sessions root.
 pub fn parent(path: &Path) -> Option<PathBuf> {
     thread_id_of(path)?;
     let parent = head(path)?.parent?;
     rollouts_beside(path)
         .into_iter()
         .find(|p| thread_id_of(p) == Some(parent.as_str()))
+        .or_else(|| {
+            find_by_thread_id(path, &[parent.as_str()], false)
+                .into_iter()
+                .next()
+        })
 }
 
 #[cfg(test)]
@@ -188,7 +301,7 @@ mod tests {
         std::fs::write(&other, "{\"type\":\"session_meta\",\"payload\":{}}\n").unwrap();
         assert_eq!(thread_id_of(&main), Some(MAIN));
         assert_eq!(thread_id_of(Path::new("/x/agent-a1.jsonl")), None);
-        let kids = children(&main);
+        let kids = children(&main, &[]);
         assert_eq!(kids.len(), 1);
         assert_eq!(
             (
@@ -201,6 +314,60 @@ mod tests {
         );
         assert_eq!(parent(&kid), Some(main.clone()));
         assert_eq!(parent(&main), None);
-        assert!(children(&kid).is_empty());
+        assert!(children(&kid, &[]).is_empty());
+    }
+
+    fn write_kid(path: &Path, parent: &str, kid: &str) {
+        std::fs::write(
+            path,
+            format!(
+                "{{\"type\":\"session_meta\",\"payload\":{{\"id\":\"{kid}\",\
+                 \"parent_thread_id\":\"{parent}\"}}}}\n"
+            ),
+        )
+        .unwrap();
+    }
+
+    /// Issue 9: a child spawned after midnight lives in the next day's directory: found by
+    /// the thread id its spawning call names (file names only), and its parent found back in
+    /// the earlier day.
+    #[test]
+    fn children_and_parent_across_day_directories() {
+        let dir = tempfile::tempdir().unwrap();
+        let root = dir.path().join("sessions");
+        let day1 = root.join("2026/08/31");
+        let day2 = root.join("2026/09/01");
+        let day3 = root.join("2026/09/02");
+        for d in [&day1, &day2, &day3] {
+            std::fs::create_dir_all(d).unwrap();
+        }
+        let main = day1.join(format!("rollout-2026-08-31T23-59-00-{MAIN}.jsonl"));
+        std::fs::write(
+            &main,
+            format!("{{\"type\":\"session_meta\",\"payload\":{{\"id\":\"{MAIN}\"}}}}\n"),
+        )
+        .unwrap();
+        let kid = day2.join(format!("rollout-2026-09-01T00-00-05-{KID}.jsonl"));
+        write_kid(&kid, MAIN, KID);
+        // A rollout named with the id but naming another parent is not a child.
+        const OTHER: &str = "019c8a4c-0000-7000-8000-000000000003";
+        let stranger = day3.join(format!("rollout-2026-09-02T10-00-00-{OTHER}.jsonl"));
+        write_kid(&stranger, "019c8a4c-0000-7000-8000-00000000ffff", OTHER);
+
+        // Without the spawning call's thread id only the own directory is searched.
+        assert!(children(&main, &[]).is_empty());
+        let kids = children(&main, &[KID, OTHER]);
+        assert_eq!(
+            kids.iter()
+                .map(|k| (k.agent_id.as_str(), k.path.as_path()))
+                .collect::<Vec<_>>(),
+            vec![(KID, kid.as_path())]
+        );
+        assert_eq!(parent(&kid), Some(main.clone()));
+        assert_eq!(parent(&stranger), None);
+        // Outside a sessions root (no YYYY/MM/DD): its own directory only.
+        let flat = dir.path().join(format!("rollout-x-{KID}.jsonl"));
+        write_kid(&flat, MAIN, KID);
+        assert_eq!(parent(&flat), None);
     }
 }

@@ -603,7 +603,15 @@ impl Snapshot {
     /// The files of this transcript's session (read from disk once per snapshot).
     pub fn session_files(&self) -> &SessionFiles {
         self.files.get_or_init(|| match &self.path {
-            Some(p) => session_files::session_files(p),
+            Some(p) => {
+                let threads: Vec<&str> = self
+                    .analysis
+                    .subagent_calls
+                    .iter()
+                    .filter_map(|c| c.agent_id.as_deref())
+                    .collect();
+                session_files::session_files(p, &threads)
+            }
             None => SessionFiles::default(),
         })
     }
@@ -698,7 +706,11 @@ fn build(
     let mut reader = reader.unwrap_or_default();
     reader.feed(&text);
     reader.settle_tail(&text);
-    let (transcript, resume) = if reader.transcript().format.is_none() {
+    // A `/btw` aside file's snapshot marks records the reader did not (see below).
+    let aside = path
+        .as_deref()
+        .is_some_and(crate::formats::claude_code::aside::is_aside_file);
+    let (mut transcript, resume) = if reader.transcript().format.is_none() {
         // No record told the format yet: show the lines as `Unknown` now, but keep the
         // reader undecided so that records appended later are still detected (issue 8
         // defect 2). Only the lines before detection are read twice, and detection gives up
@@ -708,15 +720,20 @@ fn build(
         shown.settle_tail(&text);
         shown.flush_undetected(&text, true);
         (shown.into_transcript(), Resume::Reader(reader))
-    } else if invalid.is_empty() {
+    } else if invalid.is_empty() && !aside {
         // The snapshot shows exactly what the reader read: lend it, no copy.
         let (t, lent) = reader.lend();
         (t, Resume::Lent(lent))
     } else {
-        let mut t = reader.transcript().clone();
-        add_invalid_utf8(&mut t, invalid);
-        (t, Resume::Reader(reader))
+        (reader.transcript().clone(), Resume::Reader(reader))
     };
+    if !matches!(resume, Resume::Lent(_)) {
+        add_invalid_utf8(&mut transcript, invalid);
+        if let Some(p) = &path {
+            // A `/btw` aside file: the parent's replayed history counts there, not here.
+            crate::formats::claude_code::aside::apply(&mut transcript, p);
+        }
+    }
     let options = stamp.options_for(path.as_deref());
     let analysis = match transcript.format() {
         Format::Unknown => Analysis::default(),

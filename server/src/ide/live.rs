@@ -94,7 +94,8 @@ struct State {
     files: HashMap<PathBuf, usize>,
     /// Watched directories (non-recursive) -> number of watched files in them.
     dirs: HashMap<PathBuf, usize>,
-    /// The configured roots.
+    /// The index roots (`Settings::index_roots`: the configured roots and the workspace
+    /// folders).
     roots: Vec<PathBuf>,
     /// Directories under the roots watched one by one (non-recursive), as
     /// `workspace_symbols::walk` lists them: never through a symlink; one that cannot be
@@ -212,6 +213,16 @@ impl State {
     fn watch_trees(&mut self, sink: &dyn Sink, tops: &[PathBuf]) {
         let tree = workspace_symbols::walk(tops);
         let mut failed = tree.unreadable;
+        for r in &tree.truncated {
+            sink.log(
+                Level::Warning,
+                format!(
+                    "{} holds more than {} folders: only the first are indexed and watched",
+                    r.display(),
+                    workspace_symbols::MAX_DIRS_PER_ROOT
+                ),
+            );
+        }
         if let Some(w) = self.watcher.as_mut() {
             let fresh: Vec<PathBuf> = tree
                 .dirs
@@ -358,6 +369,7 @@ async fn handle(
                 } else if matches!(event.kind, EventKind::Create(_) | EventKind::Modify(_))
                     && std::fs::symlink_metadata(&path).is_ok_and(|m| m.file_type().is_dir())
                     && !st.root_dirs.contains(&path)
+                    && workspace_symbols::walkable_dir(&st.roots, &path)
                 {
                     // A new directory under a root (not a symlink): watch it and what it holds,
                     // and index the transcripts already in it.

@@ -23,16 +23,20 @@ pub struct SessionFiles {
 /// Finds the session files around `path` (a main transcript or one of its sub-agent files):
 /// the main transcript and, through `formats::claude_code::discover_subagents`, its sub-agent
 /// and compaction files. Missing directories give an empty list, never an error.
-pub fn session_files(path: &Path) -> SessionFiles {
+/// `child_threads`: the thread ids `path`'s own spawning calls name (Codex
+/// `collab_agent_spawn_end.new_thread_id`), looked for in later day directories too when
+/// `path` is its session's main rollout.
+pub fn session_files(path: &Path, child_threads: &[&str]) -> SessionFiles {
     let main = main_of(path);
     let mut subagents = crate::formats::claude_code::discover_subagents(&main);
-    // Codex rollouts: the child rollouts beside the main one, by thread id (issue 9 item 4).
-    subagents.extend(crate::formats::codex_files::children(&main));
+    // Codex rollouts: the child rollouts, by thread id (issue 9 item 4).
+    let known = if main == path { child_threads } else { &[] };
+    subagents.extend(crate::formats::codex_files::children(&main, known));
     SessionFiles { main, subagents }
 }
 
 /// The main transcript of a sub-agent file (`<dir>/<stem>/subagents/agent-x.jsonl` ->
-/// `<dir>/<stem>.jsonl`; a Codex child rollout -> its parent's rollout beside it, by thread
+/// `<dir>/<stem>.jsonl`; a Codex child rollout -> its parent's rollout (beside it or in an earlier day directory), by thread
 /// id); any other path is its own main.
 pub fn main_of(path: &Path) -> PathBuf {
     if let Some(parent) = crate::formats::codex_files::parent(path) {
@@ -100,7 +104,7 @@ mod tests {
         )
         .unwrap();
         std::fs::write(d.join("s1/subagents/agent-acompact-ff.jsonl"), "{}\n").unwrap();
-        let got = session_files(&d.join("s1.jsonl"));
+        let got = session_files(&d.join("s1.jsonl"), &[]);
         let ids: Vec<(&str, bool)> = got
             .subagents
             .iter()
@@ -108,7 +112,7 @@ mod tests {
             .collect();
         assert_eq!(ids, vec![("a1", false), ("acompact-ff", true)]);
         assert_eq!(got.subagents[0].tool_use_id.as_deref(), Some("toolu_1"));
-        let from_child = session_files(&d.join("s1/subagents/agent-a1.jsonl"));
+        let from_child = session_files(&d.join("s1/subagents/agent-a1.jsonl"), &[]);
         assert_eq!(from_child.main, d.join("s1.jsonl"));
         assert_eq!(from_child.subagents, got.subagents);
     }

@@ -7,7 +7,6 @@ use std::path::{Path, PathBuf};
 use serde::{Deserialize, Serialize};
 
 use super::{SessionEntry, SessionIndex, summary, system_time_ms};
-use crate::model::Format;
 
 /// Files larger than this are indexed from their first 256 MiB only (an append past it reads
 /// at most this much from the last turn).
@@ -53,12 +52,12 @@ pub fn refresh(path: &Path, old: Option<&SessionEntry>) -> std::io::Result<Refre
     {
         return Ok(Refresh::Unchanged);
     }
-    // Only Claude Code files are read from their last turn: each of their lines reads the same
-    // without what came before a turn's opening line (checked on every corpus file by
-    // tests/session_index.rs). The Codex reader pairs event copies with response items across
-    // a turn's start, so a grown Codex rollout is read whole.
+    // Claude Code and Codex files are read from their last turn (`summary::tail_readable`
+    // says why not the other formats).
+    let aside = crate::formats::claude_code::aside::is_aside_file(path);
     if let Some(old) = old
-        && old.format == Format::ClaudeCode
+        && !aside
+        && summary::tail_readable(old.format)
         && len > old.bytes
         && old.tail.offset <= old.bytes
     {
@@ -76,7 +75,12 @@ pub fn refresh(path: &Path, old: Option<&SessionEntry>) -> std::io::Result<Refre
     }
     // Whole (zstd-compressed rollouts decompressed by the loader).
     let loaded = load::load(path, MAX_INDEX_BYTES)?;
-    let mut entry = summary::read_whole(&loaded.text);
+    // A `/btw` aside file (read whole: it is short) leaves out the parent's replayed history.
+    let mut entry = summary::read_whole_marked(&loaded.text, |t| {
+        if aside {
+            crate::formats::claude_code::aside::apply(t, path);
+        }
+    });
     entry.bytes = len;
     entry.modified_ms = modified_ms;
     Ok(Refresh::Whole(entry))
@@ -104,7 +108,7 @@ struct CacheFile {
 }
 
 /// Bumped when [`SessionEntry`] or the rules that fill it change.
-const CACHE_VERSION: u32 = 2;
+const CACHE_VERSION: u32 = 3;
 
 /// Where the cache of an index over `roots` lives: `$TRANSCRIPT_LS_CACHE_DIR`, else
 /// `$XDG_CACHE_HOME/transcript-ls`, else `~/.cache/transcript-ls`, one file per set of roots

@@ -46,11 +46,11 @@ pub struct TurnSymbol {
 }
 
 /// Where an append is read from: the opening line of the file's last turn (its state may
-/// change with the new records), with what comes before it summed up.
+/// change with the new records; for Codex the bookkeeping records just before it,
+/// `summary::tail_readable`), with what comes before it summed up.
 #[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
 pub struct Tail {
-    /// Byte offset and 0-based line of the last turn's opening line (0 when the file has no
-    /// turn yet).
+    /// Byte offset and 0-based line where the tail starts (0 when the file has no turn yet).
     pub offset: u64,
     pub line: usize,
     /// Turns that end before `offset`.
@@ -245,7 +245,12 @@ impl SessionIndex {
         {
             return Some((*p).clone());
         }
-        let main = crate::ide::session_files::main_of(path);
+        // (A Codex rollout's parent is its `parent_session`, above: no file is read here.)
+        let main = if e.format == Format::Codex {
+            path.to_path_buf()
+        } else {
+            crate::ide::session_files::main_of(path)
+        };
         if main != path && self.files.contains_key(&main) {
             return Some(main);
         }

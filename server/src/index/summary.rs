@@ -1,15 +1,16 @@
 //! A transcript's text -> its [`SessionEntry`] (pure; no I/O). The text goes through the same
 //! format readers and analysis as an open document, then only the summary is kept.
 //!
-//! After an append, [`read_tail`] reads from the opening line of the file's last turn (the only
-//! turn whose state and figures the new records can change) to the end, and merges the result
-//! into the previous entry: the cost is that of the last turn plus the appended bytes, never
-//! the whole file.
+//! After an append to a Claude Code or Codex file ([`tail_readable`]), [`read_tail`] reads from
+//! the opening line of the file's last turn (the only turn whose state and figures the new
+//! records can change; Codex: from the bookkeeping records just before it) to the end, and
+//! merges the result into the previous entry: the cost is that of the last turn plus the
+//! appended bytes, never the whole file.
 
 use super::{SessionEntry, Tail, TurnSymbol};
 use crate::analysis::{self, Analysis, TurnKind, TurnState};
 use crate::formats::Reader;
-use crate::model::{Format, Transcript};
+use crate::model::{Format, Role, Transcript};
 
 /// Bytes of the last turn's opening line hashed into [`Tail::anchor`].
 pub const ANCHOR_BYTES: usize = 256;
@@ -21,14 +22,19 @@ pub const PROMPT_MAX: usize = 80;
 
 /// Reads a whole file's text. `bytes` and `modified_ms` are left 0 / `None` for the caller.
 pub fn read_whole(text: &str) -> SessionEntry {
-    let (t, a) = read(text, Reader::new());
+    read_whole_marked(text, |_| {})
+}
+
+/// [`read_whole`], with `mark` applied to the transcript before its analysis (the caller's
+/// knowledge of other files: a `/btw` aside's replayed history, `formats::claude_code::aside`).
+pub fn read_whole_marked(text: &str, mark: impl FnOnce(&mut Transcript)) -> SessionEntry {
+    let (t, a) = read_marked(text, Reader::new(), mark);
     build(&t, &a, text, 0, 0, 0)
 }
 
 /// Reads `tail_text`, the file's bytes from `old.tail.offset` to its new end, and merges it
 /// into `old`. The caller checks first that the file only grew and that
-/// [`tail_matches`] holds; `old.format` must be one whose lines read the same without the
-/// records before a turn's opening line (Claude Code; see `disk::refresh`).
+/// [`tail_matches`] holds; `old.format` must be [`tail_readable`].
 pub fn read_tail(old: &SessionEntry, tail_text: &str) -> SessionEntry {
     let (t, a) = read(tail_text, Reader::with_format(old.format));
     let new = build(
@@ -85,6 +91,45 @@ pub fn read_tail(old: &SessionEntry, tail_text: &str) -> SessionEntry {
     }
 }
 
+/// True for a format whose grown files can be read from their last turn (see [`read_tail`];
+/// checked on every corpus file by `tests/session_index.rs`): Claude Code (each line reads the
+/// same without what came before a turn's opening line) and Codex (read from the records that
+/// precede the opening line: `task_started`, `turn_context`, event copies, so that an opener
+/// still meets its copy). Not Pi (its entries form a tree by `parentId`: branches and
+/// compactions name entries anywhere before) nor Copilot CLI (a resumed session replays earlier
+/// events by id, which only the whole file tells apart).
+pub fn tail_readable(format: Format) -> bool {
+    matches!(format, Format::ClaudeCode | Format::Codex)
+}
+
+/// The entry the tail of `t` is read from, given its last turn's opener: the opener itself
+/// (Claude Code), or for Codex the first of the records right before it that belong to no
+/// turn's content (task start, context, settings, event copies, token counts, the previous
+/// task's completion), so that reading from there pairs the same records as the whole file.
+fn tail_entry(t: &Transcript, opener: usize) -> usize {
+    if t.format() != Format::Codex {
+        return opener;
+    }
+    let mut i = opener;
+    while i > 0 {
+        let e = &t.entries[i - 1];
+        let bookkeeping = e.copy_of.is_some()
+            || matches!(
+                e.role,
+                Role::Meta
+                    | Role::Context
+                    | Role::TurnStarted { .. }
+                    | Role::TurnCompleted { .. }
+                    | Role::Other
+            );
+        if !bookkeeping || e.inherited {
+            break;
+        }
+        i -= 1;
+    }
+    i
+}
+
 /// True when `head`, the file's bytes from `entry.tail.offset`, still starts with the line the
 /// entry's tail was taken from (an append keeps it; a rewrite almost surely changes it).
 pub fn tail_matches(entry: &SessionEntry, head: &[u8]) -> bool {
@@ -113,11 +158,20 @@ fn min_opt(a: Option<i64>, b: Option<i64>) -> Option<i64> {
     }
 }
 
-fn read(text: &str, mut reader: Reader) -> (Transcript, Analysis) {
+fn read(text: &str, reader: Reader) -> (Transcript, Analysis) {
+    read_marked(text, reader, |_| {})
+}
+
+fn read_marked(
+    text: &str,
+    mut reader: Reader,
+    mark: impl FnOnce(&mut Transcript),
+) -> (Transcript, Analysis) {
     reader.feed(text);
     reader.settle_tail(text);
     reader.flush_undetected(text, true);
-    let t = reader.into_transcript();
+    let mut t = reader.into_transcript();
+    mark(&mut t);
     let a = if t.format() == Format::Unknown {
         Analysis::default()
     } else {
@@ -151,7 +205,8 @@ fn build(
     let last = a.turns.iter().rfind(|turn| turn.kind != TurnKind::Preamble);
     let tail = match last
         .and_then(|turn| turn.opener)
-        .and_then(|i| t.entries.get(i))
+        .filter(|&i| i < t.entries.len())
+        .map(|i| &t.entries[tail_entry(t, i)])
     {
         Some(e) => {
             let head = &text.as_bytes()[e.span.start..];

@@ -22,10 +22,11 @@ pub enum TokenLegend {
 
 /// The keys of the `transcript` settings object, as PROTOCOL.md, the VS Code extension's
 /// `package.json` and the Neovim plugin name them (tests keep the four in step).
-pub const SETTING_KEYS: [&str; 8] = [
+pub const SETTING_KEYS: [&str; 9] = [
     "verbose",
     "finalMarker",
     "roots",
+    "workspaceFolders",
     "indexCache",
     "timeZone",
     "gatePhases",
@@ -40,8 +41,15 @@ pub struct Settings {
     pub verbose: bool,
     /// Honour `[[OMNISCIO_FINAL]]` / `[[AMC_FINAL]]` (seed 000).
     pub final_marker: bool,
-    /// Roots indexed for workspace symbols.
+    /// Roots of the session index (sessions and workspace symbols), as configured.
     pub roots: Vec<PathBuf>,
+    /// Index the transcripts inside the client's workspace folders too (`workspaceFolders`,
+    /// default true; issue 7: the defaults are the agents' folders plus the workspace's own
+    /// transcripts).
+    pub index_workspace_folders: bool,
+    /// The client's workspace folders (`initialize.workspaceFolders`, else `rootUri`; kept
+    /// current by `workspace/didChangeWorkspaceFolders`). Not a setting.
+    pub workspace_folders: Vec<PathBuf>,
     /// IANA zone for finish times; `None` = system zone.
     pub time_zone: Option<String>,
     /// The gate phase table.
@@ -61,6 +69,8 @@ impl Default for Settings {
             verbose: false,
             final_marker: true,
             roots: default_roots(),
+            index_workspace_folders: true,
+            workspace_folders: Vec::new(),
             index_cache: true,
             time_zone: None,
             gate_phases: analysis::default_phases(),
@@ -98,6 +108,22 @@ fn expand_home(s: &str) -> PathBuf {
 }
 
 impl Settings {
+    /// The directories the session index scans and watches: the configured `roots`, then the
+    /// workspace folders when `workspaceFolders` is on, each once, in that order.
+    pub fn index_roots(&self) -> Vec<PathBuf> {
+        let mut out: Vec<PathBuf> = Vec::new();
+        let folders = self
+            .workspace_folders
+            .iter()
+            .filter(|_| self.index_workspace_folders);
+        for r in self.roots.iter().chain(folders) {
+            if !out.contains(r) {
+                out.push(r.clone());
+            }
+        }
+        out
+    }
+
     /// The analysis options these settings give.
     pub fn analysis_options(&self) -> analysis::Options {
         analysis::Options {
@@ -142,6 +168,10 @@ impl Settings {
                     }
                     Value::Null => self.roots = default_roots(),
                     _ => problems.push(format!("`roots` must be a list of paths, got {v}")),
+                },
+                "workspaceFolders" => match v.as_bool() {
+                    Some(b) => self.index_workspace_folders = b,
+                    None => problems.push(format!("`workspaceFolders` must be a boolean, got {v}")),
                 },
                 "indexCache" => match v.as_bool() {
                     Some(b) => self.index_cache = b,
@@ -259,5 +289,16 @@ mod tests {
         assert_eq!(s.gate_phases.len(), 2);
         assert_eq!(s.gate_phases[1].emoji, "●");
         assert_eq!(s.gate_phases[0].number, Some(1));
+    }
+
+    #[test]
+    fn index_roots_add_the_workspace_folders_once_unless_turned_off() {
+        let mut s = Settings::default();
+        s.apply(&json!({"roots": ["/a", "/w"]}));
+        s.workspace_folders = vec![PathBuf::from("/w"), PathBuf::from("/x")];
+        let paths = |v: &[&str]| v.iter().map(PathBuf::from).collect::<Vec<_>>();
+        assert_eq!(s.index_roots(), paths(&["/a", "/w", "/x"]));
+        assert!(s.apply(&json!({"workspaceFolders": false})).is_empty());
+        assert_eq!(s.index_roots(), paths(&["/a", "/w"]));
     }
 }

@@ -5,6 +5,7 @@
 //! serve loop through [`off_loop`], where a panic is answered as an `InternalError` naming the
 //! request.
 
+use std::path::PathBuf;
 use std::sync::atomic::Ordering;
 
 use serde_json::Value;
@@ -90,6 +91,7 @@ impl LanguageServer for Backend {
         if let Some(opts) = &params.initialization_options {
             problems = write(&self.shared.settings).apply(opts);
         }
+        write(&self.shared.settings).workspace_folders = workspace_folder_paths(&params);
         self.shared.configure_host(false);
         let legend = read(&self.shared.settings).semantic_tokens;
         *write(&self.shared.legend) = legend;
@@ -143,6 +145,22 @@ impl LanguageServer for Backend {
                 .publish_diagnostics(params.text_document.uri, Vec::new(), None)
                 .await;
         }
+    }
+
+    async fn did_change_workspace_folders(&self, params: DidChangeWorkspaceFoldersParams) {
+        {
+            let mut s = write(&self.shared.settings);
+            let ev = params.event;
+            let gone: Vec<PathBuf> = ev.removed.iter().filter_map(folder_path).collect();
+            s.workspace_folders.retain(|f| !gone.contains(f));
+            for f in ev.added.iter().filter_map(folder_path) {
+                if !s.workspace_folders.contains(&f) {
+                    s.workspace_folders.push(f);
+                }
+            }
+        }
+        // The host re-indexes when the index roots changed.
+        self.shared.configure_host(true);
     }
 
     async fn did_change_configuration(&self, params: DidChangeConfigurationParams) {
@@ -290,5 +308,25 @@ impl LanguageServer for Backend {
 
     async fn execute_command(&self, params: ExecuteCommandParams) -> Result<Option<Value>> {
         handlers::commands::execute_command(self, params).await
+    }
+}
+
+/// The local path of a workspace folder (`None` for a folder that is not a `file:` URI).
+fn folder_path(f: &WorkspaceFolder) -> Option<PathBuf> {
+    f.uri.to_file_path().map(|p| p.into_owned())
+}
+
+/// The client's workspace folders as local paths: `workspaceFolders`, else the deprecated
+/// `rootUri` (clients before LSP 3.6).
+#[allow(deprecated)]
+fn workspace_folder_paths(params: &InitializeParams) -> Vec<PathBuf> {
+    match &params.workspace_folders {
+        Some(folders) => folders.iter().filter_map(folder_path).collect(),
+        None => params
+            .root_uri
+            .as_ref()
+            .and_then(|u| u.to_file_path().map(|p| p.into_owned()))
+            .into_iter()
+            .collect(),
     }
 }

@@ -120,7 +120,7 @@ impl Shared {
             options: s.analysis_options(),
             verbose: s.verbose,
             file_state: s.file_state,
-            roots: s.roots.clone(),
+            roots: s.index_roots(),
             index_cache: s.index_cache,
         };
         drop(s);

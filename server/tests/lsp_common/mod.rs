@@ -95,7 +95,16 @@ impl TestClient {
     /// Fixtures are read as still being written (`fileState: "growing"`) unless the options
     /// say otherwise: their age depends on when the repository was checked out. Tests never
     /// write the user's session index cache (`indexCache: false`).
-    pub async fn start(caps: Value, mut init_options: Value) -> (TestClient, Value) {
+    pub async fn start(caps: Value, init_options: Value) -> (TestClient, Value) {
+        TestClient::start_in(caps, init_options, Value::Null).await
+    }
+
+    /// [`TestClient::start`] with `workspaceFolders` in `initialize` (`null`: none).
+    pub async fn start_in(
+        caps: Value,
+        mut init_options: Value,
+        workspace_folders: Value,
+    ) -> (TestClient, Value) {
         if init_options.is_null() {
             init_options = json!({});
         }
@@ -136,7 +145,8 @@ impl TestClient {
             .request(
                 "initialize",
                 json!({ "capabilities": caps, "initializationOptions": init_options,
-                        "processId": null, "rootUri": null }),
+                        "processId": null, "rootUri": null,
+                        "workspaceFolders": workspace_folders }),
             )
             .await
             .expect("initialize");

@@ -685,6 +685,21 @@ local function sessions()
   T.config.open = 'view' -- the default (the suite opens raw for the checks above)
   local client = T.ensure_client(vim.api.nvim_get_current_buf(), nil)
   local list = {}
+  -- By default the client's workspace folder (the directory of the first transcript the suite
+  -- opened) is indexed too (issue 7).
+  local folder = client.workspace_folders and client.workspace_folders[1] and vim.uri_to_fname(client.workspace_folders[1].uri)
+  local in_folder = 0
+  H.wait('sessions: the root and the workspace folder', 10000, function()
+    local r = client:request_sync('transcript/sessions', {}, 2000)
+    list = r and r.result and r.result.sessions or {}
+    in_folder = #vim.tbl_filter(function(s)
+      return folder ~= nil and vim.startswith(vim.uri_to_fname(s.uri), folder .. '/')
+    end, list)
+    return #list > 3 and in_folder > 0
+  end)
+  H.eq('sessions: the workspace folder\'s transcripts are listed too', { more_than_3 = #list > 3, in_folder = in_folder > 0 }, { more_than_3 = true, in_folder = true })
+  -- From here on only the root: `workspaceFolders = false`.
+  T.set({ roots = { root }, workspaceFolders = false })
   H.wait('sessions: index of the new root', 10000, function()
     local r = client:request_sync('transcript/sessions', {}, 2000)
     list = r and r.result and r.result.sessions or {}

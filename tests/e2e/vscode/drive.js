@@ -20,6 +20,8 @@ const ART = arg('art');
 const DEMO = '3f8a2c61-9d4e-4b7a-8c15-e2d07b9a4f63.jsonl';
 const BIG = JSON.parse(arg('big') || '{}'); // {path, bytes, copies} from make-big.js
 const SETTINGS = arg('settings'); // the user settings.json (the sessions block edits openAs)
+/** The user settings as run.sh wrote them (the file is edited in VS Code later on). */
+const BASE_SETTINGS = JSON.parse(fs.readFileSync(SETTINGS, 'utf8'));
 /** The demo view tab's label: the session title, `/` shown as `∕` (issue 7). */
 const DEMO_TAB = 'GET ∕accounts?currency=usd';
 
@@ -351,6 +353,55 @@ async function main(page) {
   // 13. Reading a session (issue 11): tests/e2e/vscode/reading.js.
   await require('./reading.js')(page, { WS, DEMO, FINISHED: 'finished-session.jsonl', log, check, eq, nbsp, palette, quickOpen, gotoLine, activeEditor, shot });
   await sessionsFirst(page);
+  await serverLookup(page);
+}
+
+/** The server inside the platform-specific .vsix, and one clear error with a "Set path" button
+ * when the configured server path points nowhere (issue 7). */
+async function serverLookup(page) {
+  // The whole suite ran without `transcript-ls.path`: the extension used the server it ships.
+  const logs = path.join(path.dirname(path.dirname(SETTINGS)), 'logs');
+  const found = [];
+  const walk = (d) => {
+    for (const e of fs.existsSync(d) ? fs.readdirSync(d, { withFileTypes: true }) : []) {
+      const p = path.join(d, e.name);
+      if (e.isDirectory()) walk(p);
+      else if (e.name.includes('Transcript')) found.push(fs.readFileSync(p, 'utf8'));
+    }
+  };
+  walk(logs);
+  const used = found.join('\n').match(/server: (\S+)/);
+  check('.vsix: the server shipped inside the extension is used', !!used && /\/server\/transcript-ls$/.test(used[1]) && used[1].includes('transcript-ls'), used ? used[1] : 'no "server:" line in the log');
+
+  // The server path set to a file that does not exist (and no transcript-ls on PATH), in the
+  // workspace settings: code-server runs the extension host remotely, where a machine-scoped
+  // setting is read from the machine or workspace settings, not the user's.
+  fs.mkdirSync(path.join(WS, '.vscode'), { recursive: true });
+  fs.writeFileSync(path.join(WS, '.vscode', 'settings.json'), JSON.stringify({ 'transcript-ls.path': '/nonexistent/transcript-ls' }, null, 2));
+  const toast = page.locator('.notifications-toasts .notification-toast', { hasText: 'Transcript LS' });
+  const shown = await toast.first().waitFor({ timeout: 20000 }).then(() => true, () => false);
+  await page.waitForTimeout(2000); // a second toast would show by now
+  const toasts = (await toast.allInnerTexts()).map((t) => nbsp(t).replace(/\s+/g, ' ').trim());
+  log('server error toasts', JSON.stringify(toasts));
+  check('server not found: one error', shown && toasts.length === 1, toasts);
+  check('server not found: the message names the setting and the path',
+    toasts.length > 0 && toasts[0].includes('/nonexistent/transcript-ls') && toasts[0].includes('transcript-ls.path'), toasts[0]);
+  const buttons = (await toast.first().locator('.monaco-button').allInnerTexts()).map((b) => b.trim());
+  check('server not found: "Set path" and "Show log" buttons', buttons.includes('Set path') && buttons.includes('Show log'), buttons);
+  await shot(page, '15-server-not-found.png');
+  // "Set path" opens the Settings editor at `transcript-ls.path`.
+  await toast.first().locator('.monaco-button', { hasText: 'Set path' }).click();
+  // (code-server is a remote window: a machine-scoped setting is listed under "Remote", not
+  // "User"; desktop VS Code lists it under "User")
+  const search = page.locator('.settings-editor .settings-header .view-lines').first();
+  const opened = await search.waitFor({ timeout: 15000 }).then(() => true, () => false);
+  const query = opened ? nbsp(await search.innerText()).trim() : '';
+  await page.locator('.settings-editor .settings-tabs-widget .action-label', { hasText: 'Remote' }).first().click().catch(() => {});
+  const setting = page.locator('.settings-editor .setting-item-contents', { hasText: 'Path of the' }).first();
+  const listed = await setting.waitFor({ timeout: 15000 }).then(() => true, () => false);
+  const label = listed ? nbsp(await setting.innerText()).replace(/\s+/g, ' ').slice(0, 200) : '';
+  check('Set path: the Settings editor opens at transcript-ls.path', query === 'transcript-ls.path' && listed && label.includes('Path of the `transcript-ls` server binary'.replace(/`/g, '')) , { query, label });
+  await shot(page, '16-set-path.png');
 }
 
 /** Sessions first (issue 7): the Transcripts tree, Open Session…, Open Latest Session for This

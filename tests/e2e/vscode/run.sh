@@ -42,7 +42,6 @@ sed "s#\"cwd\":\"[^\"]*\"#\"cwd\":\"$RUN/ws\"#g" "$ROOT/fixtures/cases/07-queued
 
 cat >"$RUN/data/User/settings.json" <<EOF
 {
-  "transcript-ls.path": "$SERVER",
   "transcript-ls.openAs": "raw",
   "transcript.roots": ["$RUN/ws"],
   "transcript.timeZone": "UTC",
@@ -69,11 +68,16 @@ EOF
 t0=$(date +%s%N)
 ts() { printf '%6.1fs %s\n' "$(( ($(date +%s%N) - t0) / 1000000 ))e-3" "$*"; }
 
-# Package the extension exactly as a user gets it, and install the .vsix.
-(cd "$ROOT/editors/vscode" && npx --no-install vsce package --allow-missing-repository -o "$RUN/transcript-ls.vsix" </dev/null >"$RUN/vsce.log" 2>&1) || {
+# Package the extension exactly as a user gets it: the platform-specific .vsix with the server
+# inside (editors/vscode/package.sh), and install it. No `transcript-ls.path` is set: the
+# extension finds the server it ships.
+(TRANSCRIPT_LS=$SERVER OUT=$RUN/transcript-ls.vsix bash "$ROOT/editors/vscode/package.sh" </dev/null >"$RUN/vsce.log" 2>&1) || {
   cat "$RUN/vsce.log" >&2
   exit 1
 }
+# ... and no other transcript-ls on the PATH code-server and the extension host see (the
+# "server not found" check at the end relies on it).
+PATH=$(tr ':' '\n' <<<"$PATH" | while read -r d; do [ -e "$d/transcript-ls" ] || printf '%s\n' "$d"; done | paste -sd: -)
 CS=("$C/npm/node_modules/.bin/code-server" --auth none --disable-telemetry --disable-update-check
   --disable-workspace-trust --disable-getting-started-override --user-data-dir "$RUN/data" --extensions-dir "$RUN/ext")
 "${CS[@]}" --install-extension "$RUN/transcript-ls.vsix" </dev/null >"$RUN/install.log" 2>&1 || {

@@ -52,7 +52,7 @@ function M.check()
   local exe = cmd[1] and vim.fn.exepath(cmd[1]) or ''
   if exe == '' then
     h.error('server binary not found: ' .. tostring(cmd[1]), {
-      'Build it: cargo build --release (then put target/release/transcript-ls on PATH)',
+      'Install it: cargo install --path server (from the transcript-ls repository; -> ~/.cargo/bin), or copy target/release/transcript-ls to ~/.local/bin',
       "or set the path: require('transcript').setup({ cmd = { '/path/to/transcript-ls' } })",
     })
   else

@@ -14,7 +14,7 @@ M.name = 'transcript'
 
 --- Server settings (server/PROTOCOL.md, section `transcript`), accepted at the top level of the
 --- options as well as under `settings`.
-M.server_keys = { 'verbose', 'finalMarker', 'roots', 'indexCache', 'timeZone', 'gatePhases', 'semanticTokens', 'fileState' }
+M.server_keys = { 'verbose', 'finalMarker', 'roots', 'workspaceFolders', 'indexCache', 'timeZone', 'gatePhases', 'semanticTokens', 'fileState' }
 
 --- Commands the server executes (`workspace/executeCommand`); a code lens may carry any of them.
 M.server_commands = {
@@ -29,7 +29,7 @@ M.server_commands = {
 M.defaults = {
   --- Command that starts the server (LSP on stdio).
   cmd = { 'transcript-ls' },
-  --- Server settings: verbose, finalMarker, roots, timeZone, gatePhases, semanticTokens, fileState.
+  --- Server settings: verbose, finalMarker, roots, workspaceFolders, indexCache, timeZone, gatePhases, semanticTokens, fileState.
   settings = {},
   --- 'foldlevel' set in windows showing a transcript the first time (1: turns open, their
   --- activity folded, so a window reads as prompts and final answers). nil: leave it alone.
@@ -693,6 +693,25 @@ local function ensure_helptags()
   pcall(vim.cmd.helptags, vim.fn.fnameescape(doc))
 end
 
+--- The server command's program: `exe` itself when it is executable (on PATH or a path), else
+--- for a bare name the first executable of `~/.cargo/bin/<exe>` (`cargo install`) and
+--- `~/.local/bin/<exe>`, which a fresh account may not have on PATH yet; else `exe` unchanged.
+---@param exe string
+---@return string
+function M.find_server(exe)
+  if type(exe) ~= 'string' or vim.fn.executable(exe) == 1 or exe:find('/', 1, true) then
+    return exe
+  end
+  local home = vim.uv.os_homedir() or vim.env.HOME or ''
+  for _, dir in ipairs({ home .. '/.cargo/bin', home .. '/.local/bin' }) do
+    local p = dir .. '/' .. exe
+    if vim.fn.executable(p) == 1 then
+      return p
+    end
+  end
+  return exe
+end
+
 --- Sets the plugin up: highlight links, the LSP config (enabled), the view's `BufReadCmd`, the
 --- user commands.
 ---@param opts table?
@@ -708,6 +727,7 @@ function M.setup(opts)
   if type(M.config.cmd) == 'string' then
     M.config.cmd = { M.config.cmd }
   end
+  M.config.cmd[1] = M.find_server(M.config.cmd[1])
 
   highlights.apply()
   local group = vim.api.nvim_create_augroup('transcript', { clear = true })
@@ -730,7 +750,7 @@ function M.setup(opts)
   if type(exe) == 'string' and vim.fn.executable(exe) == 0 then
     vim.schedule(function()
       vim.notify(
-        ('transcript: server %q not found (build it with `cargo build --release` and put it on PATH, or pass cmd); see :checkhealth transcript'):format(
+        ('transcript: server %q not found on PATH, in ~/.cargo/bin or ~/.local/bin (install it with `cargo install --path server` from the transcript-ls repository, or pass cmd); see :checkhealth transcript'):format(
           exe
         ),
         vim.log.levels.WARN
