@@ -212,7 +212,7 @@ proptest! {
                     drop(s);
                 }
                 let mut f = std::fs::OpenOptions::new().append(true).open(&path).unwrap();
-                std::io::Write::write_all(&mut f, text[w[0]..w[1]].as_bytes()).unwrap();
+                std::io::Write::write_all(&mut f, &text.as_bytes()[w[0]..w[1]]).unwrap();
                 source.refresh_disk();
             }
             source.snapshot(&host.stamp()).await
