@@ -63,21 +63,21 @@ impl B {
                     text: str_,
                     encrypted: false,
                 },
-                Bl::Tool(id, name) => BlockKind::ToolUse(ToolUse {
+                Bl::Tool(id, name) => BlockKind::ToolUse(Box::new(ToolUse {
                     id: (*id).into(),
                     name: (*name).into(),
                     input: bstart..bend,
                     summary: String::new(),
                     subagent: matches!(*name, "Task" | "Agent").then(SubagentSpawn::default),
-                }),
-                Bl::Task(id, _) => BlockKind::ToolUse(ToolUse {
+                })),
+                Bl::Task(id, _) => BlockKind::ToolUse(Box::new(ToolUse {
                     id: (*id).into(),
                     name: "Task".into(),
                     input: bstart..bend,
                     summary: String::new(),
                     subagent: Some(SubagentSpawn::default()),
-                }),
-                Bl::Result(id) => BlockKind::ToolResult(ToolResult {
+                })),
+                Bl::Result(id) => BlockKind::ToolResult(Box::new(ToolResult {
                     tool_use_id: (*id).into(),
                     is_error: false,
                     content: bstart..bend,
@@ -85,7 +85,7 @@ impl B {
                     summary: String::new(),
                     images: Vec::new(),
                     subagent: None,
-                }),
+                })),
             };
             out.push(Block {
                 span: bstart..bend,
@@ -328,10 +328,10 @@ fn compaction_is_a_divider_and_never_renumbers() {
     b.prompt("one"); // 0
     b.text("m1", "answer one"); // 1
     b.role(
-        Role::CompactBoundary {
+        Role::CompactBoundary(Box::new(transcript_ls::model::CompactBoundary {
             trigger: Some("auto".into()),
             pre_tokens: Some(160_000),
-        },
+        })),
         "system/compact_boundary",
     ); // 2
     b.push(
@@ -1075,11 +1075,11 @@ fn throughput_measured_from_task_complete_excludes_ttft_and_tool_time() {
     let s2 = b.text("c2", "Done."); // 3
     b.ts(s2, "2026-03-01T10:00:10Z").usage(s2, out(400));
     let c = b.role(
-        Role::TurnCompleted {
+        Role::TurnCompleted(Box::new(transcript_ls::model::TurnCompleted {
             turn_id: None,
             duration_ms: Some(10_000),
             time_to_first_token_ms: Some(1_000),
-        },
+        })),
         "event_msg/task_complete",
     );
     b.ts(c, "2026-03-01T10:00:10Z");
@@ -1313,7 +1313,7 @@ fn empty_and_inconsistent_models_do_not_panic() {
     }));
     r.blocks.push(Block {
         span: 0..1,
-        kind: BlockKind::ToolResult(ToolResult {
+        kind: BlockKind::ToolResult(Box::new(ToolResult {
             tool_use_id: "none".into(),
             is_error: true,
             content: 0..1,
@@ -1321,7 +1321,7 @@ fn empty_and_inconsistent_models_do_not_panic() {
             summary: String::new(),
             images: vec![],
             subagent: None,
-        }),
+        })),
     });
     let mut m = Entry::new(2, 0..5, Role::Model, "assistant");
     m.blocks.push(Block {

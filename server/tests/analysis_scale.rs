@@ -33,14 +33,14 @@ fn push(src: &mut String, entries: &mut Vec<Entry>, role: Role, kind: u8, text: 
             text: raw,
             encrypted: false,
         },
-        2 => BlockKind::ToolUse(ToolUse {
+        2 => BlockKind::ToolUse(Box::new(ToolUse {
             id: id.into(),
             name: "Bash".into(),
             input: bstart..bend,
             summary: String::new(),
             subagent: None,
-        }),
-        _ => BlockKind::ToolResult(ToolResult {
+        })),
+        _ => BlockKind::ToolResult(Box::new(ToolResult {
             tool_use_id: id.into(),
             is_error: false,
             content: bstart..bend,
@@ -48,7 +48,7 @@ fn push(src: &mut String, entries: &mut Vec<Entry>, role: Role, kind: u8, text: 
             summary: String::new(),
             images: Vec::new(),
             subagent: None,
-        }),
+        })),
     };
     let mut e = Entry::new(i, start..end, role, "x");
     e.session_id = Some("S".into());

@@ -271,10 +271,10 @@ fn compact_boundary_and_summary() {
     let (src, t) = read(&[boundary, summary]);
     assert_eq!(
         t.entries[0].role,
-        Role::CompactBoundary {
+        Role::CompactBoundary(Box::new(transcript_ls::model::CompactBoundary {
             trigger: Some("auto".into()),
             pre_tokens: Some(167094)
-        }
+        }))
     );
     assert_eq!(&*t.entries[0].record_type, "system/compact_boundary");
     assert_eq!(t.entries[1].role, Role::CompactSummary);

@@ -393,11 +393,11 @@ fn own_case_13_shape_reemits_and_null_info_count_nothing() {
             Meta,
             Meta,
             Meta,
-            TurnCompleted {
+            TurnCompleted(Box::new(transcript_ls::model::TurnCompleted {
                 turn_id: Some("T1".into()),
                 duration_ms: Some(5300),
                 time_to_first_token_ms: Some(800)
-            },
+            })),
         ]
     );
     let e = &t.entries;
@@ -477,11 +477,11 @@ fn case_15_file_one_prompt_one_answer_context_preamble() {
             Meta,
             Model,
             Meta,
-            TurnCompleted {
+            TurnCompleted(Box::new(transcript_ls::model::TurnCompleted {
                 turn_id: None,
                 duration_ms: None,
                 time_to_first_token_ms: None
-            },
+            })),
         ]
     );
     let e = &t.entries;
@@ -777,10 +777,10 @@ fn prompt_during_a_running_task_is_steering() {
 
 #[test]
 fn one_divider_per_compaction() {
-    let boundary = Role::CompactBoundary {
+    let boundary = Role::CompactBoundary(Box::new(transcript_ls::model::CompactBoundary {
         trigger: None,
         pre_tokens: None,
-    };
+    }));
     let src = file(&[
         rec(
             "compacted",
@@ -1289,11 +1289,11 @@ fn catalog_every_line_accounted_for() {
     assert_eq!(e[79].record_type.as_ref(), "response_item/ghost_snapshot");
     assert_eq!(
         e[24].role,
-        Role::TurnCompleted {
+        Role::TurnCompleted(Box::new(transcript_ls::model::TurnCompleted {
             turn_id: Some("019fc8be-0000-7000-8000-000000000001".into()),
             duration_ms: Some(1200),
             time_to_first_token_ms: Some(300)
-        }
+        }))
     );
     assert_eq!(e[19].role, Role::Interruption);
     // The user_message copy (line 3) precedes its item (line 5) across task_started.
@@ -1418,11 +1418,11 @@ fn fixture_codex_rollout_two_calls_one_answer() {
     );
     assert_eq!(
         r[17],
-        TurnCompleted {
+        TurnCompleted(Box::new(transcript_ls::model::TurnCompleted {
             turn_id: Some("019e2a4c-7b90-7f13-a2c4-58d9e0f1a623".into()),
             duration_ms: Some(10204),
             time_to_first_token_ms: Some(1320)
-        }
+        }))
     );
     let e = &t.entries;
     assert_eq!(

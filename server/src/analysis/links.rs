@@ -300,10 +300,8 @@ pub fn compactions(
             continue; // a compaction on a branch the session left never happened to it
         }
         match &e.role {
-            Role::CompactBoundary {
-                trigger,
-                pre_tokens,
-            } => {
+            Role::CompactBoundary(b) => {
+                let (trigger, pre_tokens) = (&b.trigger, &b.pre_tokens);
                 if let (Some(c), true) = (open, quiet_since_open) {
                     let c = &mut out[c];
                     c.end_line = c.end_line.max(e.line);

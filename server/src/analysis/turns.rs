@@ -157,11 +157,9 @@ pub(super) fn analyze(t: &Transcript, source: &str, options: &Options) -> Analys
                     terminal_closers.push(i);
                     recorded = Some(*duration_ms);
                 }
-                Role::TurnCompleted {
-                    duration_ms,
-                    time_to_first_token_ms,
-                    ..
-                } => {
+                Role::TurnCompleted(c) => {
+                    let (duration_ms, time_to_first_token_ms) =
+                        (&c.duration_ms, &c.time_to_first_token_ms);
                     terminal_closers.push(i);
                     if let Some(d) = duration_ms {
                         recorded = Some(*d);

@@ -212,7 +212,11 @@ impl State {
             self.pending_summaries.clear();
         }
         e.parent_uuid = rec.parent_uuid.boxed();
-        e.session_id = rec.session_id.boxed();
+        e.session_id = rec
+            .session_id
+            .get()
+            .filter(|s| !s.is_empty())
+            .map(Into::into);
         e.sidechain = rec.is_sidechain.is_true();
         e.agent_id = rec.agent_id.boxed();
         self.update_meta(&rec, t);
@@ -721,12 +725,12 @@ fn system(r: &mut Reading, rec: &Record) -> (Role, String) {
     let role = match sub {
         "compact_boundary" => {
             let cm = rec.compact_metadata.0.as_ref();
-            Role::CompactBoundary {
+            Role::CompactBoundary(Box::new(crate::model::CompactBoundary {
                 trigger: cm
                     .and_then(|m| m.trigger.boxed())
                     .or_else(|| rec.trigger.boxed()),
                 pre_tokens: cm.and_then(|m| m.pre_tokens.0),
-            }
+            }))
         }
         "turn_duration" => match rec.duration_ms.0 {
             Some(duration_ms) => Role::TurnDuration { duration_ms },

@@ -945,10 +945,10 @@ impl State {
             "event_msg" => self.event_msg(l, p, inner.as_deref().unwrap_or(""), &rt, t),
             "compacted" => {
                 let mut e = l.entry(
-                    Role::CompactBoundary {
+                    Role::CompactBoundary(Box::new(crate::model::CompactBoundary {
                         trigger: None,
                         pre_tokens: None,
-                    },
+                    })),
                     outer,
                 );
                 if let Some(m) = p.message
@@ -1068,7 +1068,7 @@ impl State {
                 e.step = Some(Box::new(self.model_step(idx, None, None)));
                 e.blocks.push(Block {
                     span: pspan,
-                    kind: BlockKind::ToolUse(tool),
+                    kind: BlockKind::ToolUse(Box::new(tool)),
                 });
                 e
             }
@@ -1089,7 +1089,7 @@ impl State {
                 }
                 e.blocks.push(Block {
                     span: pspan,
-                    kind: BlockKind::ToolResult(result),
+                    kind: BlockKind::ToolResult(Box::new(result)),
                 });
                 e
             }
@@ -1320,11 +1320,11 @@ impl State {
                     self.demote_unpaired_prompts(t);
                 }
                 self.end_task();
-                let role = Role::TurnCompleted {
+                let role = Role::TurnCompleted(Box::new(crate::model::TurnCompleted {
                     turn_id: jstr(p.turn_id).map(|s| s.into()),
                     duration_ms: jcount(p.duration_ms),
                     time_to_first_token_ms: jcount(p.time_to_first_token_ms),
-                };
+                }));
                 l.entry(role, rt)
             }
             "turn_aborted" => {
@@ -1346,10 +1346,10 @@ impl State {
                     l.entry(Role::Meta, rt)
                 } else {
                     l.entry(
-                        Role::CompactBoundary {
+                        Role::CompactBoundary(Box::new(crate::model::CompactBoundary {
                             trigger: None,
                             pre_tokens: None,
-                        },
+                        })),
                         rt,
                     )
                 }

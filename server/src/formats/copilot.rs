@@ -414,7 +414,7 @@ impl State {
             "abort" => l.entry(Role::Interruption, ty),
             "session.truncation" | "session.compaction_complete" => {
                 let mut e = l.entry(
-                    Role::CompactBoundary {
+                    Role::CompactBoundary(Box::new(crate::model::CompactBoundary {
                         trigger: Some(
                             if ty == "session.truncation" {
                                 "truncation"
@@ -426,7 +426,7 @@ impl State {
                         pre_tokens: jcount(d.pre_truncation_tokens)
                             .or_else(|| jcount(d.pre_compaction_tokens))
                             .filter(|&n| n > 0),
-                    },
+                    })),
                     ty,
                 );
                 push_text(l, d.summary, &mut e.blocks);
@@ -483,13 +483,13 @@ impl State {
             }
             e.blocks.push(Block {
                 span: span.clone(),
-                kind: BlockKind::ToolUse(ToolUse {
+                kind: BlockKind::ToolUse(Box::new(ToolUse {
                     id,
                     name: jstr(req.name).unwrap_or_default().as_ref().into(),
                     input: req.arguments.map_or(span, |a| l.raw_span(a)),
                     summary: call_summary(req.arguments, intent.as_deref()),
                     subagent: None,
-                }),
+                })),
             });
         }
         let model: Option<Box<str>> = jstr(d.model).map(|m| m.as_ref().into());
@@ -568,7 +568,7 @@ impl State {
         });
         Block {
             span: d.result.map_or(empty, |r| l.raw_span(r)),
-            kind: BlockKind::ToolResult(ToolResult {
+            kind: BlockKind::ToolResult(Box::new(ToolResult {
                 tool_use_id: id,
                 is_error: success == Some(false),
                 content_len: content.len(),
@@ -576,7 +576,7 @@ impl State {
                 summary,
                 images: Vec::new(),
                 subagent,
-            }),
+            })),
         }
     }
 

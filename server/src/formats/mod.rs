@@ -14,6 +14,8 @@ pub mod copilot;
 mod json;
 pub mod pi;
 
+use std::sync::Arc;
+
 use crate::model::{Entry, Format, PendingTail, Problem, Role, Severity, Span, Transcript};
 
 /// Reads a whole source at once as a snapshot of a file that may still be growing: a last line
@@ -197,6 +199,31 @@ pub struct Reader {
     undetected: Vec<(usize, Span)>,
     /// True when the last feed ended inside a line that was settled (read without its `\n`).
     mid_line: bool,
+    /// Record types and session ids, one string for all the records that carry it.
+    shared: Shared,
+}
+
+/// Equal short strings shared between records (record types, session ids): each record held
+/// its own copy, some 50–80 bytes per record of a real session (issue 12). At most
+/// [`Shared::MAX`] strings are kept, so a file of ever-new values costs no more than before.
+#[derive(Debug, Default)]
+struct Shared {
+    set: std::collections::HashSet<Arc<str>>,
+}
+
+impl Shared {
+    const MAX: usize = 1024;
+
+    /// The shared string equal to `s` (a new one when it is not kept yet).
+    fn get(&mut self, s: &Arc<str>) -> Arc<str> {
+        if let Some(kept) = self.set.get(&**s) {
+            return kept.clone();
+        }
+        if self.set.len() < Self::MAX {
+            self.set.insert(s.clone());
+        }
+        s.clone()
+    }
 }
 
 /// How many leading records may be looked at before a file is declared `Unknown`.
@@ -389,6 +416,22 @@ impl Reader {
     }
 
     fn dispatch(&mut self, source: &str, line: usize, span: Span) {
+        let before = self.transcript.entries.len();
+        self.dispatch_line(source, line, span);
+        // A vector's first push reserves room for four blocks; most records hold one or two
+        // (issue 12: 736 bytes per one-line prompt, three quarters of them empty).
+        let entries = &mut self.transcript.entries;
+        let from = before.min(entries.len());
+        for e in &mut entries[from..] {
+            e.blocks.shrink_to_fit();
+            e.record_type = self.shared.get(&e.record_type);
+            if let Some(id) = &e.session_id {
+                e.session_id = Some(self.shared.get(id));
+            }
+        }
+    }
+
+    fn dispatch_line(&mut self, source: &str, line: usize, span: Span) {
         match self.transcript.format() {
             Format::ClaudeCode => self.claude.line(source, line, span, &mut self.transcript),
             Format::Codex => self.codex.line(source, line, span, &mut self.transcript),
@@ -460,5 +503,34 @@ fn read_unknown_line(source: &str, line: usize, span: Span, t: &mut Transcript) 
             .entries
             .push(Entry::new(line, span, Role::Other, "unknown")),
         Err(e) => push_unparsed(t, &source[span.clone()], line, span, Some(e)),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// Records of one type and one session share one string for each (issue 12: memory per
+    /// record), whatever the format; the values read are unchanged.
+    #[test]
+    fn record_types_and_session_ids_are_shared() {
+        let src = concat!(
+            r#"{"type":"user","uuid":"u1","sessionId":"s-1","message":{"role":"user","content":"hi"}}"#,
+            "\n",
+            r#"{"type":"user","uuid":"u2","parentUuid":"u1","sessionId":"s-1","message":{"role":"user","content":"again"}}"#,
+            "\n{}\n{}\n",
+        );
+        let t = read(src);
+        let e = &t.entries;
+        assert_eq!(e.len(), 4);
+        assert_eq!(
+            (&*e[0].record_type, &*e[2].record_type),
+            ("user", "unknown")
+        );
+        assert!(Arc::ptr_eq(&e[0].record_type, &e[1].record_type));
+        assert!(Arc::ptr_eq(&e[2].record_type, &e[3].record_type));
+        let (a, b) = (e[0].session_id.as_ref(), e[1].session_id.as_ref());
+        assert_eq!(a.map(|s| &**s), Some("s-1"));
+        assert!(Arc::ptr_eq(a.unwrap(), b.unwrap()));
     }
 }

@@ -223,10 +223,10 @@ impl State {
             "compaction" => {
                 let trigger = (jbool(rec.from_hook) == Some(true)).then(|| "extension".into());
                 let mut e = l.entry(
-                    Role::CompactBoundary {
+                    Role::CompactBoundary(Box::new(crate::model::CompactBoundary {
                         trigger,
                         pre_tokens: jcount(rec.tokens_before),
-                    },
+                    })),
                     "compaction",
                 );
                 push_text(&l, rec.summary, &mut e.blocks);
@@ -486,7 +486,7 @@ fn content_blocks(l: &Line, content: Option<Raw<'_>>, out: &mut Vec<Block>) {
             "toolCall" => {
                 let id: Box<str> = jstr(b.id).unwrap_or_default().as_ref().into();
                 let name: Box<str> = jstr(b.name).unwrap_or_default().as_ref().into();
-                BlockKind::ToolUse(ToolUse {
+                BlockKind::ToolUse(Box::new(ToolUse {
                     id,
                     name,
                     input: b
@@ -494,7 +494,7 @@ fn content_blocks(l: &Line, content: Option<Raw<'_>>, out: &mut Vec<Block>) {
                         .map_or(span.start..span.start, |a| l.raw_span(a)),
                     summary: call_summary(b.arguments, None),
                     subagent: None,
-                })
+                }))
             }
             "image" => BlockKind::Image {
                 media_type: jstr(b.mime_type)
@@ -548,7 +548,7 @@ fn tool_result(l: &Line, m: &Message) -> Block {
     }
     Block {
         span: content.clone(),
-        kind: BlockKind::ToolResult(ToolResult {
+        kind: BlockKind::ToolResult(Box::new(ToolResult {
             tool_use_id: jstr(m.tool_call_id).unwrap_or_default().as_ref().into(),
             is_error: jbool(m.is_error) == Some(true),
             content_len: content.len(),
@@ -556,6 +556,6 @@ fn tool_result(l: &Line, m: &Message) -> Block {
             summary,
             images,
             subagent: None,
-        }),
+        })),
     }
 }

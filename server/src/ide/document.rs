@@ -945,14 +945,16 @@ fn read_whole(path: &Path) -> std::io::Result<(String, DiskState)> {
     let len = bytes.len() as u64;
     let tail = tail_of(&bytes, 64);
     let cut = complete_utf8_len(&bytes);
-    let mut text = String::new();
-    let mut invalid = Vec::new();
-    load::decode_into(&bytes[..cut], &mut text, &mut invalid);
+    // The bytes become the text without a copy when they are valid UTF-8 (issue 12: bytes and
+    // text were both held, twice the file, while a view of it was read).
+    let mut bytes = bytes;
+    let partial = bytes.split_off(cut);
+    let (text, invalid) = load::decode_owned(bytes);
     Ok((
         text,
         DiskState {
             len,
-            partial: bytes[cut..].to_vec(),
+            partial,
             id: file_id(&md),
             tail,
             missing: false,

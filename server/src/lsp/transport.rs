@@ -16,13 +16,16 @@ use std::io;
 use serde_json::{Value, json};
 use tokio::io::{AsyncRead, AsyncReadExt, AsyncWrite, AsyncWriteExt};
 use tokio::sync::mpsc;
-use tower_lsp_server::jsonrpc::{Request, Response};
+use tower_lsp_server::jsonrpc::Response;
 
 /// Largest header block accepted (bytes up to the blank line).
 const MAX_HEADER_BYTES: usize = 8 * 1024;
 /// Largest message body accepted: 1 GiB. A bigger `Content-Length` is answered with an error
 /// and its bytes are skipped without being kept.
 pub const MAX_BODY_BYTES: usize = 1 << 30;
+/// Capacity the decoder keeps between messages; a bigger buffer (after a big `didOpen`) is
+/// given back.
+const KEPT_BUFFER_BYTES: usize = 1 << 20;
 
 /// One unit read from the client.
 #[derive(Debug, PartialEq, Eq)]
@@ -140,14 +143,24 @@ impl Decoder {
             }
             Some(Ok(n)) => {
                 if self.buf.len() < body_start + n {
+                    // Room for the whole message at once: growing by doubling copied a big
+                    // body several times and could leave twice its size allocated (issue 12).
+                    self.buf.reserve_exact(body_start + n - self.buf.len());
                     return None;
                 }
-                // The body keeps the buffer's allocation (no copy of a 100 MB `didOpen`, and
-                // no buffer of that size kept for the rest of the session: issue 12); the
-                // bytes after it start a new buffer.
-                let rest = self.buf.split_off(body_start + n);
-                let mut body = std::mem::replace(&mut self.buf, rest);
-                body.drain(..body_start);
+                let body = if self.buf.len() == body_start + n {
+                    // The usual case, nothing after the body: hand over the buffer itself.
+                    let mut body = std::mem::take(&mut self.buf);
+                    body.drain(..body_start);
+                    body
+                } else {
+                    let body = self.buf[body_start..body_start + n].to_vec();
+                    self.buf.drain(..body_start + n);
+                    if self.buf.capacity() > KEPT_BUFFER_BYTES {
+                        self.buf.shrink_to(KEPT_BUFFER_BYTES);
+                    }
+                    body
+                };
                 Some(Frame::Body(body))
             }
             Some(Err(why)) => {
@@ -171,6 +184,45 @@ pub fn frame(body: &[u8]) -> Vec<u8> {
     out
 }
 
+/// What tower-lsp-server's `Request` accepts (`jsonrpc: "2.0"`, a string `method` by
+/// default empty, any `params`, an `Id` or `null` `id`, other keys ignored), read without
+/// building its `params`: the `didOpen` of a 100 MB file was decoded here only to be dropped
+/// (issue 12).
+#[derive(serde::Deserialize)]
+#[allow(dead_code)] // read only to check the shape
+struct RequestShape<'a> {
+    jsonrpc: JsonRpcVersion,
+    #[serde(default, borrow)]
+    method: std::borrow::Cow<'a, str>,
+    #[serde(default, deserialize_with = "some")]
+    params: Option<serde::de::IgnoredAny>,
+    #[serde(default, deserialize_with = "some")]
+    id: Option<tower_lsp_server::jsonrpc::Id>,
+}
+
+/// `"2.0"`, the only version accepted.
+struct JsonRpcVersion;
+
+impl<'de> serde::Deserialize<'de> for JsonRpcVersion {
+    fn deserialize<D: serde::Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+        let v = <std::borrow::Cow<'de, str>>::deserialize(d)?;
+        if v == "2.0" {
+            Ok(JsonRpcVersion)
+        } else {
+            Err(serde::de::Error::custom(
+                "expected JSON-RPC version \"2.0\"",
+            ))
+        }
+    }
+}
+
+/// A present key, even `null`, is `Some` (as in tower-lsp-server).
+fn some<'de, T: serde::Deserialize<'de>, D: serde::Deserializer<'de>>(
+    d: D,
+) -> Result<Option<T>, D::Error> {
+    T::deserialize(d).map(Some)
+}
+
 /// Checks a message body the way tower-lsp-server parses it (a JSON-RPC 2.0 request,
 /// notification or response). `Err` holds the error response to send instead.
 pub fn check(body: &[u8]) -> Result<(), Value> {
@@ -182,7 +234,7 @@ pub fn check(body: &[u8]) -> Result<(), Value> {
             "parse error: the message is not UTF-8".to_string(),
         ));
     };
-    if serde_json::from_str::<Request>(text).is_ok()
+    if serde_json::from_str::<RequestShape>(text).is_ok()
         || serde_json::from_str::<Response>(text).is_ok()
     {
         return Ok(());
@@ -279,15 +331,13 @@ where
                 match f {
                     Frame::Body(b) => match check(&b) {
                         Ok(()) => {
-                            // Header and body written apart: a 100 MB `didOpen` is not
-                            // copied once more into a framed buffer (issue 12).
-                            let header = format!("Content-Length: {}\r\n\r\n", b.len());
-                            if to_server.write_all(header.as_bytes()).await.is_err()
+                            // Header, then the body as it is (no framed copy of a big body).
+                            let head = format!("Content-Length: {}\r\n\r\n", b.len());
+                            if to_server.write_all(head.as_bytes()).await.is_err()
                                 || to_server.write_all(&b).await.is_err()
                             {
                                 return;
                             }
-                            drop(b);
                         }
                         Err(resp) => {
                             eprintln!(
@@ -324,6 +374,69 @@ pub type PipeOut = tokio::io::DuplexStream;
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// The shape check accepts exactly what tower-lsp-server's `Request` accepts (issue 12:
+    /// it no longer builds the params to find out).
+    #[test]
+    fn request_shape_agrees_with_tower_lsp_request() {
+        use tower_lsp_server::jsonrpc::Request;
+        let bodies = [
+            r#"{"jsonrpc":"2.0","method":"x"}"#,
+            r#"{"jsonrpc":"2.0","method":"x","id":1,"params":{"a":[1,"\u00e9"]}}"#,
+            r#"{"jsonrpc":"2.0","method":"x","id":"s","params":null}"#,
+            r#"{"jsonrpc":"2.0","id":null}"#,
+            r#"{"jsonrpc":"2.0"}"#,
+            r#"{"jsonrpc":"2.0","method":"x","extra":true}"#,
+            r#"{"jsonrpc":"1.0","method":"x"}"#,
+            r#"{"jsonrpc":2.0,"method":"x"}"#,
+            r#"{"method":"x"}"#,
+            r#"{"jsonrpc":"2.0","method":7}"#,
+            r#"{"jsonrpc":"2.0","method":"x","id":{"a":1}}"#,
+            r#"{"jsonrpc":"2.0","method":"x","id":1.5}"#,
+            r#"{"jsonrpc":"2.0","method":"x","method":"y"}"#,
+            r#"{"jsonrpc":"2.0","method":"x","params":[1,}"#,
+            r#"[{"jsonrpc":"2.0","method":"x"}]"#,
+            r#""2.0""#,
+        ];
+        for b in bodies {
+            assert_eq!(
+                serde_json::from_str::<RequestShape>(b).is_ok(),
+                serde_json::from_str::<Request>(b).is_ok(),
+                "{b}"
+            );
+        }
+    }
+
+    /// A big body is handed over without a copy and the decoder does not keep its buffer
+    /// (issue 12: a 100 MB didOpen left twice its size allocated in the decoder).
+    #[test]
+    fn a_big_body_leaves_no_big_buffer_behind() {
+        let body = vec![b' '; 4 << 20];
+        let mut d = Decoder::default();
+        let framed = frame(&body);
+        for chunk in framed.chunks(64 * 1024) {
+            d.push(chunk);
+            if let Some(f) = d.next_frame() {
+                assert_eq!(f, Frame::Body(body.clone()));
+            }
+        }
+        assert!(
+            d.buf.capacity() <= KEPT_BUFFER_BYTES,
+            "{}",
+            d.buf.capacity()
+        );
+        // Two messages in one read: the second is still decoded.
+        let mut two = frame(&body);
+        two.extend_from_slice(&frame(b"{}"));
+        d.push(&two);
+        assert_eq!(d.next_frame(), Some(Frame::Body(body)));
+        assert!(
+            d.buf.capacity() <= KEPT_BUFFER_BYTES,
+            "{}",
+            d.buf.capacity()
+        );
+        assert_eq!(d.next_frame(), Some(Frame::Body(b"{}".to_vec())));
+    }
 
     fn frames(bytes: &[u8]) -> Vec<Frame> {
         let mut d = Decoder::default();

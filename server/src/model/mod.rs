@@ -14,6 +14,7 @@
 //!   (escapes undecoded), decoded on demand with [`Str::decode`].
 
 use std::borrow::Cow;
+use std::sync::Arc;
 
 use crate::source::json_string;
 
@@ -239,12 +240,14 @@ pub struct Entry {
     pub role: Role,
     /// The record's own `type` (and `subtype` / payload type) as written, e.g. `assistant`,
     /// `system/turn_duration`, `response_item/function_call`. For hover and verbose views.
-    pub record_type: Box<str>,
+    /// Shared: the reader gives every record of one type the same string (issue 12).
+    pub record_type: Arc<str>,
     /// `timestamp` in epoch ms, when present and parseable.
     pub timestamp_ms: Option<i64>,
     pub uuid: Option<Box<str>>,
     pub parent_uuid: Option<Box<str>>,
-    pub session_id: Option<Box<str>>,
+    /// Shared like `record_type`: a session's records all carry the same id.
+    pub session_id: Option<Arc<str>>,
     /// `isSidechain: true` (inline sub-agent records, and every record of a sub-agent file).
     pub sidechain: bool,
     /// `agentId` of a sidechain record.
@@ -327,12 +330,9 @@ pub enum Role {
     /// AGENTS.md messages, `session_meta`, `turn_context`.
     Context,
     /// `system/compact_boundary` (Claude) or `compacted` / `context_compacted` (Codex).
-    CompactBoundary {
-        /// `auto` | `manual` when given.
-        trigger: Option<Box<str>>,
-        /// Tokens in context before compaction, when given.
-        pre_tokens: Option<u64>,
-    },
+    /// Boxed (as the payloads of the other rare roles): inline it made every entry's role
+    /// 48 bytes (issue 12, memory per record).
+    CompactBoundary(Box<CompactBoundary>),
     /// The summary that follows a compact boundary (`isCompactSummary: true`). Its text is in
     /// `blocks`.
     CompactSummary,
@@ -341,11 +341,7 @@ pub enum Role {
     /// Codex `event_msg/task_started`.
     TurnStarted { turn_id: Option<Box<str>> },
     /// Codex `event_msg/task_complete`: completion evidence, with measured timings when given.
-    TurnCompleted {
-        turn_id: Option<Box<str>>,
-        duration_ms: Option<u64>,
-        time_to_first_token_ms: Option<u64>,
-    },
+    TurnCompleted(Box<TurnCompleted>),
     /// Anything else the format defines that is not conversation: `isMeta` user rows,
     /// hook/system chatter, `progress`, `attachment`, `file-history-snapshot`,
     /// `permission-mode`, `last-prompt`, titles, `summary`, Codex `token_count`, duplicate
@@ -357,6 +353,25 @@ pub enum Role {
     /// A line that is not valid JSON (or not a JSON object). A [`Problem`] on the same line
     /// says why.
     Unparsed,
+}
+
+/// What a compact boundary record says (`Role::CompactBoundary`).
+#[derive(Debug, Clone, PartialEq, Default)]
+pub struct CompactBoundary {
+    /// `auto` | `manual` when given.
+    pub trigger: Option<Box<str>>,
+    /// Tokens in context before compaction, when given.
+    pub pre_tokens: Option<u64>,
+}
+
+/// What a Codex `event_msg/task_complete` says (`Role::TurnCompleted`).
+#[derive(Debug, Clone, PartialEq, Default)]
+pub struct TurnCompleted {
+    pub turn_id: Option<Box<str>>,
+    /// `duration_ms`, when given.
+    pub duration_ms: Option<u64>,
+    /// `time_to_first_token_ms`, when given.
+    pub time_to_first_token_ms: Option<u64>,
 }
 
 impl Role {
@@ -500,10 +515,11 @@ pub enum BlockKind {
     /// Reasoning. May be empty (Opus 4.7 stores only a signature; Codex reasoning is often
     /// encrypted: then `text` is empty and `encrypted` is true).
     Thinking { text: Str, encrypted: bool },
-    /// A tool call.
-    ToolUse(ToolUse),
+    /// A tool call. Boxed, as is the result: the two are 120 and 168 bytes, and inline they
+    /// made every block (text, thinking) that big (issue 12, memory per record).
+    ToolUse(Box<ToolUse>),
     /// A tool result.
-    ToolResult(ToolResult),
+    ToolResult(Box<ToolResult>),
     /// An image; never decoded or shown as base64.
     Image {
         /// e.g. `image/png`; `image/unknown` when not given.
@@ -612,5 +628,16 @@ mod tests {
             Some(1_772_410_800_000)
         );
         assert_eq!(parse_timestamp("[trimmed for fixture]"), None);
+    }
+
+    /// Memory per record (issue 12): every record holds an entry, a role and its blocks, so
+    /// their sizes are the per-line cost of a transcript. Tool calls and results (120 and 168
+    /// bytes) and the rare roles' payloads are boxed so that text blocks and plain entries do
+    /// not pay for them. Before: Block 184, Role 48, Entry 224 bytes.
+    #[test]
+    fn per_record_types_stay_compact() {
+        assert_eq!(size_of::<Block>(), 48);
+        assert_eq!(size_of::<Role>(), 24);
+        assert!(size_of::<Entry>() <= 200, "{}", size_of::<Entry>());
     }
 }

@@ -187,6 +187,12 @@ pub fn decode_into(bytes: &[u8], text: &mut String, invalid: &mut Vec<InvalidUtf
     // Line of the end of `text`, counted only once invalid bytes are met (valid appends
     // cost nothing more than the copy).
     let mut line: Option<(usize, usize)> = None; // (line, up to byte)
+    // Valid UTF-8, the usual case: one validation (word-at-a-time on ASCII) and one copy,
+    // instead of walking `utf8_chunks` (issue 12: that walk was 12% of `stats` on 100 MB).
+    if let Ok(valid) = std::str::from_utf8(bytes) {
+        text.push_str(valid);
+        return;
+    }
     text.reserve(bytes.len());
     for chunk in bytes.utf8_chunks() {
         text.push_str(chunk.valid());
@@ -217,6 +223,15 @@ pub fn decode(bytes: &[u8]) -> (String, Vec<InvalidUtf8>) {
     (text, invalid)
 }
 
+/// Decodes `bytes` lossily like [`decode`], taking ownership: valid UTF-8 becomes the text
+/// without a copy (issue 12: the copy doubled the peak memory of reading a file).
+pub fn decode_owned(bytes: Vec<u8>) -> (String, Vec<InvalidUtf8>) {
+    match String::from_utf8(bytes) {
+        Ok(text) => (text, Vec::new()),
+        Err(e) => decode(e.as_bytes()),
+    }
+}
+
 /// A whole regular file, decoded.
 #[derive(Debug)]
 pub struct Loaded {
@@ -235,7 +250,7 @@ pub fn load(path: &Path, max: u64) -> Result<Loaded, LoadError> {
     if compressed {
         bytes = crate::source::zstd::decompress(&bytes).map_err(LoadError::Compressed)?;
     }
-    let (text, invalid) = decode(&bytes);
+    let (text, invalid) = decode_owned(bytes);
     Ok(Loaded {
         text,
         invalid,
@@ -276,6 +291,14 @@ mod tests {
         let mut more = Vec::new();
         decode_into(b"x\xff\n", &mut text, &mut more);
         assert_eq!(more[0].line, 4);
+        // Valid input appends as is; owned input decodes the same way as borrowed.
+        decode_into("é\n".as_bytes(), &mut text, &mut more);
+        assert!(text.ends_with("x\u{fffd}\né\n") && more.len() == 1);
+        assert_eq!(
+            decode_owned(b"ok\na\xffb\xfe\nfine\n\xc3\n".to_vec()),
+            (t, bad)
+        );
+        assert_eq!(decode_owned("é\n".into()), ("é\n".to_string(), vec![]));
     }
 
     #[cfg(unix)]

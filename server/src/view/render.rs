@@ -1270,7 +1270,7 @@ impl<'a> Renderer<'a> {
                 let result = self.pairs.get(&(e, b)).copied();
                 let res: Option<&ToolResult> =
                     result.and_then(|(re, rb)| match self.block(re, rb).map(|b| &b.kind) {
-                        Some(BlockKind::ToolResult(r)) => Some(r),
+                        Some(BlockKind::ToolResult(r)) => Some(&**r),
                         _ => None,
                     });
                 let is_error = res.is_some_and(|r| r.is_error);

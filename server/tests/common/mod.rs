@@ -83,13 +83,13 @@ impl Doc {
                 B::Tool { id, name, summary } => {
                     let (span, _) = self.lit(summary);
                     (
-                        BlockKind::ToolUse(ToolUse {
+                        BlockKind::ToolUse(Box::new(ToolUse {
                             id: (*id).into(),
                             name: (*name).into(),
                             input: span.clone(),
                             summary: summary.to_string(),
                             subagent: None,
-                        }),
+                        })),
                         span,
                     )
                 }
@@ -101,7 +101,7 @@ impl Doc {
                 } => {
                     let (span, raw) = self.lit(content);
                     (
-                        BlockKind::ToolResult(ToolResult {
+                        BlockKind::ToolResult(Box::new(ToolResult {
                             tool_use_id: (*id).into(),
                             is_error: *error,
                             content: raw.clone(),
@@ -109,7 +109,7 @@ impl Doc {
                             summary: summary.to_string(),
                             images: Vec::new(),
                             subagent: None,
-                        }),
+                        })),
                         span,
                     )
                 }
@@ -378,10 +378,10 @@ pub fn rich_session() -> (Doc, Analysis) {
         &[B::Text("Working notes.\n[[OMNISCIO_FINAL]]\nDone: the page matches the mock-up.\n[DEV-PIPELINE | GATE 3 | AUTO: PASS]")],
     );
     let cb = d.entry(
-        Role::CompactBoundary {
+        Role::CompactBoundary(Box::new(transcript_ls::model::CompactBoundary {
             trigger: Some("auto".into()),
             pre_tokens: Some(167_094),
-        },
+        })),
         "system/compact_boundary",
         &[],
     );

@@ -782,12 +782,27 @@ local function sessions()
   vim.cmd('helpclose')
 end
 
+--- A Codex sub-agent rollout that replays its parent's history (issue 9): the inherited part is
+--- one `imports` fold, `inherited from thr-parent (1 turn)` (lines 2–8), nested in the part
+--- before the first prompt and so closed at the plugin's foldlevel 1; the sub-agent's own turn
+--- (lines 9–16) stays open.
+local function inherited()
+  local path = ROOT .. '/fixtures/rules/codex-subagent-inherited.jsonl'
+  open(path)
+  H.wait('inherited: folds', 5000, function()
+    return vim.fn.foldlevel(2) > 0 and vim.fn.foldclosed(2) ~= -1
+  end)
+  H.eq('inherited: the inherited history is closed (2–8)', { vim.fn.foldclosed(2), vim.fn.foldclosedend(2) }, { 2, 8 })
+  H.eq('inherited: its label', vim.fn.foldtextresult(2), 'inherited from thr-parent (1 turn)')
+  H.eq("inherited: the sub-agent's prompt is shown", vim.fn.foldclosed(11), -1)
+end
+
 --- Reading a session (issue 11): tests/e2e/nvim/reading.lua.
 local function reading()
   dofile(ROOT .. '/tests/e2e/nvim/reading.lua')(H, T, { ROOT = ROOT, TMP = TMP, DEMO = DEMO, CORPUS = CORPUS, open = open })
 end
 
-for _, scenario in ipairs({ demo_raw, demo_view, live_append, corpus, pi_and_copilot, screens, health_and_help, reading, sessions }) do
+for _, scenario in ipairs({ demo_raw, demo_view, live_append, corpus, pi_and_copilot, inherited, screens, health_and_help, reading, sessions }) do
   local ok, err = xpcall(scenario, debug.traceback)
   if not ok then
     H.check('no Lua error', false, err)

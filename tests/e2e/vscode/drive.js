@@ -350,6 +350,19 @@ async function main(page) {
   check('copilot view: autopilot turns and the session usage', cpView && cpText.includes('Copilot CLI 1.0.78') && cpText.includes('5.8k out'), cpText.slice(0, 300));
   await shot(page, '8-copilot-view.png');
 
+  // 12b. A Codex sub-agent rollout replaying its parent's history (issue 9): the inherited part
+  // (lines 2–8, one `imports` folding range "inherited from thr-parent (1 turn)") is collapsed
+  // when the file opens (editor.foldingImportsByDefault in the extension's defaults).
+  await quickOpen(page, 'inherited-subagent.jsonl');
+  let inh = {};
+  for (let i = 0; i < 40; i++) {
+    inh = await visibleLines(page);
+    if (inh['2'] !== undefined && inh['9'] !== undefined && inh['3'] === undefined) break;
+    await page.waitForTimeout(500);
+  }
+  eq('inherited: lines 3–8 folded away on opening', Object.keys(inh).map(Number).filter((n) => n <= 10).sort((a, b) => a - b), [1, 2, 9, 10]);
+  await shot(page, '8b-inherited-folded.png');
+
   // 13. Reading a session (issue 11): tests/e2e/vscode/reading.js.
   await require('./reading.js')(page, { WS, DEMO, FINISHED: 'finished-session.jsonl', log, check, eq, nbsp, palette, quickOpen, gotoLine, activeEditor, shot });
   await sessionsFirst(page);

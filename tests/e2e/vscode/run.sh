@@ -35,6 +35,8 @@ IRR=$ROOT/../shared/corpus/ingo-eichhorst__Irrlicht/replaydata/agents
 cp "$IRR/pi/regressions/01-example-session/recordings/2026-04-06-16-22-10_irrlichd-unknown/transcript.jsonl" "$RUN/ws/pi-session.jsonl"
 mkdir -p "$RUN/ws/copilot-state/5ec41487"
 cp "$IRR/copilot/scenarios/2-8_autonomous-loop-iteration-limit/recordings/2026-08-05-09-54-17_irrlichd-0.5.9+24afe21/transcript.jsonl" "$RUN/ws/copilot-state/5ec41487/events.jsonl"
+# ... a Codex sub-agent rollout that replays its parent's history (issue 9) ...
+cp "$ROOT/fixtures/rules/codex-subagent-inherited.jsonl" "$RUN/ws/inherited-subagent.jsonl"
 # ... and a 56 MiB session, over VS Code's 50 MB limit for syncing documents to extensions.
 BIG=$(node "$ROOT/tests/e2e/vscode/make-big.js" "$RUN/ws/3f8a2c61-9d4e-4b7a-8c15-e2d07b9a4f63.jsonl" "$RUN/ws/big-session.jsonl")
 # ... and a session recorded in the workspace folder itself (its cwd), for "Open Latest Session".
