@@ -63,7 +63,11 @@ fn case() -> impl Strategy<Value = (String, Vec<usize>)> {
             let mut text = String::new();
             for (k, line) in lines.iter().cycle().skip(start).take(len).enumerate() {
                 if broken == Some(k) {
-                    text.push_str(&line[..line.len() / 2]);
+                    let mut half = line.len() / 2;
+                    while !line.is_char_boundary(half) {
+                        half -= 1;
+                    }
+                    text.push_str(&line[..half]);
                 } else {
                     text.push_str(line);
                 }
