@@ -248,3 +248,40 @@ fn a_fifo_never_keeps_the_server_alive() {
         }
     }
 }
+
+/// A header that declares a big message (1 GiB, the most accepted) followed by a few bytes
+/// must not make the server reserve the declared size: under an address-space limit of
+/// 800 MB (`ulimit -v`, or a machine without overcommit) it aborted with "memory allocation
+/// of 1073741854 bytes failed" as soon as the header arrived (a regression of issue 12's
+/// transport). Now it keeps waiting for the body, and ends normally when stdin closes.
+#[cfg(unix)]
+#[test]
+fn a_lying_content_length_does_not_abort_the_server() {
+    let mut child = Command::new("sh")
+        .arg("-c")
+        .arg("ulimit -v 800000 && exec \"$0\" --stdio")
+        .arg(env!("CARGO_BIN_EXE_transcript-ls"))
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::null())
+        .spawn()
+        .expect("start the server");
+    let mut stdin = child.stdin.take().unwrap();
+    let mut out = BufReader::new(child.stdout.take().unwrap());
+    initialize(&mut stdin, &mut out, Value::Null);
+    write!(
+        stdin,
+        "Content-Length: {}\r\n\r\n{{\"jsonrpc\":\"2.0\",\"id\":2,\"method\":\"shutdown\"}}",
+        1u64 << 30
+    )
+    .unwrap();
+    stdin.flush().unwrap();
+    std::thread::sleep(Duration::from_millis(1000));
+    assert_eq!(
+        child.try_wait().unwrap().map(|s| s.to_string()),
+        None,
+        "the server died on a header declaring 1 GiB"
+    );
+    drop(stdin);
+    assert_eq!(wait_exit(&mut child, Duration::from_secs(10)), Some(1));
+}

@@ -23,6 +23,13 @@ const MAX_HEADER_BYTES: usize = 8 * 1024;
 /// Largest message body accepted: 1 GiB. A bigger `Content-Length` is answered with an error
 /// and its bytes are skipped without being kept.
 pub const MAX_BODY_BYTES: usize = 1 << 30;
+/// Most bytes reserved for a message beyond what has arrived of it while it is small
+/// (16 MiB); past that, as much again as has arrived. The declared `Content-Length` is not
+/// trusted for the reservation: a lying or truncated header would reserve up to
+/// [`MAX_BODY_BYTES`] at once.
+const RESERVE_STEP_BYTES: usize = 16 << 20;
+/// Bytes read from the client (or the server) at a time.
+const READ_BYTES: usize = 64 * 1024;
 /// Capacity the decoder keeps between messages; a bigger buffer (after a big `didOpen`) is
 /// given back.
 const KEPT_BUFFER_BYTES: usize = 1 << 20;
@@ -143,9 +150,18 @@ impl Decoder {
             }
             Some(Ok(n)) => {
                 if self.buf.len() < body_start + n {
-                    // Room for the whole message at once: growing by doubling copied a big
-                    // body several times and could leave twice its size allocated (issue 12).
-                    self.buf.reserve_exact(body_start + n - self.buf.len());
+                    // Room for the rest of the message, but never more ahead than has
+                    // arrived (at least a step): a lying `Content-Length` reserves no
+                    // gigabyte, and a big body still ends in a buffer of exactly its size
+                    // (growing by plain doubling could leave twice its size; issue 12).
+                    // Reserved only when the room left would not take the next read, so
+                    // it grows a few times in all, not at every read.
+                    let missing = body_start + n - self.buf.len();
+                    let spare = self.buf.capacity() - self.buf.len();
+                    if spare < missing.min(READ_BYTES) {
+                        let ahead = missing.min(self.buf.len().max(RESERVE_STEP_BYTES));
+                        self.buf.reserve_exact(ahead);
+                    }
                     return None;
                 }
                 let body = if self.buf.len() == body_start + n {
@@ -273,7 +289,7 @@ async fn pump_frames<R: AsyncRead + Unpin>(
     to: mpsc::UnboundedSender<Vec<u8>>,
 ) -> io::Result<()> {
     let mut dec = Decoder::default();
-    let mut buf = vec![0u8; 64 * 1024];
+    let mut buf = vec![0u8; READ_BYTES];
     loop {
         let n = from.read(&mut buf).await?;
         if n == 0 {
@@ -320,7 +336,7 @@ where
         let mut input = input;
         let mut to_server = to_server;
         let mut dec = Decoder::default();
-        let mut buf = vec![0u8; 64 * 1024];
+        let mut buf = vec![0u8; READ_BYTES];
         loop {
             let n = match input.read(&mut buf).await {
                 Ok(0) | Err(_) => break,
@@ -511,6 +527,41 @@ mod tests {
         d.push(b"xxxxxxx");
         d.push(&frame(b"{}"));
         assert_eq!(d.next_frame(), Some(Frame::Body(b"{}".to_vec())));
+    }
+
+    /// A header whose `Content-Length` is far more than what follows reserves no more than
+    /// what arrived (plus a step), not the declared size: a lying or truncated header made the
+    /// decoder reserve up to 1 GiB at once, which aborts a server that runs with an address-space
+    /// limit (`ulimit -v`) or without overcommit.
+    #[test]
+    fn a_lying_content_length_reserves_only_what_arrives() {
+        let mut d = Decoder::default();
+        d.push(format!("Content-Length: {MAX_BODY_BYTES}\r\n\r\n{{\"jsonrpc\"").as_bytes());
+        assert_eq!(d.next_frame(), None);
+        assert!(
+            d.buf.capacity() <= RESERVE_STEP_BYTES + 1024,
+            "{} bytes reserved for 40 bytes received",
+            d.buf.capacity()
+        );
+        // As the body arrives, the reservation follows it and ends at the body's exact size.
+        let mut d = Decoder::default();
+        let body = vec![b' '; 3 * RESERVE_STEP_BYTES + 5];
+        let framed = frame(&body);
+        let mut got = None;
+        let mut grown = 0;
+        for chunk in framed.chunks(READ_BYTES) {
+            let cap = d.buf.capacity();
+            d.push(chunk);
+            if let Some(f) = d.next_frame() {
+                got = Some(f);
+            } else {
+                grown += usize::from(d.buf.capacity() != cap);
+                assert!(d.buf.capacity() <= 2 * d.buf.len() + RESERVE_STEP_BYTES);
+                assert!(d.buf.capacity() <= framed.len());
+            }
+        }
+        assert_eq!(got, Some(Frame::Body(body)));
+        assert!(grown <= 4, "the buffer grew {grown} times");
     }
 
     #[test]
