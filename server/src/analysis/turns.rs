@@ -90,8 +90,8 @@ pub(super) fn analyze(t: &Transcript, source: &str, options: &Options) -> Analys
     for p in &pairs {
         if main(p.use_entry) && !bounds.is_empty() {
             turn_tools[turn_ix(p.use_entry)].push((
-                t.entries[p.use_entry].timestamp_ms,
-                p.result_entry.and_then(|r| t.entries[r].timestamp_ms),
+                t.entries[p.use_entry].timestamp_ms(),
+                p.result_entry.and_then(|r| t.entries[r].timestamp_ms()),
             ));
         }
     }
@@ -138,7 +138,7 @@ pub(super) fn analyze(t: &Transcript, source: &str, options: &Options) -> Analys
         let mut first_ts: Option<i64> = None;
         for i in start..end {
             let e = &t.entries[i];
-            if let Some(ts) = e.timestamp_ms
+            if let Some(ts) = e.timestamp_ms()
                 && !e.abandoned
             {
                 first_ts.get_or_insert(ts);
@@ -279,7 +279,9 @@ pub(super) fn analyze(t: &Transcript, source: &str, options: &Options) -> Analys
             }
         };
 
-        let opener_ts = opener.and_then(|o| t.entries[o].timestamp_ms).or(first_ts);
+        let opener_ts = opener
+            .and_then(|o| t.entries[o].timestamp_ms())
+            .or(first_ts);
         let duration = if kind == TurnKind::Preamble {
             None
         } else if let Some(ms) = recorded {

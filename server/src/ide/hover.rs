@@ -58,7 +58,7 @@ pub fn entry_hover(
     let mut head = vec![format!("**{}**", role_name(&e.role))];
     head.push(format!("`{}`", e.record_type));
     if let Some(ts) = e
-        .timestamp_ms
+        .timestamp_ms()
         .and_then(|ms| jiff::Timestamp::from_millisecond(ms).ok())
     {
         head.push(format!("{ts}"));
@@ -71,7 +71,7 @@ pub fn entry_hover(
         });
     }
     if e.sidechain {
-        head.push(match &e.agent_id {
+        head.push(match e.agent_id() {
             Some(a) => format!("sidechain {a}"),
             None => "sidechain".to_string(),
         });
