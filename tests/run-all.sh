@@ -8,5 +8,10 @@ if [ ! -d ../shared/corpus ]; then
   echo "tests need ../shared (corpus and cases) beside the project" >&2
   exit 1
 fi
+# The CLI's pager test runs `render` on a pseudo-terminal from script(1) (util-linux; Debian's
+# bsdutils, installed everywhere but minimal images).
+if ! command -v script >/dev/null && [ "$(id -u)" = 0 ] && command -v apt-get >/dev/null; then
+  apt-get update -q >/dev/null && DEBIAN_FRONTEND=noninteractive apt-get install -y -q bsdutils >/dev/null
+fi
 cargo test --workspace --all-targets
 bash tests/e2e/run.sh

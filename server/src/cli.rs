@@ -36,6 +36,10 @@ Options:
   --verbose            render: show work runs, thinking, tool calls and records too
   --color[=WHEN]       render: colour the output: auto (default: on a terminal, unless
                        NO_COLOR is set), always, never
+  --width N            render: wrap prose to N columns (default: the terminal's width on a
+                       terminal, no wrapping when piped; 0: never wrap)
+  --no-pager           render: write to the terminal directly instead of through $PAGER
+                       (default on a terminal: $PAGER, else `less -R`; LESS defaults to FRX)
   --json               stats: one JSON object per file, one per line
   --time-zone ZONE     IANA zone for finish times (default: the system zone; TZ is respected)
   --no-final-marker    ignore [[OMNISCIO_FINAL]] / [[AMC_FINAL]] final-answer markers
@@ -112,6 +116,11 @@ struct Args {
     time_zone: Option<String>,
     /// `--color`: `auto` (default), `always`, `never`.
     color: String,
+    /// `--width N`: wrap `render` to N columns (`Some(0)`: never); `None`: the terminal's
+    /// width when standard output is one.
+    width: Option<usize>,
+    /// `--no-pager`.
+    no_pager: bool,
     final_marker: bool,
     /// `Some(true)` `--complete`, `Some(false)` `--growing`, `None`: from the file's age.
     complete: Option<bool>,
@@ -127,6 +136,8 @@ fn parse(args: Vec<OsString>) -> Result<Option<Args>, Failure> {
     let mut final_marker = true;
     let mut complete = None;
     let mut color = "auto".to_string();
+    let mut width = None;
+    let mut no_pager = false;
     let mut only_files = false;
     while let Some(arg) = it.next() {
         let s = arg.to_string_lossy().into_owned();
@@ -164,6 +175,19 @@ fn parse(args: Vec<OsString>) -> Result<Option<Args>, Failure> {
                     )));
                 }
                 color = v;
+            }
+            "--no-pager" => no_pager = true,
+            "--width" => {
+                let v = match inline {
+                    Some(v) => v,
+                    None => it
+                        .next()
+                        .map(|v| v.to_string_lossy().into_owned())
+                        .ok_or_else(|| usage_error("--width needs a number of columns"))?,
+                };
+                width = Some(v.parse::<usize>().map_err(|_| {
+                    usage_error(format!("--width takes a number of columns, not '{v}'"))
+                })?);
             }
             "--time-zone" | "--timezone" | "--tz" => {
                 let v = match inline {
@@ -204,6 +228,9 @@ fn parse(args: Vec<OsString>) -> Result<Option<Args>, Failure> {
     if verbose && command != Command::Render {
         return Err(usage_error("--verbose is an option of render"));
     }
+    if width.is_some() && command != Command::Render {
+        return Err(usage_error("--width is an option of render"));
+    }
     Ok(Some(Args {
         command,
         files,
@@ -211,6 +238,8 @@ fn parse(args: Vec<OsString>) -> Result<Option<Args>, Failure> {
         json,
         time_zone,
         color,
+        width,
+        no_pager,
         final_marker,
         complete,
     }))
@@ -264,15 +293,35 @@ fn run_inner(
                     },
                     &options.gate_phases,
                 );
+                let tty = std::io::IsTerminal::is_terminal(&std::io::stdout());
                 let color = view::ansi::wants_color(
                     &args.color,
-                    std::io::IsTerminal::is_terminal(&std::io::stdout()),
+                    tty,
                     std::env::var("NO_COLOR").ok().as_deref(),
                 );
-                if color {
-                    out.write_all(view::ansi::colored(&v).as_bytes())
+                let width = match args.width {
+                    Some(0) => None,
+                    Some(n) => Some(n),
+                    None if tty => terminal_width(),
+                    None => None,
+                };
+                let v = match width {
+                    Some(w) => view::wrap::wrap(&v, w),
+                    None => v,
+                };
+                let text = if color {
+                    view::ansi::colored(&v)
                 } else {
-                    out.write_all(v.text.as_bytes())
+                    v.text
+                };
+                let pager = if tty && !args.no_pager && args.files.len() == 1 {
+                    pager_command()
+                } else {
+                    None
+                };
+                match pager {
+                    Some(cmd) => write_paged(&cmd, text.as_bytes(), out, err),
+                    None => out.write_all(text.as_bytes()),
                 }
             }
             Command::Stats if args.json => {
@@ -294,6 +343,63 @@ fn run_inner(
         }
     }
     Ok(status)
+}
+
+/// The width of the terminal on standard output, in columns (`COLUMNS` when the terminal
+/// does not say).
+fn terminal_width() -> Option<usize> {
+    terminal_size::terminal_size_of(std::io::stdout())
+        .map(|(w, _)| w.0 as usize)
+        .filter(|&w| w > 0)
+        .or_else(|| std::env::var("COLUMNS").ok()?.trim().parse().ok())
+}
+
+/// The pager `render` writes through on a terminal: `$PAGER` (run by `sh -c`, so it may carry
+/// arguments; empty or `cat` means none), else `less -R`.
+fn pager_command() -> Option<String> {
+    let p = match std::env::var("PAGER") {
+        Ok(p) => p.trim().to_string(),
+        Err(_) => "less -R".to_string(),
+    };
+    (!p.is_empty() && p != "cat").then_some(p)
+}
+
+/// Writes `text` through the pager `cmd` (`sh -c cmd`, its standard input a pipe, `LESS=FRX`
+/// unless `LESS` is set: short output is printed without paging, colours pass through) and
+/// waits for it. When the pager cannot be started, the text goes to `out` with a warning; a
+/// pager that quits early (the reader pressed `q`) is not an error; one that is not found
+/// (`sh` exits 127) leaves the text to `out`.
+fn write_paged(
+    cmd: &str,
+    text: &[u8],
+    out: &mut dyn Write,
+    err: &mut dyn Write,
+) -> std::io::Result<()> {
+    let mut c = std::process::Command::new("sh");
+    c.arg("-c").arg(cmd).stdin(std::process::Stdio::piped());
+    if std::env::var_os("LESS").is_none() {
+        c.env("LESS", "FRX");
+    }
+    let mut child = match c.spawn() {
+        Ok(child) => child,
+        Err(e) => {
+            let _ = writeln!(err, "transcript-ls: cannot start the pager '{cmd}': {e}");
+            return out.write_all(text);
+        }
+    };
+    if let Some(mut stdin) = child.stdin.take() {
+        match stdin.write_all(text) {
+            Err(e) if e.kind() == std::io::ErrorKind::BrokenPipe => {}
+            r => r?,
+        }
+    }
+    let status = child.wait()?;
+    if status.code() == Some(127) {
+        // `sh` could not find the pager: the text has not been shown.
+        let _ = writeln!(err, "transcript-ls: the pager '{cmd}' was not found");
+        return out.write_all(text);
+    }
+    Ok(())
 }
 
 /// A file read and analysed.

@@ -465,9 +465,171 @@ fn zstd_rollout_reads_like_the_plain_file() {
     assert!(err.contains("corrupt zstd data"), "{err}");
 }
 
+/// The demo session, rendered.
+fn demo() -> String {
+    root()
+        .join("fixtures/demo/3f8a2c61-9d4e-4b7a-8c15-e2d07b9a4f63.jsonl")
+        .to_string_lossy()
+        .into_owned()
+}
+
+/// Display columns of a line (wide characters count 2).
+fn columns(l: &str) -> usize {
+    transcript_ls::view::wrap::display_width(l)
+}
+
+/// `render --width N` wraps prose to N columns even when piped (issue 11, item 6); without it a
+/// pipe gets the lines unwrapped; `--width 0` never wraps. Wrapping only moves words to new
+/// lines: the words are the same, in the same order.
+#[test]
+fn render_wraps_to_the_width_asked() {
+    let demo = demo();
+    let (code, plain, _) = run(&["render", "--verbose", &demo]);
+    assert_eq!(code, 0);
+    assert!(
+        plain.lines().any(|l| columns(l) > 100),
+        "the demo has long lines"
+    );
+    let (code, zero, _) = run(&["render", "--verbose", "--width", "0", &demo]);
+    assert_eq!((code, zero == plain), (0, true));
+    let (code, wrapped, err) = run(&["render", "--verbose", "--width=60", &demo]);
+    assert_eq!((code, err.as_str()), (0, ""));
+    // Every line fits, except code, tool output and diffs under a tool call (indented by 4
+    // or more under a `⚙` line) and single words longer than the width.
+    let mut fenced = false;
+    let too_long: Vec<&str> = wrapped
+        .lines()
+        .filter(|l| {
+            if l.trim_start().starts_with("```") {
+                fenced = !fenced;
+                return false;
+            }
+            let body = l.trim().trim_start_matches("> ");
+            !fenced && columns(l) > 60 && !l.starts_with("    ") && body.contains(' ')
+        })
+        .collect();
+    assert_eq!(too_long, Vec::<&str>::new());
+    assert!(wrapped.lines().count() > plain.lines().count());
+    let words = |s: &str| {
+        s.split_whitespace()
+            .filter(|w| *w != ">")
+            .map(str::to_string)
+            .collect::<Vec<_>>()
+    };
+    assert_eq!(words(&wrapped), words(&plain));
+    // The first turn's prompt, quoted, continues with its quote marker.
+    let at = wrapped.find("> GET /accounts?currency=usd").unwrap();
+    let prompt: Vec<&str> = wrapped[at..].lines().take(3).collect();
+    assert_eq!(
+        prompt,
+        [
+            "> GET /accounts?currency=usd returns a 500, but currency=USD",
+            "> works. Can you find out why and fix it?",
+            ""
+        ]
+    );
+    let (code, _, err) = run(&["render", "--width", "wide", &demo]);
+    assert_eq!(code, 2);
+    assert!(
+        err.contains("--width takes a number of columns, not 'wide'"),
+        "{err}"
+    );
+    let (code, _, err) = run(&["stats", "--width", "60", &demo]);
+    assert_eq!(code, 2);
+    assert!(err.contains("--width is an option of render"), "{err}");
+}
+
+/// On a terminal, `render` pages through `$PAGER` (`LESS` defaulting to `FRX`), coloured and
+/// wrapped to the terminal's width; `--no-pager` writes to the terminal itself. The terminal
+/// is a pseudo-terminal from `script` (util-linux), 70 columns wide; the pager a script that
+/// writes what it reads (and `$LESS`) to a file.
+#[test]
+fn render_pages_through_the_pager_on_a_terminal() {
+    let dir = tempfile::tempdir().unwrap();
+    let paged = dir.path().join("paged.txt");
+    let pager = dir.path().join("pager.sh");
+    std::fs::write(
+        &pager,
+        format!(
+            "#!/bin/sh\necho \"LESS=$LESS\" > '{0}'\ncat >> '{0}'\n",
+            paged.display()
+        ),
+    )
+    .unwrap();
+    std::fs::set_permissions(&pager, std::os::unix::fs::PermissionsExt::from_mode(0o755)).unwrap();
+    let bin = env!("CARGO_BIN_EXE_transcript-ls");
+    let on_terminal = |extra: &str| {
+        let cmd = format!("stty cols 70 rows 40; '{bin}' render {extra} '{}'", demo());
+        let out = Command::new("script")
+            .args(["-qec", &cmd, "/dev/null"])
+            .env("PAGER", &pager)
+            .env_remove("LESS")
+            .env_remove("NO_COLOR")
+            .env("TZ", "UTC")
+            .output()
+            .expect("`script` (util-linux) runs a command on a pseudo-terminal");
+        assert!(out.status.success(), "{out:?}");
+        String::from_utf8_lossy(&out.stdout).into_owned()
+    };
+    let screen = on_terminal("");
+    let text = std::fs::read_to_string(&paged).expect("the pager ran");
+    assert!(text.starts_with("LESS=FRX\n"), "{}", &text[..40]);
+    assert!(text.contains("\x1b["), "coloured on a terminal");
+    let plain: String = {
+        // Without the colours, every line fits 70 columns (the quiet view has no tool output).
+        let mut s = String::new();
+        let mut esc = false;
+        for c in text.chars() {
+            match (esc, c) {
+                (false, '\x1b') => esc = true,
+                (true, 'm') => esc = false,
+                (true, _) => {}
+                (false, c) => s.push(c),
+            }
+        }
+        s
+    };
+    let long: Vec<&str> = plain
+        .lines()
+        .filter(|l| columns(l) > 70 && l.trim().trim_start_matches("> ").contains(' '))
+        .collect();
+    assert_eq!(long, Vec::<&str>::new());
+    assert!(
+        plain.contains("\n# GET /accounts?currency=usd"),
+        "{}",
+        &plain[..200]
+    );
+    assert!(
+        !screen.contains("# GET /accounts"),
+        "the pager, not the terminal, got the text"
+    );
+    std::fs::remove_file(&paged).unwrap();
+    let screen = on_terminal("--no-pager");
+    assert!(!paged.exists(), "--no-pager: the pager did not run");
+    assert!(screen.contains("GET /accounts?currency=usd"), "{screen}");
+}
+
 /// Issue 9 (`/btw`, FORMATS-2026 §1): an `agent-aside_question-*` file replays its parent's
 /// messages (same `message.id`, other `requestId`) before the side question; the replay is
 /// counted once, in the parent: the aside file has one turn and its own usage only.
+#[test]
+fn inherited_codex_history_counts_in_no_total() {
+    // A sub-agent rollout replaying one parent turn (issue 9): its own turn, step and tokens only.
+    let p = root().join("fixtures/rules/codex-subagent-inherited.jsonl");
+    let (code, out, err) = run(&["stats", "--json", "--complete", p.to_str().unwrap()]);
+    assert_eq!((code, err.as_str()), (0, ""), "{out}");
+    let s: serde_json::Value = serde_json::from_str(&out).unwrap();
+    assert_eq!(
+        (
+            s["turns"].as_u64(),
+            s["steps"].as_u64(),
+            s["tool_calls"].as_u64(),
+            s["usage"]["output"].as_u64()
+        ),
+        (Some(1), Some(1), Some(0), Some(40))
+    );
+}
+
 #[test]
 fn btw_aside_files_count_the_replayed_parent_once() {
     let dir = root().join("fixtures/rules/btw");
@@ -489,6 +651,13 @@ fn btw_aside_files_count_the_replayed_parent_once() {
     assert_eq!(
         (a["turns"].as_u64(), a["usage"]["output"].as_u64()),
         (Some(1), Some(30))
+    );
+    // The side question is the person's prompt, not a task a parent agent wrote.
+    assert_eq!(a["turn_list"][1]["kind"].as_str(), Some("prompt"));
+    // Steps and tool calls are the aside's own too (the replayed parent's two steps are not).
+    assert_eq!(
+        (a["steps"].as_u64(), a["tool_calls"].as_u64()),
+        (Some(1), Some(0))
     );
     assert_eq!(
         (

@@ -72,7 +72,7 @@ async fn demo_view_all_features() {
     let text = c.open_view(&uri).await;
     let f = c.features(&uri, &text, false).await;
     insta::assert_json_snapshot!("demo_view_features", f);
-    let heading = line_of(&text, "## Turn 1 ");
+    let heading = line_of(&text, "## Turn 1");
     let tool_line = line_of(&text, "⚙ Grep");
     let hovers = json!({
         "heading": c.hover(&uri, heading, 0).await,

@@ -298,7 +298,7 @@ async fn pi_branch_switch_while_live() {
     let before = answers(&mut c, &uri).await;
     let text = before["text"].as_str().unwrap();
     assert!(
-        text.contains("## Turn 2 — Also update the docs\n"),
+        text.contains("## Turn 2\n\n> Also update the docs\n"),
         "{text}"
     );
     assert!(!text.contains("abandoned branch"), "{text}");
@@ -324,7 +324,7 @@ async fn pi_branch_switch_while_live() {
         "{text}"
     );
     assert!(
-        text.contains("## Turn 2 — Also update the docs, README only\n"),
+        text.contains("## Turn 2\n\n> Also update the docs, README only\n"),
         "{text}"
     );
     let (mut fresh, _) = TestClient::start(client_caps(false), json!({"roots": []})).await;

@@ -294,7 +294,13 @@ fn every_corpus_edit_renders_as_a_diff() {
             .filter(|b| match &b.kind {
                 BlockKind::ToolUse(u) => matches!(
                     &*u.name,
-                    "Edit" | "MultiEdit" | "Write" | "NotebookEdit" | "apply_patch"
+                    "Edit"
+                        | "MultiEdit"
+                        | "Write"
+                        | "NotebookEdit"
+                        | "apply_patch"
+                        | "edit"
+                        | "write"
                 ),
                 _ => false,
             })
@@ -321,12 +327,29 @@ fn every_corpus_edit_renders_as_a_diff() {
             "{}: {edits} edit calls, {diffs} diffs",
             path.display()
         );
+        // Each opens in the editor's diff (issue 11, item 3): a `Show diff` lens per call in
+        // the raw file, with two readable sides.
+        let calls = transcript_ls::ide::edits::edit_calls(&l.transcript, &l.analysis, &l.source);
+        assert_eq!(calls.len(), edits, "{}", path.display());
+        for c in &calls {
+            let s = transcript_ls::ide::edits::sides(&l.transcript, &l.source, c);
+            assert!(
+                s.is_some_and(|s| s.before != s.after || c.added + c.removed == 0),
+                "{}: {c:?}",
+                path.display()
+            );
+        }
+        let raw_lenses = transcript_ls::ide::code_lens::edit_lenses(&calls, |e, _| {
+            l.transcript.entries.get(e).map(|x| x.line)
+        });
+        assert_eq!(raw_lenses.len(), edits);
         edits_total += edits;
         diffs_total += diffs;
         files_with_edits += 1;
     }
-    // 5 edits of one file sit past the 40-item cap of its sub-agent sections.
-    assert_eq!((files_with_edits, edits_total, diffs_total), (7, 158, 153));
+    // 5 edits of one file sit past the 40-item cap of its sub-agent sections; the Pi session's
+    // 25 `edit` / `write` calls include 6 past the cap of its work runs.
+    assert_eq!((files_with_edits, edits_total, diffs_total), (8, 183, 172));
 }
 
 /// `transcript-ls render -` reads the transcript from standard input (issue 11, item 6), as
@@ -425,4 +448,278 @@ fn render_colours_on_request() {
         .output()
         .unwrap();
     assert_eq!(bad.status.code(), Some(2));
+}
+
+/// The text of a `transcript:` URI (`workspace/textDocumentContent`).
+async fn text(c: &mut TestClient, uri: String) -> Result<String, (i64, String)> {
+    c.request("workspace/textDocumentContent", json!({ "uri": uri }))
+        .await
+        .map(|v| v["text"].as_str().unwrap().to_string())
+}
+
+/// A real Claude Code sub-agent session with one `Write` (a new file) and four `Edit`s.
+fn worktree_agent() -> PathBuf {
+    shared_dir().join(
+        "corpus/iansherr__claude-code-log/test/test_data/real_projects/-experiments-worktrees/\
+         ef958aa1-0e93-49f0-bb71-150f63befcd1/subagents/agent-a4ca7529859c158c2.jsonl",
+    )
+}
+
+/// Issue 11, item 3: a `Show diff` code lens on each file edit, in the raw file and in the
+/// verbose view; `transcript.showDiff` names the two sides by `transcript:` URIs whose text
+/// is the change's before / after (a new file against empty).
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn show_diff_lenses_and_sides() {
+    let path = worktree_agent();
+    let (mut c, _) = TestClient::start(client_caps(false), json!({"roots": []})).await;
+    let raw = c.open_file(&path).await;
+    let lenses = c
+        .request(
+            "textDocument/codeLens",
+            json!({"textDocument": {"uri": raw}}),
+        )
+        .await
+        .unwrap();
+    let diffs: Vec<String> = show_lenses(&lenses)
+        .into_iter()
+        .filter(|l| l.contains("transcript.showDiff"))
+        .collect();
+    assert_eq!(
+        diffs,
+        [
+            "L31 Show diff · +106 −0 -> transcript.showDiff([{\"line\":30,\"uri\":\"file:…/agent-a4ca7529859c158c2.jsonl\"}])",
+            "L36 Show diff · +3 −4 -> transcript.showDiff([{\"line\":35,\"uri\":\"file:…/agent-a4ca7529859c158c2.jsonl\"}])",
+            "L38 Show diff · +5 −6 -> transcript.showDiff([{\"line\":37,\"uri\":\"file:…/agent-a4ca7529859c158c2.jsonl\"}])",
+            "L40 Show diff · +3 −3 -> transcript.showDiff([{\"line\":39,\"uri\":\"file:…/agent-a4ca7529859c158c2.jsonl\"}])",
+            "L45 Show diff · +10 −10 -> transcript.showDiff([{\"line\":44,\"uri\":\"file:…/agent-a4ca7529859c158c2.jsonl\"}])",
+        ]
+    );
+    // The Write: a new file against empty.
+    let first = &lenses
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|l| l["command"]["command"] == "transcript.showDiff")
+        .unwrap()["command"]["arguments"][0];
+    let r = c.command("transcript.showDiff", first.clone()).await;
+    assert_eq!(
+        r["title"],
+        "work/research-plan-mode.md · Write (before ↔ after)"
+    );
+    let before = r["before"].as_str().unwrap().to_string();
+    let after = r["after"].as_str().unwrap().to_string();
+    assert!(
+        before.starts_with("transcript:/")
+            && before.contains("research-plan-mode.md?call=toolu_")
+            && before.contains("&side=before&path=/"),
+        "{before}"
+    );
+    assert_eq!(text(&mut c, before).await.unwrap(), "");
+    let a = text(&mut c, after).await.unwrap();
+    assert_eq!(a.lines().count(), 106);
+    assert!(
+        a.starts_with("# Plan Mode in Claude Code\n"),
+        "{}",
+        &a[..80]
+    );
+
+    // The verbose view: the same five lenses, on the tool call lines; running one from a diff
+    // line under the call gives the same sides; the texts are the Edit's old / new strings.
+    let view = view_uri(&path, Some(true));
+    let vtext = c.open_view(&view).await;
+    let lenses = c
+        .request(
+            "textDocument/codeLens",
+            json!({"textDocument": {"uri": view}}),
+        )
+        .await
+        .unwrap();
+    let lines: Vec<u64> = lenses
+        .as_array()
+        .unwrap()
+        .iter()
+        .filter(|l| l["command"]["command"] == "transcript.showDiff")
+        .map(|l| l["range"]["start"]["line"].as_u64().unwrap())
+        .collect();
+    assert_eq!(lines.len(), 5);
+    let vlines: Vec<&str> = vtext.lines().collect();
+    for &l in &lines {
+        assert!(
+            vlines[l as usize].contains("⚙ Write") || vlines[l as usize].contains("⚙ Edit"),
+            "{}",
+            vlines[l as usize]
+        );
+    }
+    let second = c
+        .command(
+            "transcript.showDiff",
+            json!({"uri": view, "line": lines[1] + 2}),
+        )
+        .await;
+    assert_eq!(
+        second["title"],
+        "work/research-plan-mode.md · Edit (before ↔ after)"
+    );
+    let b = text(&mut c, second["before"].as_str().unwrap().to_string())
+        .await
+        .unwrap();
+    let a = text(&mut c, second["after"].as_str().unwrap().to_string())
+        .await
+        .unwrap();
+    assert_eq!(
+        (b.lines().count(), a.lines().count()),
+        (7, 6),
+        "{b}\n---\n{a}"
+    );
+    // Nothing to diff on a prompt line; a side URI has text only.
+    assert_eq!(
+        c.command("transcript.showDiff", json!({"uri": view, "line": 0}))
+            .await,
+        serde_json::Value::Null
+    );
+    let e = c
+        .request(
+            "textDocument/foldingRange",
+            json!({"textDocument": {"uri": second["before"]}}),
+        )
+        .await
+        .unwrap_err();
+    assert!(e.1.contains("one side of a file edit's diff"), "{e:?}");
+    let e = c
+        .request(
+            "workspace/textDocumentContent",
+            json!({"uri": second["before"].as_str().unwrap().replace("call=toolu_", "call=nope_")}),
+        )
+        .await
+        .unwrap_err();
+    assert!(e.1.contains("no file edit nope_"), "{e:?}");
+    c.shutdown().await;
+}
+
+/// Issue 11, item 5: the quiet view's hidden activity is one lens away. Each turn with
+/// activity has a `Show activity: …` lens on its heading (a turn without an answer on its
+/// `(no reply — …)` line) that opens the verbose view at that turn.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn quiet_view_lenses_open_the_verbose_view_at_the_turn() {
+    let demo = fixtures_dir().join("demo/3f8a2c61-9d4e-4b7a-8c15-e2d07b9a4f63.jsonl");
+    let (mut c, _) = TestClient::start(client_caps(false), json!({"roots": []})).await;
+    let quiet = view_uri(&demo, Some(false));
+    let text = c.open_view(&quiet).await;
+    let lines: Vec<&str> = text.lines().collect();
+    let lenses = c
+        .request(
+            "textDocument/codeLens",
+            json!({"textDocument": {"uri": quiet}}),
+        )
+        .await
+        .unwrap();
+    let shown: Vec<String> = lenses
+        .as_array()
+        .unwrap()
+        .iter()
+        .filter(|l| {
+            l["command"]["title"]
+                .as_str()
+                .unwrap()
+                .starts_with("Show activity")
+        })
+        .map(|l| {
+            let line = l["range"]["start"]["line"].as_u64().unwrap() as usize;
+            format!(
+                "{} | {}",
+                lines[line],
+                l["command"]["title"].as_str().unwrap()
+            )
+        })
+        .collect();
+    assert_eq!(
+        shown,
+        [
+            "## Turn 1 | Show activity: 2 comments · 5 tool calls",
+            "## Turn 2 | Show activity: 2 comments · 3 tool calls",
+            "## Turn 3 | Show activity: 1 comment · 4 tool calls",
+            "## Turn 4 — ⏰ background task finished | Show activity: 1 tool call",
+            "## Turn 5 | Show activity: 1 comment · 4 tool calls",
+            "## Turn 6 | Show activity: 2 comments · 2 tool calls",
+            "## Turn 7 | Show activity: 2 tool calls",
+            "(no reply — 1 comment · 1 tool call) | Show activity: 1 comment · 1 tool call",
+            "## Turn 9 | Show activity: 1 comment · 2 tool calls",
+        ]
+    );
+    // Running the no-reply lens: the verbose view, at turn 8's heading.
+    let no_reply = lenses
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|l| l["command"]["arguments"][0]["turn"] == 8)
+        .unwrap();
+    assert_eq!(no_reply["command"]["command"], "transcript.openView");
+    let args = no_reply["command"]["arguments"][0].clone();
+    assert_eq!(
+        (args["verbose"].clone(), args["reveal"].clone()),
+        (json!(true), json!(true))
+    );
+    let r = c.command("transcript.openView", args).await;
+    let verbose = r["uri"].as_str().unwrap().to_string();
+    assert!(verbose.ends_with("?verbose=1"), "{verbose}");
+    let vtext = c.open_view(&verbose).await;
+    let line = r["line"].as_u64().unwrap() as usize;
+    assert_eq!(vtext.lines().nth(line), Some("## Turn 8"));
+    assert!(
+        vtext
+            .lines()
+            .skip(line)
+            .take(12)
+            .any(|l| l.starts_with("▸ Worked")),
+        "the verbose view shows turn 8's work"
+    );
+    // The verbose view has no such lenses (it shows everything).
+    let lenses = c
+        .request(
+            "textDocument/codeLens",
+            json!({"textDocument": {"uri": verbose}}),
+        )
+        .await
+        .unwrap();
+    assert!(!lenses.to_string().contains("Show activity"), "{lenses}");
+    c.shutdown().await;
+}
+
+/// Issue 11, item 4 (local times): a record's hover gives its time in the time-zone setting,
+/// on the 12-hour clock of the turn hints and of `transcript/stats` (`finished_at`), not as a
+/// UTC ISO stamp.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn hover_times_are_local_like_hints_and_stats() {
+    let demo = fixtures_dir().join("demo/3f8a2c61-9d4e-4b7a-8c15-e2d07b9a4f63.jsonl");
+    let (mut c, _) = TestClient::start(
+        client_caps(false),
+        json!({"roots": [], "timeZone": "Asia/Shanghai"}),
+    )
+    .await;
+    let uri = c.open_file(&demo).await;
+    // Line 4 (0-based 3): turn 1's prompt, 2026-05-12T11:48:05.112Z.
+    let h = c.hover(&uri, 3, 0).await;
+    let h = h.as_str().unwrap_or_default().to_string();
+    assert!(
+        h.starts_with("**Prompt** · `user` · 12 May 2026, 07:48:05 pm · turn 1 · line 4"),
+        "{h}"
+    );
+    assert!(!h.lines().next().unwrap().contains("2026-05-12T"), "{h}");
+    let stats = c
+        .request("transcript/stats", json!({"uri": uri}))
+        .await
+        .unwrap();
+    assert_eq!(stats["turn_list"][1]["finished_at"], "07:48 pm");
+    let view = view_uri(&demo, Some(false));
+    c.open_view(&view).await;
+    let hints = c
+        .request(
+            "textDocument/inlayHint",
+            json!({"textDocument": {"uri": view}, "range": {"start": {"line": 0, "character": 0}, "end": {"line": 400, "character": 0}}}),
+        )
+        .await
+        .unwrap();
+    let first = show_hints(&hints).into_iter().next().unwrap_or_default();
+    assert!(first.ends_with("· 07:48 pm"), "{first}");
+    c.shutdown().await;
 }

@@ -54,7 +54,7 @@ fn quiet_shows_prompt_and_completed_answer_only() {
     let (d, a) = small_session();
     let v = quiet(&d, &a);
     let expected = format!(
-        "{HEADER}## Turn 1 — Fix the failing test
+        "{HEADER}## Turn 1
 
 > Fix the failing test
 > in src/lib.rs
@@ -112,7 +112,7 @@ fn verbose_shows_runs_thoughts_tools_and_narration() {
     let (d, a) = small_session();
     let v = verbose(&d, &a);
     let expected = format!(
-        "{HEADER}## Turn 1 — Fix the failing test
+        "{HEADER}## Turn 1
 
 > Fix the failing test
 > in src/lib.rs
@@ -197,7 +197,7 @@ fn quiet_rich_session() {
         "# Make the page look like this mock-up
 session SESSION-2 · Claude Code · 3 turns
 
-## Turn 1 — Make the page look like this mock-up
+## Turn 1
 
 > [image/png · 1.0 MB]
 > Make the page look like this mock-up
@@ -214,7 +214,7 @@ Done: the page matches the mock-up.
 
 (no reply — 1 tool call)
 
-## Turn 3 — Try again
+## Turn 3
 
 > Try again
 
@@ -266,7 +266,7 @@ fn verbose_rich_session() {
         "# Make the page look like this mock-up
 session SESSION-2 · Claude Code · 3 turns
 
-## Turn 1 — Make the page look like this mock-up
+## Turn 1
 
 > [image/png · 1.0 MB]
 > Make the page look like this mock-up
@@ -303,7 +303,7 @@ We matched the mock-up.
 
 ⏹ interrupted by the user
 
-## Turn 3 — Try again
+## Turn 3
 
 > Try again
 
@@ -428,7 +428,7 @@ Claude Code · 1 turn
 
 · 1 record: file-history-snapshot
 
-## Turn 1 — spec line 1
+## Turn 1
 
 > spec line 1
 "
@@ -837,7 +837,7 @@ fn marker_lines_and_duplicate_lead_never_show() {
         turn_count: 1,
         ..Default::default()
     };
-    let expected = "## Turn 1 — Status?
+    let expected = "## Turn 1
 
 > Status?
 

@@ -51,6 +51,7 @@ export async function activate(ctx: vscode.ExtensionContext): Promise<void> {
   command('transcript-ls.showSubagents', (uri?: vscode.Uri) => showSessionFiles(uri));
   command('transcript-ls.restartServer', () => restart());
   command('transcript-ls.openRaw', (uri?: vscode.Uri) => openRaw(uri));
+  command('transcript-ls.showDiff', () => showDiffAtCursor());
   sessionTree = sessions.register(ctx, {
     client: () => client,
     openView: (uri, title, column) => openView(uri, undefined, title, column),
@@ -187,7 +188,9 @@ async function start(): Promise<void> {
     documentSelector: [
       { scheme: 'file', language: 'jsonl' },
       { scheme: 'file', pattern: '**/*.jsonl' },
-      { scheme: VIEW_SCHEME },
+      // Views only once they have their language: one side of a file edit's diff
+      // (`?call=…&side=…`) is a `transcript:` document too, with text only.
+      { scheme: VIEW_SCHEME, language: VIEW_LANGUAGE },
     ],
     initializationOptions: serverSettings(),
     outputChannel: output,
@@ -198,12 +201,28 @@ async function start(): Promise<void> {
       closed: () => ({ action: CloseAction.DoNotRestart, handled: true }),
     },
     middleware: {
+      // The view's turn hints wrap (word wrap is on in views) between figures, never inside
+      // one: `2 comments` and `turn 1/10` stay whole (`/` is no break point in views, see
+      // package.json).
+      provideInlayHints: async (doc, range, token, next) => {
+        const hints = await next(doc, range, token);
+        if (hints && doc.uri.scheme === VIEW_SCHEME) {
+          for (const h of hints) {
+            if (typeof h.label === 'string') {
+              h.label = unbreakableFigures(h.label);
+            }
+          }
+        }
+        return hints;
+      },
       // Commands carried by code lenses (gate stepper -> next gate, sub-agent -> open it) run on
       // the server; show what they return.
       executeCommand: async (command, args, next) => {
         const result = await next(command, args);
         if (command === 'transcript.listSessionFiles') {
           await pickSessionFile(result);
+        } else if (command === 'transcript.showDiff') {
+          await showDiff(result);
         } else if (!(args?.[0] && typeof args[0] === 'object' && args[0].reveal === true)) {
           // with `reveal: true` the server moves there itself (window/showDocument)
           await showResult(result, command);
@@ -258,8 +277,23 @@ function running(): LanguageClient | undefined {
 
 // ---- views ---------------------------------------------------------------------------------
 
+/** `turn 1/10 · 2 comments` -> the same with no-break spaces inside each ` · `-separated
+ * figure, so a wrapped hint breaks only between figures. */
+export function unbreakableFigures(label: string): string {
+  return label
+    .split(' · ')
+    .map((part) => part.replace(/ /g, '\u00a0'))
+    .join(' · ');
+}
+
+/** One side of a file edit's diff (`transcript:/<file>?call=…&side=before|after&path=…`):
+ * text only, its language from the edited file's name. */
+export function isDiffSide(uri: vscode.Uri): boolean {
+  return uri.scheme === VIEW_SCHEME && new URLSearchParams(uri.query).has('call');
+}
+
 async function setViewLanguage(doc: vscode.TextDocument): Promise<void> {
-  if (doc.uri.scheme === VIEW_SCHEME && doc.languageId !== VIEW_LANGUAGE) {
+  if (doc.uri.scheme === VIEW_SCHEME && doc.languageId !== VIEW_LANGUAGE && !isDiffSide(doc.uri)) {
     await vscode.languages.setTextDocumentLanguage(doc, VIEW_LANGUAGE);
   }
 }
@@ -368,6 +402,35 @@ async function openView(arg: vscode.Uri | undefined, verbose: boolean | undefine
   const doc = await vscode.workspace.openTextDocument(viewUri(uri, verbose, title));
   const shown = doc.languageId === VIEW_LANGUAGE ? doc : await vscode.languages.setTextDocumentLanguage(doc, VIEW_LANGUAGE);
   await vscode.window.showTextDocument(shown, { preview: false, viewColumn: column });
+}
+
+/** Opens VS Code's diff editor on the two sides `transcript.showDiff` returned
+ * (server/PROTOCOL.md, "Native diffs"); both are served like views. */
+async function showDiff(result: any): Promise<void> {
+  const c = client;
+  if (!c) {
+    return;
+  }
+  if (!result || typeof result.before !== 'string' || typeof result.after !== 'string') {
+    vscode.window.setStatusBarMessage('Transcript: no file edit on this line', 3000);
+    return;
+  }
+  ensureViewProvider();
+  const before = c.protocol2CodeConverter.asUri(result.before);
+  const after = c.protocol2CodeConverter.asUri(result.after);
+  await vscode.commands.executeCommand('vscode.diff', before, after, String(result.title ?? 'Show diff'), { preview: false });
+}
+
+/** Show diff from the palette: the file edit on the cursor's line. */
+async function showDiffAtCursor(): Promise<void> {
+  const c = running();
+  const ed = vscode.window.activeTextEditor;
+  if (!c || !ed) {
+    return;
+  }
+  const args = [{ uri: c.code2ProtocolConverter.asUri(ed.document.uri), line: ed.selection.active.line }];
+  const result = await c.sendRequest(ExecuteCommandRequest.type, { command: 'transcript.showDiff', arguments: args });
+  await showDiff(result);
 }
 
 /** Opens the raw JSONL behind a view (or the given file) as text. */
@@ -570,7 +633,7 @@ class StatusItem implements vscode.Disposable {
 }
 
 function isTranscriptDocument(doc: vscode.TextDocument): boolean {
-  return doc.uri.scheme === VIEW_SCHEME || (doc.uri.scheme === 'file' && (doc.languageId === 'jsonl' || doc.uri.path.endsWith('.jsonl')));
+  return (doc.uri.scheme === VIEW_SCHEME && !isDiffSide(doc.uri)) || (doc.uri.scheme === 'file' && (doc.languageId === 'jsonl' || doc.uri.path.endsWith('.jsonl')));
 }
 
 /** `1234` -> `1.2k`, `2500000` -> `2.5M` (as the view's header writes token counts). */

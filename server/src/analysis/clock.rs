@@ -29,9 +29,86 @@ pub fn clock_label_in(ms: i64, tz: &TimeZone) -> Option<String> {
     Some(ts.to_zoned(tz.clone()).strftime("%I:%M %P").to_string())
 }
 
+/// The local date and time of an instant with seconds, for a record's hover: `12 May 2026,
+/// 11:48:05 am` (the 12-hour clock of the hints, issue 11 item 4). `tz` as in [`time_zone`].
+pub fn date_time_label(ms: i64, tz: Option<&str>) -> Option<String> {
+    let ts = Timestamp::from_millisecond(ms).ok()?;
+    Some(
+        ts.to_zoned(time_zone(tz))
+            .strftime("%-d %b %Y, %I:%M:%S %P")
+            .to_string(),
+    )
+}
+
+/// The local time span of a session, from its first to its last record: `12 May 2026, 11:47 am
+/// – 12:02 pm` (one day; `12 May 2026, 11:47 am` when both ends show the same minute), `12 May 2026, 11:47 pm – 13 May, 12:10 am` (two days of one year),
+/// `31 Dec 2025, 11:47 pm – 1 Jan 2026, 12:10 am`. `None` when an instant is out of range.
+pub fn span_label_in(start_ms: i64, end_ms: i64, tz: &TimeZone) -> Option<String> {
+    let a = Timestamp::from_millisecond(start_ms)
+        .ok()?
+        .to_zoned(tz.clone());
+    let b = Timestamp::from_millisecond(end_ms)
+        .ok()?
+        .to_zoned(tz.clone());
+    let day = |z: &jiff::Zoned| z.strftime("%-d %b %Y").to_string();
+    let clock = |z: &jiff::Zoned| z.strftime("%I:%M %P").to_string();
+    if a.date() == b.date() && clock(&a) == clock(&b) {
+        return Some(format!("{}, {}", day(&a), clock(&a)));
+    }
+    let end = if a.date() == b.date() {
+        clock(&b)
+    } else if a.year() == b.year() {
+        format!("{}, {}", b.strftime("%-d %b"), clock(&b))
+    } else {
+        format!("{}, {}", day(&b), clock(&b))
+    };
+    Some(format!("{}, {} – {end}", day(&a), clock(&a)))
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn record_times() {
+        let ms = 1_772_410_805_000; // 2026-03-02T00:20:05Z
+        assert_eq!(
+            date_time_label(ms, Some("UTC")).as_deref(),
+            Some("2 Mar 2026, 12:20:05 am")
+        );
+        assert_eq!(
+            date_time_label(ms, Some("Asia/Shanghai")).as_deref(),
+            Some("2 Mar 2026, 08:20:05 am")
+        );
+    }
+
+    #[test]
+    fn spans() {
+        let ms = 1_772_410_800_000; // 2026-03-02T00:20:00Z
+        let utc = TimeZone::UTC;
+        assert_eq!(
+            span_label_in(ms, ms + 14 * 60_000, &utc).as_deref(),
+            Some("2 Mar 2026, 12:20 am – 12:34 am")
+        );
+        assert_eq!(
+            span_label_in(ms, ms + 36_000, &utc).as_deref(),
+            Some("2 Mar 2026, 12:20 am")
+        );
+        let ny = time_zone(Some("America/New_York"));
+        assert_eq!(
+            span_label_in(ms - 3_600_000, ms + 3_600_000, &ny).as_deref(),
+            Some("1 Mar 2026, 06:20 pm – 08:20 pm")
+        );
+        assert_eq!(
+            span_label_in(ms - 3_600_000, ms + 3_600_000, &utc).as_deref(),
+            Some("1 Mar 2026, 11:20 pm – 2 Mar, 01:20 am")
+        );
+        let new_year = 1_767_225_000_000; // 2025-12-31T23:50:00Z
+        assert_eq!(
+            span_label_in(new_year, new_year + 1_200_000, &utc).as_deref(),
+            Some("31 Dec 2025, 11:50 pm – 1 Jan 2026, 12:10 am")
+        );
+    }
 
     #[test]
     fn labels_in_zones() {

@@ -111,9 +111,22 @@ pub struct Analysis {
     pub advisor_usage: Usage,
     /// Number of turns of kind `Prompt` or `Wake` (the preamble is not counted).
     pub turn_count: usize,
+    /// When the session ran: its first and last record timestamps (epoch ms) and their local
+    /// label in `Options::time_zone` ([`clock::span_label_in`]); `None` without timestamps.
+    pub time_span: Option<TimeSpan>,
     /// History a fork or sub-agent file replays from its parent (`Entry::inherited`), when
     /// it has any: excluded from turns, turn numbers and token totals (issue 9 item 4).
     pub inherited: Option<Inherited>,
+}
+
+/// When a session ran (issue 11, item 5: the view's summary).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct TimeSpan {
+    /// First and last record timestamps, epoch ms.
+    pub start_ms: i64,
+    pub end_ms: i64,
+    /// `12 May 2026, 11:47 am – 12:02 pm`, local.
+    pub label: String,
 }
 
 /// The inherited history of a fork or sub-agent file.

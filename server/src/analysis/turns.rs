@@ -33,9 +33,12 @@ pub(super) fn analyze(t: &Transcript, source: &str, options: &Options) -> Analys
             continue;
         }
         match e.role {
-            // A sub-agent file's first prompt is the task its parent wrote (issue 9 item 8).
+            // A sub-agent file's first prompt is the task its parent wrote (issue 9 item 8);
+            // a `/btw` aside's is the person's own side question.
             Role::Prompt(_)
-                if subagent_file && !bounds.iter().any(|b| b.0 == TurnKind::SubagentTask) =>
+                if subagent_file
+                    && !t.meta.is_aside
+                    && !bounds.iter().any(|b| b.0 == TurnKind::SubagentTask) =>
             {
                 bounds.push((TurnKind::SubagentTask, Some(i), i))
             }
@@ -372,7 +375,22 @@ pub(super) fn analyze(t: &Transcript, source: &str, options: &Options) -> Analys
             _ => None,
         }
     };
+    let (mut lo, mut hi) = (i64::MAX, i64::MIN);
+    for e in t.entries.iter().filter(|e| !e.abandoned) {
+        if let Some(ms) = e.timestamp_ms() {
+            lo = lo.min(ms);
+            hi = hi.max(ms);
+        }
+    }
+    let time_span = (lo <= hi).then(|| {
+        clock::span_label_in(lo, hi, &zone).map(|label| super::TimeSpan {
+            start_ms: lo,
+            end_ms: hi,
+            label,
+        })
+    });
     Analysis {
+        time_span: time_span.flatten(),
         turns,
         cost_usd,
         steps,

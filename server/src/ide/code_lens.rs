@@ -20,6 +20,12 @@ pub enum LensAction {
     NextGate { gate: usize, next: Option<usize> },
     /// Open a sub-agent transcript.
     OpenFile { path: PathBuf },
+    /// Open the verbose view at turn `turn` (the quiet view hides its activity; issue 11,
+    /// item 5).
+    OpenVerbose { turn: usize },
+    /// Open the editor's own diff of a file edit (issue 11, item 3); `call` names the tool
+    /// call as [`crate::ide::edits::EditCall::call`].
+    ShowDiff { call: String },
     /// Nothing to do (the lens is a label).
     None,
 }
@@ -156,6 +162,55 @@ pub fn lenses(
     }
     out.sort_by_key(|l| l.line);
     out
+}
+
+/// In a quiet view, a lens on each turn whose activity the view hides, opening the verbose
+/// view at that turn: `Show activity: 2 comments · 5 tool calls` on the turn heading, or on
+/// the `(no reply — …)` line of a turn without an answer. `view` is the quiet view of
+/// `analysis`'s transcript.
+pub fn activity_lenses(analysis: &Analysis, view: &crate::view::View) -> Vec<Lens> {
+    let lines: Vec<&str> = view.text.split('\n').collect();
+    let mut out = Vec::new();
+    for a in view.anchors.iter().filter(|a| a.child.is_none()) {
+        let Some(turn) = analysis.turns.iter().find(|t| t.n == a.turn) else {
+            continue;
+        };
+        if turn.kind == crate::analysis::TurnKind::Preamble || turn.comments + turn.tool_calls == 0
+        {
+            continue;
+        }
+        let no_reply = (a.line..=a.end_line.min(lines.len().saturating_sub(1)))
+            .find(|&l| lines[l].starts_with("(no reply — "));
+        out.push(Lens {
+            line: no_reply.unwrap_or(a.line),
+            title: format!(
+                "Show activity: {}",
+                text::activity_label(turn.comments, turn.tool_calls)
+            ),
+            action: LensAction::OpenVerbose { turn: turn.n },
+        });
+    }
+    out
+}
+
+/// A `Show diff · +3 −1` lens above each file-editing tool call the document shows
+/// (`line_of_call(entry, block)`, `None` when it is not shown), sorted by line.
+pub fn edit_lenses(
+    calls: &[crate::ide::edits::EditCall],
+    line_of_call: impl Fn(usize, usize) -> Option<usize>,
+) -> Vec<Lens> {
+    calls
+        .iter()
+        .filter_map(|c| {
+            Some(Lens {
+                line: line_of_call(c.entry, c.block)?,
+                title: c.lens_title(),
+                action: LensAction::ShowDiff {
+                    call: c.call.clone(),
+                },
+            })
+        })
+        .collect()
 }
 
 #[cfg(test)]

@@ -494,6 +494,7 @@ pub struct Snapshot {
     pub build_ms: f64,
     views: Mutex<[Option<Arc<ViewSnap>>; 2]>,
     files: OnceLock<SessionFiles>,
+    edits: OnceLock<Vec<crate::ide::edits::EditCall>>,
 }
 
 impl Snapshot {
@@ -517,6 +518,7 @@ impl Snapshot {
             build_ms: 0.0,
             views: Mutex::new([None, None]),
             files: OnceLock::new(),
+            edits: OnceLock::new(),
         }
     }
 
@@ -542,6 +544,13 @@ impl Snapshot {
         let vs = Arc::new(ViewSnap::new(view, self.generation, verbose));
         lock(&self.views)[slot] = Some(vs.clone());
         vs
+    }
+
+    /// The file-editing tool calls (issue 11, item 3), found once per snapshot.
+    pub fn edit_calls(&self) -> &[crate::ide::edits::EditCall] {
+        self.edits.get_or_init(|| {
+            crate::ide::edits::edit_calls(&self.transcript, &self.analysis, &self.text)
+        })
     }
 
     /// The files of this transcript's session (read from disk once per snapshot).
@@ -679,6 +688,7 @@ fn build(
         build_ms: t0.elapsed().as_secs_f64() * 1000.0,
         views: Mutex::new([None, None]),
         files: OnceLock::new(),
+        edits: OnceLock::new(),
     };
     (snap, reader)
 }

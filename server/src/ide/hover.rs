@@ -57,11 +57,12 @@ pub fn entry_hover(
     let mut out = String::new();
     let mut head = vec![format!("**{}**", role_name(&e.role))];
     head.push(format!("`{}`", e.record_type));
+    // Local, like the hints' finish times (issue 11, item 4).
     if let Some(ts) = e
         .timestamp_ms()
-        .and_then(|ms| jiff::Timestamp::from_millisecond(ms).ok())
+        .and_then(|ms| crate::analysis::clock::date_time_label(ms, time_zone))
     {
-        head.push(format!("{ts}"));
+        head.push(ts);
     }
     if let Some(t) = lookup.turn_of(entry).and_then(|t| analysis.turns.get(t)) {
         head.push(if t.n == 0 {
@@ -237,6 +238,9 @@ fn render_block(
                 s.push_str(&format!(" `{}`", tu.summary.replace('`', "'")));
             }
             s.push_str(&format!(" · id `{}`\n\n", tu.id));
+            if let Some(others) = other_turns_on_file(transcript, analysis, lookup, entry, tu) {
+                s.push_str(&others);
+            }
             let half = budget / 2;
             s.push_str("Input:\n\n");
             s.push_str(&fenced("json", &pretty_json(source, &tu.input, half)));
@@ -417,6 +421,75 @@ fn cap_text_more(s: &str, cap: usize, extra: usize) -> String {
     )
 }
 
+/// Tools whose key argument is a file path (Claude Code, Pi).
+fn is_file_tool(name: &str) -> bool {
+    matches!(
+        name,
+        "Read" | "Edit" | "MultiEdit" | "Write" | "NotebookEdit" | "read" | "edit" | "write"
+    )
+}
+
+/// For a call on a file (`Read`, `Edit`, `Write`, …): the other turns whose calls touched the
+/// same path, `Other turns on this file: turn 2 (Read), turn 5 (Edit ×2)` (issue 11, item 2);
+/// `None` for other calls or when no other turn did. Main-thread turns, in order.
+fn other_turns_on_file(
+    transcript: &Transcript,
+    analysis: &Analysis,
+    lookup: &Lookup,
+    entry: usize,
+    tu: &crate::model::ToolUse,
+) -> Option<String> {
+    if !is_file_tool(&tu.name) || tu.summary.is_empty() {
+        return None;
+    }
+    let here = lookup.turn_of(entry);
+    // turn index -> [(tool, count)] in first-use order.
+    let mut by_turn: std::collections::BTreeMap<usize, Vec<(String, usize)>> = Default::default();
+    for (ei, e) in transcript.entries.iter().enumerate() {
+        for b in &e.blocks {
+            let BlockKind::ToolUse(u) = &b.kind else {
+                continue;
+            };
+            if !is_file_tool(&u.name) || u.summary != tu.summary {
+                continue;
+            }
+            let Some(t) = lookup.turn_of(ei) else {
+                continue;
+            };
+            if Some(t) == here {
+                continue;
+            }
+            let tools = by_turn.entry(t).or_default();
+            match tools.iter_mut().find(|(n, _)| *n == *u.name) {
+                Some((_, c)) => *c += 1,
+                None => tools.push((u.name.to_string(), 1)),
+            }
+        }
+    }
+    let parts: Vec<String> = by_turn
+        .iter()
+        .filter_map(|(t, tools)| {
+            let turn = analysis.turns.get(*t)?;
+            let what: Vec<String> = tools
+                .iter()
+                .map(|(n, c)| {
+                    if *c > 1 {
+                        format!("{n} ×{c}")
+                    } else {
+                        n.clone()
+                    }
+                })
+                .collect();
+            Some(if turn.n == 0 {
+                format!("before the first prompt ({})", what.join(", "))
+            } else {
+                format!("turn {} ({})", turn.n, what.join(", "))
+            })
+        })
+        .collect();
+    (!parts.is_empty()).then(|| format!("Other turns on this file: {}\n\n", parts.join(", ")))
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -436,6 +509,38 @@ mod tests {
             h.contains("- **Session** (as the agent recorded it): cost $0.0456 · API time 9s\n"),
             "{h}"
         );
+    }
+
+    #[test]
+    fn a_file_call_lists_the_other_turns_on_its_file() {
+        let src = include_str!("../../../fixtures/rules/edits.jsonl");
+        let t = crate::formats::read(src);
+        let a = crate::analysis::analyze(&t, src, &Default::default());
+        let lookup = Lookup::new(&t, &a);
+        let call = |name: &str, path: &str| {
+            t.entries
+                .iter()
+                .position(|e| {
+                    e.blocks.iter().any(|b| {
+                        matches!(&b.kind, BlockKind::ToolUse(u) if &*u.name == name && u.summary.ends_with(path))
+                    })
+                })
+                .unwrap()
+        };
+        let hover = |e: usize| entry_hover(&t, &a, &lookup, src, e, Some(0), Some("UTC")).unwrap();
+        let h = hover(call("MultiEdit", "accounts.rs"));
+        assert!(
+            h.contains("Other turns on this file: turn 1 (Edit)\n"),
+            "{h}"
+        );
+        let h = hover(call("Edit", "accounts.rs"));
+        assert!(
+            h.contains("Other turns on this file: turn 2 (MultiEdit)\n"),
+            "{h}"
+        );
+        // CHANGELOG.md is touched in turn 2 only.
+        let h = hover(call("Write", "CHANGELOG.md"));
+        assert!(!h.contains("Other turns"), "{h}");
     }
 
     #[test]

@@ -7,6 +7,7 @@
 pub mod code_lens;
 pub mod diagnostics;
 pub mod document;
+pub mod edits;
 pub mod folding;
 pub mod host;
 pub mod hover;

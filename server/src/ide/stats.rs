@@ -138,10 +138,16 @@ pub fn stats(file: String, t: &Transcript, a: &Analysis) -> Stats {
     let tool_calls = t
         .entries
         .iter()
-        .filter(|e| !e.abandoned)
+        .filter(|e| !e.abandoned && !e.inherited)
         .flat_map(|e| &e.blocks)
         .filter(|b| matches!(b.kind, crate::model::BlockKind::ToolUse(_)))
         .count();
+    // History a fork, sub-agent or `/btw` aside replays from its parent counts in no total
+    // (issue 9): the steps and tool calls here are this file's own.
+    let own_steps = a
+        .steps
+        .iter()
+        .filter(|s| !s.entries.first().is_some_and(|&f| t.entries[f].inherited));
     let turn_list = a
         .turns
         .iter()
@@ -201,7 +207,7 @@ pub fn stats(file: String, t: &Transcript, a: &Analysis) -> Stats {
             .collect(),
         pending_tail: t.pending_tail.is_some(),
         turns: a.turn_count,
-        steps: a.steps.len(),
+        steps: own_steps.clone().count(),
         tool_calls,
         final_answers: a.turns.iter().filter(|t| t.final_answer.is_some()).count(),
         replyless_turns: a
@@ -217,7 +223,7 @@ pub fn stats(file: String, t: &Transcript, a: &Analysis) -> Stats {
             output: a.usage.output,
             cache_creation: a.usage.cache_creation,
             cache_read: a.usage.cache_read,
-            output_placeholder_steps: Some(a.steps.iter().filter(|s| !s.output_final).count()),
+            output_placeholder_steps: Some(own_steps.filter(|s| !s.output_final).count()),
         },
         usage_by_model: t
             .meta

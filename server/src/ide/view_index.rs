@@ -16,6 +16,8 @@ pub struct ViewIndex {
     block_first: HashMap<(usize, usize), usize>,
     /// Lines holding a gate span, per `(entry, block)`, in order.
     gate_lines: HashMap<(usize, usize), Vec<usize>>,
+    /// The first line of each `(entry, block)` holding a tool name span.
+    tool_lines: HashMap<(usize, usize), usize>,
     /// Turn number -> heading line.
     turn_heading: HashMap<usize, usize>,
 }
@@ -52,6 +54,17 @@ impl ViewIndex {
                 }
             }
         }
+        let mut tool_lines = HashMap::new();
+        for s in view.spans.iter().filter(|s| s.kind == SpanKind::ToolName) {
+            if let Some(Origin::Entry {
+                entry,
+                block: Some(b),
+                ..
+            }) = view.lines.get(s.line).map(|l| &l.origin)
+            {
+                tool_lines.entry((*entry, *b)).or_insert(s.line);
+            }
+        }
         let turn_heading = view
             .anchors
             .iter()
@@ -63,6 +76,7 @@ impl ViewIndex {
             entry_first,
             block_first,
             gate_lines,
+            tool_lines,
             turn_heading,
         }
     }
@@ -78,6 +92,13 @@ impl ViewIndex {
             .get(&(entry, block))
             .copied()
             .or_else(|| self.line_of_entry(entry))
+    }
+
+    /// The view line of a tool call's own line (`⚙ Edit  src/a.rs  → …`: the first line of
+    /// the block holding its tool name; a work run's header also shows its first block, so
+    /// [`Self::line_of_block`] may give the header).
+    pub fn line_of_tool_call(&self, entry: usize, block: usize) -> Option<usize> {
+        self.tool_lines.get(&(entry, block)).copied()
     }
 
     /// The view line of gate `g` (index into `Analysis::gates`): the k-th gate line of its

@@ -8,13 +8,17 @@ use crate::lsp::config::TokenLegend;
 use crate::source::position::Encoding;
 
 /// Commands the server executes (PROTOCOL.md §Commands).
-pub const COMMANDS: [&str; 5] = [
+pub const COMMANDS: [&str; 6] = [
     "transcript.nextTurn",
     "transcript.previousTurn",
     "transcript.nextGate",
     "transcript.listSessionFiles",
     "transcript.openView",
+    SHOW_DIFF,
 ];
+
+/// The command of `Show diff` lenses (`handlers::diff`, PROTOCOL.md "Native diffs").
+pub const SHOW_DIFF: &str = "transcript.showDiff";
 
 /// The URI scheme of rendered views.
 pub const VIEW_SCHEME: &str = "transcript";

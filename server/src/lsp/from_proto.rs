@@ -82,6 +82,13 @@ pub fn view_key(uri: &Uri, default_verbose: bool) -> Result<ViewKey, String> {
             if k == "verbose" {
                 verbose = matches!(v, "1" | "true" | "yes");
             }
+            if k == "call" {
+                // One side of a file edit's diff (`transcript.showDiff`): text only.
+                return Err(format!(
+                    "{} is one side of a file edit's diff: it has text only, no transcript features",
+                    uri.as_str()
+                ));
+            }
         }
     }
     if path.is_empty() || !path.starts_with('/') {
@@ -97,7 +104,7 @@ pub fn view_key(uri: &Uri, default_verbose: bool) -> Result<ViewKey, String> {
 }
 
 /// Decodes `%XX` escapes (UTF-8); a malformed escape is kept as written.
-fn percent_decode(s: &str) -> String {
+pub(crate) fn percent_decode(s: &str) -> String {
     let b = s.as_bytes();
     let mut out = Vec::with_capacity(b.len());
     let mut i = 0;

@@ -392,6 +392,21 @@ pub fn code_lens(l: ide::code_lens::Lens, uri: &Uri, doc: &DocSnap) -> CodeLens 
             command: "transcript.openView".to_string(),
             arguments: file_uri(path).map(|u| vec![json!({ "uri": u.as_str(), "reveal": true })]),
         },
+        LensAction::OpenVerbose { turn } => Command {
+            title: l.title.clone(),
+            command: "transcript.openView".to_string(),
+            arguments: Some(vec![json!({
+                "uri": uri.as_str(),
+                "verbose": true,
+                "turn": turn,
+                "reveal": true,
+            })]),
+        },
+        LensAction::ShowDiff { .. } => Command {
+            title: l.title.clone(),
+            command: crate::lsp::capabilities::SHOW_DIFF.to_string(),
+            arguments: Some(vec![json!({ "uri": uri.as_str(), "line": l.line })]),
+        },
         LensAction::None => Command {
             title: l.title.clone(),
             command: String::new(),

@@ -145,6 +145,10 @@ pub struct SessionMeta {
     pub title_source: Option<TitleSource>,
     /// True when every record is a sidechain record (a sub-agent file).
     pub is_subagent_file: bool,
+    /// True for a `/btw` aside file whose replayed parent history was marked inherited
+    /// (`formats::claude_code::aside`, issue 9): its first own prompt is the person's side
+    /// question, not a task a parent agent wrote.
+    pub is_aside: bool,
     /// The sub-agent id when this is a sub-agent file (`agentId`).
     pub agent_id: Option<String>,
     /// Git branch the session ran on, when the format records it (Copilot CLI

@@ -12,6 +12,8 @@
 //!   whether the file existed before).
 //! * Claude Code `NotebookEdit` `{ notebook_path, cell_id?, new_source, cell_type?,
 //!   edit_mode? }`: the new cell source added (`replace`, `insert`), or a deleted cell.
+//! * Pi `edit` `{ path, edits: [{ oldText, newText }] }` (or one `oldText` / `newText`) and
+//!   `write` `{ path, content }`, as `MultiEdit` / `Edit` and `Write`.
 //! * Codex `apply_patch` (a `custom_tool_call` whose `input` is the patch, a `function_call`
 //!   whose arguments hold `input`, or any call whose input is a patch): the patch format
 //!   `*** Begin Patch` / `*** Add File: p` / `*** Update File: p` (`*** Move to: q`) /
@@ -104,6 +106,13 @@ struct EditInput<'a> {
     /// Codex `function_call` arguments of `apply_patch`: `{ "input": "*** Begin Patch…" }`.
     #[serde(borrow, default)]
     input: Option<std::borrow::Cow<'a, str>>,
+    /// Pi `edit` / `write`: `path`, `oldText`, `newText` (or `edits: [{ oldText, newText }]`).
+    #[serde(borrow, default)]
+    path: Option<std::borrow::Cow<'a, str>>,
+    #[serde(borrow, default, rename = "oldText")]
+    old_text: Option<std::borrow::Cow<'a, str>>,
+    #[serde(borrow, default, rename = "newText")]
+    new_text: Option<std::borrow::Cow<'a, str>>,
 }
 
 #[derive(Deserialize)]
@@ -114,6 +123,26 @@ struct OneEdit<'a> {
     new_string: Option<std::borrow::Cow<'a, str>>,
     #[serde(default)]
     replace_all: Option<bool>,
+    /// Pi `edit`'s `edits: [{ oldText, newText }]`.
+    #[serde(borrow, default, rename = "oldText")]
+    old_text: Option<std::borrow::Cow<'a, str>>,
+    #[serde(borrow, default, rename = "newText")]
+    new_text: Option<std::borrow::Cow<'a, str>>,
+}
+
+impl OneEdit<'_> {
+    fn old_text(&self) -> &str {
+        self.old_string
+            .as_deref()
+            .or(self.old_text.as_deref())
+            .unwrap_or("")
+    }
+    fn new_text(&self) -> &str {
+        self.new_string
+            .as_deref()
+            .or(self.new_text.as_deref())
+            .unwrap_or("")
+    }
 }
 
 /// The diff of a tool call named `name` whose input is `input` (the JSON object as written, or
@@ -146,14 +175,45 @@ pub fn edit_diff(name: &str, input: &str) -> Option<EditDiff> {
             for e in v.edits? {
                 replace_hunks(
                     &mut d,
-                    e.old_string.as_deref().unwrap_or(""),
-                    e.new_string.as_deref().unwrap_or(""),
+                    e.old_text(),
+                    e.new_text(),
                     e.replace_all == Some(true),
                 );
             }
         }
         "Write" => {
             let path = v.file_path?;
+            d.files.push(path.into_owned());
+            let content = v.content?;
+            d.push(
+                DiffLineKind::Hunk,
+                format!("@@ whole file · {}", lines_label(line_count(&content))),
+            );
+            for l in split_lines(&content) {
+                d.push(DiffLineKind::Added, l);
+            }
+        }
+        // Pi (FORMATS-2026): `edit { path, edits: [{ oldText, newText }] }` (or one
+        // `oldText` / `newText`), `write { path, content }`.
+        "edit" => {
+            let path = v.path.or(v.file_path)?;
+            d.files.push(path.into_owned());
+            match v.edits {
+                Some(edits) => {
+                    for e in &edits {
+                        replace_hunks(&mut d, e.old_text(), e.new_text(), false);
+                    }
+                }
+                None => replace_hunks(
+                    &mut d,
+                    v.old_text.as_deref().unwrap_or(""),
+                    v.new_text.as_deref()?,
+                    false,
+                ),
+            }
+        }
+        "write" => {
+            let path = v.path.or(v.file_path)?;
             d.files.push(path.into_owned());
             let content = v.content?;
             d.push(
@@ -191,6 +251,171 @@ pub fn edit_diff(name: &str, input: &str) -> Option<EditDiff> {
         }
     }
     Some(d)
+}
+
+/// The two sides of the change one tool call asked for, for an editor's own diff (issue 11,
+/// item 3): `before` and `after` are the texts the input holds, not the whole file (the file
+/// itself is not read):
+///
+/// * `Edit`: `old_string` / `new_string`.
+/// * `MultiEdit`: each edit's old / new text in order, separated on both sides by the same
+///   line `⋯ edit 2 of 3 ⋯` so that the editor aligns them.
+/// * `Write`: empty / `content` (a new file, or a whole file rewritten: the input does not
+///   say which).
+/// * `NotebookEdit`: empty / the new cell source (a deleted cell: both empty).
+/// * A Codex patch: per file, context and removed lines / context and added lines, its `@@`
+///   lines on both sides; an added file diffs against empty; a multi-file patch names each
+///   file on both sides (`⋯ src/a.rs (update) ⋯`).
+#[derive(Debug, Clone, PartialEq, Eq, Default)]
+pub struct EditSides {
+    /// The first file the call touches, as written in the input.
+    pub path: String,
+    /// Text before the change, lines ending with `\n` (empty for a new file).
+    pub before: String,
+    /// Text after the change.
+    pub after: String,
+}
+
+/// [`EditSides`] of a tool call named `name` with input `input` (as for [`edit_diff`]);
+/// `None` when the call edits no file.
+pub fn edit_sides(name: &str, input: &str) -> Option<EditSides> {
+    let trimmed = input.trim_start();
+    if !trimmed.starts_with('{') {
+        return (name == "apply_patch" || trimmed.starts_with("*** Begin Patch"))
+            .then(|| patch_sides(input))
+            .flatten();
+    }
+    let v: EditInput = serde_json::from_str(input).ok()?;
+    let mut s = EditSides::default();
+    match name {
+        "Edit" => {
+            s.path = v.file_path?.into_owned();
+            s.before = with_newline(v.old_string.as_deref().unwrap_or(""));
+            s.after = with_newline(v.new_string.as_deref()?);
+        }
+        "MultiEdit" => {
+            s.path = v.file_path?.into_owned();
+            let edits = v.edits?;
+            let n = edits.len();
+            for (i, e) in edits.iter().enumerate() {
+                if n > 1 {
+                    let sep = format!("⋯ edit {} of {n} ⋯\n", i + 1);
+                    s.before.push_str(&sep);
+                    s.after.push_str(&sep);
+                }
+                s.before.push_str(&with_newline(e.old_text()));
+                s.after.push_str(&with_newline(e.new_text()));
+            }
+        }
+        "Write" => {
+            s.path = v.file_path?.into_owned();
+            s.after = with_newline(&v.content?);
+        }
+        "edit" => {
+            s.path = v.path.or(v.file_path)?.into_owned();
+            match v.edits {
+                Some(edits) => {
+                    let n = edits.len();
+                    for (i, e) in edits.iter().enumerate() {
+                        if n > 1 {
+                            let sep = format!("⋯ edit {} of {n} ⋯\n", i + 1);
+                            s.before.push_str(&sep);
+                            s.after.push_str(&sep);
+                        }
+                        s.before.push_str(&with_newline(e.old_text()));
+                        s.after.push_str(&with_newline(e.new_text()));
+                    }
+                }
+                None => {
+                    s.before = with_newline(v.old_text.as_deref().unwrap_or(""));
+                    s.after = with_newline(v.new_text.as_deref()?);
+                }
+            }
+        }
+        "write" => {
+            s.path = v.path.or(v.file_path)?.into_owned();
+            s.after = with_newline(&v.content?);
+        }
+        "NotebookEdit" => {
+            s.path = v.notebook_path?.into_owned();
+            if v.edit_mode.as_deref() != Some("delete") {
+                s.after = with_newline(v.new_source.as_deref().unwrap_or(""));
+            }
+        }
+        _ => {
+            let patch = v.input?;
+            if name != "apply_patch" && !patch.trim_start().starts_with("*** Begin Patch") {
+                return None;
+            }
+            return patch_sides(&patch);
+        }
+    }
+    Some(s)
+}
+
+/// The sides of a Codex patch, built from its diff lines.
+fn patch_sides(patch: &str) -> Option<EditSides> {
+    let d = patch_diff(patch)?;
+    let mut s = EditSides {
+        path: d.files.first().cloned().unwrap_or_default(),
+        ..EditSides::default()
+    };
+    for l in &d.lines {
+        let both = |s: &mut EditSides, t: &str| {
+            s.before.push_str(t);
+            s.before.push('\n');
+            s.after.push_str(t);
+            s.after.push('\n');
+        };
+        match l.kind {
+            DiffLineKind::File => both(&mut s, &format!("⋯ {} ⋯", l.text)),
+            DiffLineKind::Hunk if l.text.starts_with("@@ add file") => {}
+            DiffLineKind::Hunk | DiffLineKind::Context => both(&mut s, &l.text),
+            DiffLineKind::Added => {
+                s.after.push_str(&l.text);
+                s.after.push('\n');
+            }
+            DiffLineKind::Removed => {
+                s.before.push_str(&l.text);
+                s.before.push('\n');
+            }
+        }
+    }
+    Some(s)
+}
+
+/// `s` ending with one `\n` (empty stays empty).
+fn with_newline(s: &str) -> String {
+    if s.is_empty() || s.ends_with('\n') {
+        s.to_string()
+    } else {
+        format!("{s}\n")
+    }
+}
+
+/// Whether a tool call may edit a file: a known editing tool, or an input holding a Codex
+/// patch. Cheap (no parsing): the caller then asks [`edit_diff`] / [`edit_sides`].
+pub fn is_edit_call(name: &str, raw_input: &str) -> bool {
+    matches!(
+        name,
+        "Edit" | "MultiEdit" | "Write" | "NotebookEdit" | "apply_patch" | "edit" | "write"
+    ) || memchr::memmem::find(raw_input.as_bytes(), b"*** Begin Patch").is_some()
+}
+
+/// The input of a tool call as its tool reads it: the JSON object as written, or the decoded
+/// text of a string input (a Codex custom tool call's patch). `src` is the transcript's text;
+/// `None` when the input span lies outside it.
+pub fn call_input<'a>(
+    src: &'a str,
+    u: &crate::model::ToolUse,
+) -> Option<std::borrow::Cow<'a, str>> {
+    let raw = src.get(u.input.clone())?;
+    let in_string = u.input.start > 0 && src.as_bytes()[u.input.start - 1] == b'"';
+    Some(if in_string {
+        crate::source::json_string::decode(raw)
+    } else {
+        std::borrow::Cow::Borrowed(raw)
+    })
 }
 
 /// Hunks of one old -> new replacement, with [`CONTEXT_LINES`] of context.
@@ -408,6 +633,63 @@ mod tests {
             show(&edit_diff("apply_patch", args).unwrap()),
             ["@@ add file", "+1"]
         );
+    }
+
+    #[test]
+    fn pi_edit_and_write() {
+        let input = r#"{"path":"a.go","edits":[{"oldText":"x := 1\n","newText":"x := 2\n"}]}"#;
+        let d = edit_diff("edit", input).unwrap();
+        assert_eq!(d.files, ["a.go"]);
+        assert_eq!(show(&d), ["@@", "-x := 1", "+x := 2"]);
+        let s = edit_sides("edit", input).unwrap();
+        assert_eq!(
+            (s.before.as_str(), s.after.as_str()),
+            ("x := 1\n", "x := 2\n")
+        );
+        let input = r#"{"path":"CLAUDE.md","content":"@AGENTS.md\n"}"#;
+        assert_eq!(
+            show(&edit_diff("write", input).unwrap()),
+            ["@@ whole file · 1 line", "+@AGENTS.md"]
+        );
+        assert_eq!(edit_sides("write", input).unwrap().before, "");
+        // A lowercase `edit` of another shape is not a file edit.
+        assert_eq!(edit_diff("edit", r#"{"query":"x"}"#), None);
+    }
+
+    #[test]
+    fn sides_for_the_editors_diff() {
+        let input = r#"{"file_path":"/p/a.rs","old_string":"a\nb","new_string":"a\nc"}"#;
+        assert_eq!(
+            edit_sides("Edit", input).unwrap(),
+            EditSides {
+                path: "/p/a.rs".into(),
+                before: "a\nb\n".into(),
+                after: "a\nc\n".into()
+            }
+        );
+        let input = r#"{"file_path":"f","edits":[{"old_string":"a","new_string":"b"},{"old_string":"c\n","new_string":""}]}"#;
+        let s = edit_sides("MultiEdit", input).unwrap();
+        assert_eq!(s.before, "⋯ edit 1 of 2 ⋯\na\n⋯ edit 2 of 2 ⋯\nc\n");
+        assert_eq!(s.after, "⋯ edit 1 of 2 ⋯\nb\n⋯ edit 2 of 2 ⋯\n");
+        // A new file diffs against empty.
+        let s = edit_sides("Write", r##"{"file_path":"n.md","content":"# T\nx"}"##).unwrap();
+        assert_eq!((s.before.as_str(), s.after.as_str()), ("", "# T\nx\n"));
+        let patch = "*** Begin Patch\n*** Update File: src/a.rs\n@@ fn main\n fn main() {\n-    old();\n+    new();\n }\n*** End Patch\n";
+        let s = edit_sides("apply_patch", patch).unwrap();
+        assert_eq!(s.path, "src/a.rs");
+        assert_eq!(s.before, "@@ fn main\nfn main() {\n    old();\n}\n");
+        assert_eq!(s.after, "@@ fn main\nfn main() {\n    new();\n}\n");
+        let patch = "*** Begin Patch\n*** Add File: n.txt\n+hello\n*** End Patch";
+        let s = edit_sides("apply_patch", patch).unwrap();
+        assert_eq!((s.before.as_str(), s.after.as_str()), ("", "hello\n"));
+        let patch = "*** Begin Patch\n*** Add File: n.txt\n+hello\n*** Update File: a.rs\n@@\n-x\n+y\n*** End Patch";
+        let s = edit_sides("apply_patch", patch).unwrap();
+        assert_eq!(s.before, "⋯ n.txt (add) ⋯\n⋯ a.rs (update) ⋯\n@@\nx\n");
+        assert_eq!(
+            s.after,
+            "⋯ n.txt (add) ⋯\nhello\n⋯ a.rs (update) ⋯\n@@\ny\n"
+        );
+        assert_eq!(edit_sides("Bash", r#"{"command":"ls"}"#), None);
     }
 
     #[test]

@@ -14,6 +14,7 @@ pub mod ansi;
 pub mod diff;
 mod render;
 pub mod text;
+pub mod wrap;
 
 use crate::analysis::{Analysis, Phase};
 use crate::model::{Span, Transcript};

@@ -7,7 +7,7 @@
 //! # <title or first prompt>
 //! session … · Claude Code 2.1.114 · model · cwd · 3 turns · tokens …
 //!
-//! ## Turn 1 — Fix the failing test
+//! ## Turn 1                        (`## Turn 4 — ⏰ background task finished` for a wake-up)
 //!
 //! > Fix the failing test
 //!
@@ -540,6 +540,14 @@ impl<'a> Renderer<'a> {
         if let Some(b) = &t.meta.git_branch {
             parts.push(format!("branch {}", one_line(b, 80)));
         }
+        if let Some(span) = &a.time_span {
+            let d = span.end_ms - span.start_ms;
+            parts.push(if d >= 1000 {
+                format!("{} ({})", span.label, text::fmt_duration(d as u64))
+            } else {
+                span.label.clone()
+            });
+        }
         parts.push(text::plural(a.turn_count as u64, "turn", "turns"));
         let u = a.usage;
         if u.input + u.output + u.cache_creation + u.cache_read > 0 {
@@ -659,10 +667,16 @@ impl<'a> Renderer<'a> {
             incomplete: turn.state == TurnState::Replyless,
             sidechain: false,
         };
+        // The prompt follows its heading: the heading does not repeat it (issue 11, item 5).
+        // A turn without an opener record to show keeps its title in the heading.
         let heading = match turn.kind {
             TurnKind::Preamble => "## Before the first prompt".to_string(),
+            TurnKind::Prompt if turn.opener.is_some() => format!("## Turn {}", turn.n),
             TurnKind::Prompt => format!("## Turn {} — {}", turn.n, one_line(&turn.title, 120)),
             TurnKind::Wake => format!("## Turn {} — ⏰ {}", turn.n, one_line(&turn.title, 120)),
+            TurnKind::SubagentTask if turn.opener.is_some() => {
+                format!("## Turn {} — sub-agent task", turn.n)
+            }
             TurnKind::SubagentTask => {
                 format!("## Turn {} — Task: {}", turn.n, one_line(&turn.title, 120))
             }
@@ -1425,22 +1439,10 @@ impl<'a> Renderer<'a> {
     /// The change a file-editing tool call asked for (`None` for other calls).
     fn edit_of(&self, u: &crate::model::ToolUse) -> Option<diff::EditDiff> {
         let raw = self.src.get(u.input.clone())?;
-        let name: &str = &u.name;
-        let editing = matches!(
-            name,
-            "Edit" | "MultiEdit" | "Write" | "NotebookEdit" | "apply_patch"
-        ) || memchr::memmem::find(raw.as_bytes(), b"*** Begin Patch").is_some();
-        if !editing {
+        if !diff::is_edit_call(&u.name, raw) {
             return None;
         }
-        // A string input (Codex) is recorded as the literal's raw contents: decode it.
-        let in_string = u.input.start > 0 && self.src.as_bytes()[u.input.start - 1] == b'"';
-        let input = if in_string {
-            json_string::decode(raw)
-        } else {
-            std::borrow::Cow::Borrowed(raw)
-        };
-        diff::edit_diff(name, &input)
+        diff::edit_diff(&u.name, &diff::call_input(self.src, u)?)
     }
 
     /// The diff of a file-editing call under its line, folded (`LongToolOutput`, labelled

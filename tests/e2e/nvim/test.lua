@@ -118,11 +118,19 @@ local DEMO_TITLES = {
 -- Gate lenses (README "Gates": lines 23, 30, 33, 52, 66) and the sub-agent lens (line 97),
 -- 0-based lines.
 local DEMO_LENSES = {
+  { 12, 'Show diff · +1 −1' },
+  { 14, 'Show diff · +2 −1' },
   { 22, '⟦🔍 Plan⟧ ┄ ⚔️ ┄ 🚦 ┄ 🔨 ┄ 💎 ┄ 📝 ┄ 🔬 ┄ 🚀 — ✔ APPROVED' },
   { 29, '🔍 ━ ⚔️ ━ ⟦🚦 Standards Check⟧ ┄ 🔨 ┄ 💎 ┄ 📝 ┄ 🔬 ┄ 🚀 — ✔ PASS' },
   { 32, '🔍 ━ ⚔️ ━ 🚦 ━ ⟦🔨 Build⟧ ┄ 💎 ┄ 📝 ┄ 🔬 ┄ 🚀 — ⚠ needs you: which database should the migration target?' },
+  { 36, 'Show diff · +4 −0' },
+  { 37, 'Show diff · +1 −0' },
+  { 40, 'Show diff · +1 −2' },
   { 51, '🔍 ━ ⚔️ ━ 🚦 ━ 🔨 ━ 💎 ━ 📝 ━ 🔬 ━ ⟦🚀 Merge⟧ — ⛔ blocked: 2 tests failing in tests/api.rs' },
+  { 59, 'Show diff · +2 −2' },
+  { 61, 'Show diff · +2 −2' },
   { 65, '🔍 ━ ⚔️ ━ 🚦 ━ 🔨 ━ 💎 ━ 📝 ━ 🔬 ━ ⟦🚀 Merge⟧ — 🏷 READY-TO-MERGE · branch tagged' },
+  { 73, 'Show diff · +6 −0' },
   { 96, 'Open sub-agent: Review currency branch (a6e2b9f04c71d3a58, 4 steps, 13s)' },
 }
 
@@ -203,7 +211,7 @@ local function demo_raw()
   local lenses = {}
   H.wait('code lenses', 5000, function()
     lenses = H.lenses(buf)
-    return #lenses >= 6
+    return #lenses >= 14
   end)
   H.eq('demo: code lenses', lenses, DEMO_LENSES)
 
@@ -326,7 +334,7 @@ local function demo_view()
   local lines = vim.api.nvim_buf_get_lines(vbuf, 0, -1, false)
   H.eq('view: line count', #lines, 100)
   H.eq('view: turn 1 heading, prompt and answer (lines 4–9)', vim.list_slice(lines, 4, 9), {
-    '## Turn 1 — GET /accounts?currency=usd returns a 500, but currency=USD works. Can you find …',
+    '## Turn 1',
     '',
     '> GET /accounts?currency=usd returns a 500, but currency=USD works. Can you find out why and fix it?',
     '',
@@ -366,11 +374,30 @@ local function demo_view()
   local lenses = {}
   H.wait('view lenses', 5000, function()
     lenses = H.lenses(vbuf)
-    return #lenses >= 5
+    return #lenses >= 14
   end)
-  H.eq('view: gate lenses on the gate lines', vim.tbl_map(function(l)
-    return l[1]
-  end, lenses), { 19, 23, 28, 49, 58 })
+  local function lines_of(want_activity)
+    return vim.tbl_map(function(l)
+      return l[1]
+    end, vim.tbl_filter(function(l)
+      return (l[2]:find('^Show activity: ') ~= nil) == want_activity
+    end, lenses))
+  end
+  H.eq('view: gate lenses on the gate lines', lines_of(false), { 19, 23, 28, 49, 58 })
+  -- The quiet view's hidden activity is one lens away (issue 11): on each turn heading, and on
+  -- turn 8's `(no reply — …)` line; running it opens the verbose view at that turn.
+  H.eq('view: Show activity lenses (headings; turn 8 on its no-reply line)', lines_of(true), { 3, 15, 30, 39, 51, 62, 75, 86, 88 })
+  H.eq('view: line 87 is turn 8\'s no-reply line', lines[87], '(no reply — 1 comment · 1 tool call)')
+  vim.api.nvim_win_set_cursor(0, { 87, 0 })
+  vim.lsp.codelens.run()
+  H.wait('verbose view at turn 8', 5000, function()
+    return vim.api.nvim_buf_get_name(0):find('verbose=1', 1, true) ~= nil
+      and vim.api.nvim_get_current_line() == '## Turn 8'
+  end)
+  H.eq('view: the no-reply lens opens the verbose view at turn 8', { vim.api.nvim_buf_get_name(0), vim.api.nvim_get_current_line() },
+    { 'transcript://' .. DEMO .. '?verbose=1', '## Turn 8' })
+  vim.cmd.buffer(vbuf)
+  vim.api.nvim_win_set_cursor(0, { 1, 0 })
 
   -- :TranscriptView in a view toggles verbose.
   vim.cmd('TranscriptView')
@@ -475,7 +502,7 @@ local function live_append()
   end)
   local vlines = vim.api.nvim_buf_get_lines(vbuf, 0, -1, false)
   H.eq('live: view shows the new turn', vim.list_slice(vlines, #vlines - 5, #vlines), {
-    '## Turn 10 — Thanks, that is all for today.',
+    '## Turn 10',
     '',
     '> Thanks, that is all for today.',
     '',
@@ -627,7 +654,7 @@ local function screens()
   end)
   rows = dump('nvim-view.txt')
   H.check('screen: the view shows the turn 1 heading with its hint',
-    (rows[4] or ''):find('## Turn 1 — GET /accounts', 1, true) ~= nil and (rows[4] or ''):find('turn 1/9 · 2 comments', 1, true) ~= nil, rows[4])
+    (rows[4] or ''):find('## Turn 1 ', 1, true) == 1 and (rows[4] or ''):find('turn 1/9 · 2 comments', 1, true) ~= nil, rows[4])
   vim.cmd('tabclose')
 end
 
@@ -647,7 +674,7 @@ local function health_and_help()
   local ok, err = pcall(vim.cmd.helptags, vim.fn.fnameescape(doc))
   local tags = ok and vim.fn.readfile(doc .. '/tags') or {}
   H.check('help: :helptags generates tags', ok and #tags >= 10, ok and (#tags .. ' tags') or err)
-  local want = { 'transcript.txt', ':TranscriptView', ':TranscriptNextTurn', ':TranscriptPrevTurn', ':TranscriptNextGate', ':TranscriptSubagents', 'transcript-setup' }
+  local want = { 'transcript.txt', ':TranscriptView', ':TranscriptNextTurn', ':TranscriptPrevTurn', ':TranscriptNextGate', ':TranscriptSubagents', ':TranscriptDiff', 'transcript-setup' }
   local missing = {}
   local have = {}
   for _, l in ipairs(tags) do

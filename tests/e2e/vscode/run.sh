@@ -30,6 +30,9 @@ rm -f "$RUN/ws/README.md"
 # server reads it as finished (file-age rule) ...
 cp "$ROOT/../shared/corpus/iansherr__claude-code-log/test/test_data/real_projects/-experiments-ideas/03eb5929-52b3-4b13-ada3-b93ae35806b8.jsonl" "$RUN/ws/finished-session.jsonl"
 touch -d '10 minutes ago' "$RUN/ws/finished-session.jsonl"
+# ... a real session with file edits (one Write, four Edits) for Show diff (issue 11) ...
+cp "$ROOT/../shared/corpus/iansherr__claude-code-log/test/test_data/real_projects/-experiments-worktrees/ef958aa1-0e93-49f0-bb71-150f63befcd1/subagents/agent-a4ca7529859c158c2.jsonl" "$RUN/ws/edits-session.jsonl"
+touch -d '10 minutes ago' "$RUN/ws/edits-session.jsonl"
 # ... a Pi session and a Copilot CLI log under its own name (issue 10) ...
 IRR=$ROOT/../shared/corpus/ingo-eichhorst__Irrlicht/replaydata/agents
 cp "$IRR/pi/regressions/01-example-session/recordings/2026-04-06-16-22-10_irrlichd-unknown/transcript.jsonl" "$RUN/ws/pi-session.jsonl"

@@ -24,6 +24,7 @@ M.server_commands = {
   'transcript.openView',
   'transcript.listSessionFiles',
   'transcript.openSubagent',
+  'transcript.showDiff',
 }
 
 M.defaults = {
@@ -596,6 +597,12 @@ local function lens_commands()
         M.pick_session_files(client, command.arguments or {}, ctx.bufnr)
         return
       end
+      if name == 'transcript.showDiff' then
+        M.execute(client, name, command.arguments or {}, ctx.bufnr, function(result)
+          require('transcript.diff').open(client, result)
+        end)
+        return
+      end
       local args = command.arguments or {}
       local first = args[1]
       if type(first) == 'table' and first.reveal == true then
@@ -662,6 +669,9 @@ local function create_commands()
   cmd('TranscriptNextGate', function()
     M.jump('transcript.nextGate')
   end, { desc = 'Go to the next dev-pipeline gate' })
+  cmd('TranscriptDiff', function()
+    require('transcript.diff').at_cursor()
+  end, { desc = "Show the file edit on the cursor's line in a diff (new tab page)" })
   cmd('TranscriptSubagents', function(a)
     M.session_files({ quickfix = a.bang })
   end, { bang = true, desc = 'List the transcripts of this session (! quickfix)' })

@@ -50,6 +50,7 @@ pub fn mark_replayed(t: &mut Transcript, parent_ids: &HashSet<Box<str>>, parent:
     for e in &mut t.entries[..=last] {
         e.inherited = true;
     }
+    t.meta.is_aside = true;
     if t.meta.parent_thread_id.is_none() {
         t.meta.parent_thread_id = Some(parent.to_string());
     }

@@ -24,7 +24,7 @@ pub(crate) fn code_lens(
     let snap = ctx.snap();
     let files = &snap.session_files().subagents;
     let a = &snap.analysis;
-    let lenses = match &ctx.doc {
+    let mut lenses = match &ctx.doc {
         DocSnap::Raw { .. } => ide::code_lens::lenses(
             a,
             &phases,
@@ -42,6 +42,8 @@ pub(crate) fn code_lens(
             |f| host.steps_in(&f.path),
         ),
     };
+    crate::lsp::handlers::diff::add_edit_lenses(ctx, &mut lenses);
+    crate::lsp::handlers::diff::add_activity_lenses(ctx, &mut lenses);
     Ok(Some(
         lenses
             .into_iter()

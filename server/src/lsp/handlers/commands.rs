@@ -1,6 +1,7 @@
 //! `workspace/executeCommand`: `transcript.nextTurn`, `transcript.previousTurn`,
 //! `transcript.nextGate` (the next or previous turn or gate line from `line`, revealed when
-//! `reveal`), `transcript.listSessionFiles` and `transcript.openView` (PROTOCOL.md). The
+//! `reveal`), `transcript.listSessionFiles`, `transcript.openView` (at a `turn` when given)
+//! and `transcript.showDiff` (`handlers::diff`) (PROTOCOL.md). The
 //! arguments are parsed here; the work runs off the serve loop.
 
 use serde_json::{Value, json};
@@ -24,6 +25,8 @@ struct Args {
     line: Option<u32>,
     verbose: Option<bool>,
     reveal: bool,
+    /// `transcript.openView`: the turn to show.
+    turn: Option<usize>,
 }
 
 fn parse_args(args: &[Value]) -> std::result::Result<Args, String> {
@@ -53,6 +56,10 @@ fn parse_args(args: &[Value]) -> std::result::Result<Args, String> {
                 .map(|n| n.min(u32::MAX as u64) as u32);
             out.verbose = o.get("verbose").and_then(Value::as_bool);
             out.reveal = o.get("reveal").and_then(Value::as_bool).unwrap_or(false);
+            out.turn = o
+                .get("turn")
+                .and_then(Value::as_u64)
+                .map(|n| n.min(u32::MAX as u64) as usize);
         }
         Some(v @ Value::String(_)) => {
             out.uri = Some(parse_uri(v)?);
@@ -137,10 +144,31 @@ pub(crate) async fn execute_command(
                 })
             })
             .await?;
-            if args.reveal {
-                b.reveal(view.clone(), None);
+            // At a turn: its heading line in that view.
+            let mut line = None;
+            if let Some(n) = args.turn
+                && let crate::ide::host::DocSnap::View { view: v, .. } = &b.ctx(&view).await?.doc
+            {
+                line = v.index.turn_heading(n);
             }
-            Ok(Some(json!({ "uri": view.as_str() })))
+            if args.reveal {
+                let range = line.map(|l| {
+                    let p = Position::new(l as u32, 0);
+                    Range::new(p, p)
+                });
+                b.reveal(view.clone(), range);
+            }
+            Ok(Some(match line {
+                Some(l) => json!({ "uri": view.as_str(), "line": l }),
+                None => json!({ "uri": view.as_str() }),
+            }))
+        }
+        crate::lsp::handlers::diff::SHOW_DIFF => {
+            let uri = need_uri()?;
+            let line = args.line.unwrap_or(0) as usize;
+            Ok(Some(
+                crate::lsp::handlers::diff::show_diff(b, &uri, line).await?,
+            ))
         }
         other => Err(invalid(format!("unknown command {other:?}"))),
     }

@@ -8,6 +8,7 @@
 pub mod code_lens;
 pub mod commands;
 pub mod diagnostics;
+pub mod diff;
 pub mod folding;
 pub mod hints;
 pub mod hover;

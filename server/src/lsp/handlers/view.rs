@@ -37,8 +37,18 @@ async fn view_text(b: &Backend, uri: &Uri, method: &'static str) -> Result<TextR
     .await
 }
 
+/// The text of a `transcript:` URI: one side of a file edit's diff, or a view.
+async fn document_text(b: &Backend, uri: &Uri, method: &'static str) -> Result<TextResult> {
+    match crate::lsp::handlers::diff::diff_key(uri) {
+        Some(key) => Ok(TextResult {
+            text: crate::lsp::handlers::diff::diff_text(b, key?).await?,
+        }),
+        None => view_text(b, uri, method).await,
+    }
+}
+
 pub(crate) async fn text_document_content(b: &Backend, params: UriParams) -> Result<TextResult> {
-    view_text(b, &params.uri, crate::lsp::custom::TEXT_DOCUMENT_CONTENT).await
+    document_text(b, &params.uri, crate::lsp::custom::TEXT_DOCUMENT_CONTENT).await
 }
 
 pub(crate) async fn virtual_document(
@@ -49,5 +59,5 @@ pub(crate) async fn virtual_document(
         .uri
         .or(params.text_document.map(|t| t.uri))
         .ok_or_else(|| invalid("transcript/virtualDocument needs `uri`"))?;
-    view_text(b, &uri, crate::lsp::custom::VIRTUAL_DOCUMENT).await
+    document_text(b, &uri, crate::lsp::custom::VIRTUAL_DOCUMENT).await
 }
