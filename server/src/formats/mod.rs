@@ -251,6 +251,15 @@ impl Reader {
         self.transcript
     }
 
+    /// Splits the reader into the transcript read so far and a [`LentReader`] that remembers
+    /// where reading stopped, so that an immutable snapshot can own the transcript without a
+    /// copy (issue 12: an append must not cost a copy of the whole model). Feeding resumes
+    /// once the transcript is given back with [`LentReader::restore`].
+    pub fn lend(mut self) -> (Transcript, LentReader) {
+        let t = std::mem::take(&mut self.transcript);
+        (t, LentReader(self))
+    }
+
     /// Byte offset of the first line not consumed yet. A new source that keeps
     /// `source[..consumed_bytes()]` unchanged may be fed incrementally; otherwise start a new
     /// reader.
@@ -432,6 +441,21 @@ impl Reader {
             Format::CopilotCli => self.copilot.line(source, line, span, &mut self.transcript),
             Format::Unknown => read_unknown_line(source, line, span, &mut self.transcript),
         }
+    }
+}
+
+/// A [`Reader`] whose transcript is lent out (see [`Reader::lend`]); it cannot be fed until
+/// the transcript comes back.
+#[derive(Debug)]
+pub struct LentReader(Reader);
+
+impl LentReader {
+    /// The reader again, with `transcript`, which must be the one [`Reader::lend`] gave out
+    /// (unchanged, or an exact copy of it): the reader's per-format state refers to its entries.
+    pub fn restore(self, transcript: Transcript) -> Reader {
+        let mut r = self.0;
+        r.transcript = transcript;
+        r
     }
 }
 

@@ -17,7 +17,7 @@ use std::sync::{Arc, Mutex, OnceLock};
 use ropey::Rope;
 
 use crate::analysis::{self, Analysis};
-use crate::formats::Reader;
+use crate::formats::{LentReader, Reader};
 use crate::ide::lookup::Lookup;
 use crate::ide::session_files::{self, SessionFiles};
 use crate::ide::view_index::ViewIndex;
@@ -77,11 +77,53 @@ struct TextState {
     disk: Option<DiskState>,
 }
 
-/// What a build reuses from the previous one.
+/// What a build reuses from the previous one (issue 12: an append costs what it adds).
+///
+/// The incremental reader's transcript is *lent* to the snapshot built from it rather than
+/// copied: `lent` is the reader without it, and `snapshot.transcript` is its transcript. Before
+/// the next build (or before an append grows the text in place) [`BuildState::reclaim`] takes
+/// the transcript and the line index back from the snapshot: without a copy when no request
+/// holds the snapshot any more, else by copying them (the snapshot stays valid for its
+/// holders).
 #[derive(Default)]
 struct BuildState {
+    /// The reader with its transcript (when no snapshot holds it).
     reader: Option<Reader>,
+    /// The reader whose transcript `snapshot` holds.
+    lent: Option<LentReader>,
+    /// The line index of the text the last snapshot was built from, taken back from it.
+    lines: Option<LineIndex>,
     snapshot: Option<Arc<Snapshot>>,
+}
+
+impl BuildState {
+    /// Drops the cached snapshot, taking back what the next build reuses (see the type's doc).
+    fn reclaim(&mut self) {
+        let Some(snap) = self.snapshot.take() else {
+            return;
+        };
+        let (transcript, lines) = match Arc::try_unwrap(snap) {
+            Ok(s) => (
+                self.lent.is_some().then_some(s.transcript),
+                // `s.text` is dropped here, so that an append can grow the text in place.
+                s.lines,
+            ),
+            Err(shared) => (
+                self.lent.is_some().then(|| shared.transcript.clone()),
+                shared.lines.clone(),
+            ),
+        };
+        if let (Some(lent), Some(t)) = (self.lent.take(), transcript) {
+            self.reader = Some(lent.restore(t));
+        }
+        self.lines = Some(lines);
+    }
+}
+
+/// The reader after a build: with its transcript, or with it lent to the snapshot.
+enum Resume {
+    Reader(Reader),
+    Lent(LentReader),
 }
 
 /// One transcript source (a raw document open in the editor, or a file on disk).
@@ -219,7 +261,7 @@ impl Source {
                         let b = sp::position_to_offset(s, index, range.1, enc).unwrap_or(s.len());
                         if a == s.len() && b == s.len() {
                             if let Ok(mut build) = self.build.try_lock() {
-                                build.snapshot = None; // let the string grow without a copy
+                                build.reclaim(); // let the string grow without a copy
                             }
                             let old = s.len();
                             let text = Arc::make_mut(s);
@@ -360,7 +402,7 @@ impl Source {
     /// in place instead of copying it.
     pub fn release_cache(&self) {
         if let Ok(mut b) = self.build.try_lock() {
-            b.snapshot = None;
+            b.reclaim();
         }
     }
 
@@ -409,7 +451,9 @@ impl Source {
         {
             return s.clone();
         }
+        b.reclaim();
         let reader = b.reader.take().filter(|r| dirty_from >= r.consumed_bytes());
+        let lines = b.lines.take().filter(|l| dirty_from >= l.len());
         // The build owns the text from here: later changes count from the text it took.
         {
             let mut st = lock(&self.text);
@@ -425,6 +469,7 @@ impl Source {
                 path,
                 body,
                 reader,
+                lines,
                 generation,
                 version,
                 &stamp,
@@ -433,10 +478,21 @@ impl Source {
             )
         });
         match job.await {
-            Ok((snap, reader)) => {
+            Ok((snap, resume)) => {
                 let snap = Arc::new(snap);
-                b.reader = Some(reader);
+                match resume {
+                    Resume::Reader(r) => b.reader = Some(r),
+                    Resume::Lent(l) => b.lent = Some(l),
+                }
                 b.snapshot = Some(snap.clone());
+                // The text once (issue 12): a rope the build made a string of is replaced by
+                // that string, shared with the snapshot (the next edit inside the text makes
+                // a rope of it again; an append at the end grows it in place).
+                let mut st = lock(&self.text);
+                if st.generation == generation && matches!(st.body, Body::Rope(_)) {
+                    st.body = Body::Flat(snap.text.clone());
+                    st.flat_index = None;
+                }
                 snap
             }
             Err(_) => {
@@ -620,18 +676,28 @@ fn build(
     path: Option<PathBuf>,
     body: Body,
     reader: Option<Reader>,
+    lines: Option<LineIndex>,
     generation: u64,
     version: Option<i32>,
     stamp: &SettingsStamp,
     invalid: &[InvalidUtf8],
     disk_check: Option<&Mutex<DiskCheck>>,
-) -> (Snapshot, Reader) {
+) -> (Snapshot, Resume) {
     let t0 = std::time::Instant::now();
     let text = match body {
         Body::Flat(s) => s,
         Body::Rope(r) => Arc::new(r.to_string()),
     };
-    let lines = LineIndex::new(&text);
+    // The previous build's index goes on over the appended bytes (the caller passes it only
+    // when no byte it indexed changed).
+    let lines = match lines {
+        Some(mut l) => {
+            let old = l.len();
+            l.append(&text, old);
+            l
+        }
+        None => LineIndex::new(&text),
+    };
     // An editor buffer of a file on disk: the bytes on disk tell where the editor met invalid
     // UTF-8 (issue 8 defect 11); the warnings are placed on the buffer's lines.
     let editor_invalid = match (disk_check, &path) {
@@ -649,7 +715,11 @@ fn build(
     let mut reader = reader.unwrap_or_default();
     reader.feed(&text);
     reader.settle_tail(&text);
-    let transcript = if reader.transcript().format.is_none() {
+    // A `/btw` aside file's snapshot marks records the reader did not (see below).
+    let aside = path
+        .as_deref()
+        .is_some_and(crate::formats::claude_code::aside::is_aside_file);
+    let (mut transcript, resume) = if reader.transcript().format.is_none() {
         // No record told the format yet: show the lines as `Unknown` now, but keep the
         // reader undecided so that records appended later are still detected (issue 8
         // defect 2). Only the lines before detection are read twice, and detection gives up
@@ -658,15 +728,20 @@ fn build(
         shown.feed(&text);
         shown.settle_tail(&text);
         shown.flush_undetected(&text, true);
-        shown.into_transcript()
+        (shown.into_transcript(), Resume::Reader(reader))
+    } else if invalid.is_empty() && !aside {
+        // The snapshot shows exactly what the reader read: lend it, no copy.
+        let (t, lent) = reader.lend();
+        (t, Resume::Lent(lent))
     } else {
-        reader.transcript().clone()
+        (reader.transcript().clone(), Resume::Reader(reader))
     };
-    let mut transcript = transcript;
-    add_invalid_utf8(&mut transcript, invalid);
-    if let Some(p) = &path {
-        // A `/btw` aside file: the parent's replayed history counts there, not here.
-        crate::formats::claude_code::aside::apply(&mut transcript, p);
+    if !matches!(resume, Resume::Lent(_)) {
+        add_invalid_utf8(&mut transcript, invalid);
+        if let Some(p) = &path {
+            // A `/btw` aside file: the parent's replayed history counts there, not here.
+            crate::formats::claude_code::aside::apply(&mut transcript, p);
+        }
     }
     let options = stamp.options_for(path.as_deref());
     let analysis = match transcript.format() {
@@ -690,7 +765,7 @@ fn build(
         files: OnceLock::new(),
         edits: OnceLock::new(),
     };
-    (snap, reader)
+    (snap, resume)
 }
 
 /// Adds one warning per line where the loader replaced invalid UTF-8 (issue 8 defect 11),
@@ -962,6 +1037,72 @@ mod tests {
         assert!(matches!(lock(&s.text).body, Body::Rope(_)));
         assert_eq!(*s.text(), "{\"z\":1}\n{\"b\":2}\n{\"c\":\"é\"}\n");
         assert_eq!(lock(&s.text).dirty_from, 1);
+    }
+
+    fn record(n: usize) -> String {
+        let u = serde_json::json!({"type":"user","uuid":format!("u{n}"),"sessionId":"s",
+            "timestamp":"2026-01-01T00:00:00Z","message":{"role":"user","content":format!("p{n}")}});
+        format!("{u}\n")
+    }
+
+    /// Issue 12: the reader's transcript is lent to the snapshot and taken back for the next
+    /// append without a copy when no request holds the snapshot; with a copy (the held
+    /// snapshot unchanged) when one does.
+    #[tokio::test]
+    async fn an_append_takes_the_transcript_back_without_a_copy() {
+        let stamp = crate::ide::host::Host::new().stamp();
+        let two = record(1) + &record(2);
+        let s = Arc::new(Source::editor(None, two.clone(), 1));
+        let snap = s.snapshot(&stamp).await;
+        assert_eq!(snap.transcript.entries.len(), 2);
+        let entries = snap.transcript.entries.as_ptr();
+        drop(snap);
+        s.apply_changes(2, vec![change(2, 0, 2, 0, &record(3))], Encoding::Utf8)
+            .unwrap();
+        {
+            let b = s.build.try_lock().unwrap();
+            let r = b
+                .reader
+                .as_ref()
+                .expect("the reader has its transcript back");
+            assert_eq!(r.transcript().entries.as_ptr(), entries, "not copied");
+            assert_eq!(b.lines.as_ref().map(LineIndex::len), Some(two.len()));
+        }
+        let held = s.snapshot(&stamp).await;
+        assert_eq!(held.transcript.entries.len(), 3);
+        assert_eq!(held.lines.line_count(), 4);
+        s.apply_changes(3, vec![change(3, 0, 3, 0, &record(4))], Encoding::Utf8)
+            .unwrap();
+        {
+            let b = s.build.try_lock().unwrap();
+            let r = b.reader.as_ref().expect("a copy of the held transcript");
+            assert_ne!(
+                r.transcript().entries.as_ptr(),
+                held.transcript.entries.as_ptr()
+            );
+        }
+        let fresh = s.snapshot(&stamp).await;
+        assert_eq!(held.transcript.entries.len(), 3);
+        assert_eq!(*held.text, two + &record(3));
+        assert_eq!(fresh.transcript.entries.len(), 4);
+        assert_eq!(fresh.lines.line_count(), 5);
+    }
+
+    /// Issue 12: the text once. A rope made by an edit inside the text gives way to the
+    /// string the build made of it, shared with the snapshot.
+    #[tokio::test]
+    async fn a_built_rope_gives_way_to_the_shared_string() {
+        let stamp = crate::ide::host::Host::new().stamp();
+        let s = Arc::new(Source::editor(None, record(1) + &record(2), 1));
+        s.apply_changes(2, vec![change(0, 1, 0, 1, " ")], Encoding::Utf8)
+            .unwrap();
+        assert!(matches!(lock(&s.text).body, Body::Rope(_)));
+        let snap = s.snapshot(&stamp).await;
+        match &lock(&s.text).body {
+            Body::Flat(t) => assert!(Arc::ptr_eq(t, &snap.text)),
+            Body::Rope(_) => panic!("still a rope beside the snapshot's string"),
+        }
+        assert_eq!(snap.transcript.entries.len(), 2);
     }
 
     #[test]
