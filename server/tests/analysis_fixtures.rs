@@ -528,12 +528,12 @@ fn codex_0147_item_completed() {
         .map(|i| f.line(i))
         .collect();
     assert_eq!(prompts, [7, 25]);
-    assert_eq!(f.t.entries[7].copy_of, Some(6));
-    assert_eq!(f.t.entries[25].copy_of, Some(24));
+    assert_eq!(f.t.entries[7].copy_of(), Some(6));
+    assert_eq!(f.t.entries[25].copy_of(), Some(24));
     // Every model copy (reasoning 10, messages 12, 17, 27) is a Meta copy of the next line.
     for (copy, item) in [(9, 10), (11, 12), (16, 17), (26, 27)] {
         assert_eq!(
-            (roles[copy], f.t.entries[copy].copy_of),
+            (roles[copy], f.t.entries[copy].copy_of()),
             (&Role::Meta, Some(item)),
             "line {}",
             copy + 1

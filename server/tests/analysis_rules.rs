@@ -96,7 +96,7 @@ impl B {
         let end = self.src.len();
         self.src.push('\n');
         let mut e = Entry::new(line, start..end, role, record_type);
-        e.session_id = Some("S".into());
+        e.set_session_id(Some("S".into()));
         e.blocks = out;
         self.entries.push(e);
         line
@@ -137,7 +137,7 @@ impl B {
         self.push(role, record_type, &[])
     }
     fn ts(&mut self, i: usize, ts: &str) -> &mut Self {
-        self.entries[i].timestamp_ms = transcript_ls::model::parse_timestamp(ts);
+        self.entries[i].set_timestamp_ms(transcript_ls::model::parse_timestamp(ts));
         self
     }
     fn usage(&mut self, i: usize, u: Usage) -> &mut Self {
@@ -150,7 +150,7 @@ impl B {
     }
     fn side(&mut self, i: usize, agent: Option<&str>) -> &mut Self {
         self.entries[i].sidechain = true;
-        self.entries[i].agent_id = agent.map(Into::into);
+        self.entries[i].set_agent_id(agent.map(Into::into));
         self
     }
     fn transcript(&self) -> Transcript {
@@ -1043,8 +1043,8 @@ fn throughput_estimate_is_total_tokens_over_total_decode_time() {
         }
     );
     b.entries[s2].step.as_mut().unwrap().output_is_placeholder = false;
-    b.entries[r].timestamp_ms = None;
-    b.entries[p].timestamp_ms = None;
+    b.entries[r].set_timestamp_ms(None);
+    b.entries[p].set_timestamp_ms(None);
     assert_eq!(
         b.run().turns[0].throughput,
         Throughput::None {
@@ -1140,13 +1140,13 @@ fn tool_pairs_by_session_and_nearest_preceding_call_case_23() {
     b.result("toolu_SAME"); // 2
     b.text("m2", "1.4.0"); // 3
     let p = b.prompt("b"); // 4
-    b.entries[p].session_id = Some("S2".into());
+    b.entries[p].set_session_id(Some("S2".into()));
     let u = b.tool("m3", "toolu_SAME", "Bash"); // 5
-    b.entries[u].session_id = Some("S2".into());
+    b.entries[u].set_session_id(Some("S2".into()));
     // A result of session S whose call was already answered: stays unpaired.
     b.result("toolu_SAME"); // 6
     let r = b.result("toolu_SAME"); // 7
-    b.entries[r].session_id = Some("S2".into());
+    b.entries[r].set_session_id(Some("S2".into()));
     let a = b.run();
     let pairs: Vec<(usize, Option<usize>)> = a
         .tool_pairs
@@ -1256,8 +1256,8 @@ fn anonymous_inline_sidechains_are_attributed_through_the_dag() {
     let _ = (ta, tb);
     let chain = |b: &mut B, i: usize, uuid: &str, parent: Option<&str>| {
         b.side(i, None);
-        b.entries[i].uuid = Some(uuid.into());
-        b.entries[i].parent_uuid = parent.map(Into::into);
+        b.entries[i].set_uuid(Some(uuid.into()));
+        b.entries[i].set_parent_uuid(parent.map(Into::into));
     };
     let r = b.prompt("List handlers."); // 3: root A
     chain(&mut b, r, "a1", None);

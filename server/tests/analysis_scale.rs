@@ -51,8 +51,8 @@ fn push(src: &mut String, entries: &mut Vec<Entry>, role: Role, kind: u8, text: 
         })),
     };
     let mut e = Entry::new(i, start..end, role, "x");
-    e.session_id = Some("S".into());
-    e.timestamp_ms = Some(1_776_500_000_000 + i as i64 * 1000);
+    e.set_session_id(Some("S".into()));
+    e.set_timestamp_ms(Some(1_776_500_000_000 + i as i64 * 1000));
     e.blocks.push(Block {
         span: bstart..bend,
         kind,
@@ -260,11 +260,11 @@ fn crafted_inputs_stay_linear() {
             "x",
         );
         entries[i].sidechain = true;
-        entries[i].agent_id = (k % 2 == 0).then(|| format!("agent{k}").into());
+        entries[i].set_agent_id((k % 2 == 0).then(|| format!("agent{k}").into()));
     }
     for _ in 0..20_000 {
         let i = push(&mut src, &mut entries, Role::ToolResults, 3, "r");
-        entries[i].session_id = Some("OTHER".into());
+        entries[i].set_session_id(Some("OTHER".into()));
         if let BlockKind::ToolResult(r) = &mut entries[i].blocks[0].kind {
             r.tool_use_id = "same".into();
         }

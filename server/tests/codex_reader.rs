@@ -328,7 +328,7 @@ fn case_13_file_usage_is_deltas_of_totals() {
     assert_eq!(texts(&src, &e[2]), ["How many files are in src?"]);
     assert_eq!(texts(&src, &e[8]), ["There are 3 files in src."]);
     assert!(e[3].blocks.is_empty() && e[9].blocks.is_empty());
-    assert_eq!(e[6].timestamp_ms, Some(1_772_524_803_500));
+    assert_eq!(e[6].timestamp_ms(), Some(1_772_524_803_500));
     assert_eq!(t.meta.session_id.as_deref(), Some("ROLLOUT-13"));
     assert_eq!(t.meta.version.as_deref(), Some("0.x"));
     assert_eq!(t.meta.cwd.as_deref(), Some("/home/USER/project"));
@@ -1131,8 +1131,8 @@ fn legacy_rollout_without_envelope() {
             "message"
         ]
     );
-    assert_eq!(e[0].timestamp_ms, Some(1_746_122_400_000));
-    assert_eq!(e[4].timestamp_ms, None);
+    assert_eq!(e[0].timestamp_ms(), Some(1_746_122_400_000));
+    assert_eq!(e[4].timestamp_ms(), None);
     assert_eq!(t.meta.session_id.as_deref(), Some("L-1"));
     assert_eq!(thinking(&src, &e[5]), (String::new(), true));
     assert_eq!(tool_use(&e[6]).summary, "bash -lc ls");
@@ -1214,7 +1214,7 @@ fn malformed_and_unknown_lines_each_get_one_entry() {
     assert_eq!(e[7].record_type.as_ref(), "response_item/future_item");
     assert_eq!(e[8].record_type.as_ref(), "response_item");
     assert_eq!(texts(&src, &e[9]), ["plain string content"]);
-    assert_eq!(e[10].timestamp_ms, None);
+    assert_eq!(e[10].timestamp_ms(), None);
     let problem_lines: Vec<usize> = t.problems.iter().map(|p| p.line).collect();
     assert_eq!(problem_lines, [1, 2, 4, 6, 11]);
     assert!(
@@ -1665,7 +1665,7 @@ fn image_prompt_and_its_copy_are_one_prompt() {
     let t = read(&src);
     let r = roles(&t);
     assert_eq!((r[1].clone(), r[2].clone()), (PROMPT, Role::Meta));
-    assert_eq!(t.entries[2].copy_of, Some(1));
+    assert_eq!(t.entries[2].copy_of(), Some(1));
     assert_eq!(r.iter().filter(|x| **x == PROMPT).count(), 1);
 }
 

@@ -18,7 +18,7 @@ pub fn pair_tools(t: &Transcript) -> Vec<ToolPair> {
     let mut head: HashMap<(&str, &str), usize> = HashMap::new();
     let mut below: Vec<Option<usize>> = Vec::new();
     for (i, e) in t.entries.iter().enumerate() {
-        let sess = e.session_id.as_deref().unwrap_or("");
+        let sess = e.session_id().unwrap_or("");
         for (b, block) in e.blocks.iter().enumerate() {
             match &block.kind {
                 BlockKind::ToolUse(u) => {
@@ -132,7 +132,7 @@ pub fn subagent_calls(
         if !e.sidechain {
             continue;
         }
-        match e.agent_id.as_deref() {
+        match e.agent_id() {
             Some(a) => {
                 let v = by_agent.entry(a).or_default();
                 if v.is_empty() {
@@ -224,9 +224,9 @@ pub fn subagent_calls(
                 closing.pop();
             }
             let e = &t.entries[i];
-            let mut call = e.parent_uuid.as_deref().and_then(|p| owner.get(p).copied());
+            let mut call = e.parent_uuid().and_then(|p| owner.get(p).copied());
             if call.is_none()
-                && e.parent_uuid.is_none()
+                && e.parent_uuid().is_none()
                 && let Some(text) = first_text(t, source, i)
                 && let Some(q) = by_prompt.get_mut(text.trim())
                 && let Some(&c) = q.front()
@@ -240,7 +240,7 @@ pub fn subagent_calls(
             }
             if let Some(c) = call {
                 calls[c].sidechain_entries.push(i);
-                if let Some(u) = e.uuid.as_deref() {
+                if let Some(u) = e.uuid() {
                     owner.insert(u, c);
                 }
             }

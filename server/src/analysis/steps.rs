@@ -53,7 +53,7 @@ pub fn build(
         let thread = if main_thread(i) {
             None
         } else {
-            Some(e.agent_id.as_deref().unwrap_or(""))
+            Some(e.agent_id().unwrap_or(""))
         };
         let is_model = e.role == Role::Model;
         if thread.is_none() && e.role.opens_turn() {
@@ -117,22 +117,22 @@ pub fn build(
                     };
                     s.stream_start_ms = info.stream_ms.map(|(a, _)| a);
                 }
-                if let Some(ts) = e.timestamp_ms
+                if let Some(ts) = e.timestamp_ms()
                     && s.start_ms.is_none()
                 {
                     s.start_ms = Some(ts);
                 }
                 // A record whose generation was measured ends when it was measured to end
                 // (its row is written a little later).
-                if let Some(end) = info.stream_ms.map(|(_, b)| b).or(e.timestamp_ms) {
+                if let Some(end) = info.stream_ms.map(|(_, b)| b).or(e.timestamp_ms()) {
                     s.end_ms = Some(s.end_ms.map_or(end, |m| m.max(end)));
                 }
             }
             entry_step[i] = Some(idx);
         }
         if !is_model
-            && e.copy_of.is_none()
-            && let Some(ts) = e.timestamp_ms
+            && e.copy_of().is_none()
+            && let Some(ts) = e.timestamp_ms()
         {
             let slot = match thread {
                 None => main_input.get_or_insert(ts),

@@ -93,8 +93,8 @@ pub(super) fn analyze(t: &Transcript, source: &str, options: &Options) -> Analys
     for p in &pairs {
         if main(p.use_entry) && !bounds.is_empty() {
             turn_tools[turn_ix(p.use_entry)].push((
-                t.entries[p.use_entry].timestamp_ms,
-                p.result_entry.and_then(|r| t.entries[r].timestamp_ms),
+                t.entries[p.use_entry].timestamp_ms(),
+                p.result_entry.and_then(|r| t.entries[r].timestamp_ms()),
             ));
         }
     }
@@ -141,7 +141,7 @@ pub(super) fn analyze(t: &Transcript, source: &str, options: &Options) -> Analys
         let mut first_ts: Option<i64> = None;
         for i in start..end {
             let e = &t.entries[i];
-            if let Some(ts) = e.timestamp_ms
+            if let Some(ts) = e.timestamp_ms()
                 && !e.abandoned
             {
                 first_ts.get_or_insert(ts);
@@ -282,7 +282,9 @@ pub(super) fn analyze(t: &Transcript, source: &str, options: &Options) -> Analys
             }
         };
 
-        let opener_ts = opener.and_then(|o| t.entries[o].timestamp_ms).or(first_ts);
+        let opener_ts = opener
+            .and_then(|o| t.entries[o].timestamp_ms())
+            .or(first_ts);
         let duration = if kind == TurnKind::Preamble {
             None
         } else if let Some(ms) = recorded {
@@ -375,7 +377,7 @@ pub(super) fn analyze(t: &Transcript, source: &str, options: &Options) -> Analys
     };
     let (mut lo, mut hi) = (i64::MAX, i64::MIN);
     for e in t.entries.iter().filter(|e| !e.abandoned) {
-        if let Some(ms) = e.timestamp_ms {
+        if let Some(ms) = e.timestamp_ms() {
             lo = lo.min(ms);
             hi = hi.max(ms);
         }

@@ -197,11 +197,11 @@ impl State {
         t: &mut Transcript,
     ) {
         let mut e = Entry::new(line, span, Role::Meta, "");
-        e.timestamp_ms = rec.timestamp.get().and_then(parse_timestamp);
-        e.uuid = rec.uuid.boxed();
+        e.set_timestamp_ms(rec.timestamp.get().and_then(parse_timestamp));
+        e.set_uuid(rec.uuid.boxed());
         if self.title_rank == 0
             && !self.pending_summaries.is_empty()
-            && let Some(uuid) = e.uuid.as_deref()
+            && let Some(uuid) = e.uuid()
             && let Some(i) = self
                 .pending_summaries
                 .iter()
@@ -211,14 +211,15 @@ impl State {
             self.title(t, 1, Some(&summary));
             self.pending_summaries.clear();
         }
-        e.parent_uuid = rec.parent_uuid.boxed();
-        e.session_id = rec
-            .session_id
-            .get()
-            .filter(|s| !s.is_empty())
-            .map(Into::into);
+        e.set_parent_uuid(rec.parent_uuid.boxed());
+        e.set_session_id(
+            rec.session_id
+                .get()
+                .filter(|s| !s.is_empty())
+                .map(Into::into),
+        );
         e.sidechain = rec.is_sidechain.is_true();
-        e.agent_id = rec.agent_id.boxed();
+        e.set_agent_id(rec.agent_id.boxed());
         self.update_meta(&rec, t);
         let mut r = Reading {
             source,
@@ -341,7 +342,7 @@ impl State {
         if self.title_rank > 0 || summary.trim().is_empty() {
             return;
         }
-        if t.entries.iter().any(|e| e.uuid.as_deref() == Some(leaf)) {
+        if t.entries.iter().any(|e| e.uuid() == Some(leaf)) {
             self.title(t, 1, Some(summary));
             self.pending_summaries.clear();
         } else if self.pending_summaries.len() < MAX_PENDING_SUMMARIES {

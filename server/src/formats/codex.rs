@@ -479,7 +479,7 @@ struct Line<'s> {
 impl<'s> Line<'s> {
     fn entry(&self, role: Role, record_type: &str) -> Entry {
         let mut e = Entry::new(self.line, self.span.clone(), role, record_type);
-        e.timestamp_ms = self.ts;
+        e.set_timestamp_ms(self.ts);
         e
     }
 
@@ -896,7 +896,7 @@ impl State {
         }
         let own = match self.inherit.start_ordinal {
             Some(start) => jcount(ordinal).is_some_and(|o| o >= start),
-            None => match (self.inherit.instant, entry.timestamp_ms) {
+            None => match (self.inherit.instant, entry.timestamp_ms()) {
                 (None, ts) => {
                     self.inherit.instant = ts;
                     false
@@ -1430,7 +1430,7 @@ impl State {
         probe.timing = copy.timing;
         if let Some(item) = self.copy_pairs_item(t, &probe) {
             let mut e = l.entry(Role::Meta, rt);
-            e.copy_of = Some(item);
+            e.set_copy_of(Some(item));
             return e;
         }
         let stop = match copy.phase.as_deref() {
@@ -1503,7 +1503,7 @@ impl State {
         if let Some(item) = self.copy_pairs_item(t, &probe) {
             self.confirmed_user(t, item);
             let mut e = l.entry(Role::Meta, rt);
-            e.copy_of = Some(item);
+            e.set_copy_of(Some(item));
             return e;
         }
         let role = match class {
@@ -1890,7 +1890,7 @@ impl State {
             paired.role.get_or_insert(e.role.clone());
             e.role = Role::Meta;
             e.blocks.clear();
-            e.copy_of = Some(probe.entry);
+            e.set_copy_of(Some(probe.entry));
             if let Some(step) = e.step.take()
                 && step.usage.is_some()
             {

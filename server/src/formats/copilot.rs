@@ -248,7 +248,7 @@ impl State {
             {
                 self.repeat(&l, first, t);
                 let mut e = l.entry(Role::Meta, &format!("{ty} (repeat)"));
-                e.uuid = Some(id.into());
+                e.set_uuid(Some(id.into()));
                 t.entries.push(e);
                 return;
             }
@@ -262,11 +262,11 @@ impl State {
             .and_then(|d| object::<Data>(d.get()).ok())
             .unwrap_or_default();
         let mut e = self.event(&l, &ty, &data, t);
-        e.uuid = id.as_deref().map(Into::into);
-        e.parent_uuid = jstr(rec.parent_id).as_deref().map(Into::into);
+        e.set_uuid(id.as_deref().map(Into::into));
+        e.set_parent_uuid(jstr(rec.parent_id).as_deref().map(Into::into));
         if let Some(parent) = jstr(data.parent_tool_call_id).filter(|p| !p.is_empty()) {
             e.sidechain = true;
-            e.agent_id = Some(parent.as_ref().into());
+            e.set_agent_id(Some(parent.as_ref().into()));
         }
         t.entries.push(e);
     }

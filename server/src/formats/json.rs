@@ -29,7 +29,7 @@ impl<'s> Line<'s> {
     /// A new entry for this line with `role`, `record_type` and the line's timestamp.
     pub fn entry(&self, role: Role, record_type: &str) -> Entry {
         let mut e = Entry::new(self.line, self.span.clone(), role, record_type);
-        e.timestamp_ms = self.ts;
+        e.set_timestamp_ms(self.ts);
         e
     }
 

@@ -425,8 +425,10 @@ impl Reader {
         for e in &mut entries[from..] {
             e.blocks.shrink_to_fit();
             e.record_type = self.shared.get(&e.record_type);
-            if let Some(id) = &e.session_id {
-                e.session_id = Some(self.shared.get(id));
+            if let Some(ids) = &mut e.ids
+                && let Some(id) = &ids.session_id
+            {
+                ids.session_id = Some(self.shared.get(id));
             }
         }
     }
@@ -529,8 +531,9 @@ mod tests {
         );
         assert!(Arc::ptr_eq(&e[0].record_type, &e[1].record_type));
         assert!(Arc::ptr_eq(&e[2].record_type, &e[3].record_type));
-        let (a, b) = (e[0].session_id.as_ref(), e[1].session_id.as_ref());
-        assert_eq!(a.map(|s| &**s), Some("s-1"));
-        assert!(Arc::ptr_eq(a.unwrap(), b.unwrap()));
+        let sid = |e: &crate::model::Entry| e.ids.as_ref().and_then(|i| i.session_id.clone());
+        let (a, b) = (sid(&e[0]), sid(&e[1]));
+        assert_eq!(a.as_deref(), Some("s-1"));
+        assert!(Arc::ptr_eq(&a.unwrap(), &b.unwrap()));
     }
 }

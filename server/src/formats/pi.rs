@@ -275,12 +275,12 @@ impl State {
     ) {
         let idx = t.entries.len();
         let id = jstr(rec.id);
-        entry.uuid = id.as_deref().map(Into::into);
+        entry.set_uuid(id.as_deref().map(Into::into));
         let parent = if rec.parent_id.present {
             match jstr(rec.parent_id.raw) {
                 None => None, // null: a root
                 Some(p) => {
-                    entry.parent_uuid = Some(p.as_ref().into());
+                    entry.set_parent_uuid(Some(p.as_ref().into()));
                     match self.ids.get(p.as_ref()) {
                         Some(&i) => Some(i),
                         None => {
@@ -366,8 +366,8 @@ impl State {
             "toolResult" => {
                 let mut e = l.entry(Role::ToolResults, &rt);
                 e.blocks.push(tool_result(l, &m));
-                if e.timestamp_ms.is_none() {
-                    e.timestamp_ms = jcount(m.timestamp).map(|v| v as i64);
+                if e.timestamp_ms().is_none() {
+                    e.set_timestamp_ms(jcount(m.timestamp).map(|v| v as i64));
                 }
                 return e;
             }
@@ -383,8 +383,8 @@ impl State {
                 return e;
             }
         };
-        if e.timestamp_ms.is_none() {
-            e.timestamp_ms = jcount(m.timestamp).map(|v| v as i64);
+        if e.timestamp_ms().is_none() {
+            e.set_timestamp_ms(jcount(m.timestamp).map(|v| v as i64));
         }
         content_blocks(l, m.content, &mut e.blocks);
         e

@@ -59,7 +59,7 @@ pub fn entry_hover(
     head.push(format!("`{}`", e.record_type));
     // Local, like the hints' finish times (issue 11, item 4).
     if let Some(ts) = e
-        .timestamp_ms
+        .timestamp_ms()
         .and_then(|ms| crate::analysis::clock::date_time_label(ms, time_zone))
     {
         head.push(ts);
@@ -72,7 +72,7 @@ pub fn entry_hover(
         });
     }
     if e.sidechain {
-        head.push(match &e.agent_id {
+        head.push(match e.agent_id() {
             Some(a) => format!("sidechain {a}"),
             None => "sidechain".to_string(),
         });

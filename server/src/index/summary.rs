@@ -113,7 +113,7 @@ fn tail_entry(t: &Transcript, opener: usize) -> usize {
     let mut i = opener;
     while i > 0 {
         let e = &t.entries[i - 1];
-        let bookkeeping = e.copy_of.is_some()
+        let bookkeeping = e.copy_of().is_some()
             || matches!(
                 e.role,
                 Role::Meta
@@ -226,7 +226,7 @@ fn build(
     };
     let (mut started, mut ended) = (None, None);
     for e in &t.entries {
-        if let Some(ts) = e.timestamp_ms {
+        if let Some(ts) = e.timestamp_ms() {
             started = min_opt(started, Some(ts));
             ended = ended.max(Some(ts));
         }

@@ -246,16 +246,13 @@ pub struct Entry {
     /// `system/turn_duration`, `response_item/function_call`. For hover and verbose views.
     /// Shared: the reader gives every record of one type the same string (issue 12).
     pub record_type: Arc<str>,
-    /// `timestamp` in epoch ms, when present and parseable.
-    pub timestamp_ms: Option<i64>,
-    pub uuid: Option<Box<str>>,
-    pub parent_uuid: Option<Box<str>>,
-    /// Shared like `record_type`: a session's records all carry the same id.
-    pub session_id: Option<Arc<str>>,
     /// `isSidechain: true` (inline sub-agent records, and every record of a sub-agent file).
     pub sidechain: bool,
-    /// `agentId` of a sidechain record.
-    pub agent_id: Option<Box<str>>,
+    /// The record's ids and time, boxed and only when it has any: plain and invalid lines
+    /// carry none, and inline they made every entry 80 bytes bigger (issue 12, memory per
+    /// line). Read with [`Entry::uuid`], [`Entry::timestamp_ms`] …, set with the `set_`
+    /// methods.
+    pub ids: Option<Box<EntryIds>>,
     /// Set on records that are part of one model response (a *step*). Boxed: most records
     /// have none, and an inline `StepInfo` made every entry 120 bytes bigger (issue 8 defect
     /// 10, memory per line).
@@ -268,11 +265,6 @@ pub struct Entry {
     /// answers, and shows each maximal run of them as one abandoned branch (issue 10). A
     /// reader may flip it on earlier entries when a later record switches branch.
     pub abandoned: bool,
-    /// Entry index of the record this one repeats, when it is a copy written for the UI
-    /// (Codex `event_msg` copies: `user_message`, `agent_message`, `agent_reasoning`,
-    /// `item_completed`; server/FORMATS.md "Codex"). A copy is never new input: it is not
-    /// a request start and carries no content of its own.
-    pub copy_of: Option<usize>,
     /// True for a record replayed from a parent thread at the start of a fork or sub-agent
     /// file (Codex `forked_from_id` / `parent_thread_id` rollouts; server/FORMATS.md "Forks
     /// and sub-agents"): not this file's own work, never a turn, never in its token totals.
@@ -287,19 +279,112 @@ impl Entry {
             span,
             role,
             record_type: record_type.into(),
-            timestamp_ms: None,
-            uuid: None,
-            parent_uuid: None,
-            session_id: None,
             sidechain: false,
-            agent_id: None,
+            ids: None,
             step: None,
             blocks: Vec::new(),
             abandoned: false,
-            copy_of: None,
             inherited: false,
         }
     }
+
+    /// `timestamp` in epoch ms, when present and parseable.
+    pub fn timestamp_ms(&self) -> Option<i64> {
+        self.ids.as_ref()?.timestamp_ms
+    }
+
+    /// The record's own id (Claude `uuid`, Pi / Copilot CLI `id`).
+    pub fn uuid(&self) -> Option<&str> {
+        self.ids.as_ref()?.uuid.as_deref()
+    }
+
+    /// The id of the record this one follows (`parentUuid` / `parentId`).
+    pub fn parent_uuid(&self) -> Option<&str> {
+        self.ids.as_ref()?.parent_uuid.as_deref()
+    }
+
+    /// The session id the record carries (Claude `sessionId`).
+    pub fn session_id(&self) -> Option<&str> {
+        self.ids.as_ref()?.session_id.as_deref()
+    }
+
+    /// `agentId` of a sidechain record.
+    pub fn agent_id(&self) -> Option<&str> {
+        self.ids.as_ref()?.agent_id.as_deref()
+    }
+
+    /// Entry index of the record this one repeats, see [`EntryIds::copy_of`].
+    pub fn copy_of(&self) -> Option<usize> {
+        self.ids.as_ref()?.copy_of.map(|i| i as usize)
+    }
+
+    /// The ids, allocated on first use.
+    fn ids_mut(&mut self) -> &mut EntryIds {
+        self.ids.get_or_insert_with(Default::default)
+    }
+
+    /// Sets `timestamp_ms` (no allocation for `None` on an entry without ids).
+    pub fn set_timestamp_ms(&mut self, v: Option<i64>) {
+        if v.is_some() || self.ids.is_some() {
+            self.ids_mut().timestamp_ms = v;
+        }
+    }
+
+    /// Sets `uuid`.
+    pub fn set_uuid(&mut self, v: Option<Box<str>>) {
+        if v.is_some() || self.ids.is_some() {
+            self.ids_mut().uuid = v;
+        }
+    }
+
+    /// Sets `parent_uuid`.
+    pub fn set_parent_uuid(&mut self, v: Option<Box<str>>) {
+        if v.is_some() || self.ids.is_some() {
+            self.ids_mut().parent_uuid = v;
+        }
+    }
+
+    /// Sets `session_id`.
+    pub fn set_session_id(&mut self, v: Option<Arc<str>>) {
+        if v.is_some() || self.ids.is_some() {
+            self.ids_mut().session_id = v;
+        }
+    }
+
+    /// Sets `agent_id`.
+    pub fn set_agent_id(&mut self, v: Option<Box<str>>) {
+        if v.is_some() || self.ids.is_some() {
+            self.ids_mut().agent_id = v;
+        }
+    }
+
+    /// Sets `copy_of` (an entry index; indices past `u32::MAX` cannot occur, a record taking
+    /// at least two bytes of a file read whole, and are dropped).
+    pub fn set_copy_of(&mut self, v: Option<usize>) {
+        let v = v.and_then(|i| u32::try_from(i).ok());
+        if v.is_some() || self.ids.is_some() {
+            self.ids_mut().copy_of = v;
+        }
+    }
+}
+
+/// The ids and time of a record ([`Entry::ids`]): the fields most records of one format
+/// carry together and plain or invalid lines lack.
+#[derive(Debug, Clone, PartialEq, Default)]
+pub struct EntryIds {
+    /// `timestamp` in epoch ms, when present and parseable.
+    pub timestamp_ms: Option<i64>,
+    pub uuid: Option<Box<str>>,
+    pub parent_uuid: Option<Box<str>>,
+    /// Shared like `record_type`: a session's records all carry the same id.
+    pub session_id: Option<Arc<str>>,
+    /// `agentId` of a sidechain record.
+    pub agent_id: Option<Box<str>>,
+    /// Entry index of the record this one repeats, when it is a copy written for the UI
+    /// (Codex `event_msg` copies: `user_message`, `agent_message`, `agent_reasoning`,
+    /// `item_completed`; server/FORMATS.md "Codex"). A copy is never new input: it is not
+    /// a request start and carries no content of its own.
+    pub copy_of: Option<u32>,
 }
 
 /// What a record is, for a reader of the conversation. Readers decide this from the format's
@@ -637,11 +722,12 @@ mod tests {
     /// Memory per record (issue 12): every record holds an entry, a role and its blocks, so
     /// their sizes are the per-line cost of a transcript. Tool calls and results (120 and 168
     /// bytes) and the rare roles' payloads are boxed so that text blocks and plain entries do
-    /// not pay for them. Before: Block 184, Role 48, Entry 224 bytes.
+    /// not pay for them; so are the ids and time. Before: Block 184, Role 48, Entry 224, then
+    /// 200 bytes (ids inline).
     #[test]
     fn per_record_types_stay_compact() {
         assert_eq!(size_of::<Block>(), 48);
         assert_eq!(size_of::<Role>(), 24);
-        assert!(size_of::<Entry>() <= 200, "{}", size_of::<Entry>());
+        assert_eq!(size_of::<Entry>(), 112);
     }
 }

@@ -436,7 +436,7 @@ pub fn rich_session() -> (Doc, Analysis) {
 
     for e in [s1, s2, s3] {
         d.t.entries[e].sidechain = true;
-        d.t.entries[e].agent_id = Some("aaa".into());
+        d.t.entries[e].set_agent_id(Some("aaa".into()));
     }
     // Marker span and answer start inside the final text block.
     let BlockKind::Text { text } = &d.t.entries[fin].blocks[0].kind else {
