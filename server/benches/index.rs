@@ -12,65 +12,20 @@
 //! `cargo bench --bench index` (env `TRANSCRIPT_LS_INDEX_FILES`, `TRANSCRIPT_LS_INDEX_MB` change
 //! the size); under `--test` or in a debug build (`cargo test --benches`) 20 files of ~10 MB.
 
-use std::borrow::Cow;
 use std::hint::black_box;
 use std::io::Write;
 use std::path::{Path, PathBuf};
 use std::time::{Duration, Instant};
 
-use serde::Deserialize;
-use serde::de::IgnoredAny;
-use serde_json::value::RawValue;
 use transcript_ls::index::disk::{self, Refresh};
 use transcript_ls::index::{SessionEntry, SessionIndex, TurnSymbol};
 use transcript_ls::model::Format;
 
-/// The baseline's view of a record: the fields any reader needs, borrowed where possible (the
-/// same shape as `benches/read.rs`).
-#[derive(Deserialize)]
-#[allow(dead_code)]
-struct BareLine<'a> {
-    #[serde(rename = "type", borrow)]
-    ty: Cow<'a, str>,
-    #[serde(default, borrow)]
-    uuid: Option<Cow<'a, str>>,
-    #[serde(rename = "parentUuid", default, borrow)]
-    parent_uuid: Option<Cow<'a, str>>,
-    #[serde(default, borrow)]
-    timestamp: Option<Cow<'a, str>>,
-    #[serde(default, borrow)]
-    cwd: Option<Cow<'a, str>>,
-    #[serde(rename = "isSidechain", default)]
-    is_sidechain: bool,
-    #[serde(default, borrow)]
-    message: Option<BareMessage<'a>>,
-    #[serde(default, borrow)]
-    payload: Option<&'a RawValue>,
-    #[serde(rename = "toolUseResult", default)]
-    tool_use_result: Option<IgnoredAny>,
-}
-
-#[derive(Deserialize)]
-#[allow(dead_code)]
-struct BareMessage<'a> {
-    #[serde(default, borrow)]
-    id: Option<Cow<'a, str>>,
-    #[serde(default, borrow)]
-    role: Option<Cow<'a, str>>,
-    #[serde(default, borrow)]
-    content: Option<&'a RawValue>,
-}
+mod common;
 
 fn bare_serde_file(path: &Path) -> usize {
     let bytes = std::fs::read(path).unwrap();
-    let text = String::from_utf8_lossy(&bytes);
-    let mut records = 0;
-    for line in text.split('\n') {
-        if serde_json::from_str::<BareLine>(line).is_ok() {
-            records += 1;
-        }
-    }
-    records
+    common::bare::bare_pass(&String::from_utf8_lossy(&bytes)).0
 }
 
 fn corpus_transcripts() -> Vec<String> {

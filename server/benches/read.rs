@@ -13,85 +13,17 @@
 //! says MiB/s). `cargo bench --bench read -- --quick` for a short run; under `--test` (as in
 //! `cargo test --benches`) the input is 4 MB.
 
-use std::borrow::Cow;
 use std::hint::black_box;
 use std::time::{Duration, Instant};
 
 use criterion::{Criterion, SamplingMode, Throughput};
-use serde::Deserialize;
-use serde::de::IgnoredAny;
-use serde_json::value::RawValue;
 use transcript_ls::analysis::{self, Options};
 use transcript_ls::formats;
 use transcript_ls::source::LineIndex;
 use transcript_ls::testing::synth_claude_transcript;
 
-/// The baseline's view of a record: the fields any reader needs, borrowed where possible.
-#[derive(Deserialize)]
-#[allow(dead_code)] // fields are read only to make serde do the work
-struct BareLine<'a> {
-    #[serde(rename = "type", borrow)]
-    ty: Cow<'a, str>,
-    #[serde(default, borrow)]
-    subtype: Option<Cow<'a, str>>,
-    #[serde(default, borrow)]
-    uuid: Option<Cow<'a, str>>,
-    #[serde(rename = "parentUuid", default, borrow)]
-    parent_uuid: Option<Cow<'a, str>>,
-    #[serde(default, borrow)]
-    timestamp: Option<Cow<'a, str>>,
-    #[serde(rename = "isSidechain", default)]
-    is_sidechain: bool,
-    #[serde(default, borrow)]
-    message: Option<BareMessage<'a>>,
-    #[serde(rename = "toolUseResult", default)]
-    tool_use_result: Option<IgnoredAny>,
-    #[serde(default)]
-    data: Option<IgnoredAny>,
-}
-
-#[derive(Deserialize)]
-#[allow(dead_code)]
-struct BareMessage<'a> {
-    #[serde(default, borrow)]
-    id: Option<Cow<'a, str>>,
-    #[serde(default, borrow)]
-    role: Option<Cow<'a, str>>,
-    /// Kept raw: exact span, no allocation.
-    #[serde(default, borrow)]
-    content: Option<&'a RawValue>,
-    #[serde(default)]
-    usage: Option<BareUsage>,
-}
-
-#[derive(Deserialize)]
-#[allow(dead_code)]
-struct BareUsage {
-    #[serde(default)]
-    input_tokens: u64,
-    #[serde(default)]
-    output_tokens: u64,
-}
-
-/// One typed serde_json pass over every line; returns (records, output tokens) so the work
-/// cannot be optimised away.
-fn bare_serde(text: &str) -> (usize, u64) {
-    let mut records = 0;
-    let mut tokens = 0;
-    let mut start = 0;
-    let bytes = text.as_bytes();
-    while start < bytes.len() {
-        let end = memchr::memchr(b'\n', &bytes[start..]).map_or(bytes.len(), |n| start + n);
-        if let Ok(line) = serde_json::from_str::<BareLine>(&text[start..end]) {
-            records += 1;
-            if let Some(usage) = line.message.and_then(|m| m.usage) {
-                tokens += usage.output_tokens;
-            }
-        }
-        start = end + 1;
-    }
-    (records, tokens)
-}
+mod common;
+use common::bare::bare_pass as bare_serde;
 
 fn read_and_analyze(text: &str) -> (usize, usize) {
     let transcript = formats::read(text);

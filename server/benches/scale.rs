@@ -35,7 +35,6 @@
 //! `cargo test --all-targets`) the sizes are 2 MB / 0.2 MB / 10,000 tiny lines and no 1 GB, so
 //! the harness itself is tested.
 
-use std::borrow::Cow;
 use std::io::{BufRead, BufReader, Read, Write};
 use std::path::{Path, PathBuf};
 use std::process::{Child, ChildStdin, Command, Stdio};
@@ -44,7 +43,6 @@ use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant, SystemTime};
 
 use serde::Deserialize;
-use serde::de::IgnoredAny;
 use serde_json::value::RawValue;
 use serde_json::{Value, json};
 
@@ -55,73 +53,13 @@ fn bin() -> String {
 }
 const CORPUS_FILE: &str = "258c7280-ae70-4798-800f-63464d01a85d.jsonl";
 
-/// The baseline's view of a record: the envelope fields any reader needs, borrowed where
-/// possible (the shape of `benches/read.rs`).
-#[derive(Deserialize)]
-#[allow(dead_code)] // fields are read only to make serde do the work
-struct BareLine<'a> {
-    #[serde(rename = "type", borrow, default)]
-    ty: Option<Cow<'a, str>>,
-    #[serde(default, borrow)]
-    subtype: Option<Cow<'a, str>>,
-    #[serde(default, borrow)]
-    uuid: Option<Cow<'a, str>>,
-    #[serde(rename = "parentUuid", default, borrow)]
-    parent_uuid: Option<Cow<'a, str>>,
-    #[serde(default, borrow)]
-    timestamp: Option<Cow<'a, str>>,
-    #[serde(rename = "isSidechain", default)]
-    is_sidechain: bool,
-    #[serde(default, borrow)]
-    message: Option<BareMessage<'a>>,
-    #[serde(rename = "toolUseResult", default)]
-    tool_use_result: Option<IgnoredAny>,
-    #[serde(default)]
-    data: Option<IgnoredAny>,
-}
-
-#[derive(Deserialize)]
-#[allow(dead_code)]
-struct BareMessage<'a> {
-    #[serde(default, borrow)]
-    id: Option<Cow<'a, str>>,
-    #[serde(default, borrow)]
-    role: Option<Cow<'a, str>>,
-    #[serde(default, borrow)]
-    content: Option<&'a RawValue>,
-    #[serde(default)]
-    usage: Option<BareUsage>,
-}
-
-#[derive(Deserialize)]
-#[allow(dead_code)]
-struct BareUsage {
-    #[serde(default)]
-    input_tokens: u64,
-    #[serde(default)]
-    output_tokens: u64,
-}
+mod common;
 
 /// The bare pass over a file: read, UTF-8 check, memchr line split, one typed struct per
 /// line. Returns the records decoded and their output tokens (so nothing is optimised away).
 fn bare_pass(path: &Path) -> (usize, u64) {
     let bytes = std::fs::read(path).expect("read input");
-    let text = std::str::from_utf8(&bytes).expect("UTF-8 input");
-    let (mut records, mut tokens) = (0, 0);
-    let mut start = 0;
-    let b = text.as_bytes();
-    while start < b.len() {
-        let end = memchr::memchr(b'\n', &b[start..]).map_or(b.len(), |n| start + n);
-        if let Ok(line) = serde_json::from_str::<BareLine>(&text[start..end]) {
-            records += 1;
-            tokens += line
-                .message
-                .and_then(|m| m.usage)
-                .map_or(0, |u| u.output_tokens);
-        }
-        start = end + 1;
-    }
-    (records, tokens)
+    common::bare::bare_pass(std::str::from_utf8(&bytes).expect("UTF-8 input"))
 }
 
 /// What a piece of work cost: wall time, and CPU time (user + system) of the process doing
