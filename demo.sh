@@ -20,4 +20,4 @@ echo "== stats"
 "$bin" stats --time-zone UTC "$demo"
 echo
 echo "== rendered view (quiet; add --verbose for everything)"
-"$bin" render --time-zone UTC "$demo"
+"$bin" render --time-zone UTC --no-pager "$demo"
