@@ -8,44 +8,16 @@
 
 use std::sync::Arc;
 
+mod common;
+
 use proptest::prelude::*;
 use transcript_ls::ide::host::{DocRef, DocSnap, Edit, Host, Snapshot, Source};
 use transcript_ls::ide::{folding, inlay_hints, semantic_tokens, symbols};
 use transcript_ls::source::position::{Encoding, Position};
 
-/// Lines of real transcripts (Claude Code and Codex), at most 30 per file and 4 KB per line.
+/// Lines of real transcripts, at most 30 per file and 4096 bytes per line.
 fn corpus_lines() -> Vec<String> {
-    let root = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../../shared/corpus");
-    let mut files = Vec::new();
-    let mut stack = vec![root];
-    while let Some(d) = stack.pop() {
-        let Ok(rd) = std::fs::read_dir(&d) else {
-            continue;
-        };
-        for e in rd.flatten() {
-            let p = e.path();
-            if p.is_dir() {
-                stack.push(p);
-            } else if p.extension().is_some_and(|x| x == "jsonl") {
-                files.push(p);
-            }
-        }
-    }
-    files.sort();
-    let mut out = Vec::new();
-    for f in files {
-        let Ok(text) = std::fs::read_to_string(&f) else {
-            continue;
-        };
-        out.extend(
-            text.lines()
-                .filter(|l| l.len() <= 4096)
-                .take(30)
-                .map(str::to_string),
-        );
-    }
-    assert!(out.len() > 200, "the corpus is readable ({})", out.len());
-    out
+    common::corpus_lines(30, 4096)
 }
 
 /// A transcript of consecutive lines of one corpus file (so that turns, tool pairs and steps

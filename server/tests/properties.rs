@@ -3,48 +3,16 @@
 //! in growing pieces reads the same as reading it whole. Bounded: a fixed number of cases of a
 //! few dozen lines each.
 
+mod common;
+
 use proptest::prelude::*;
 use transcript_ls::analysis;
 use transcript_ls::formats::{self, Reader};
 use transcript_ls::view::{self, ViewOptions};
 
-/// Lines of real transcripts (Claude Code and Codex), at most 40 per file and 2 KB per line.
+/// Lines of real transcripts, at most 40 per file and 2048 bytes per line.
 fn corpus_lines() -> Vec<String> {
-    let root = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../../shared/corpus");
-    let mut files = Vec::new();
-    let mut stack = vec![root];
-    while let Some(d) = stack.pop() {
-        let Ok(rd) = std::fs::read_dir(&d) else {
-            continue;
-        };
-        for e in rd.flatten() {
-            let p = e.path();
-            if p.is_dir() {
-                stack.push(p);
-            } else if p.extension().is_some_and(|x| x == "jsonl") {
-                files.push(p);
-            }
-        }
-    }
-    files.sort();
-    let mut out = Vec::new();
-    for f in files {
-        let Ok(text) = std::fs::read_to_string(&f) else {
-            continue;
-        };
-        out.extend(
-            text.lines()
-                .filter(|l| l.len() <= 2048)
-                .take(40)
-                .map(str::to_string),
-        );
-    }
-    assert!(
-        out.len() > 200,
-        "the corpus is readable ({} lines)",
-        out.len()
-    );
-    out
+    common::corpus_lines(40, 2048)
 }
 
 /// One way to damage a line.

@@ -641,6 +641,30 @@ pub fn jsonl_files(dir: &std::path::Path) -> Vec<std::path::PathBuf> {
     out
 }
 
+/// Lines of the real transcripts under `../shared/corpus` (Claude Code, Codex, Pi, Copilot
+/// CLI): at most `per_file` lines of each file, each at most `max_len` bytes. Panics when the
+/// corpus yields 200 lines or fewer (it is not beside the repository).
+pub fn corpus_lines(per_file: usize, max_len: usize) -> Vec<String> {
+    let mut out = Vec::new();
+    for f in jsonl_files(&shared().join("corpus")) {
+        let Ok(text) = std::fs::read_to_string(&f) else {
+            continue;
+        };
+        out.extend(
+            text.lines()
+                .filter(|l| l.len() <= max_len)
+                .take(per_file)
+                .map(str::to_string),
+        );
+    }
+    assert!(
+        out.len() > 200,
+        "the corpus is readable ({} lines)",
+        out.len()
+    );
+    out
+}
+
 /// The shared directory (`../shared` from the worktree root).
 pub fn shared() -> std::path::PathBuf {
     std::path::Path::new(concat!(env!("CARGO_MANIFEST_DIR"), "/../../shared")).to_path_buf()
