@@ -67,8 +67,14 @@ pub fn build_from(
     save_at: usize,
 ) -> StepsAt {
     let from = entry_step.len().min(t.entries.len());
-    entry_step.truncate(from);
-    entry_step.resize(t.entries.len(), None);
+    if from == 0 {
+        // Zeroed memory: pages of entries that are no step's are never touched (issue 12:
+        // 16 bytes per line of a file of `{}` lines otherwise).
+        *entry_step = vec![None; t.entries.len()];
+    } else {
+        entry_step.truncate(from);
+        entry_step.resize(t.entries.len(), None);
+    }
     let first_step = steps.len();
     let mut by_key: HashMap<&str, usize> = HashMap::new();
     // Latest non-model timestamp per thread: the main thread, and each sidechain by agentId
