@@ -26,7 +26,8 @@ pub struct Stats {
     pub pending_tail: bool,
     /// Turns opened by a prompt or a wake-up (the preamble is not counted).
     pub turns: usize,
-    /// Model responses in the file (main thread and sidechains).
+    /// Model responses in the file (main thread and sidechains): `N responses` in `stats`
+    /// (the key keeps its name; `crate::view::words`).
     pub steps: usize,
     /// tool_use blocks in the file (main thread and sidechains; not on abandoned branches).
     pub tool_calls: usize,
@@ -130,6 +131,9 @@ pub struct GateStats {
     pub phase: String,
     /// `done` | `needs-you` | `tagged` | `blocked`.
     pub verdict: &'static str,
+    /// The verdict as the agent wrote it (`PASS`, `READY-TO-MERGE`): the word the view, the
+    /// outline, the lens and `stats` show (`crate::view::words::verdict`).
+    pub verdict_text: String,
 }
 
 /// The figures of one transcript: `file` is the path as the caller names it (the CLI: as given
@@ -186,6 +190,7 @@ pub fn stats(file: String, t: &Transcript, a: &Analysis) -> Stats {
                 .map(|g| GateStats {
                     phase: g.phase_name.clone(),
                     verdict: g.verdict.as_str(),
+                    verdict_text: crate::view::words::verdict(g),
                 })
                 .collect(),
         })

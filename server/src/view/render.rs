@@ -11,7 +11,7 @@
 //!
 //! > Fix the failing test
 //!
-//! ▸ Worked · 2 steps                 (verbose only)
+//! ▸ Worked · 2 tool calls            (verbose only)
 //!   ⚙ Bash  cargo test  → 1 failed
 //!   💭 The test fails because …
 //! I'll fix the assertion.            (narration, verbose only)
@@ -27,8 +27,7 @@
 use std::collections::{HashMap, HashSet};
 
 use super::text::{
-    self, MAX_LINE_CHARS, activity_label, char_index, clean, fmt_bytes, image_placeholder,
-    one_line, wrap_long,
+    self, MAX_LINE_CHARS, char_index, clean, fmt_bytes, image_placeholder, one_line, wrap_long,
 };
 use super::{
     Anchor, AnchorKind, Origin, Region, RegionKind, SpanKind, View, ViewLine, ViewOptions,
@@ -673,7 +672,11 @@ impl<'a> Renderer<'a> {
             TurnKind::Preamble => "## Before the first prompt".to_string(),
             TurnKind::Prompt if turn.opener.is_some() => format!("## Turn {}", turn.n),
             TurnKind::Prompt => format!("## Turn {} — {}", turn.n, one_line(&turn.title, 120)),
-            TurnKind::Wake => format!("## Turn {} — ⏰ {}", turn.n, one_line(&turn.title, 120)),
+            TurnKind::Wake => format!(
+                "## Turn {} — {}",
+                turn.n,
+                super::words::wake(&one_line(&turn.title, 120))
+            ),
             TurnKind::SubagentTask if turn.opener.is_some() => {
                 format!("## Turn {} — sub-agent task", turn.n)
             }
@@ -699,7 +702,7 @@ impl<'a> Renderer<'a> {
             self.blank();
         }
 
-        let mut label = activity_label(turn.comments, turn.tool_calls);
+        let mut label = super::words::activity(turn.comments, turn.tool_calls);
         if turn.state == TurnState::Replyless && turn.kind != TurnKind::Preamble {
             label.push_str(" · no reply");
         }
@@ -726,7 +729,7 @@ impl<'a> Renderer<'a> {
         }
 
         let end = self.last_content_line(head);
-        self.region(RegionKind::Turn, head, end, super::turn_name(turn));
+        self.region(RegionKind::Turn, head, end, super::turn_fold_label(turn));
         let kind = if turn.kind == TurnKind::Preamble {
             AnchorKind::Preamble
         } else {
@@ -1000,7 +1003,7 @@ impl<'a> Renderer<'a> {
                 self.blank();
                 let msg = format!(
                     "(no reply — {})",
-                    activity_label(turn.comments, turn.tool_calls)
+                    super::words::activity(turn.comments, turn.tool_calls)
                 );
                 self.emit(Line::new().add(&msg, Some(SpanKind::Meta)), Origin::None);
             }
@@ -1252,19 +1255,28 @@ impl<'a> Renderer<'a> {
                     .is_some_and(|u| uses.contains(u))
             })
             .collect();
+        let mut left_out = 0;
         for (k, &(e, b)) in items.iter().enumerate() {
-            if k >= MAX_RUN_ITEMS || self.turn_over_budget() {
-                let n = (items.len() - k) as u64;
-                let msg = format!("  … {n} more {}", if n == 1 { "step" } else { "steps" });
-                self.emit(Line::new().add(&msg, Some(SpanKind::Meta)), Origin::None);
+            if self.turn_over_budget() {
+                self.more_items("  ", left_out + items.len() - k);
+                left_out = 0;
                 break;
             }
+            // Past the cap only file edits are shown: every edit renders as its diff (issue
+            // 11, item 2); each is bounded (`MAX_DIFF_LINES`) and the turn's budget holds.
+            if k >= MAX_RUN_ITEMS && !self.is_edit_item(e, b) {
+                left_out += 1;
+                continue;
+            }
+            self.more_items("  ", left_out);
+            left_out = 0;
             self.step_item(turn, e, b, "  ");
         }
+        self.more_items("  ", left_out);
         let end = self.next_line() - 1;
         self.region(region_kind, head, end, label.clone());
         let detail = if run.kind == RunKind::Work {
-            text::plural(run.tool_calls.into(), "tool call", "tool calls")
+            super::words::counts(&[(run.tool_calls.into(), super::words::TOOL_CALL)]).join("")
         } else {
             String::new()
         };
@@ -1433,6 +1445,31 @@ impl<'a> Renderer<'a> {
                 );
             }
             other => self.other_block_line(indent, other, origin),
+        }
+    }
+
+    /// `… 3 more items`: the items of a work run or sub-agent section left out past the cap
+    /// (nothing when `n` is 0).
+    fn more_items(&mut self, indent: &str, n: usize) {
+        if n == 0 {
+            return;
+        }
+        let msg = format!(
+            "{indent}… {n} more {}",
+            if n == 1 {
+                super::words::ITEM.one
+            } else {
+                super::words::ITEM.many
+            }
+        );
+        self.emit(Line::new().add(&msg, Some(SpanKind::Meta)), Origin::None);
+    }
+
+    /// Whether item `(e, b)` is a file-editing tool call (shown with its diff).
+    fn is_edit_item(&self, e: usize, b: usize) -> bool {
+        match self.block(e, b).map(|b| &b.kind) {
+            Some(BlockKind::ToolUse(u)) => self.edit_of(u).is_some(),
+            _ => false,
         }
     }
 
@@ -1669,16 +1706,20 @@ impl<'a> Renderer<'a> {
                 }
             }
         }
+        let mut left_out = 0;
         for (k, &(e, b)) in items.iter().enumerate() {
-            if k >= MAX_RUN_ITEMS || self.turn_over_budget() {
-                let n = (items.len() - k) as u64;
-                let msg = format!(
-                    "{inner}… {n} more {}",
-                    if n == 1 { "item" } else { "items" }
-                );
-                self.emit(Line::new().add(&msg, Some(SpanKind::Meta)), Origin::None);
+            if self.turn_over_budget() {
+                self.more_items(&inner, left_out + items.len() - k);
+                left_out = 0;
                 break;
             }
+            // Past the cap only file edits are shown (as in work runs).
+            if k >= MAX_RUN_ITEMS && !self.is_edit_item(e, b) {
+                left_out += 1;
+                continue;
+            }
+            self.more_items(&inner, left_out);
+            left_out = 0;
             let is_prompt = self
                 .t
                 .entries
@@ -1700,6 +1741,7 @@ impl<'a> Renderer<'a> {
             }
             self.step_item(turn, e, b, &inner);
         }
+        self.more_items(&inner, left_out);
         self.mods = saved;
         let end = self.next_line() - 1;
         self.region(RegionKind::Subagent, head, end, name.clone());
