@@ -327,6 +327,7 @@ fn stats_json_of_the_gates_fixture() {
         "records": 9,
         "invalid_lines": [],
         "pending_tail": false,
+        "models": ["claude-sonnet-4-5-20250929"],
         "turns": 1,
         "steps": 3,
         "tool_calls": 2,

@@ -14,7 +14,8 @@
 //!   the view, `stats` and `stats --json`;
 //! * a wake-up turn carries the same marker (`⏰`) in the view heading, the outline, both
 //!   hints and `stats`;
-//! * a turn's finish time in the hint is the local time `stats --json` gives.
+//! * a turn's finish time in the hint is the local time `stats --json` gives;
+//! * the view's summary lists every model `stats --json` lists.
 
 mod common;
 
@@ -133,6 +134,7 @@ fn surfaces_say_the_same_numbers_with_the_same_words() {
     let mut gates_checked = 0;
     let mut wakes_checked = 0;
     let mut runs_checked = 0;
+    let mut models_checked = 0;
     for file in files() {
         let options = Options {
             time_zone: Some(TZ.to_string()),
@@ -221,6 +223,17 @@ fn surfaces_say_the_same_numbers_with_the_same_words() {
             st.steps
         );
         assert_eq!(json["steps"].as_u64(), Some(st.steps as u64));
+        // The view's summary lists every model the responses ran on, as `stats --json` does.
+        let summary = render_text.lines().nth(1).unwrap_or_default();
+        for m in json["models"].as_array().unwrap() {
+            let m = m.as_str().unwrap();
+            assert!(
+                summary.contains(m),
+                "{}: the summary {summary:?} lacks model {m}",
+                file.display()
+            );
+            models_checked += 1;
+        }
 
         // Per turn: the same comments and tool calls everywhere.
         for (ti, turn) in a.turns.iter().enumerate() {
@@ -405,8 +418,9 @@ fn surfaces_say_the_same_numbers_with_the_same_words() {
     }
     eprintln!(
         "vocabulary: {turns_checked} turns, {runs_checked} with runs adding up to the turn, \
-         {gates_checked} gates, {wakes_checked} wake-ups"
+         {gates_checked} gates, {wakes_checked} wake-ups, {models_checked} models"
     );
+    assert!(models_checked > 40, "{models_checked}");
     assert!(turns_checked > 100, "{turns_checked}");
     assert!(gates_checked >= 5, "{gates_checked}");
     assert!(wakes_checked >= 5, "{wakes_checked}");

@@ -24,6 +24,9 @@ pub struct Stats {
     pub invalid_lines: Vec<usize>,
     /// True when the last line has no final newline and is not valid JSON yet.
     pub pending_tail: bool,
+    /// Every model the responses ran on, in order of first use (`crate::view::models_used`;
+    /// the view's summary lists the same).
+    pub models: Vec<String>,
     /// Turns opened by a prompt or a wake-up (the preamble is not counted).
     pub turns: usize,
     /// Model responses in the file (main thread and sidechains): `N responses` in `stats`
@@ -211,6 +214,7 @@ pub fn stats(file: String, t: &Transcript, a: &Analysis) -> Stats {
             .map(|e| e.line + 1)
             .collect(),
         pending_tail: t.pending_tail.is_some(),
+        models: crate::view::models_used(t),
         turns: a.turn_count,
         steps: own_steps.clone().count(),
         tool_calls,

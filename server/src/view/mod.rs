@@ -245,6 +245,32 @@ pub fn run_outline_name(run: &crate::analysis::Run, transcript: &Transcript) -> 
     text::one_line(&format!("{} · {}", words::WORKED, parts.join(", ")), 100)
 }
 
+/// Every model the session's responses ran on, in order of first use (main thread and
+/// sidechains; abandoned branches, inherited history and Claude Code's `<synthetic>` responses
+/// left out), else the session's
+/// recorded model (`Meta::model`) when no response names one. For the view's summary and
+/// `stats --json` `models` (issue 11, item 5).
+pub fn models_used(t: &Transcript) -> Vec<String> {
+    let mut out: Vec<String> = Vec::new();
+    for e in t.entries.iter().filter(|e| !e.abandoned && !e.inherited) {
+        if let Some(m) = e.step.as_ref().and_then(|s| s.model.as_deref())
+            && !m.trim().is_empty()
+            // Claude Code names the responses it writes itself (API errors, interruptions)
+            // `<synthetic>`: no model ran.
+            && m != "<synthetic>"
+            && !out.iter().any(|x| x == m)
+        {
+            out.push(m.to_string());
+        }
+    }
+    if out.is_empty()
+        && let Some(m) = t.meta.model.as_deref().filter(|m| !m.trim().is_empty())
+    {
+        out.push(m.to_string());
+    }
+    out
+}
+
 /// The per-turn figures (DESIGN.md §5 inlay hint, without the turn number): `4 comments · 6
 /// tool calls · 2m 25s · ≈41 tok/s · 07:28 am`. Durations from [`text::fmt_duration`]; a
 /// measured throughput has no `≈`, an estimate has one, none is left out.

@@ -530,8 +530,15 @@ impl<'a> Renderer<'a> {
             Some(v) => parts.push(format!("{agent} {}", one_line(v, 40))),
             None => parts.push(agent.to_string()),
         }
-        if let Some(m) = &t.meta.model {
-            parts.push(one_line(m, 60));
+        // Every model the responses ran on (issue 11, item 5: the first only, before).
+        let models = super::models_used(t);
+        if !models.is_empty() {
+            let shown: Vec<String> = models.iter().take(6).map(|m| one_line(m, 60)).collect();
+            let mut s = shown.join(", ");
+            if models.len() > 6 {
+                s.push_str(&format!(", {} more", models.len() - 6));
+            }
+            parts.push(s);
         }
         if let Some(c) = &t.meta.cwd {
             parts.push(one_line(c, 200));
@@ -901,6 +908,47 @@ impl<'a> Renderer<'a> {
             }
         }
         evs.sort_by_key(|(pos, ev)| (*pos, matches!(ev, Ev::Misc(_))));
+        // Bookkeeping records (token counts, turn contexts, snapshots, …) between the steps of
+        // a turn's activity fold into ONE line per work run (issue 11, item 5): each goes to
+        // the work run before it (or the turn's first work run when none is before it), shown
+        // as the last line of that run. Records after the final answer's start stay after it
+        // (one line); interruptions, local commands and invalid lines keep their place.
+        let answer_at = fa.and_then(|f| f.blocks.first().copied());
+        let mut run_records: HashMap<usize, Vec<usize>> = HashMap::new();
+        if self.verbose {
+            let work_runs: Vec<(usize, usize)> = evs
+                .iter()
+                .enumerate()
+                .filter_map(|(i, (_, ev))| match ev {
+                    Ev::Run(r) if turn.runs[*r].kind != RunKind::Prose => Some((i, *r)),
+                    _ => None,
+                })
+                .collect();
+            if let Some(&(_, first_run)) = work_runs.first() {
+                let mut kept = Vec::with_capacity(evs.len());
+                for (i, ev) in evs.into_iter().enumerate() {
+                    if let Ev::Misc(e) = ev.1
+                        && answer_at.is_none_or(|a| ev.0 < a)
+                        && self.t.entries.get(e).is_some_and(|en| {
+                            !matches!(
+                                en.role,
+                                Role::Interruption | Role::LocalCommand | Role::Unparsed
+                            )
+                        })
+                    {
+                        let run = work_runs
+                            .iter()
+                            .take_while(|(j, _)| *j < i)
+                            .last()
+                            .map_or(first_run, |&(_, r)| r);
+                        run_records.entry(run).or_default().push(e);
+                        continue;
+                    }
+                    kept.push(ev);
+                }
+                evs = kept;
+            }
+        }
 
         let answer_set: HashSet<(usize, usize)> = fa
             .map(|f| f.blocks.iter().copied().collect())
@@ -925,7 +973,8 @@ impl<'a> Renderer<'a> {
                     } else {
                         self.ensure_activity();
                         self.blank();
-                        self.work_run(turn, run);
+                        let records = run_records.remove(&r).unwrap_or_default();
+                        self.work_run(turn, run, &records);
                         self.blank();
                     }
                 }
@@ -1221,7 +1270,9 @@ impl<'a> Renderer<'a> {
         }
     }
 
-    fn work_run(&mut self, turn: &'a Turn, run: &'a crate::analysis::Run) {
+    /// A work run or thought: its header, its items (capped, never an edit, issue 11), and
+    /// the bookkeeping `records` placed in it as one summary line.
+    fn work_run(&mut self, turn: &'a Turn, run: &'a crate::analysis::Run, records: &[usize]) {
         let label = super::run_label(run);
         let (region_kind, anchor_kind) = match run.kind {
             RunKind::Thought => (RegionKind::Thought, AnchorKind::Thought),
@@ -1273,6 +1324,10 @@ impl<'a> Renderer<'a> {
             self.step_item(turn, e, b, "  ");
         }
         self.more_items("  ", left_out);
+        if !records.is_empty() {
+            let mut group = records.to_vec();
+            self.flush_group_indented("  ", &mut group);
+        }
         let end = self.next_line() - 1;
         self.region(region_kind, head, end, label.clone());
         let detail = if run.kind == RunKind::Work {
@@ -1989,6 +2044,12 @@ impl<'a> Renderer<'a> {
     }
 
     fn flush_group(&mut self, group: &mut Vec<usize>) {
+        self.flush_group_indented("", group);
+    }
+
+    /// One summary line for a run of bookkeeping records: `· 4 records: event_msg/token_count
+    /// ×2, turn_context, …` (at most 8 kinds named), after `indent`.
+    fn flush_group_indented(&mut self, indent: &str, group: &mut Vec<usize>) {
         if group.is_empty() {
             return;
         }
@@ -2017,14 +2078,17 @@ impl<'a> Renderer<'a> {
             .collect();
         let mut text = format!(
             "· {}: {}",
-            text::plural(group.len() as u64, "record", "records"),
+            super::words::count(group.len() as u64, super::words::RECORD),
             list.join(", ")
         );
         if counts.len() > 8 {
             text.push_str(&format!(", {} more kinds", counts.len() - 8));
         }
         let origin = self.entry_origin(group[0], None);
-        self.emit(Line::new().add(&text, Some(SpanKind::Meta)), origin);
+        self.emit(
+            Line::new().raw(indent).add(&text, Some(SpanKind::Meta)),
+            origin,
+        );
         group.clear();
     }
 }
