@@ -43,6 +43,10 @@ pub struct View {
     pub spans: Vec<ViewSpan>,
     /// Outline anchors: one per turn heading (view line) and its children.
     pub anchors: Vec<Anchor>,
+    /// Lines that continue the heading above them, sorted: filled by [`wrap::wrap`] when it
+    /// breaks a long `# ` / `## ` line, so [`ansi::colored`] draws them bold like the
+    /// heading; empty in a rendered view.
+    pub heading_continuations: Vec<usize>,
 }
 
 /// Where a view line came from.
