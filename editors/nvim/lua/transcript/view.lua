@@ -74,6 +74,12 @@ end
 ---@return string? text, string? err
 function M.fetch(client, uri, bufnr)
   local timeout = require('transcript').config.timeout_ms
+  -- A big file takes longer to read and render: 1 ms more per 50 KB (the server shows its
+  -- progress meanwhile).
+  local size = vim.fn.getfsize(M.parse(uri))
+  if size > 0 then
+    timeout = timeout + math.floor(size / 50000)
+  end
   local methods = { 'workspace/textDocumentContent', 'transcript/virtualDocument' }
   if client._transcript_alias_only then
     methods = { 'transcript/virtualDocument' }
