@@ -76,7 +76,8 @@ function M.fetch(client, uri, bufnr)
   local timeout = require('transcript').config.timeout_ms
   -- A big file takes longer to read and render: 1 ms more per 50 KB (the server shows its
   -- progress meanwhile).
-  local size = vim.fn.getfsize(M.parse(uri))
+  local path = M.parse(uri)
+  local size = vim.fn.getfsize(path)
   if size > 0 then
     timeout = timeout + math.floor(size / 50000)
   end
