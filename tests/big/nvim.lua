@@ -132,6 +132,7 @@ local figures = {
   { 'inlayHint (50 lines)', median('textDocument/inlayHint', { textDocument = { uri = uri }, range = screen }) },
   { 'semanticTokens/range (50 lines)', median('textDocument/semanticTokens/range', { textDocument = { uri = uri }, range = screen }) },
   { 'semanticTokens/full', median('textDocument/semanticTokens/full', td) },
+  { 'codeLens', median('textDocument/codeLens', td) },
 }
 local rss_now, hwm = rss(pid)
 
