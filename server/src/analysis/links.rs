@@ -160,7 +160,7 @@ pub fn pair_tools_from(
             }
         }
     }
-    let (at_pairs, at_head) = saved.unwrap_or_else(|| (pairs.len(), head));
+    let (at_pairs, at_head) = saved.unwrap_or((pairs.len(), head));
     *state = PairsAt {
         entry: save_at.min(n).max(from),
         pairs: at_pairs,

@@ -25,11 +25,8 @@ pub(super) fn analyze(t: &Transcript, source: &str, options: &Options) -> Analys
 
 /// The analysis from the start, with its checkpoint.
 pub(super) fn full(t: &Transcript, source: &str, options: &Options) -> (Analysis, Checkpoint) {
-    match analyze_from(t, source, options, None) {
-        Ok(v) => v,
-        // Never: a run from the start has nothing to disagree with.
-        Err(()) => (Analysis::default(), Checkpoint::default()),
-    }
+    // Never an error: a run from the start has nothing to disagree with.
+    analyze_from(t, source, options, None).unwrap_or_default()
 }
 
 /// What an analysis keeps to be resumed at the start of its last turn when records are

@@ -355,8 +355,8 @@ impl State {
                 e.abandoned = abandoned;
             }
         }
-        for i in self.nodes.len()..t.entries.len() {
-            if on_path[i]
+        for (i, &kept) in on_path.iter().enumerate().skip(self.nodes.len()) {
+            if kept
                 && t.entries[i].abandoned
                 && let Some(e) = t.revise(i)
             {

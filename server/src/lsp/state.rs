@@ -35,8 +35,7 @@ pub struct Shared {
     /// Last document symbols per raw document URI, one per turn with the outline entry it was
     /// made from (issue 12: an append converts only the turns it changed; an entry kept by the
     /// snapshot is the same `Arc`, its lines unchanged).
-    pub(crate) symbols:
-        Mutex<HashMap<String, Vec<(Arc<crate::ide::symbols::Symbol>, DocumentSymbol)>>>,
+    pub(crate) symbols: Mutex<HashMap<String, TurnSymbols>>,
     token_ids: AtomicU64,
     pub shutdown: tokio::sync::watch::Sender<bool>,
     pub shutdown_requested: AtomicBool,
@@ -48,6 +47,10 @@ pub struct Shared {
     #[cfg(debug_assertions)]
     pub(crate) armed_panics: Mutex<HashSet<String>>,
 }
+
+/// The document symbols of one raw document, one per turn, beside the outline entry each was
+/// converted from.
+pub(crate) type TurnSymbols = Vec<(Arc<crate::ide::symbols::Symbol>, DocumentSymbol)>;
 
 pub(crate) fn lock<T>(m: &Mutex<T>) -> std::sync::MutexGuard<'_, T> {
     m.lock().unwrap_or_else(|e| e.into_inner())
