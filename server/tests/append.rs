@@ -314,7 +314,7 @@ fn corpus_files_grown_record_by_record_equal_a_cold_read() {
 }
 
 /// Grows a document line by line in the editor; returns the `kept_turns` of the snapshot after
-/// each append, and checks the last one equals a cold read.
+/// each append, and checks each one equals a cold read.
 fn grow(lines: &[String]) -> Vec<usize> {
     let rt = runtime();
     rt.block_on(async {
@@ -336,9 +336,13 @@ fn grow(lines: &[String]) -> Vec<usize> {
             text.push('\n');
             let s = raw(host.doc_snap(&DocRef::Raw(doc.into())).await.unwrap());
             kept.push(s.kept_turns);
+            assert_eq!(
+                observed(&s),
+                observed(&cold(&text).await),
+                "after line {}",
+                k + 1
+            );
         }
-        let grown = raw(host.doc_snap(&DocRef::Raw(doc.into())).await.unwrap());
-        assert_eq!(observed(&grown), observed(&cold(&text).await));
         kept
     })
 }
@@ -448,4 +452,28 @@ fn a_subagent_result_in_a_later_turn_analyses_from_the_start() {
         answer(5, "later"),
     ];
     assert_eq!(grow(&lines), vec![0, 0, 1, 0, 1]);
+}
+
+/// Issue 12: a compaction (boundary and summary) inside the last turn, then a new turn: the
+/// compaction belongs to the turn it happened in, and the turns before are kept.
+#[test]
+fn a_compaction_in_the_last_turn_is_analysed_again() {
+    let mut boundary: serde_json::Value = serde_json::from_str(&prompt(2, "x")).unwrap();
+    boundary["type"] = "system".into();
+    boundary["subtype"] = "compact_boundary".into();
+    boundary["content"] = "Conversation compacted".into();
+    boundary["compactMetadata"] = serde_json::json!({"trigger": "auto", "preTokens": 150000});
+    boundary.as_object_mut().unwrap().remove("message");
+    let mut summary: serde_json::Value = serde_json::from_str(&prompt(3, "Summary: all")).unwrap();
+    summary["isCompactSummary"] = true.into();
+    let lines = vec![
+        prompt(0, "one"),
+        answer(1, "done one"),
+        boundary.to_string(),
+        summary.to_string(),
+        prompt(4, "two"),
+        answer(5, "done two"),
+        prompt(6, "three"),
+    ];
+    assert_eq!(grow(&lines), vec![0, 0, 0, 0, 1, 1]);
 }

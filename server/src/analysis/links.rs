@@ -453,8 +453,8 @@ pub fn compactions(
 
 /// [`compactions`] resumed at entry `from`, where no compaction may still take a summary or
 /// merge a boundary: `out` and `turns` hold the compactions before it (their boundaries are
-/// before `from`). Returns whether one still could at entry `save_at` (≥ `from`; an append
-/// resumed there could change it).
+/// before `from`). Returns whether one still could after entry `save_at` (≥ `from`, a turn
+/// opener; an append resumed there could change it).
 pub fn compactions_from(
     t: &Transcript,
     from: usize,
@@ -469,7 +469,9 @@ pub fn compactions_from(
     let mut quiet_since_open = true;
     for (i, e) in t.entries.iter().enumerate().skip(from) {
         if i == save_at {
-            open_at_save = open.is_some();
+            // A turn opener of the main thread closes any compaction (below): only one that
+            // survives it could still change.
+            open_at_save = open.is_some() && !(e.role.opens_turn() && !e.sidechain);
         }
         if e.abandoned {
             continue; // a compaction on a branch the session left never happened to it
