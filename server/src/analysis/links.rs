@@ -471,7 +471,7 @@ pub fn compactions_from(
         if i == save_at {
             // A turn opener of the main thread closes any compaction (below): only one that
             // survives it could still change.
-            open_at_save = open.is_some() && !(e.role.opens_turn() && !e.sidechain);
+            open_at_save = open.is_some() && (!e.role.opens_turn() || e.sidechain);
         }
         if e.abandoned {
             continue; // a compaction on a branch the session left never happened to it
