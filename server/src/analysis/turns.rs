@@ -40,8 +40,6 @@ pub struct Checkpoint {
     entries: usize,
     /// The first entry of the last turn (`start`); the turns before it are kept on resume.
     start: usize,
-    /// Step of each entry.
-    entry_step: Vec<Option<usize>>,
     /// Request times at `start`.
     steps_at: steps::StepsAt,
     /// Unmatched tool calls at `start`.
@@ -185,8 +183,10 @@ pub(super) fn analyze_from(
     let mut steps = std::mem::take(&mut prev.steps);
     let first_step = steps.partition_point(|s| s.entries.first().is_some_and(|&f| f < from));
     steps.truncate(first_step);
-    let mut entry_step = cp.entry_step;
-    entry_step.truncate(from);
+    // The step of each entry: only the turns from `from` on read it, so the kept entries' part
+    // stays zeroed memory, never touched (the checkpoint need not hold a table as long as the
+    // file).
+    let mut entry_step: Vec<Option<usize>> = vec![None; from];
     let steps_at = steps::build_from(t, main, cp.steps_at, &mut steps, &mut entry_step, save_at);
 
     // Tool pairs from `from`.
@@ -623,7 +623,6 @@ pub(super) fn analyze_from(
     let checkpoint = Checkpoint {
         entries: n,
         start: save_at,
-        entry_step,
         steps_at,
         pairs_at,
         compaction_open,
