@@ -8,7 +8,10 @@
 //! so the `did_*` handlers apply it before their first `.await`. Builds take the text under
 //! the lock, work without it (on a blocking thread), and store the result only if still
 //! current. An append costs time in proportion to the appended bytes: the reader is fed from
-//! its consumed offset when no byte before it changed.
+//! its consumed offset when no byte before it changed, the analysis resumes at the start of
+//! the last turn (`analysis::resume`, starting over only when an appended record reaches back
+//! into a kept turn), the lookup tables are rebuilt from there (`Lookup::resume`) and the
+//! outline keeps the entries of the turns left alone (`Snapshot::raw_symbols`).
 
 use std::hash::Hasher;
 use std::path::{Path, PathBuf};
