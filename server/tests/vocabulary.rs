@@ -192,6 +192,7 @@ fn surfaces_say_the_same_numbers_with_the_same_words() {
         }
         for h in raw_hints.iter().chain(&view_hints) {
             check_words("a hint", &h.label, &file);
+            check_words("a hint's tooltip", &h.tooltip, &file);
         }
         for lens in &lenses {
             check_words("a lens", &lens.title, &file);
