@@ -249,12 +249,27 @@ pub fn raw_hints(
     analysis: &Analysis,
     time_zone: Option<&str>,
 ) -> Vec<Hint> {
+    raw_hints_in(transcript, analysis, time_zone, 0..=usize::MAX)
+}
+
+/// [`raw_hints`] on `lines` only (0-based, inclusive): labels and tooltips are made only for
+/// the hints there, so a request for one screen of a big transcript costs what the screen
+/// shows (issue 12, item 4), not the whole file.
+pub fn raw_hints_in(
+    transcript: &Transcript,
+    analysis: &Analysis,
+    time_zone: Option<&str>,
+    lines: std::ops::RangeInclusive<usize>,
+) -> Vec<Hint> {
     let mut out = Vec::new();
     let total = analysis.turn_count;
     for turn in &analysis.turns {
         let Some(opener) = turn.opener.and_then(|e| transcript.entries.get(e)) else {
             continue;
         };
+        if !lines.contains(&opener.line) {
+            continue;
+        }
         out.push(Hint {
             line: opener.line,
             position: HintPosition::LineStart,
@@ -274,6 +289,9 @@ pub fn raw_hints(
         let Some(last) = step.entries.last().and_then(|&e| transcript.entries.get(e)) else {
             continue;
         };
+        if !lines.contains(&last.line) {
+            continue;
+        }
         let rows = step.entries.len();
         let mut tooltip = format!(
             "Usage of this model response ({}), taken once: the component-wise maximum of \
@@ -305,9 +323,23 @@ pub fn raw_hints(
 
 /// Hints of the view: the turn hint on each turn heading (the view's anchors without a child).
 pub fn view_hints(view: &View, analysis: &Analysis, time_zone: Option<&str>) -> Vec<Hint> {
+    view_hints_in(view, analysis, time_zone, 0..=usize::MAX)
+}
+
+/// [`view_hints`] on view `lines` only (0-based, inclusive; see [`raw_hints_in`]).
+pub fn view_hints_in(
+    view: &View,
+    analysis: &Analysis,
+    time_zone: Option<&str>,
+    lines: std::ops::RangeInclusive<usize>,
+) -> Vec<Hint> {
     let total = analysis.turn_count;
     let mut out = Vec::new();
-    for a in view.anchors.iter().filter(|a| a.child.is_none()) {
+    for a in view
+        .anchors
+        .iter()
+        .filter(|a| a.child.is_none() && lines.contains(&a.line))
+    {
         let Some(turn) = analysis.turns.iter().find(|t| t.n == a.turn) else {
             continue;
         };
@@ -329,6 +361,36 @@ pub fn view_hints(view: &View, analysis: &Analysis, time_zone: Option<&str>) -> 
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// Issue 12: hints made for a range are exactly the whole document's hints on that range.
+    #[test]
+    fn hints_of_a_range_are_the_whole_documents_on_that_range() {
+        let text = crate::testing::synth_claude_transcript(1_500_000, 11);
+        let t = crate::formats::read(&text);
+        let a = crate::analysis::analyze(&t, &text, &crate::analysis::Options::default());
+        let all = raw_hints(&t, &a, Some("UTC"));
+        assert!(all.len() >= 10, "{} hints", all.len());
+        let view = crate::view::render(&t, &a, &text, &crate::view::ViewOptions::default());
+        let all_view = view_hints(&view, &a, Some("UTC"));
+        assert!(all_view.len() >= 3, "{} view hints", all_view.len());
+        for (lo, hi) in [
+            (0, 0),
+            (0, 40),
+            (17, 230),
+            (all[7].line, all[7].line),
+            (5, 1 << 30),
+        ] {
+            let want: Vec<&Hint> = all.iter().filter(|h| (lo..=hi).contains(&h.line)).collect();
+            let got = raw_hints_in(&t, &a, Some("UTC"), lo..=hi);
+            assert_eq!(got.iter().collect::<Vec<_>>(), want, "raw {lo}..={hi}");
+            let want: Vec<&Hint> = all_view
+                .iter()
+                .filter(|h| (lo..=hi).contains(&h.line))
+                .collect();
+            let got = view_hints_in(&view, &a, Some("UTC"), lo..=hi);
+            assert_eq!(got.iter().collect::<Vec<_>>(), want, "view {lo}..={hi}");
+        }
+    }
 
     #[test]
     fn token_counts() {
