@@ -20,8 +20,22 @@ pub fn find(
     turn_of: &impl Fn(usize) -> usize,
 ) -> Vec<Gate> {
     let mut out = Vec::new();
+    find_from(t, source, phases, main, turn_of, 0, &mut out);
+    out
+}
+
+/// [`find`] for the entries from `from` on, pushed to `out`.
+pub fn find_from(
+    t: &Transcript,
+    source: &str,
+    phases: &[Phase],
+    main: &impl Fn(usize) -> bool,
+    turn_of: &impl Fn(usize) -> usize,
+    from: usize,
+    out: &mut Vec<Gate>,
+) {
     let finder = memchr::memmem::Finder::new(GATE_OPEN.as_bytes());
-    for (i, e) in t.entries.iter().enumerate() {
+    for (i, e) in t.entries.iter().enumerate().skip(from) {
         if e.role != Role::Model || !main(i) {
             continue;
         }
@@ -86,7 +100,6 @@ pub fn find(
             }
         }
     }
-    out
 }
 
 /// A parsed gate, relative to the text it was parsed from.

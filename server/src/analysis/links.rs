@@ -13,16 +13,109 @@ use crate::model::{BlockKind, Role, Transcript};
 /// answer no call are not listed.
 pub fn pair_tools(t: &Transcript) -> Vec<ToolPair> {
     let mut pairs = Vec::new();
-    // Unmatched calls per `(sessionId, id)`, as an intrusive stack: `head[key]` is the latest
-    // unmatched call, `below[pair]` the one before it (no allocation per key, O(1) per pair).
-    let mut head: HashMap<(&str, &str), usize> = HashMap::new();
-    let mut below: Vec<Option<usize>> = Vec::new();
-    for (i, e) in t.entries.iter().enumerate() {
+    let mut state = PairsAt::default();
+    let _ = pair_tools_from(t, 0, &mut pairs, &mut state, 0);
+    pairs
+}
+
+/// The unmatched calls [`pair_tools_from`] carries over an entry (issue 12: an append re-reads
+/// only its last turn).
+#[derive(Debug, Clone, Default)]
+pub struct PairsAt {
+    /// Entry the state is at.
+    entry: usize,
+    /// Pairs whose call is before `entry`.
+    pairs: usize,
+    /// Unmatched calls before `entry` as intrusive stacks, one per key hash: `head[h]` is the
+    /// latest unmatched call whose key hashes to `h`, `below[pair]` the one under it (calls of
+    /// different keys share a stack only when their hashes collide).
+    head: HashMap<u64, usize>,
+    /// For every pair (including those after `entry`; only read below `pairs`).
+    below: Vec<Option<usize>>,
+    /// Results at or after `entry` that answer a call before it: `(pair, entry, block)`, in
+    /// file order.
+    cross: Vec<(usize, usize, usize)>,
+    /// A stack was cut in its middle (a hash collision): `below` no longer tells the state at
+    /// `entry`, so it cannot be resumed.
+    spoilt: bool,
+}
+
+impl PairsAt {
+    /// The entry this state is at.
+    pub fn entry(&self) -> usize {
+        self.entry
+    }
+}
+
+/// The key hash of `(session id, tool_use id)`.
+fn key_hash(sess: &str, id: &str) -> u64 {
+    use std::hash::{Hash, Hasher};
+    let mut h = std::hash::DefaultHasher::new();
+    (sess, id).hash(&mut h);
+    h.finish()
+}
+
+/// The key of pair `p`'s call.
+fn call_key<'t>(t: &'t Transcript, pairs: &[ToolPair], p: usize) -> (&'t str, &'t str) {
+    let ToolPair {
+        use_entry,
+        use_block,
+        ..
+    } = pairs[p];
+    let e = &t.entries[use_entry];
+    let id = match e.blocks.get(use_block).map(|b| &b.kind) {
+        Some(BlockKind::ToolUse(u)) => &*u.id,
+        _ => "",
+    };
+    (e.session_id().unwrap_or(""), id)
+}
+
+/// [`pair_tools`] resumed at entry `from`: `pairs` holds at least the pairs of the calls before
+/// `from` and `state` the unmatched calls at `from` (as left by an earlier run saved there, or
+/// empty for `from` = 0). The pairs of later calls are pushed and results from `from` on
+/// matched; `state` is left at `save_at` (≥ `from`). `Err(())` when a result from `from` on
+/// pairs with a call before `from` other than as the saved state says (an append that changes
+/// an earlier turn), or the state cannot be resumed; `pairs` is then unusable.
+#[allow(clippy::result_unit_err)]
+pub fn pair_tools_from(
+    t: &Transcript,
+    from: usize,
+    pairs: &mut Vec<ToolPair>,
+    state: &mut PairsAt,
+    save_at: usize,
+) -> Result<(), ()> {
+    if from > 0 && (state.entry != from || state.spoilt || state.pairs > pairs.len()) {
+        return Err(());
+    }
+    if from == 0 {
+        *state = PairsAt::default();
+    }
+    pairs.truncate(state.pairs);
+    state.below.truncate(state.pairs);
+    // Back to the state at `from`: the calls answered from `from` on are open again.
+    let expected = std::mem::take(&mut state.cross);
+    for &(p, _, _) in &expected {
+        if let Some(pair) = pairs.get_mut(p) {
+            pair.result_entry = None;
+            pair.result_block = None;
+        }
+    }
+    let mut head = std::mem::take(&mut state.head);
+    let mut below = std::mem::take(&mut state.below);
+    let mut spoilt = false;
+    let mut reached = Vec::new();
+    let mut saved: Option<(usize, HashMap<u64, usize>)> = None;
+    let mut cross = Vec::new();
+    let n = t.entries.len();
+    for (i, e) in t.entries.iter().enumerate().skip(from) {
+        if i == save_at {
+            saved = Some((pairs.len(), head.clone()));
+        }
         let sess = e.session_id().unwrap_or("");
         for (b, block) in e.blocks.iter().enumerate() {
             match &block.kind {
                 BlockKind::ToolUse(u) => {
-                    below.push(head.insert((sess, &u.id), pairs.len()));
+                    below.push(head.insert(key_hash(sess, &u.id), pairs.len()));
                     pairs.push(ToolPair {
                         use_entry: i,
                         use_block: b,
@@ -32,31 +125,77 @@ pub fn pair_tools(t: &Transcript) -> Vec<ToolPair> {
                 }
                 BlockKind::ToolResult(r) => {
                     let id: &str = &r.tool_use_id;
-                    let mut key = (sess, id);
-                    let mut top = head.get(&key).copied();
-                    if top.is_none() && !sess.is_empty() {
-                        key = ("", id);
-                        top = head.get(&key).copied();
+                    let mut hit = find_call(t, pairs, &head, &below, sess, id);
+                    if hit.is_none() && !sess.is_empty() {
+                        hit = find_call(t, pairs, &head, &below, "", id);
                     }
-                    let Some(p) = top else {
+                    let Some((h, above, p)) = hit else {
                         continue;
                     };
-                    match below[p] {
-                        Some(next) => {
-                            head.insert(key, next);
-                        }
-                        None => {
-                            head.remove(&key);
+                    match above {
+                        None => match below[p] {
+                            Some(next) => {
+                                head.insert(h, next);
+                            }
+                            None => {
+                                head.remove(&h);
+                            }
+                        },
+                        Some(a) => {
+                            below[a] = below[p];
+                            spoilt = true;
                         }
                     }
                     pairs[p].result_entry = Some(i);
                     pairs[p].result_block = Some(b);
+                    let use_entry = pairs[p].use_entry;
+                    if use_entry < from {
+                        reached.push((p, i, b));
+                    }
+                    if use_entry < save_at && i >= save_at {
+                        cross.push((p, i, b));
+                    }
                 }
                 _ => {}
             }
         }
     }
-    pairs
+    let (at_pairs, at_head) = saved.unwrap_or((pairs.len(), head));
+    *state = PairsAt {
+        entry: save_at.min(n).max(from),
+        pairs: at_pairs,
+        head: at_head,
+        below,
+        cross,
+        spoilt,
+    };
+    if reached != expected {
+        return Err(());
+    }
+    Ok(())
+}
+
+/// The nearest unmatched call with key `(sess, id)`: `(key hash, the call above it on its
+/// stack when it is not the top, pair)`.
+fn find_call(
+    t: &Transcript,
+    pairs: &[ToolPair],
+    head: &HashMap<u64, usize>,
+    below: &[Option<usize>],
+    sess: &str,
+    id: &str,
+) -> Option<(u64, Option<usize>, usize)> {
+    let h = key_hash(sess, id);
+    let mut above = None;
+    let mut at = head.get(&h).copied();
+    while let Some(p) = at {
+        if call_key(t, pairs, p) == (sess, id) {
+            return Some((h, above, p));
+        }
+        above = Some(p);
+        at = below[p];
+    }
+    None
 }
 
 /// The sub-agent calls (tool_use blocks with `subagent` set: `Task` / `Agent`) with their
@@ -80,6 +219,22 @@ pub fn pair_tools(t: &Transcript) -> Vec<ToolPair> {
 pub fn subagent_calls(
     t: &Transcript,
     source: &str,
+    pairs: &[ToolPair],
+    turn_of: &impl Fn(usize) -> usize,
+) -> Vec<SubagentCall> {
+    let mut calls = calls_of_pairs(t, pairs, turn_of);
+    if calls.is_empty() || t.meta.is_subagent_file {
+        return calls;
+    }
+    attribute(t, source, &mut calls);
+    calls
+}
+
+/// The sub-agent calls among `pairs`, with their result figures, before any inline sidechain
+/// record is attributed to them (what [`subagent_calls`] gives when the file has no inline
+/// sidechain records, or is a sub-agent file).
+pub fn calls_of_pairs(
+    t: &Transcript,
     pairs: &[ToolPair],
     turn_of: &impl Fn(usize) -> usize,
 ) -> Vec<SubagentCall> {
@@ -120,10 +275,11 @@ pub fn subagent_calls(
             turn: turn_of(p.use_entry),
         });
     }
-    if calls.is_empty() || t.meta.is_subagent_file {
-        return calls;
-    }
+    calls
+}
 
+/// Attributes the inline sidechain records to `calls` (the rules of [`subagent_calls`]).
+fn attribute(t: &Transcript, source: &str, calls: &mut [SubagentCall]) {
     // Inline sidechain records by agent id, in order of first appearance.
     let mut by_agent: HashMap<&str, Vec<usize>> = HashMap::new();
     let mut agent_order: Vec<&str> = Vec::new();
@@ -246,7 +402,7 @@ pub fn subagent_calls(
             }
         }
     }
-    for c in &mut calls {
+    for c in calls.iter_mut() {
         c.sidechain_entries.sort_unstable();
         for &i in &c.sidechain_entries {
             let l = t.entries[i].line;
@@ -254,7 +410,6 @@ pub fn subagent_calls(
             c.end_line = c.end_line.max(l);
         }
     }
-    calls
 }
 
 /// `input.prompt` of a sub-agent call (parsed from the call's input JSON; calls are few).
@@ -290,12 +445,34 @@ pub fn compactions(
     t: &Transcript,
     turn_of: &impl Fn(usize) -> usize,
 ) -> (Vec<Compaction>, Vec<usize>) {
-    let mut out: Vec<Compaction> = Vec::new();
+    let mut out = Vec::new();
     let mut turns = Vec::new();
+    compactions_from(t, 0, &mut out, &mut turns, turn_of, 0);
+    (out, turns)
+}
+
+/// [`compactions`] resumed at entry `from`, where no compaction may still take a summary or
+/// merge a boundary: `out` and `turns` hold the compactions before it (their boundaries are
+/// before `from`). Returns whether one still could after entry `save_at` (≥ `from`, a turn
+/// opener; an append resumed there could change it).
+pub fn compactions_from(
+    t: &Transcript,
+    from: usize,
+    out: &mut Vec<Compaction>,
+    turns: &mut Vec<usize>,
+    turn_of: &impl Fn(usize) -> usize,
+    save_at: usize,
+) -> bool {
     // Index into `out` of the compaction that may still take a summary / merge a boundary.
     let mut open: Option<usize> = None;
+    let mut open_at_save = false;
     let mut quiet_since_open = true;
-    for (i, e) in t.entries.iter().enumerate() {
+    for (i, e) in t.entries.iter().enumerate().skip(from) {
+        if i == save_at {
+            // A turn opener of the main thread closes any compaction (below): only one that
+            // survives it could still change.
+            open_at_save = open.is_some() && (!e.role.opens_turn() || e.sidechain);
+        }
         if e.abandoned {
             continue; // a compaction on a branch the session left never happened to it
         }
@@ -345,5 +522,8 @@ pub fn compactions(
             }
         }
     }
-    (out, turns)
+    if save_at >= t.entries.len() {
+        open_at_save = open.is_some();
+    }
+    open_at_save
 }

@@ -18,10 +18,11 @@ pub mod throughput;
 mod turns;
 
 pub use clock::clock_label;
+pub use turns::Checkpoint;
 
 /// Options that change analysis results (from settings: `finalMarker`, `timeZone`,
 /// `gatePhases`).
-#[derive(Debug, Clone)]
+#[derive(Debug, Clone, PartialEq)]
 pub struct Options {
     /// Honour the explicit final-answer markers `[[OMNISCIO_FINAL]]` / `[[AMC_FINAL]]`
     /// (seed 000). Default true.
@@ -527,4 +528,44 @@ pub struct ToolPair {
 ///   `InFlight`, unless `options.file_complete`. The preamble is always `Complete`.
 pub fn analyze(transcript: &Transcript, source: &str, options: &Options) -> Analysis {
     turns::analyze(transcript, source, options)
+}
+
+/// [`analyze`], with the [`Checkpoint`] that lets [`resume`] analyse records appended later
+/// from the start of the last turn only.
+pub fn analyze_resumable(
+    transcript: &Transcript,
+    source: &str,
+    options: &Options,
+) -> (Analysis, Checkpoint) {
+    turns::full(transcript, source, options)
+}
+
+/// The analysis of `transcript` after records were appended to the one `previous` (with its
+/// `checkpoint`) was made of, equal to [`analyze`] of it (issue 12: an append costs what it
+/// adds). The turns before the previous last turn are kept and everything from that turn's
+/// first record is analysed again, carrying over the state there (unmatched tool calls,
+/// request times, running totals, numbering). `revised_from` is the lowest entry the reader
+/// changed since `previous` was made ([`crate::model::Transcript::take_revised`]).
+///
+/// Analyses from the start instead when a kept turn could change: an entry before the last
+/// turn was revised, the options or the file's kind (sub-agent file, aside) changed, a result
+/// answers a call of a kept turn, a compaction of a kept turn could still take its summary,
+/// inline sidechain records (outside a sub-agent file) or inherited records follow the kept
+/// turns, or the last turn no longer opens where it did. [`Checkpoint::kept_turns`] tells which
+/// way it went.
+pub fn resume(
+    previous: Analysis,
+    checkpoint: Checkpoint,
+    revised_from: Option<usize>,
+    transcript: &Transcript,
+    source: &str,
+    options: &Options,
+) -> (Analysis, Checkpoint) {
+    if revised_from.is_some_and(|r| r < checkpoint.start()) {
+        return turns::full(transcript, source, options);
+    }
+    match turns::analyze_from(transcript, source, options, Some((previous, checkpoint))) {
+        Ok(v) => v,
+        Err(()) => turns::full(transcript, source, options),
+    }
 }

@@ -31,22 +31,74 @@ pub fn build(
     t: &Transcript,
     main_thread: impl Fn(usize) -> bool,
 ) -> (Vec<Step>, Vec<Option<usize>>) {
-    let mut steps: Vec<Step> = Vec::new();
-    let mut entry_step = vec![None; t.entries.len()];
+    let (mut steps, mut entry_step) = (Vec::new(), Vec::new());
+    build_from(
+        t,
+        main_thread,
+        StepsAt::default(),
+        &mut steps,
+        &mut entry_step,
+        0,
+    );
+    (steps, entry_step)
+}
+
+/// The request times [`build_from`] carries over an entry that opens a main-thread turn (where
+/// no step is open: steps never cross a turn).
+#[derive(Debug, Clone, Default)]
+pub struct StepsAt {
+    /// Latest non-model timestamp of the main thread before the entry.
+    main_input: Option<i64>,
+    /// The same per sidechain `agentId`.
+    side_input: HashMap<Box<str>, i64>,
+}
+
+/// [`build`] resumed at entry `entry_step.len()` (issue 12: an append re-reads only its last
+/// turn): `steps` holds the steps of the entries before it, `at` the request times there, and
+/// that entry is the first one or opens a main-thread turn. Steps of the later entries are
+/// pushed; returns the request times before entry `save_at` (at least the resume entry; the
+/// end when it is `t.entries.len()`).
+pub fn build_from(
+    t: &Transcript,
+    main_thread: impl Fn(usize) -> bool,
+    at: StepsAt,
+    steps: &mut Vec<Step>,
+    entry_step: &mut Vec<Option<usize>>,
+    save_at: usize,
+) -> StepsAt {
+    let from = entry_step.len().min(t.entries.len());
+    if from == 0 {
+        // Zeroed memory: pages of entries that are no step's are never touched (issue 12:
+        // 16 bytes per line of a file of `{}` lines otherwise).
+        *entry_step = vec![None; t.entries.len()];
+    } else {
+        entry_step.truncate(from);
+        entry_step.resize(t.entries.len(), None);
+    }
+    let first_step = steps.len();
     let mut by_key: HashMap<&str, usize> = HashMap::new();
     // Latest non-model timestamp per thread: the main thread, and each sidechain by agentId
     // (hashed only for sidechain records).
-    let mut main_input: Option<i64> = None;
-    let mut side_input: HashMap<&str, i64> = HashMap::new();
+    let StepsAt {
+        mut main_input,
+        mut side_input,
+    } = at;
+    let mut saved: Option<StepsAt> = None;
     // The step of the previous keyed record: consecutive records of one response skip the
     // hash lookup.
     let mut recent: Option<(&str, usize)> = None;
-    // Whether every record seen so far of a step is a placeholder.
+    // Whether every record seen so far of a step is a placeholder (from `first_step` on).
     let mut all_placeholder: Vec<bool> = Vec::new();
     // Whether a model record of the step was seen (its first one fixes the request time).
     let mut model_seen: Vec<bool> = Vec::new();
 
-    for (i, e) in t.entries.iter().enumerate() {
+    for (i, e) in t.entries.iter().enumerate().skip(from) {
+        if i == save_at {
+            saved = Some(StepsAt {
+                main_input,
+                side_input: side_input.clone(),
+            });
+        }
         if e.abandoned {
             continue; // abandoned branches are never counted (issue 10)
         }
@@ -85,6 +137,7 @@ pub fn build(
                 }),
             };
             recent = Some((key, idx));
+            let local = idx - first_step;
             let s = &mut steps[idx];
             if s.entries.is_empty() {
                 s.sidechain = thread.is_some();
@@ -96,7 +149,7 @@ pub fn build(
             if let Some(u) = info.advisor_usage {
                 s.advisor_usage = s.advisor_usage.max(u);
             }
-            all_placeholder[idx] &= info.output_is_placeholder;
+            all_placeholder[local] &= info.output_is_placeholder;
             if let Some(c) = info.cost_usd {
                 s.cost_usd = Some(s.cost_usd.map_or(c, |x| x.max(c)));
             }
@@ -109,8 +162,8 @@ pub fn build(
             // Timing comes from the model's own records only: a tool output that a reader
             // grouped with the next API call must not stretch the step.
             if is_model {
-                if !model_seen[idx] {
-                    model_seen[idx] = true;
+                if !model_seen[local] {
+                    model_seen[local] = true;
                     s.request_ms = match thread {
                         None => main_input,
                         Some(a) => side_input.get(a).copied(),
@@ -136,13 +189,19 @@ pub fn build(
         {
             let slot = match thread {
                 None => main_input.get_or_insert(ts),
-                Some(a) => side_input.entry(a).or_insert(ts),
+                Some(a) => match side_input.get_mut(a) {
+                    Some(slot) => slot,
+                    None => side_input.entry(a.into()).or_insert(ts),
+                },
             };
             *slot = (*slot).max(ts);
         }
     }
-    for (s, all) in steps.iter_mut().zip(all_placeholder) {
+    for (s, all) in steps[first_step..].iter_mut().zip(all_placeholder) {
         s.output_final = !all;
     }
-    (steps, entry_step)
+    saved.unwrap_or(StepsAt {
+        main_input,
+        side_input,
+    })
 }

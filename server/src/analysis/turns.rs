@@ -20,56 +20,233 @@ pub fn wake_title(kind: WakeKind) -> &'static str {
 }
 
 pub(super) fn analyze(t: &Transcript, source: &str, options: &Options) -> Analysis {
+    full(t, source, options).0
+}
+
+/// The analysis from the start, with its checkpoint.
+pub(super) fn full(t: &Transcript, source: &str, options: &Options) -> (Analysis, Checkpoint) {
+    // Never an error: a run from the start has nothing to disagree with.
+    analyze_from(t, source, options, None).unwrap_or_default()
+}
+
+/// What an analysis keeps to be resumed at the start of its last turn when records are
+/// appended (issue 12: an append costs what it adds). Every figure of the turns before the
+/// last one is final once a later turn opened, except through the links an appended record
+/// may make back to them; [`super::resume`] checks those and analyses from the start when one
+/// is found.
+#[derive(Debug, Clone, Default)]
+pub struct Checkpoint {
+    /// Entries analysed.
+    entries: usize,
+    /// The first entry of the last turn (`start`); the turns before it are kept on resume.
+    start: usize,
+    /// Request times at `start`.
+    steps_at: steps::StepsAt,
+    /// Unmatched tool calls at `start`.
+    pairs_at: links::PairsAt,
+    /// A compaction could still change at `start`.
+    compaction_open: bool,
+    /// Usage, advisor usage and cost of the steps before `start`.
+    usage: Usage,
+    advisor_usage: Usage,
+    cost_usd: Option<f64>,
+    /// First and last timestamp before `start` (`i64::MAX`, `i64::MIN` without one).
+    time: (i64, i64),
+    /// An inline sidechain record before `start` (outside a sub-agent file).
+    sidechain: bool,
+    /// The settings and file facts the analysis was made with.
+    options: Option<Options>,
+    subagent_file: bool,
+    aside: bool,
+    /// Turns kept from the previous analysis by the run that made this one (0: from the
+    /// start).
+    kept: usize,
+}
+
+impl Checkpoint {
+    /// The first entry of the last turn: a resumed analysis starts there.
+    pub fn start(&self) -> usize {
+        self.start
+    }
+
+    /// Turns the run that made this checkpoint kept from the previous analysis (0 when it
+    /// analysed from the start).
+    pub fn kept_turns(&self) -> usize {
+        self.kept
+    }
+}
+
+/// Analyses from the start (`base` = `None`), or resumes `base` (the previous analysis of the
+/// same transcript before records were appended, and its checkpoint) at the start of its last
+/// turn. `Err` when an appended record reaches back before that turn.
+pub(super) fn analyze_from(
+    t: &Transcript,
+    source: &str,
+    options: &Options,
+    base: Option<(Analysis, Checkpoint)>,
+) -> Result<(Analysis, Checkpoint), ()> {
     let n = t.entries.len();
     let subagent_file = t.meta.is_subagent_file;
     let main = |i: usize| !t.entries[i].abandoned && (subagent_file || !t.entries[i].sidechain);
 
-    let (steps, entry_step) = steps::build(t, main);
+    // What is kept: the analysis of the entries before `from`.
+    let (mut prev, cp) = base.unwrap_or_default();
+    let from = cp.start;
+    if from > 0 {
+        let same = cp.options.as_ref().is_some_and(|o| o == options)
+            && cp.subagent_file == subagent_file
+            && cp.aside == t.meta.is_aside
+            && cp.entries <= n
+            && !cp.compaction_open
+            && (subagent_file || !cp.sidechain)
+            && prev
+                .inherited
+                .as_ref()
+                .is_none_or(|h| h.entries.end <= from)
+            && prev.turns.len() >= 2;
+        if !same {
+            return Err(());
+        }
+    }
+    let kept = if from > 0 { prev.turns.len() - 1 } else { 0 };
+    prev.turns.truncate(kept);
+    if from == 0 {
+        prev = Analysis::default();
+    }
+    let has_preamble_kept = prev
+        .turns
+        .first()
+        .is_some_and(|t| t.kind == TurnKind::Preamble);
+    let mut task_seen = prev.turns.iter().any(|t| t.kind == TurnKind::SubagentTask);
 
-    // Segmentation: (kind, opener, start).
-    let mut bounds: Vec<(TurnKind, Option<usize>, usize)> = Vec::new();
-    for (i, e) in t.entries.iter().enumerate() {
+    // Segmentation from `from`: (kind, opener, start).
+    let mut new_bounds: Vec<(TurnKind, Option<usize>, usize)> = Vec::new();
+    let mut sidechain = false;
+    let mut inherited_after = false;
+    for (i, e) in t.entries.iter().enumerate().skip(from) {
+        sidechain |= e.sidechain;
+        if e.inherited {
+            inherited_after = true;
+        }
         if !main(i) || e.inherited {
             continue;
         }
         match e.role {
             // A sub-agent file's first prompt is the task its parent wrote (issue 9 item 8);
             // a `/btw` aside's is the person's own side question.
-            Role::Prompt(_)
-                if subagent_file
-                    && !t.meta.is_aside
-                    && !bounds.iter().any(|b| b.0 == TurnKind::SubagentTask) =>
-            {
-                bounds.push((TurnKind::SubagentTask, Some(i), i))
+            Role::Prompt(_) if subagent_file && !t.meta.is_aside && !task_seen => {
+                task_seen = true;
+                new_bounds.push((TurnKind::SubagentTask, Some(i), i))
             }
-            Role::Prompt(_) => bounds.push((TurnKind::Prompt, Some(i), i)),
-            Role::Wake(_) => bounds.push((TurnKind::Wake, Some(i), i)),
+            Role::Prompt(_) => new_bounds.push((TurnKind::Prompt, Some(i), i)),
+            Role::Wake(_) => new_bounds.push((TurnKind::Wake, Some(i), i)),
             _ => {}
         }
     }
-    let first_start = bounds.first().map_or(n, |b| b.2);
-    if first_start > 0 {
-        bounds.insert(0, (TurnKind::Preamble, None, 0));
+    if from > 0
+        && (new_bounds.first().is_none_or(|b| b.2 != from)
+            || inherited_after
+            || (sidechain && !subagent_file))
+    {
+        return Err(());
+    }
+    let mut bounds: Vec<(TurnKind, Option<usize>, usize)> = prev
+        .turns
+        .iter()
+        .map(|t| (t.kind, t.opener, t.entries.start))
+        .collect();
+    bounds.extend(new_bounds);
+    if from == 0 {
+        let first_start = bounds.first().map_or(n, |b| b.2);
+        if first_start > 0 {
+            bounds.insert(0, (TurnKind::Preamble, None, 0));
+        }
     }
     let starts: Vec<usize> = bounds.iter().map(|b| b.2).collect();
-    let has_preamble = bounds.first().is_some_and(|b| b.0 == TurnKind::Preamble);
+    let has_preamble = if from > 0 {
+        has_preamble_kept
+    } else {
+        bounds.first().is_some_and(|b| b.0 == TurnKind::Preamble)
+    };
     // Turn index (into `bounds`) of an entry.
     let turn_ix = |i: usize| starts.partition_point(|&s| s <= i).saturating_sub(1);
     let number = |ix: usize| if has_preamble { ix } else { ix + 1 };
     let turn_of = |i: usize| number(turn_ix(i));
+    // Where the next append resumes: the last turn's start (nothing to keep without a turn
+    // opened by a record).
+    let save_at = match bounds.last() {
+        Some(&(kind, _, start)) if kind != TurnKind::Preamble => start,
+        _ => 0,
+    };
 
-    let pairs = links::pair_tools(t);
-    let subagent_calls = links::subagent_calls(t, source, &pairs, &turn_of);
-    let (compactions, compaction_turns) = links::compactions(t, &turn_of);
-    let gates = gates::find(t, source, &options.gate_phases, &main, &turn_of);
+    // Steps from `from`.
+    let mut steps = std::mem::take(&mut prev.steps);
+    let first_step = steps.partition_point(|s| s.entries.first().is_some_and(|&f| f < from));
+    steps.truncate(first_step);
+    // The step of each entry: only the turns from `from` on read it, so the kept entries' part
+    // stays zeroed memory, never touched (the checkpoint need not hold a table as long as the
+    // file).
+    let mut entry_step: Vec<Option<usize>> = vec![None; from];
+    let steps_at = steps::build_from(t, main, cp.steps_at, &mut steps, &mut entry_step, save_at);
+
+    // Tool pairs from `from`.
+    let mut pairs = std::mem::take(&mut prev.tool_pairs);
+    let mut pairs_at = cp.pairs_at;
+    links::pair_tools_from(t, from, &mut pairs, &mut pairs_at, save_at)?;
+    let first_pair = pairs.partition_point(|p| p.use_entry < from);
+
+    // Sub-agent calls: without inline sidechain records (checked above for a resumed run),
+    // the calls after `from` are those of their own pairs.
+    let subagent_calls = if from == 0 {
+        links::subagent_calls(t, source, &pairs, &turn_of)
+    } else {
+        let mut calls = std::mem::take(&mut prev.subagent_calls);
+        calls.truncate(calls.partition_point(|c| c.entry < from));
+        calls.extend(links::calls_of_pairs(t, &pairs[first_pair..], &turn_of));
+        calls
+    };
+    let first_call = subagent_calls.partition_point(|c| c.entry < from);
+
+    let mut compactions = std::mem::take(&mut prev.compactions);
+    compactions.truncate(compactions.partition_point(|c| c.boundary < from));
+    let first_compaction = compactions.len();
+    let mut compaction_turns = Vec::new();
+    let compaction_open = links::compactions_from(
+        t,
+        from,
+        &mut compactions,
+        &mut compaction_turns,
+        &turn_of,
+        save_at,
+    );
+
+    let mut gates = std::mem::take(&mut prev.gates);
+    gates.truncate(gates.partition_point(|g| g.entry < from));
+    let first_gate = gates.len();
+    gates::find_from(
+        t,
+        source,
+        &options.gate_phases,
+        &main,
+        &turn_of,
+        from,
+        &mut gates,
+    );
     let zone = clock::time_zone(options.time_zone.as_deref());
 
-    // Steps by turn (turn of the step's first record).
-    let mut turn_steps: Vec<Vec<usize>> = vec![Vec::new(); bounds.len()];
-    let mut turn_side_usage: Vec<Usage> = vec![Usage::default(); bounds.len()];
-    let mut usage = Usage::default();
-    let mut advisor_usage = Usage::default();
-    for (si, s) in steps.iter().enumerate() {
+    // Steps by turn (turn of the step's first record), for the turns from `kept` on.
+    let turns_here = bounds.len().saturating_sub(kept);
+    let mut turn_steps: Vec<Vec<usize>> = vec![Vec::new(); turns_here];
+    let mut turn_side_usage: Vec<Usage> = vec![Usage::default(); turns_here];
+    let (mut usage, mut advisor_usage, mut cost_usd) = (cp.usage, cp.advisor_usage, cp.cost_usd);
+    let mut at_save = None;
+    for (si, s) in steps.iter().enumerate().skip(first_step) {
+        if at_save.is_none() && s.entries.first().is_some_and(|&f| f >= save_at) {
+            at_save = Some((usage, advisor_usage, cost_usd));
+        }
+        if let Some(c) = s.cost_usd {
+            cost_usd = Some(cost_usd.map_or(c, |x| x + c));
+        }
         if s.entries.first().is_some_and(|&f| t.entries[f].inherited) {
             continue;
         }
@@ -81,39 +258,69 @@ pub(super) fn analyze(t: &Transcript, source: &str, options: &Options) -> Analys
         if bounds.is_empty() || t.entries[first].inherited {
             continue;
         }
-        let ix = turn_ix(first);
+        let ix = turn_ix(first) - kept;
         if s.sidechain {
             turn_side_usage[ix] = turn_side_usage[ix].add(s.usage);
         } else {
             turn_steps[ix].push(si);
         }
     }
+    let (usage_at, advisor_at, cost_at) = at_save.unwrap_or((usage, advisor_usage, cost_usd));
     // Tool call timing by turn: (call ts, result ts) of main-thread calls.
-    let mut turn_tools: Vec<Vec<(Option<i64>, Option<i64>)>> = vec![Vec::new(); bounds.len()];
-    for p in &pairs {
+    let mut turn_tools: Vec<Vec<(Option<i64>, Option<i64>)>> = vec![Vec::new(); turns_here];
+    for p in &pairs[first_pair..] {
         if main(p.use_entry) && !bounds.is_empty() {
-            turn_tools[turn_ix(p.use_entry)].push((
+            turn_tools[turn_ix(p.use_entry) - kept].push((
                 t.entries[p.use_entry].timestamp_ms(),
                 p.result_entry.and_then(|r| t.entries[r].timestamp_ms()),
             ));
         }
     }
-    // Per-turn indices of gates, sub-agent calls and compactions.
+    // Per-turn indices of gates, sub-agent calls and compactions (from `kept` on).
     let ix_of_number = |n: usize| if has_preamble { n } else { n.saturating_sub(1) };
-    let bucket = |numbers: &mut dyn Iterator<Item = usize>| {
-        let mut b: Vec<Vec<usize>> = vec![Vec::new(); bounds.len()];
-        for (i, n) in numbers.enumerate() {
-            if let Some(v) = b.get_mut(ix_of_number(n)) {
+    let bucket = |numbers: &mut dyn Iterator<Item = (usize, usize)>| {
+        let mut b: Vec<Vec<usize>> = vec![Vec::new(); turns_here];
+        for (i, n) in numbers {
+            if let Some(v) = ix_of_number(n)
+                .checked_sub(kept)
+                .and_then(|ix| b.get_mut(ix))
+            {
                 v.push(i);
             }
         }
         b
     };
-    let mut gate_buckets = bucket(&mut gates.iter().map(|g| g.turn));
-    let mut call_buckets = bucket(&mut subagent_calls.iter().map(|c| c.turn));
-    let mut compaction_buckets = bucket(&mut compaction_turns.iter().copied());
-    let branches = abandoned_branches(t, source, &turn_of);
-    let mut branch_buckets = bucket(&mut branches.iter().map(|b| b.turn));
+    let mut gate_buckets = bucket(
+        &mut gates
+            .iter()
+            .enumerate()
+            .skip(first_gate)
+            .map(|(i, g)| (i, g.turn)),
+    );
+    let mut call_buckets = bucket(
+        &mut subagent_calls
+            .iter()
+            .enumerate()
+            .skip(first_call)
+            .map(|(i, c)| (i, c.turn)),
+    );
+    let mut compaction_buckets = bucket(
+        &mut compaction_turns
+            .iter()
+            .enumerate()
+            .map(|(i, &n)| (first_compaction + i, n)),
+    );
+    let mut branches = std::mem::take(&mut prev.branches);
+    branches.truncate(branches.partition_point(|b| b.entries.start < from));
+    let first_branch = branches.len();
+    abandoned_branches(t, source, &turn_of, from, &mut branches);
+    let mut branch_buckets = bucket(
+        &mut branches
+            .iter()
+            .enumerate()
+            .skip(first_branch)
+            .map(|(i, b)| (i, b.turn)),
+    );
     let row_of = |e: usize| {
         entry_step
             .get(e)
@@ -122,9 +329,11 @@ pub(super) fn analyze(t: &Transcript, source: &str, options: &Options) -> Analys
             .unwrap_or(steps.len() + e)
     };
 
-    let mut turns: Vec<Turn> = Vec::with_capacity(bounds.len());
-    let mut all_steering = Vec::new();
-    for (ix, &(kind, opener, start)) in bounds.iter().enumerate() {
+    let mut turns: Vec<Turn> = std::mem::take(&mut prev.turns);
+    turns.reserve(turns_here);
+    let mut all_steering = std::mem::take(&mut prev.steering);
+    all_steering.truncate(all_steering.partition_point(|&e| e < from));
+    for (ix, &(kind, opener, start)) in bounds.iter().enumerate().skip(kept) {
         let end = starts.get(ix + 1).copied().unwrap_or(n);
         let later_turn = ix + 1 < bounds.len();
         let body_start = opener.map_or(start, |o| o + 1);
@@ -243,7 +452,7 @@ pub(super) fn analyze(t: &Transcript, source: &str, options: &Options) -> Analys
             }
         }
 
-        let my_steps = std::mem::take(&mut turn_steps[ix]);
+        let my_steps = std::mem::take(&mut turn_steps[ix - kept]);
         let step_refs: Vec<&super::Step> = my_steps.iter().map(|&s| &steps[s]).collect();
         let turn_usage = step_refs
             .iter()
@@ -306,7 +515,7 @@ pub(super) fn analyze(t: &Transcript, source: &str, options: &Options) -> Analys
                 reason: throughput::IN_FLIGHT.to_string(),
             }
         } else {
-            throughput::of_turn(&step_refs, measured, &turn_tools[ix])
+            throughput::of_turn(&step_refs, measured, &turn_tools[ix - kept])
         };
         let finished_at_ms = step_refs.iter().filter_map(|s| s.end_ms).max();
         let finished_at = finished_at_ms.and_then(|ms| clock::clock_label_in(ms, &zone));
@@ -336,12 +545,12 @@ pub(super) fn analyze(t: &Transcript, source: &str, options: &Options) -> Analys
             finished_at_ms,
             finished_at,
             usage: turn_usage,
-            sidechain_usage: turn_side_usage[ix],
+            sidechain_usage: turn_side_usage[ix - kept],
             steering,
-            gates: std::mem::take(&mut gate_buckets[ix]),
-            subagent_calls: std::mem::take(&mut call_buckets[ix]),
-            compactions: std::mem::take(&mut compaction_buckets[ix]),
-            branches: std::mem::take(&mut branch_buckets[ix]),
+            gates: std::mem::take(&mut gate_buckets[ix - kept]),
+            subagent_calls: std::mem::take(&mut call_buckets[ix - kept]),
+            compactions: std::mem::take(&mut compaction_buckets[ix - kept]),
+            branches: std::mem::take(&mut branch_buckets[ix - kept]),
             replayed: false,
         });
     }
@@ -357,8 +566,12 @@ pub(super) fn analyze(t: &Transcript, source: &str, options: &Options) -> Analys
             .iter()
             .fold(Usage::default(), |u, m| u.add(m.usage));
     }
-    let cost_usd = steps.iter().filter_map(|s| s.cost_usd).reduce(|a, b| a + b);
-    let inherited = {
+    let inherited = if from > 0 {
+        prev.inherited.take().map(|mut h| {
+            h.parent = t.meta.parent_thread_id.clone();
+            h
+        })
+    } else {
         let first = t.entries.iter().position(|e| e.inherited);
         let last = t.entries.iter().rposition(|e| e.inherited);
         match (first, last) {
@@ -375,12 +588,30 @@ pub(super) fn analyze(t: &Transcript, source: &str, options: &Options) -> Analys
             _ => None,
         }
     };
-    let (mut lo, mut hi) = (i64::MAX, i64::MIN);
-    for e in t.entries.iter().filter(|e| !e.abandoned) {
+    let (mut lo, mut hi) = if from > 0 {
+        cp.time
+    } else {
+        (i64::MAX, i64::MIN)
+    };
+    let mut time_at = (lo, hi);
+    let mut sidechain_at = cp.sidechain;
+    for (i, e) in t.entries.iter().enumerate().skip(from) {
+        if i == save_at {
+            time_at = (lo, hi);
+        }
+        if i < save_at {
+            sidechain_at |= e.sidechain;
+        }
+        if e.abandoned {
+            continue;
+        }
         if let Some(ms) = e.timestamp_ms() {
             lo = lo.min(ms);
             hi = hi.max(ms);
         }
+    }
+    if save_at >= n {
+        time_at = (lo, hi);
     }
     let time_span = (lo <= hi).then(|| {
         clock::span_label_in(lo, hi, &zone).map(|label| super::TimeSpan {
@@ -389,7 +620,23 @@ pub(super) fn analyze(t: &Transcript, source: &str, options: &Options) -> Analys
             label,
         })
     });
-    Analysis {
+    let checkpoint = Checkpoint {
+        entries: n,
+        start: save_at,
+        steps_at,
+        pairs_at,
+        compaction_open,
+        usage: usage_at,
+        advisor_usage: advisor_at,
+        cost_usd: cost_at,
+        time: time_at,
+        sidechain: sidechain_at && !subagent_file,
+        options: Some(options.clone()),
+        subagent_file,
+        aside: t.meta.is_aside,
+        kept,
+    };
+    let analysis = Analysis {
         time_span: time_span.flatten(),
         turns,
         cost_usd,
@@ -404,7 +651,8 @@ pub(super) fn analyze(t: &Transcript, source: &str, options: &Options) -> Analys
         advisor_usage,
         turn_count,
         inherited,
-    }
+    };
+    Ok((analysis, checkpoint))
 }
 
 /// Maximal runs of consecutive abandoned entries, with their first prompt and usage. Usage is
@@ -413,10 +661,11 @@ fn abandoned_branches(
     t: &Transcript,
     source: &str,
     turn_of: &impl Fn(usize) -> usize,
-) -> Vec<super::AbandonedBranch> {
-    let mut out = Vec::new();
+    from: usize,
+    out: &mut Vec<super::AbandonedBranch>,
+) {
     let n = t.entries.len();
-    let mut i = 0;
+    let mut i = from;
     while i < n {
         if !t.entries[i].abandoned {
             i += 1;
@@ -453,7 +702,6 @@ fn abandoned_branches(
             turn: turn_of(start),
         });
     }
-    out
 }
 
 /// Records whose timestamps bound a turn's duration when no recorded duration exists: the

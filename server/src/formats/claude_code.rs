@@ -467,8 +467,10 @@ impl State {
                 && !is_caveat(head)
                 && !head.starts_with("<local-command-")
             {
-                if let Some(e) = t.entries.get_mut(*idx)
-                    && e.role == Role::LocalCommand
+                if t.entries
+                    .get(*idx)
+                    .is_some_and(|e| e.role == Role::LocalCommand)
+                    && let Some(e) = t.revise(*idx)
                 {
                     e.role = Role::Prompt(PromptKind::Command);
                 }
@@ -522,8 +524,7 @@ impl State {
         };
         if role.opens_turn() && self.steering.has_claims(rec.session_id.get()) {
             let text = joined_text(r);
-            self.steering
-                .prompt(rec.session_id.get(), &text, &mut t.entries);
+            self.steering.prompt(rec.session_id.get(), &text, t);
         }
         role
     }
@@ -660,9 +661,9 @@ impl State {
         let machine = att.command_mode.get() == Some("task-notification")
             || text.trim_start().starts_with("<task-notification>");
         let text = Some(text.as_str()).filter(|s| !s.trim().is_empty());
-        let role =
-            self.steering
-                .queued_command(rec.session_id.get(), text, machine, &mut t.entries);
+        let role = self
+            .steering
+            .queued_command(rec.session_id.get(), text, machine, t);
         (role, record_type)
     }
 
@@ -690,11 +691,11 @@ impl State {
             }
             "remove" => self.steering.remove(session, text, idx),
             "dequeue" => {
-                self.steering.dequeue(session, &mut t.entries);
+                self.steering.dequeue(session, t);
                 Role::Meta
             }
             "popAll" => {
-                self.steering.pop_all(session, &mut t.entries);
+                self.steering.pop_all(session, t);
                 Role::Meta
             }
             _ => Role::Meta,

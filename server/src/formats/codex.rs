@@ -883,7 +883,7 @@ impl State {
                 == Some(true);
         if trigger {
             if self.inherit.start_ordinal.is_none() {
-                for e in &mut t.entries[self.inherit.from..] {
+                for e in t.revise_from(self.inherit.from) {
                     e.inherited = true;
                 }
             }
@@ -1542,7 +1542,7 @@ impl State {
             .is_some_and(|e| matches!(e.role, Role::Prompt(_) | Role::Steering));
         if is_prompt
             && self.confirm(t, item)
-            && let Some(e) = t.entries.get_mut(item)
+            && let Some(e) = t.revise(item)
         {
             e.role = Role::Prompt(PromptKind::Typed);
         }
@@ -1602,7 +1602,7 @@ impl State {
                 return true;
             };
             ids.remove(pos);
-            if let Some(e) = t.entries.get_mut(*entry) {
+            if let Some(e) = t.revise(*entry) {
                 e.step = Some(Box::new(compaction_step(rid, model.clone(), *usage)));
             }
             false
@@ -1625,7 +1625,7 @@ impl State {
         // The latest call and output with that id (ids are unique in real rollouts).
         let from = t.entries.len().saturating_sub(MERGE_CAP);
         let (mut call_seen, mut output_seen) = (false, false);
-        for e in t.entries[from..].iter_mut().rev() {
+        for e in t.revise_from(from).iter_mut().rev() {
             for b in &mut e.blocks {
                 match &mut b.kind {
                     BlockKind::ToolUse(u) if !call_seen && *u.id == *call => {
@@ -1706,7 +1706,7 @@ impl State {
         }
         let target = self
             .call_last_model
-            .and_then(|i| t.entries.get_mut(i))
+            .and_then(|i| t.revise(i))
             .and_then(|e| e.step.as_mut());
         match target {
             Some(step) => step.usage = Some(step.usage.map_or(usage, |u| u.add(usage))),
@@ -1784,8 +1784,10 @@ impl State {
             if i >= prompt {
                 continue;
             }
-            if let Some(e) = t.entries.get_mut(i)
-                && matches!(e.role, Role::Prompt(_) | Role::Steering)
+            if t.entries
+                .get(i)
+                .is_some_and(|e| matches!(e.role, Role::Prompt(_) | Role::Steering))
+                && let Some(e) = t.revise(i)
             {
                 e.role = Role::Context;
                 demoted = true;
@@ -1848,7 +1850,7 @@ impl State {
         if item.slots == 0 {
             self.items.remove(pos);
         }
-        if let Some(step) = t.entries.get_mut(entry).and_then(|e| e.step.as_mut()) {
+        if let Some(step) = t.revise(entry).and_then(|e| e.step.as_mut()) {
             merge_timing(step, probe.timing);
         }
         Some(entry)
@@ -1884,7 +1886,7 @@ impl State {
                 (Some((a, b)), Some((c, d))) => Some((a.min(c), b.max(d))),
                 (x, y) => x.or(y),
             };
-            let Some(e) = t.entries.get_mut(stand_in.entry) else {
+            let Some(e) = t.revise(stand_in.entry) else {
                 continue;
             };
             paired.role.get_or_insert(e.role.clone());
@@ -1911,8 +1913,10 @@ impl State {
             if c.family != Family::User || c.context {
                 return true;
             }
-            if let Some(e) = t.entries.get_mut(c.entry)
-                && matches!(e.role, Role::Prompt(_) | Role::Steering)
+            if t.entries
+                .get(c.entry)
+                .is_some_and(|e| matches!(e.role, Role::Prompt(_) | Role::Steering))
+                && let Some(e) = t.revise(c.entry)
             {
                 e.role = Role::Context;
                 demoted += 1;
@@ -1973,7 +1977,7 @@ impl State {
         self.call_has_records = true;
         let key = self.key();
         for i in list {
-            if let Some(step) = t.entries.get_mut(i).and_then(|e| e.step.as_mut()) {
+            if let Some(step) = t.revise(i).and_then(|e| e.step.as_mut()) {
                 step.key = key.clone();
                 self.call_last_model = Some(i);
             }

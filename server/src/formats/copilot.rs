@@ -334,8 +334,11 @@ impl State {
             "assistant.turn_end" => {
                 self.turn_open = false;
                 if let Some((i, false)) = self.last_message
-                    && let Some(step) = t.entries.get_mut(i).and_then(|e| e.step.as_mut())
-                    && step.stop.is_none()
+                    && t.entries
+                        .get(i)
+                        .and_then(|e| e.step.as_ref())
+                        .is_some_and(|s| s.stop.is_none())
+                    && let Some(step) = t.revise(i).and_then(|e| e.step.as_mut())
                 {
                     step.stop = Some(StopReason::EndTurn);
                 }
@@ -387,8 +390,7 @@ impl State {
                     };
                     if let Some(&(e, b)) = self.spawns.get(call.as_ref())
                         && let Some(BlockKind::ToolUse(u)) = t
-                            .entries
-                            .get_mut(e)
+                            .revise(e)
                             .and_then(|x| x.blocks.get_mut(b))
                             .map(|b| &mut b.kind)
                     {
@@ -590,8 +592,7 @@ impl State {
         match self.results.get(call) {
             Some(&(e, b)) => {
                 if let Some(BlockKind::ToolResult(r)) = t
-                    .entries
-                    .get_mut(e)
+                    .revise(e)
                     .and_then(|x| x.blocks.get_mut(b))
                     .map(|b| &mut b.kind)
                 {

@@ -422,7 +422,8 @@ impl Reader {
         // (issue 12: 736 bytes per one-line prompt, three quarters of them empty).
         let entries = &mut self.transcript.entries;
         let from = before.min(entries.len());
-        for e in &mut entries[from..] {
+        // The records this line pushed (not a revision of earlier ones).
+        for e in entries.iter_mut().skip(from) {
             e.blocks.shrink_to_fit();
             e.record_type = self.shared.get(&e.record_type);
             if let Some(ids) = &mut e.ids

@@ -328,19 +328,40 @@ impl State {
             return;
         }
         self.dirty = false;
-        for (i, node) in self.nodes.iter().enumerate() {
-            if node.is_some()
-                && let Some(e) = t.entries.get_mut(i)
-            {
-                e.abandoned = true;
-            }
-        }
+        // Entries on the path from the leaf to the root are kept; every other node is on a
+        // branch the session left. Only flags that change count as revised (issue 12).
+        let mut on_path = vec![false; t.entries.len()];
         let mut at = self.leaf;
         while let Some(i) = at {
-            if let Some(e) = t.entries.get_mut(i) {
-                e.abandoned = false;
+            if let Some(p) = on_path.get_mut(i) {
+                *p = true;
             }
             at = self.parent(i);
+        }
+        for (i, node) in self.nodes.iter().enumerate() {
+            let Some(e) = t.entries.get(i) else {
+                break;
+            };
+            let abandoned = if on_path[i] {
+                false
+            } else if node.is_some() {
+                true
+            } else {
+                e.abandoned
+            };
+            if abandoned != e.abandoned
+                && let Some(e) = t.revise(i)
+            {
+                e.abandoned = abandoned;
+            }
+        }
+        for (i, &kept) in on_path.iter().enumerate().skip(self.nodes.len()) {
+            if kept
+                && t.entries[i].abandoned
+                && let Some(e) = t.revise(i)
+            {
+                e.abandoned = false;
+            }
         }
     }
 

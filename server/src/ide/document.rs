@@ -8,7 +8,10 @@
 //! so the `did_*` handlers apply it before their first `.await`. Builds take the text under
 //! the lock, work without it (on a blocking thread), and store the result only if still
 //! current. An append costs time in proportion to the appended bytes: the reader is fed from
-//! its consumed offset when no byte before it changed.
+//! its consumed offset when no byte before it changed, the analysis resumes at the start of
+//! the last turn (`analysis::resume`, starting over only when an appended record reaches back
+//! into a kept turn), the lookup tables are rebuilt from there (`Lookup::resume`) and the
+//! outline keeps the entries of the turns left alone (`Snapshot::raw_symbols`).
 
 use std::hash::Hasher;
 use std::path::{Path, PathBuf};
@@ -20,6 +23,7 @@ use crate::analysis::{self, Analysis};
 use crate::formats::{LentReader, Reader};
 use crate::ide::lookup::Lookup;
 use crate::ide::session_files::{self, SessionFiles};
+use crate::ide::symbols::{self, Symbol};
 use crate::ide::view_index::ViewIndex;
 use crate::model::{Format, Transcript};
 use crate::source::LineIndex;
@@ -93,6 +97,10 @@ struct BuildState {
     lent: Option<LentReader>,
     /// The line index of the text the last snapshot was built from, taken back from it.
     lines: Option<LineIndex>,
+    /// The last snapshot's analysis and lookup tables, taken back from it, and the
+    /// checkpoint to resume that analysis after an append (issue 12).
+    analysis: Option<(Analysis, Lookup, Vec<Arc<Symbol>>)>,
+    checkpoint: Option<analysis::Checkpoint>,
     snapshot: Option<Arc<Snapshot>>,
 }
 
@@ -102,17 +110,33 @@ impl BuildState {
         let Some(snap) = self.snapshot.take() else {
             return;
         };
-        let (transcript, lines) = match Arc::try_unwrap(snap) {
+        let resumable = self.checkpoint.is_some();
+        let (transcript, lines, analysis) = match Arc::try_unwrap(snap) {
             Ok(s) => (
                 self.lent.is_some().then_some(s.transcript),
                 // `s.text` is dropped here, so that an append can grow the text in place.
                 s.lines,
+                resumable.then(|| {
+                    let symbols = s
+                        .symbols
+                        .into_inner()
+                        .unwrap_or_else(|| std::mem::take(&mut *lock(&s.symbol_seed)));
+                    (s.analysis, s.lookup, symbols)
+                }),
             ),
             Err(shared) => (
                 self.lent.is_some().then(|| shared.transcript.clone()),
                 shared.lines.clone(),
+                resumable.then(|| {
+                    let symbols = match shared.symbols.get() {
+                        Some(v) => v.clone(),
+                        None => lock(&shared.symbol_seed).clone(),
+                    };
+                    (shared.analysis.clone(), shared.lookup.clone(), symbols)
+                }),
             ),
         };
+        self.analysis = analysis;
         if let (Some(lent), Some(t)) = (self.lent.take(), transcript) {
             self.reader = Some(lent.restore(t));
         }
@@ -454,6 +478,11 @@ impl Source {
         b.reclaim();
         let reader = b.reader.take().filter(|r| dirty_from >= r.consumed_bytes());
         let lines = b.lines.take().filter(|l| dirty_from >= l.len());
+        // The previous analysis goes on only over records appended to the same reader.
+        let resume = match (&reader, b.analysis.take(), b.checkpoint.take()) {
+            (Some(_), Some((a, l, s)), Some(c)) => Some((a, l, s, c)),
+            _ => None,
+        };
         // The build owns the text from here: later changes count from the text it took.
         {
             let mut st = lock(&self.text);
@@ -470,6 +499,7 @@ impl Source {
                 body,
                 reader,
                 lines,
+                resume,
                 generation,
                 version,
                 &stamp,
@@ -478,12 +508,13 @@ impl Source {
             )
         });
         match job.await {
-            Ok((snap, resume)) => {
+            Ok((snap, resume, checkpoint)) => {
                 let snap = Arc::new(snap);
                 match resume {
                     Resume::Reader(r) => b.reader = Some(r),
                     Resume::Lent(l) => b.lent = Some(l),
                 }
+                b.checkpoint = checkpoint;
                 b.snapshot = Some(snap.clone());
                 // The text once (issue 12): a rope the build made a string of is replaced by
                 // that string, shared with the snapshot (the next edit inside the text makes
@@ -550,6 +581,13 @@ pub struct Snapshot {
     pub options: analysis::Options,
     /// Milliseconds spent building (read + analyse).
     pub build_ms: f64,
+    /// Turns of the previous snapshot's analysis this one kept (issue 12: an append analyses
+    /// only from the start of the last turn); 0 when it was analysed from the start.
+    pub kept_turns: usize,
+    /// The raw outline, one entry per turn, made on first use ([`Snapshot::raw_symbols`]).
+    symbols: OnceLock<Vec<Arc<Symbol>>>,
+    /// The previous snapshot's outline entries of the turns this one kept.
+    symbol_seed: Mutex<Vec<Arc<Symbol>>>,
     views: Mutex<[Option<Arc<ViewSnap>>; 2]>,
     files: OnceLock<SessionFiles>,
     edits: OnceLock<Vec<crate::ide::edits::EditCall>>,
@@ -574,6 +612,9 @@ impl Snapshot {
             lookup: Lookup::default(),
             options: s.options.clone(),
             build_ms: 0.0,
+            kept_turns: 0,
+            symbols: OnceLock::new(),
+            symbol_seed: Mutex::default(),
             views: Mutex::new([None, None]),
             files: OnceLock::new(),
             edits: OnceLock::new(),
@@ -602,6 +643,27 @@ impl Snapshot {
         let vs = Arc::new(ViewSnap::new(view, self.generation, verbose));
         lock(&self.views)[slot] = Some(vs.clone());
         vs
+    }
+
+    /// The outline of the raw document ([`symbols::raw_symbols`]), one entry per turn, made
+    /// once per snapshot; the entries of the turns an append left alone are the previous
+    /// snapshot's (issue 12), so an append costs the outline of its last turn only.
+    pub fn raw_symbols(&self) -> &[Arc<Symbol>] {
+        self.symbols.get_or_init(|| {
+            let mut out = std::mem::take(&mut *lock(&self.symbol_seed));
+            out.truncate(self.kept_turns.min(self.analysis.turns.len()));
+            let phases = analysis::default_phases();
+            for turn in &self.analysis.turns[out.len()..] {
+                out.push(Arc::new(symbols::turn_symbol(
+                    &self.transcript,
+                    &self.analysis,
+                    &self.text,
+                    &phases,
+                    turn,
+                )));
+            }
+            out
+        })
     }
 
     /// The rendered view if it was rendered already.
@@ -684,12 +746,13 @@ fn build(
     body: Body,
     reader: Option<Reader>,
     lines: Option<LineIndex>,
+    previous: Option<(Analysis, Lookup, Vec<Arc<Symbol>>, analysis::Checkpoint)>,
     generation: u64,
     version: Option<i32>,
     stamp: &SettingsStamp,
     invalid: &[InvalidUtf8],
     disk_check: Option<&Mutex<DiskCheck>>,
-) -> (Snapshot, Resume) {
+) -> (Snapshot, Resume, Option<analysis::Checkpoint>) {
     let t0 = std::time::Instant::now();
     let text = match body {
         Body::Flat(s) => s,
@@ -765,11 +828,38 @@ fn build(
     }
     let options = stamp.options_for(path.as_deref());
     load.step("analysing");
-    let analysis = match transcript.format() {
-        Format::Unknown => Analysis::default(),
-        _ => analysis::analyze(&transcript, &text, &options),
+    // Records appended to the reader's own transcript: the analysis resumes at the start of the
+    // previous last turn, and the lookup tables are rebuilt from there (issue 12).
+    let revised = transcript.take_revised();
+    let previous = previous.filter(|_| matches!(resume, Resume::Lent(_)));
+    let mut seed = Vec::new();
+    let (analysis, lookup, checkpoint, kept_turns) = match transcript.format() {
+        Format::Unknown => (Analysis::default(), Lookup::default(), None, 0),
+        _ => {
+            let (analysis, checkpoint, from) = match previous {
+                Some((a, lookup, symbols, c)) => {
+                    let from = c.start();
+                    let (a, c) = analysis::resume(a, c, revised, &transcript, &text, &options);
+                    let from = if c.kept_turns() > 0 { from } else { 0 };
+                    seed = symbols;
+                    seed.truncate(c.kept_turns());
+                    (a, c, Some((lookup, from)))
+                }
+                None => {
+                    let (a, c) = analysis::analyze_resumable(&transcript, &text, &options);
+                    (a, c, None)
+                }
+            };
+            let lookup = match from {
+                Some((lookup, from)) if from > 0 => lookup.resume(&transcript, &analysis, from),
+                _ => Lookup::new(&transcript, &analysis),
+            };
+            let kept = checkpoint.kept_turns();
+            // Only the reader's own transcript grows by appends alone.
+            let checkpoint = matches!(resume, Resume::Lent(_)).then_some(checkpoint);
+            (analysis, lookup, checkpoint, kept)
+        }
     };
-    let lookup = Lookup::new(&transcript, &analysis);
     load.end(format!("{} records", transcript.entries.len()));
     let snap = Snapshot {
         generation,
@@ -783,11 +873,14 @@ fn build(
         lookup,
         options,
         build_ms: t0.elapsed().as_secs_f64() * 1000.0,
+        kept_turns,
+        symbols: OnceLock::new(),
+        symbol_seed: Mutex::new(seed),
         views: Mutex::new([None, None]),
         files: OnceLock::new(),
         edits: OnceLock::new(),
     };
-    (snap, resume)
+    (snap, resume, checkpoint)
 }
 
 /// Adds one warning per line where the loader replaced invalid UTF-8 (issue 8 defect 11),

@@ -12,21 +12,26 @@ use crate::model::{BlockKind, Entry, Span, Transcript};
 const NONE: u32 = u32::MAX;
 
 /// Lookup tables for one `(Transcript, Analysis)` pair. Indices are entry / block / turn /
-/// step / gate indices into the transcript and analysis they were built from.
+/// step / gate indices into the transcript and analysis they were built from. Tables keyed by
+/// `(entry, block)` are sorted vectors (binary search), so that [`Lookup::resume`] can keep
+/// the part before an entry and rebuild only the rest.
 #[derive(Debug, Clone, Default)]
 pub struct Lookup {
     /// Turn index (into `Analysis::turns`) of each entry; `u32::MAX` when no turn covers it.
     turn_of_entry: Vec<u32>,
     /// Step index (into `Analysis::steps`) of each entry; `u32::MAX` when it is no step's.
     step_of_entry: Vec<u32>,
-    /// `(entry, block)` of each final-answer block -> the turn index.
-    final_blocks: HashMap<(usize, usize), usize>,
-    /// `(entry, block)` -> indices into `Analysis::gates`, in source order.
-    gates_by_block: HashMap<(usize, usize), Vec<usize>>,
-    /// `(entry, block)` of a tool_use -> index into `Analysis::tool_pairs`.
-    pair_of_use: HashMap<(usize, usize), usize>,
-    /// `(entry, block)` of a tool_result -> index into `Analysis::tool_pairs`.
-    pair_of_result: HashMap<(usize, usize), usize>,
+    /// `(entry, block)` of each final-answer block and its turn index, sorted.
+    final_blocks: Vec<((usize, usize), usize)>,
+    /// `(entry, block)` of each gate, in source order (sorted), beside its index into
+    /// `Analysis::gates`.
+    gate_blocks: Vec<(usize, usize)>,
+    gate_ids: Vec<usize>,
+    /// `(entry, block)` of each pair's tool_use, indexed by pair (sorted: pairs are in file
+    /// order of their calls).
+    pair_uses: Vec<(usize, usize)>,
+    /// `(entry, block)` of a tool_result and the index of its pair, sorted.
+    pair_results: Vec<((usize, usize), usize)>,
     /// `(entry, block)` of a sub-agent spawning call -> index into `Analysis::subagent_calls`.
     subagent_of_block: HashMap<(usize, usize), usize>,
     /// Entry index of a compaction boundary or summary -> index into `Analysis::compactions`.
@@ -37,47 +42,86 @@ impl Lookup {
     /// Builds the tables. Indices in `analysis` that are out of range for `transcript` are
     /// ignored (never a panic).
     pub fn new(transcript: &Transcript, analysis: &Analysis) -> Lookup {
+        Lookup::default().resume(transcript, analysis, 0)
+    }
+
+    /// The tables of `analysis` when it was resumed at entry `from` ([`crate::analysis::resume`]):
+    /// `self`, the tables of the previous analysis, is kept for the entries before `from` (whose
+    /// turns, steps, gates and pairs are unchanged) and rebuilt from there (issue 12). With
+    /// `from` = 0, the same as [`Lookup::new`].
+    pub fn resume(mut self, transcript: &Transcript, analysis: &Analysis, from: usize) -> Lookup {
         let n = transcript.entries.len();
-        let mut turn_of_entry = vec![NONE; n];
-        let mut final_blocks = HashMap::new();
-        for (ti, turn) in analysis.turns.iter().enumerate() {
+        let from = from.min(self.turn_of_entry.len()).min(n);
+        let first_turn = analysis.turns.partition_point(|t| t.entries.start < from);
+        self.turn_of_entry.truncate(from);
+        self.turn_of_entry.resize(n, NONE);
+        let tail_blocks = self.final_blocks.partition_point(|&(b, _)| b.0 < from);
+        self.final_blocks.truncate(tail_blocks);
+        for (ti, turn) in analysis.turns.iter().enumerate().skip(first_turn) {
             let end = turn.entries.end.min(n);
-            for slot in turn_of_entry.iter_mut().take(end).skip(turn.entries.start) {
+            for slot in self
+                .turn_of_entry
+                .iter_mut()
+                .take(end)
+                .skip(turn.entries.start.max(from))
+            {
                 *slot = ti as u32;
             }
             if let Some(fa) = &turn.final_answer {
                 for &b in &fa.blocks {
-                    final_blocks.insert(b, ti);
+                    self.final_blocks.push((b, ti));
                 }
             }
         }
-        let mut step_of_entry = vec![NONE; n];
-        for (si, step) in analysis.steps.iter().enumerate() {
+        self.final_blocks[tail_blocks..].sort_unstable();
+        self.step_of_entry.truncate(from);
+        self.step_of_entry.resize(n, NONE);
+        let first_step = analysis
+            .steps
+            .partition_point(|s| s.entries.first().is_some_and(|&f| f < from));
+        for (si, step) in analysis.steps.iter().enumerate().skip(first_step) {
             for &e in &step.entries {
-                if let Some(slot) = step_of_entry.get_mut(e) {
+                if let Some(slot) = self.step_of_entry.get_mut(e) {
                     *slot = si as u32;
                 }
             }
         }
-        let mut gates_by_block: HashMap<(usize, usize), Vec<usize>> = HashMap::new();
-        for (gi, g) in analysis.gates.iter().enumerate() {
-            gates_by_block
-                .entry((g.entry, g.block))
-                .or_default()
-                .push(gi);
+        let first_gate = analysis.gates.partition_point(|g| g.entry < from);
+        self.gate_blocks.truncate(first_gate);
+        self.gate_ids.truncate(first_gate);
+        for (gi, g) in analysis.gates.iter().enumerate().skip(first_gate) {
+            self.gate_blocks.push((g.entry, g.block));
+            self.gate_ids.push(gi);
         }
-        let mut pair_of_use = HashMap::new();
-        let mut pair_of_result = HashMap::new();
-        for (pi, p) in analysis.tool_pairs.iter().enumerate() {
-            pair_of_use.insert((p.use_entry, p.use_block), pi);
+        let first_pair = analysis.tool_pairs.partition_point(|p| p.use_entry < from);
+        self.pair_uses.truncate(first_pair);
+        self.pair_uses.extend(
+            analysis.tool_pairs[first_pair..]
+                .iter()
+                .map(|p| (p.use_entry, p.use_block)),
+        );
+        // Results from `from` on: those of earlier calls are unchanged (a resumed analysis
+        // checked it), those of later calls are new.
+        let tail = self.pair_results.partition_point(|&(r, _)| r.0 < from);
+        let mut kept_tail: Vec<((usize, usize), usize)> = self.pair_results[tail..]
+            .iter()
+            .copied()
+            .filter(|&(_, p)| p < first_pair)
+            .collect();
+        self.pair_results.truncate(tail);
+        for (pi, p) in analysis.tool_pairs.iter().enumerate().skip(first_pair) {
             if let (Some(e), Some(b)) = (p.result_entry, p.result_block) {
-                pair_of_result.insert((e, b), pi);
+                kept_tail.push(((e, b), pi));
             }
         }
-        let mut subagent_of_block = HashMap::new();
-        for (ci, c) in analysis.subagent_calls.iter().enumerate() {
-            subagent_of_block.insert((c.entry, c.block), ci);
-        }
+        kept_tail.sort_unstable();
+        self.pair_results.extend(kept_tail);
+        self.subagent_of_block = analysis
+            .subagent_calls
+            .iter()
+            .enumerate()
+            .map(|(ci, c)| ((c.entry, c.block), ci))
+            .collect();
         let mut compaction_of_entry = HashMap::new();
         for (ci, c) in analysis.compactions.iter().enumerate() {
             compaction_of_entry.insert(c.boundary, ci);
@@ -85,16 +129,8 @@ impl Lookup {
                 compaction_of_entry.insert(s, ci);
             }
         }
-        Lookup {
-            turn_of_entry,
-            step_of_entry,
-            final_blocks,
-            gates_by_block,
-            pair_of_use,
-            pair_of_result,
-            subagent_of_block,
-            compaction_of_entry,
-        }
+        self.compaction_of_entry = compaction_of_entry;
+        self
     }
 
     /// Turn index of an entry.
@@ -115,24 +151,33 @@ impl Lookup {
 
     /// The turn index when `(entry, block)` is part of that turn's final answer.
     pub fn final_answer_turn(&self, entry: usize, block: usize) -> Option<usize> {
-        self.final_blocks.get(&(entry, block)).copied()
+        let i = self
+            .final_blocks
+            .binary_search_by_key(&(entry, block), |&(b, _)| b)
+            .ok()?;
+        Some(self.final_blocks[i].1)
     }
 
     /// Gates (indices into `Analysis::gates`) written inside the block.
     pub fn gates_in(&self, entry: usize, block: usize) -> &[usize] {
-        self.gates_by_block
-            .get(&(entry, block))
-            .map_or(&[], |v| v.as_slice())
+        let key = (entry, block);
+        let a = self.gate_blocks.partition_point(|&b| b < key);
+        let b = self.gate_blocks.partition_point(|&b| b <= key);
+        &self.gate_ids[a..b]
     }
 
     /// The tool pair whose tool_use is this block.
     pub fn pair_of_use(&self, entry: usize, block: usize) -> Option<usize> {
-        self.pair_of_use.get(&(entry, block)).copied()
+        self.pair_uses.binary_search(&(entry, block)).ok()
     }
 
     /// The tool pair whose tool_result is this block.
     pub fn pair_of_result(&self, entry: usize, block: usize) -> Option<usize> {
-        self.pair_of_result.get(&(entry, block)).copied()
+        let i = self
+            .pair_results
+            .binary_search_by_key(&(entry, block), |&(r, _)| r)
+            .ok()?;
+        Some(self.pair_results[i].1)
     }
 
     /// The sub-agent call spawned by this tool_use block.

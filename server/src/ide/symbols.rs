@@ -72,11 +72,26 @@ pub fn raw_symbols_with_phases(
     source: &str,
     phases: &[crate::analysis::Phase],
 ) -> Vec<Symbol> {
-    let line_of = |e: usize| transcript.entries.get(e).map(|e| e.line);
     analysis
         .turns
         .iter()
-        .map(|turn| {
+        .map(|turn| turn_symbol(transcript, analysis, source, phases, turn))
+        .collect()
+}
+
+/// The outline entry of one turn of [`raw_symbols_with_phases`] (with its children). It
+/// depends only on the turn, the gates, compactions, branches and sub-agent calls it names and
+/// its own records, so a snapshot keeps it for a turn an append left alone (issue 12).
+pub fn turn_symbol(
+    transcript: &Transcript,
+    analysis: &Analysis,
+    source: &str,
+    phases: &[crate::analysis::Phase],
+    turn: &Turn,
+) -> Symbol {
+    let line_of = |e: usize| transcript.entries.get(e).map(|e| e.line);
+    {
+        {
             let kind = if turn.kind == TurnKind::Preamble {
                 SymbolKind::Preamble
             } else {
@@ -181,8 +196,8 @@ pub fn raw_symbols_with_phases(
             children.sort_by_key(|s| (s.start_line, kind_order(s.kind)));
             sym.children = children;
             sym
-        })
-        .collect()
+        }
+    }
 }
 
 /// The outline of the rendered view, from its anchors: the same names, details and kinds as

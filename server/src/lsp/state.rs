@@ -32,6 +32,10 @@ pub struct Shared {
     pub host: Arc<Host>,
     /// Last full semantic tokens per document URI: `(resultId, tokens)`.
     pub(crate) tokens: Mutex<HashMap<String, (String, Vec<SemanticToken>)>>,
+    /// Last document symbols per raw document URI, one per turn with the outline entry it was
+    /// made from (issue 12: an append converts only the turns it changed; an entry kept by the
+    /// snapshot is the same `Arc`, its lines unchanged).
+    pub(crate) symbols: Mutex<HashMap<String, TurnSymbols>>,
     token_ids: AtomicU64,
     pub shutdown: tokio::sync::watch::Sender<bool>,
     pub shutdown_requested: AtomicBool,
@@ -43,6 +47,10 @@ pub struct Shared {
     #[cfg(debug_assertions)]
     pub(crate) armed_panics: Mutex<HashSet<String>>,
 }
+
+/// The document symbols of one raw document, one per turn, beside the outline entry each was
+/// converted from.
+pub(crate) type TurnSymbols = Vec<(Arc<crate::ide::symbols::Symbol>, DocumentSymbol)>;
 
 pub(crate) fn lock<T>(m: &Mutex<T>) -> std::sync::MutexGuard<'_, T> {
     m.lock().unwrap_or_else(|e| e.into_inner())
@@ -97,6 +105,7 @@ impl Shared {
             legend: RwLock::new(TokenLegend::Custom),
             host: Arc::new(Host::new()),
             tokens: Mutex::new(HashMap::new()),
+            symbols: Mutex::new(HashMap::new()),
             token_ids: AtomicU64::new(1),
             shutdown: stx,
             shutdown_requested: AtomicBool::new(false),

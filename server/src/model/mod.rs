@@ -91,7 +91,7 @@ impl Str {
 }
 
 /// One transcript file read into the model.
-#[derive(Debug, Clone, Default)]
+#[derive(Clone, Default)]
 pub struct Transcript {
     pub format: Option<Format>,
     /// One entry per physical line that holds a record (valid or not), in file order.
@@ -107,12 +107,60 @@ pub struct Transcript {
     pub pending_tail: Option<PendingTail>,
     /// Session-level metadata gathered while reading (first values seen).
     pub meta: SessionMeta,
+    /// The lowest index of an entry a reader changed after pushing it, since the last
+    /// [`Transcript::take_revised`] (issue 12: an append is analysed from the start of the last
+    /// turn only while no earlier record changed). Readers change pushed entries only through
+    /// [`Transcript::revise`] / [`Transcript::revise_from`], which note it. Bookkeeping, not
+    /// part of what the file says: `Debug` leaves it out.
+    pub revised_from: Option<usize>,
+}
+
+impl std::fmt::Debug for Transcript {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("Transcript")
+            .field("format", &self.format)
+            .field("entries", &self.entries)
+            .field("problems", &self.problems)
+            .field("line_count", &self.line_count)
+            .field("pending_tail", &self.pending_tail)
+            .field("meta", &self.meta)
+            .finish()
+    }
 }
 
 impl Transcript {
     /// The format, `Unknown` when none was detected.
     pub fn format(&self) -> Format {
         self.format.unwrap_or(Format::Unknown)
+    }
+
+    /// Entry `i`, to change a record already pushed: notes `i` in
+    /// [`Transcript::revised_from`].
+    pub fn revise(&mut self, i: usize) -> Option<&mut Entry> {
+        if i < self.entries.len() {
+            self.note_revised(i);
+        }
+        self.entries.get_mut(i)
+    }
+
+    /// Entries from `from` on, to change records already pushed: notes `from`.
+    pub fn revise_from(&mut self, from: usize) -> &mut [Entry] {
+        let from = from.min(self.entries.len());
+        if from < self.entries.len() {
+            self.note_revised(from);
+        }
+        &mut self.entries[from..]
+    }
+
+    /// Notes that entry `i` changed after it was pushed.
+    pub fn note_revised(&mut self, i: usize) {
+        self.revised_from = Some(self.revised_from.map_or(i, |r| r.min(i)));
+    }
+
+    /// The lowest entry changed since the last call (see [`Transcript::revised_from`]), and
+    /// forgets it.
+    pub fn take_revised(&mut self) -> Option<usize> {
+        self.revised_from.take()
     }
 }
 

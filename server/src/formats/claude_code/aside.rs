@@ -47,7 +47,7 @@ pub fn mark_replayed(t: &mut Transcript, parent_ids: &HashSet<Box<str>>, parent:
     let Some(last) = last else {
         return 0;
     };
-    for e in &mut t.entries[..=last] {
+    for e in &mut t.revise_from(0)[..=last] {
         e.inherited = true;
     }
     t.meta.is_aside = true;

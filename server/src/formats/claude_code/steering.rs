@@ -25,7 +25,7 @@
 use std::collections::VecDeque;
 use std::hash::{DefaultHasher, Hash, Hasher};
 
-use crate::model::{Entry, Role};
+use crate::model::{Role, Transcript};
 
 /// Most records of each pending kind kept for pairing (oldest forgotten first).
 pub const MAX_PENDING: usize = 256;
@@ -102,9 +102,9 @@ fn push_capped<T>(v: &mut VecDeque<T>, x: T) {
     v.push_back(x);
 }
 
-fn set_meta(entries: &mut [Entry], idx: usize) {
-    if let Some(e) = entries.get_mut(idx)
-        && e.role == Role::Steering
+fn set_meta(t: &mut Transcript, idx: usize) {
+    if t.entries.get(idx).is_some_and(|e| e.role == Role::Steering)
+        && let Some(e) = t.revise(idx)
     {
         e.role = Role::Meta;
     }
@@ -168,29 +168,29 @@ impl Steering {
 
     /// `queue-operation/dequeue`: the first queued item of the session was sent as an ordinary
     /// prompt, so its enqueue is not steering.
-    pub fn dequeue(&mut self, session: Option<&str>, entries: &mut [Entry]) {
+    pub fn dequeue(&mut self, session: Option<&str>, t: &mut Transcript) {
         let s = session_hash(session);
         if let Some(i) = self.fifo.iter().position(|q| q.session == s)
             && let Some(q) = self.fifo.remove(i)
         {
-            self.unclaim(q.entry, entries);
+            self.unclaim(q.entry, t);
         }
     }
 
     /// `queue-operation/popAll`: every queued item of the session went back to the input box.
-    pub fn pop_all(&mut self, session: Option<&str>, entries: &mut [Entry]) {
+    pub fn pop_all(&mut self, session: Option<&str>, t: &mut Transcript) {
         let s = session_hash(session);
         let (popped, kept): (Vec<Queued>, Vec<Queued>) =
             self.fifo.drain(..).partition(|q| q.session == s);
         self.fifo = kept.into();
         for q in popped {
-            self.unclaim(q.entry, entries);
+            self.unclaim(q.entry, t);
         }
     }
 
-    fn unclaim(&mut self, entry: usize, entries: &mut [Entry]) {
+    fn unclaim(&mut self, entry: usize, t: &mut Transcript) {
         self.claims.retain(|c| c.entry != entry);
-        set_meta(entries, entry);
+        set_meta(t, entry);
     }
 
     /// `queue-operation/remove` about to be pushed as entry `entry`. Returns its role.
@@ -239,7 +239,7 @@ impl Steering {
         session: Option<&str>,
         text: Option<&str>,
         machine: bool,
-        entries: &mut [Entry],
+        t: &mut Transcript,
     ) -> Role {
         if machine {
             return Role::Meta;
@@ -249,7 +249,7 @@ impl Steering {
             let e = self.take_claim(key, Kind::Enqueue);
             let r = self.take_claim(key, Kind::Remove);
             for idx in e.iter().chain(r.iter()) {
-                set_meta(entries, *idx);
+                set_meta(t, *idx);
             }
             push_capped(
                 &mut self.deliveries,
@@ -272,11 +272,11 @@ impl Steering {
 
     /// A user prompt (or wake-up) with this text: a steering record with the same text was
     /// delivered as this prompt, so it is not steering.
-    pub fn prompt(&mut self, session: Option<&str>, text: &str, entries: &mut [Entry]) {
+    pub fn prompt(&mut self, session: Option<&str>, text: &str, t: &mut Transcript) {
         let key = Key::new(session, text);
         while let Some(i) = self.claims.iter().position(|c| c.key == key) {
             let c = self.claims.remove(i);
-            set_meta(entries, c.entry);
+            set_meta(t, c.entry);
         }
     }
 }

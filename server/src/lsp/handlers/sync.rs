@@ -90,6 +90,7 @@ pub(crate) fn did_close(b: &Backend, params: &DidCloseTextDocumentParams) -> boo
     let uri = &params.text_document.uri;
     let removed = b.shared.host.close(uri.as_str());
     lock(&b.shared.tokens).remove(uri.as_str());
+    lock(&b.shared.symbols).remove(uri.as_str());
     removed.is_some()
 }
 
