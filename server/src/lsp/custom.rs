@@ -20,7 +20,7 @@ pub const DEBUG_PANIC: &str = "transcript/debugPanic";
 
 /// Every method of the custom protocol, both directions (PROTOCOL.md documents each; a test
 /// keeps the two in step).
-pub const CUSTOM_METHODS: [&str; 8] = [
+pub const CUSTOM_METHODS: [&str; 9] = [
     TEXT_DOCUMENT_CONTENT,
     VIRTUAL_DOCUMENT,
     SESSIONS,
@@ -29,7 +29,27 @@ pub const CUSTOM_METHODS: [&str; 8] = [
     <DidChangeVirtualDocument as Notification>::METHOD,
     <DidChangeFile as Notification>::METHOD,
     DEBUG_PANIC,
+    crate::lsp::transport::OPEN_PENDING,
 ];
+
+/// Params of `transcript/internal/didOpenText` (`lsp::transport::OPEN_PENDING`): a
+/// `didOpen`'s text document without its text, and the id of the text the transport keeps.
+#[derive(Debug, Clone, Deserialize)]
+pub struct OpenTextParams {
+    #[serde(rename = "textDocument")]
+    pub text_document: OpenTextItem,
+    /// Id in `lsp::transport::PendingTexts`.
+    pub text: u64,
+}
+
+/// `TextDocumentItem` without `text`.
+#[derive(Debug, Clone, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct OpenTextItem {
+    pub uri: Uri,
+    pub language_id: String,
+    pub version: i32,
+}
 
 /// Params of `workspace/textDocumentContent` and of the refresh request: `{ "uri": … }`.
 #[derive(Debug, Clone, Serialize, Deserialize)]
