@@ -18,7 +18,7 @@ use std::path::{Path, PathBuf};
 use crate::analysis::{self, Analysis, TurnKind};
 use crate::ide::symbols::{self, Symbol};
 use crate::model::{Role, Transcript};
-use crate::view::{self, ViewOptions, text};
+use crate::view::{self, ViewOptions, text, words};
 
 /// The usage text printed by `--help`.
 pub const USAGE: &str = "\
@@ -634,22 +634,19 @@ fn write_stats(out: &mut dyn Write, s: &Stats) -> std::io::Result<()> {
         head.push("last line still being written".to_string());
     }
     writeln!(out, "  {}", head.join(" · "))?;
-    writeln!(
-        out,
-        "  {} · {} · {} · {} · {} · {} · {} · {}",
-        text::plural(s.turns as u64, "turn", "turns"),
-        text::plural(s.steps as u64, "step", "steps"),
-        text::plural(s.tool_calls as u64, "tool call", "tool calls"),
-        text::plural(s.final_answers as u64, "final answer", "final answers"),
-        text::plural(
-            s.replyless_turns as u64,
-            "replyless turn",
-            "replyless turns"
-        ),
-        text::plural(s.gates as u64, "gate", "gates"),
-        text::plural(s.compactions as u64, "compaction", "compactions"),
-        text::plural(s.subagent_calls as u64, "sub-agent call", "sub-agent calls"),
-    )?;
+    // The file's figures in the vocabulary's words (`crate::view::words`): a model response
+    // is a response (the JSON's `steps`), a zero count is left out.
+    let mut figures = vec![words::count(s.turns as u64, words::TURN)];
+    figures.extend(words::counts(&[
+        (s.steps as u64, words::RESPONSE),
+        (s.tool_calls as u64, words::TOOL_CALL),
+        (s.final_answers as u64, words::FINAL_ANSWER),
+        (s.replyless_turns as u64, words::REPLYLESS_TURN),
+        (s.gates as u64, words::GATE),
+        (s.compactions as u64, words::COMPACTION),
+        (s.subagent_calls as u64, words::SUBAGENT_CALL),
+    ]));
+    writeln!(out, "  {}", figures.join(" · "))?;
     let u = &s.usage;
     writeln!(
         out,
@@ -693,7 +690,7 @@ fn write_stats(out: &mut dyn Write, s: &Stats) -> std::io::Result<()> {
         )?;
     }
     for t in &s.turn_list {
-        let mut parts = vec![text::activity_label(t.comments, t.tool_calls)];
+        let mut parts = vec![words::activity(t.comments, t.tool_calls)];
         if let Some(ms) = t.duration_ms {
             parts.push(text::fmt_duration(ms));
         }
@@ -708,11 +705,11 @@ fn write_stats(out: &mut dyn Write, s: &Stats) -> std::io::Result<()> {
             parts.push(t.state.to_string());
         }
         for g in &t.gates {
-            parts.push(format!("{}: {}", g.phase, g.verdict));
+            parts.push(format!("{}: {}", g.phase, g.verdict_text));
         }
         let label = match t.kind {
             "preamble" => "before the first prompt".to_string(),
-            "wake" => format!("turn {}/{}  ⏰ {}", t.n, s.turns, t.prompt),
+            "wake" => format!("turn {}/{}  {}", t.n, s.turns, words::wake(&t.prompt)),
             _ => format!("turn {}/{}  {}", t.n, s.turns, t.prompt),
         };
         writeln!(

@@ -1,4 +1,5 @@
 //! The command line (`transcript-ls outline|render|stats`), run as the built binary.
+#![recursion_limit = "256"]
 
 use std::path::{Path, PathBuf};
 use std::process::Command;
@@ -326,6 +327,7 @@ fn stats_json_of_the_gates_fixture() {
         "records": 9,
         "invalid_lines": [],
         "pending_tail": false,
+        "models": ["claude-sonnet-4-5-20250929"],
         "turns": 1,
         "steps": 3,
         "tool_calls": 2,
@@ -354,11 +356,11 @@ fn stats_json_of_the_gates_fixture() {
             "tok_per_s": {"value": 42.4, "kind": "estimate"},
             "finished_at": "02:00 pm",
             "gates": [
-                {"phase": "Red Team", "verdict": "done"},
-                {"phase": "CUSTOM_SECURITY_SCAN", "verdict": "done"},
-                {"phase": "Elegance", "verdict": "done"},
-                {"phase": "Docs", "verdict": "done"},
-                {"phase": "Standards Audit", "verdict": "needs-you"}
+                {"phase": "Red Team", "verdict": "done", "verdict_text": "OK"},
+                {"phase": "CUSTOM_SECURITY_SCAN", "verdict": "done", "verdict_text": "PASS"},
+                {"phase": "Elegance", "verdict": "done", "verdict_text": "PASS"},
+                {"phase": "Docs", "verdict": "done", "verdict_text": "OK"},
+                {"phase": "Standards Audit", "verdict": "needs-you", "verdict_text": "NEEDS-REVIEW"}
             ]
         }]
     });
@@ -413,7 +415,7 @@ fn time_zone_and_render() {
     );
     assert!(!quiet.contains("▸ Worked"));
     let (_, verbose, _) = run(&["render", "--verbose", f]);
-    assert!(verbose.contains("▸ Worked · 1 step\n"), "{verbose}");
+    assert!(verbose.contains("▸ Worked · 1 tool call\n"), "{verbose}");
     let (code, outline, _) = run(&["outline", "--time-zone=Asia/Shanghai", f]);
     assert_eq!(code, 0);
     assert!(

@@ -68,7 +68,12 @@ All 12 tests pass.
     assert_eq!(v.text, expected);
     assert_eq!(
         regions(&v),
-        vec![(RegionKind::Turn, 3, 11, "Turn 1: Fix the failing test")]
+        vec![(
+            RegionKind::Turn,
+            3,
+            11,
+            "Turn 1: Fix the failing test · 1 comment · 1 tool call"
+        )]
     );
     assert_eq!(
         spans(&v)[1..],
@@ -123,7 +128,7 @@ fn verbose_shows_runs_thoughts_tools_and_narration() {
 
 Let me run the tests.
 
-▸ Worked · 1 step
+▸ Worked · 1 tool call
   ✗ Bash  cargo test  → test result: FAILED. 11 passed; 1 failed
       running 12 tests
       test a ... ok
@@ -139,10 +144,15 @@ All 12 tests pass.
     assert_eq!(
         regions(&v),
         vec![
-            (RegionKind::Turn, 3, 23, "Turn 1: Fix the failing test"),
+            (
+                RegionKind::Turn,
+                3,
+                23,
+                "Turn 1: Fix the failing test · 1 comment · 1 tool call"
+            ),
             (RegionKind::Activity, 8, 18, "1 comment · 1 tool call"),
             (RegionKind::Thought, 9, 10, "Thought"),
-            (RegionKind::WorkRun, 14, 18, "Worked · 1 step"),
+            (RegionKind::WorkRun, 14, 18, "Worked · 1 tool call"),
             (RegionKind::LongToolOutput, 15, 18, "output · 73 B"),
         ]
     );
@@ -272,7 +282,7 @@ session SESSION-2 · Claude Code · 3 turns
 > Make the page look like this mock-up
 
 🤖 1 tool call
-▸ Worked · 1 step
+▸ Worked · 1 tool call
   ⚙ Task  Audit the CSS  → Found 3 unused rules
     ⤷ Sub-agent: Audit the CSS · aaa · 1 tool call · 1m 25s · 14k tokens
       » Audit the CSS files for unused rules
@@ -298,7 +308,7 @@ We matched the mock-up.
 > <task-notification>build finished</task-notification>
 
 🤖 1 tool call · no reply
-▸ Worked · 1 step
+▸ Worked · 1 tool call
   ✗ Bash  npm run build  → exit 1
 
 ⏹ interrupted by the user
@@ -318,10 +328,10 @@ Retrying the build now.
                 RegionKind::Turn,
                 3,
                 28,
-                "Turn 1: Make the page look like this mock-up"
+                "Turn 1: Make the page look like this mock-up · 1 tool call"
             ),
             (RegionKind::Activity, 8, 20, "1 tool call"),
-            (RegionKind::WorkRun, 9, 16, "Worked · 1 step"),
+            (RegionKind::WorkRun, 9, 16, "Worked · 1 tool call"),
             (RegionKind::Subagent, 11, 16, "Sub-agent: Audit the CSS"),
             (RegionKind::LongToolOutput, 13, 16, "output · 19 B"),
             (
@@ -334,11 +344,11 @@ Retrying the build now.
                 RegionKind::Turn,
                 30,
                 38,
-                "Turn 2: ⏰ background task finished"
+                "Turn 2: ⏰ background task finished · 1 tool call"
             ),
             (RegionKind::Activity, 34, 38, "1 tool call · no reply"),
-            (RegionKind::WorkRun, 35, 36, "Worked · 1 step"),
-            (RegionKind::Turn, 40, 45, "Turn 3: Try again"),
+            (RegionKind::WorkRun, 35, 36, "Worked · 1 tool call"),
+            (RegionKind::Turn, 40, 45, "Turn 3: Try again · no activity"),
         ]
     );
     assert_eq!(
@@ -499,7 +509,7 @@ fn limits_long_lines_base64_and_many_steps() {
         assert_eq!(v.text.matches("word").count(), 1000);
     }
     let v = verbose(&d, &a);
-    assert!(v.text.contains("\n  … 5 more steps\n"), "{}", v.text);
+    assert!(v.text.contains("\n  … 5 more items\n"), "{}", v.text);
     assert_eq!(v.text.matches("⚙ Read").count(), 40);
 }
 

@@ -330,7 +330,7 @@ pub struct Run {
     /// First and last line (0-based, inclusive).
     pub start_line: usize,
     pub end_line: usize,
-    /// Steps touched by the run and tool calls in it (for the `Worked · 3 steps` label).
+    /// Steps touched by the run and tool calls in it (for the `Worked · 3 tool calls` label).
     pub steps: u32,
     pub tool_calls: u32,
 }

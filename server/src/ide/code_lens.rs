@@ -1,15 +1,15 @@
 //! Code lenses (DESIGN.md §4 gates, §5): each gate gets the eight-phase stepper with the
 //! current disc lit and the verdict (seed 000), whose command goes to the next gate; each
-//! sub-agent call gets `Open sub-agent: <description> (a1b2, 14 steps, 1m 25s)` opening its
+//! sub-agent call gets `Open sub-agent: <description> (a1b2, 14 responses, 1m 25s)` opening its
 //! transcript, or `sub-agent transcript not found` (case 20). Plain data; the caller maps
 //! items to lines of the raw file or the view.
 
 use std::path::PathBuf;
 
-use crate::analysis::{Analysis, Gate, Phase, Verdict};
+use crate::analysis::{Analysis, Gate, Phase};
 use crate::ide::session_files::file_for_call;
 use crate::model::SubagentFile;
-use crate::view::text;
+use crate::view::{text, words};
 
 /// What clicking a lens does.
 #[derive(Debug, Clone, PartialEq, Eq, serde::Serialize)]
@@ -41,7 +41,7 @@ pub struct Lens {
 
 /// The stepper title of a gate: the phase discs in order with the current one lit, then the
 /// verdict, e.g. `🔍 ━ ⚔️ ━ 🚦 ━ ⟦🔨 Build⟧ ┄ 💎 ┄ 📝 ┄ 🔬 ┄ 🚀 — ✔ PASS`. A custom gate that
-/// maps onto no phase is a badge (as in the view): `🏷 CUSTOM_LINT — ⚠ needs you: 3 warnings`.
+/// maps onto no phase is a badge (as in the view): `🏷 CUSTOM_LINT — ⚠ WARN · needs you: 3 warnings`.
 pub fn gate_title(gate: &Gate, phases: &[Phase]) -> String {
     let verdict = verdict_text(gate);
     match gate.phase.filter(|&p| p < phases.len()) {
@@ -63,21 +63,11 @@ pub fn gate_title(gate: &Gate, phases: &[Phase]) -> String {
     }
 }
 
-/// `✔ PASS`, `⚠ needs you: <reason>`, `🏷 READY-TO-MERGE · branch tagged`, `⛔ blocked:
-/// <reason>`.
+/// The verdict with its kind and reason ([`words::verdict_with_kind`]): `✔ PASS`, `⚠
+/// NEEDS-REVIEW · needs you: <reason>`, `🏷 READY-TO-MERGE · branch tagged`, `⛔ NOT-READY ·
+/// blocked: <reason>`; the verdict word is the one the view, outline and `stats` show.
 pub fn verdict_text(gate: &Gate) -> String {
-    match &gate.verdict {
-        Verdict::Done => format!("✔ {}", gate.verdict_text),
-        Verdict::NeedsYou { reason } if reason.is_empty() => {
-            format!("⚠ needs you ({})", gate.verdict_text)
-        }
-        Verdict::NeedsYou { reason } => format!("⚠ needs you: {reason}"),
-        Verdict::Tagged => format!("🏷 {} · branch tagged", gate.verdict_text),
-        Verdict::Blocked { reason } if reason.is_empty() => {
-            format!("⛔ blocked ({})", gate.verdict_text)
-        }
-        Verdict::Blocked { reason } => format!("⛔ blocked: {reason}"),
-    }
+    words::verdict_with_kind(gate)
 }
 
 /// Lenses for a document. `line_of_gate(g)` and `line_of_block(entry, block)` place items on
@@ -119,7 +109,7 @@ pub fn lenses(
         let lens = match file {
             Some(f) => {
                 if let Some(n) = steps_in(f) {
-                    figures.push(text::plural(n as u64, "step", "steps"));
+                    figures.push(words::count(n as u64, words::RESPONSE));
                 }
                 if let Some(ms) = call.duration_ms {
                     figures.push(text::fmt_duration(ms));
@@ -185,7 +175,7 @@ pub fn activity_lenses(analysis: &Analysis, view: &crate::view::View) -> Vec<Len
             line: no_reply.unwrap_or(a.line),
             title: format!(
                 "Show activity: {}",
-                text::activity_label(turn.comments, turn.tool_calls)
+                words::activity(turn.comments, turn.tool_calls)
             ),
             action: LensAction::OpenVerbose { turn: turn.n },
         });
@@ -216,7 +206,7 @@ pub fn edit_lenses(
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::analysis::default_phases;
+    use crate::analysis::{Verdict, default_phases};
 
     fn gate(phase: Option<usize>, verdict: Verdict, text: &str) -> Gate {
         Gate {
@@ -248,7 +238,10 @@ mod tests {
             ),
             &default_phases(),
         );
-        assert!(t.ends_with("⟦🚀 Merge⟧ — ⛔ blocked: tests fail"), "{t}");
+        assert!(
+            t.ends_with("⟦🚀 Merge⟧ — ⛔ NOT-READY · blocked: tests fail"),
+            "{t}"
+        );
         let t = gate_title(
             &gate(
                 None,
@@ -259,6 +252,6 @@ mod tests {
             ),
             &default_phases(),
         );
-        assert_eq!(t, "🏷 CUSTOM_LINT — ⚠ needs you (WARN)");
+        assert_eq!(t, "🏷 CUSTOM_LINT — ⚠ WARN · needs you");
     }
 }

@@ -521,6 +521,8 @@ pub struct SettingsStamp {
     /// How to decide whether the file is finished (`options.file_complete` is set per build
     /// from it).
     pub file_state: FileState,
+    /// Where the progress of a big build goes (issue 12, item 4).
+    pub progress: crate::ide::progress::ProgressHook,
 }
 
 impl SettingsStamp {
@@ -587,10 +589,10 @@ impl Snapshot {
     /// The rendered view (`verbose` or quiet), rendered on first use. Blocking: call from a
     /// blocking thread for big transcripts.
     pub fn view(&self, verbose: bool) -> Arc<ViewSnap> {
-        let slot = usize::from(verbose);
-        if let Some(v) = &lock(&self.views)[slot] {
-            return v.clone();
+        if let Some(v) = self.cached_view(verbose) {
+            return v;
         }
+        let slot = usize::from(verbose);
         let view = view::render_with_phases(
             &self.transcript,
             &self.analysis,
@@ -601,6 +603,11 @@ impl Snapshot {
         let vs = Arc::new(ViewSnap::new(view, self.generation, verbose));
         lock(&self.views)[slot] = Some(vs.clone());
         vs
+    }
+
+    /// The rendered view if it was rendered already.
+    pub fn cached_view(&self, verbose: bool) -> Option<Arc<ViewSnap>> {
+        lock(&self.views)[usize::from(verbose)].clone()
     }
 
     /// The file-editing tool calls (issue 11, item 3), found once per snapshot.
@@ -714,7 +721,20 @@ fn build(
         &editor_invalid
     };
     let mut reader = reader.unwrap_or_default();
-    reader.feed(&text);
+    // A big read reports its progress (issue 12, item 4): the reader is fed in pieces that
+    // end after a line, which reads the same records as one feed.
+    let from = reader.consumed_bytes();
+    let mut load = stamp
+        .progress
+        .start("Reading", path.as_deref(), text.len() - from);
+    if load.active() {
+        for cut in crate::ide::progress::line_cuts(&text, from, 4 << 20) {
+            reader.feed(&text[..cut]);
+            load.read(cut - from);
+        }
+    } else {
+        reader.feed(&text);
+    }
     reader.settle_tail(&text);
     // A `/btw` aside file's snapshot marks records the reader did not (see below).
     let aside = path
@@ -745,11 +765,13 @@ fn build(
         }
     }
     let options = stamp.options_for(path.as_deref());
+    load.step("analysing");
     let analysis = match transcript.format() {
         Format::Unknown => Analysis::default(),
         _ => analysis::analyze(&transcript, &text, &options),
     };
     let lookup = Lookup::new(&transcript, &analysis);
+    load.end(format!("{} records", transcript.entries.len()));
     let snap = Snapshot {
         generation,
         version,

@@ -3,9 +3,9 @@
 //! prompts, long tool output and one-line thoughts) on the rendered view. Lines are 0-based and
 //! inclusive; `crate::lsp` maps kinds to LSP folding range kinds.
 
-use crate::analysis::{Analysis, RunKind, Turn, TurnKind};
+use crate::analysis::{Analysis, RunKind, Turn};
 use crate::model::Transcript;
-use crate::view::{self, RegionKind, View, text};
+use crate::view::{self, RegionKind, View, text, words};
 
 /// What a fold covers.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, serde::Serialize)]
@@ -49,7 +49,7 @@ pub struct Fold {
     pub end_line: usize,
     pub kind: FoldKind,
     /// Collapsed text, e.g. `Turn 3: Fix the test · 4 comments · 6 tool calls`,
-    /// `Worked · 3 steps`, `Thought`, `Compaction 1 · auto · 155k tokens`.
+    /// `Worked · 3 tool calls`, `Thought`, `Compaction 1 · auto · 155k tokens`.
     pub label: String,
 }
 
@@ -57,15 +57,7 @@ pub struct Fold {
 /// 4 comments · 6 tool calls` (labels shared with the view and the outline, `crate::view`);
 /// the preamble is `Before the first prompt · 3 records`.
 pub fn turn_label(turn: &Turn) -> String {
-    let name = view::turn_name(turn);
-    if turn.kind == TurnKind::Preamble {
-        let n = turn.entries.len() as u64;
-        return format!("{name} · {}", text::plural(n, "record", "records"));
-    }
-    format!(
-        "{name} · {}",
-        text::activity_label(turn.comments, turn.tool_calls)
-    )
+    view::turn_fold_label(turn)
 }
 
 /// Label of the inherited-history fold: `inherited from 019c… (3 turns)`.
@@ -100,7 +92,7 @@ pub fn raw_folds(transcript: &Transcript, analysis: &Analysis) -> Vec<Fold> {
                 start_line: s,
                 end_line: e,
                 kind: FoldKind::Activity,
-                label: text::activity_label(turn.comments, turn.tool_calls),
+                label: words::activity(turn.comments, turn.tool_calls),
             });
         }
         for run in &turn.runs {
@@ -190,7 +182,7 @@ pub fn view_folds(view: &View) -> Vec<Fold> {
 /// start line: the outermost (the longest; on equal spans the outer kind). Editors show one
 /// collapsed text per start line (Neovim's `vim.lsp.foldtext()` takes the last range's, VS
 /// Code keeps the first range), so an inner fold sharing its first line with an outer one would
-/// put its label on the outer fold: a turn's activity labelled `Worked · 1 step` (issue 11).
+/// put its label on the outer fold: a turn's activity labelled `Worked · 1 tool call` (issue 11).
 fn normalize(mut folds: Vec<Fold>) -> Vec<Fold> {
     folds.retain(|f| f.start_line < f.end_line);
     folds.sort_by(|a, b| {

@@ -29,6 +29,7 @@ use ropey::Rope;
 use tokio::sync::mpsc;
 
 pub use crate::ide::document::*;
+use crate::ide::progress::{LoadReporter, ProgressHook};
 use crate::index::SessionIndex;
 use crate::source::LineIndex;
 use crate::source::position::{self as sp, Encoding};
@@ -199,6 +200,7 @@ impl Host {
                 },
                 verbose: false,
                 file_state: crate::source::age::FileState::Auto,
+                progress: Default::default(),
             }),
             index_settings: RwLock::new((Vec::new(), true)),
             index: RwLock::new(SessionIndex::new()),
@@ -243,6 +245,15 @@ impl Host {
         if announce {
             self.send(Follow::SettingsChanged { roots_changed });
         }
+    }
+
+    /// Sets where the progress of big loads goes (the protocol layer, once the client said
+    /// it shows work-done progress; issue 12, item 4).
+    pub fn set_progress(&self, reporter: LoadReporter) {
+        self.settings
+            .write()
+            .unwrap_or_else(|e| e.into_inner())
+            .progress = ProgressHook(Some(reporter));
     }
 
     /// The index roots.
@@ -510,7 +521,7 @@ impl Host {
         key: &ViewKey,
         snap: &Arc<Snapshot>,
     ) -> Result<Arc<ViewSnap>, HostError> {
-        let latest = render(snap, key.verbose).await?;
+        let latest = render(snap, key.verbose, &self.stamp().progress).await?;
         let client = {
             let st = lock(&self.store);
             st.views
@@ -557,7 +568,7 @@ impl Host {
     ) -> Result<(Arc<Snapshot>, Arc<ViewSnap>), HostError> {
         let source = self.disk_source(&key.path).await?;
         let snap = source.snapshot(&self.stamp()).await;
-        let vs = render(&snap, key.verbose).await?;
+        let vs = render(&snap, key.verbose, &self.stamp().progress).await?;
         let mut st = lock(&self.store);
         let q = st.served.entry(key.clone()).or_default();
         if q.back().is_none_or(|b| b.hash != vs.hash) {
@@ -603,12 +614,26 @@ impl Host {
     }
 }
 
-/// Renders a snapshot's view on the blocking pool.
-async fn render(snap: &Arc<Snapshot>, verbose: bool) -> Result<Arc<ViewSnap>, HostError> {
+/// Renders a snapshot's view on the blocking pool (reporting progress through `progress`
+/// when the transcript is big: no percentage is known, so it goes from begin to end).
+async fn render(
+    snap: &Arc<Snapshot>,
+    verbose: bool,
+    progress: &ProgressHook,
+) -> Result<Arc<ViewSnap>, HostError> {
+    if let Some(v) = snap.cached_view(verbose) {
+        return Ok(v);
+    }
     let s = snap.clone();
-    tokio::task::spawn_blocking(move || s.view(verbose))
-        .await
-        .map_err(|e| HostError::Internal(format!("rendering the view failed: {e}")))
+    let progress = progress.clone();
+    tokio::task::spawn_blocking(move || {
+        let load = progress.start("Rendering", s.path.as_deref(), s.text.len());
+        let v = s.view(verbose);
+        load.end(format!("{} lines", v.lines.line_count()));
+        v
+    })
+    .await
+    .map_err(|e| HostError::Internal(format!("rendering the view failed: {e}")))
 }
 
 impl DocSnap {

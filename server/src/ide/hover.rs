@@ -84,7 +84,8 @@ pub fn entry_hover(
     out.push_str(&head.join(" · "));
     out.push_str("\n\n");
     if let Some(step) = &e.step {
-        let mut s = format!("step `{}`", step.key);
+        // A model response (`crate::view::words`: "step" is not shown to people).
+        let mut s = format!("response `{}`", step.key);
         if let Some(m) = &step.model {
             s.push_str(&format!(" · {m}"));
         }

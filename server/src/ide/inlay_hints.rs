@@ -8,7 +8,7 @@
 
 use crate::analysis::{Analysis, DurationSource, Throughput, Turn, TurnKind, TurnState};
 use crate::model::{Transcript, Usage};
-use crate::view::{View, text};
+use crate::view::{View, text, words};
 
 /// What a hint describes.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, serde::Serialize)]
@@ -41,23 +41,20 @@ pub struct Hint {
     pub tooltip: String,
 }
 
-/// The turn hint label in DESIGN.md §5's fixed shape: `turn 3/12 · 4 comments · 6 tool calls ·
-/// 2m 25s · ≈41 tok/s · 07:28 am` (both counts always, so hints line up from turn to turn;
-/// duration, tok/s and finish time formatted as the view formats them, each left out when
-/// unknown: never a wrong figure, seed 002), then `in flight` / `no reply` when so.
+/// The turn hint label in DESIGN.md §5's shape: `turn 3/12 · 4 comments · 6 tool calls ·
+/// 2m 25s · ≈41 tok/s · 07:28 am`: the turn's activity in the words of the activity fold
+/// ([`words::activity`]: a zero count left out, `no activity` when both are zero), duration,
+/// tok/s and finish time formatted as the view formats them, each left out when unknown
+/// (never a wrong figure, seed 002), then `in flight` / `no reply` when so. A wake-up turn is
+/// `turn 4/12 ⏰ wake-up`.
 pub fn turn_label(turn: &Turn, total: usize) -> String {
     let mut parts = vec![match turn.kind {
         TurnKind::Preamble => "before the first prompt".to_string(),
-        TurnKind::Wake => format!("turn {}/{} (wake-up)", turn.n, total),
+        TurnKind::Wake => format!("turn {}/{} {}", turn.n, total, words::WAKE_UP),
         TurnKind::Prompt => format!("turn {}/{}", turn.n, total),
         TurnKind::SubagentTask => format!("turn {}/{} (sub-agent task)", turn.n, total),
     }];
-    parts.push(text::plural(turn.comments.into(), "comment", "comments"));
-    parts.push(text::plural(
-        turn.tool_calls.into(),
-        "tool call",
-        "tool calls",
-    ));
+    parts.push(words::activity(turn.comments, turn.tool_calls));
     if let Some(d) = &turn.duration {
         parts.push(text::fmt_duration(d.ms));
     }
@@ -81,15 +78,20 @@ pub fn turn_label(turn: &Turn, total: usize) -> String {
     parts.join(" · ")
 }
 
-/// The raw file's turn hint (issue 7): `▸ Turn 3/12 · Fix the failing test`, `▸ Turn 4/12
-/// (wake-up) · background task finished`; just `▸ Turn 3/12` when the turn has no title;
-/// ` · in flight` at the end while the agent is still working on it.
+/// The raw file's turn hint (issue 7): `▸ Turn 3/12 · Fix the failing test`, `▸ Turn 4/12 ·
+/// ⏰ background task finished` (a wake-up's marker, [`words::wake`]); just `▸ Turn 3/12`
+/// when the turn has no title (`▸ Turn 4/12 · ⏰ wake-up`); ` · in flight` at the end while
+/// the agent is still working on it.
 pub fn raw_turn_label(turn: &Turn, total: usize) -> String {
     let mut s = format!("▸ Turn {}/{}", turn.n, total);
     if turn.kind == TurnKind::Wake {
-        s.push_str(" (wake-up)");
-    }
-    if !turn.title.is_empty() {
+        s.push_str(" · ");
+        s.push_str(&if turn.title.is_empty() {
+            words::WAKE_UP.to_string()
+        } else {
+            words::wake(&turn.title)
+        });
+    } else if !turn.title.is_empty() {
         s.push_str(" · ");
         s.push_str(&turn.title);
     }
@@ -122,11 +124,11 @@ pub fn turn_tooltip(turn: &Turn, total: usize, time_zone: Option<&str>) -> Strin
     }
     s.push_str(&format!(
         "- **{}**: agent prose outside the final answer.\n",
-        text::plural(turn.comments as u64, "comment", "comments")
+        words::count_or_none(turn.comments.into(), words::COMMENT)
     ));
     s.push_str(&format!(
         "- **{}**: tool calls of the main thread (sub-agent calls count once).\n",
-        text::plural(turn.tool_calls as u64, "tool call", "tool calls")
+        words::count_or_none(turn.tool_calls.into(), words::TOOL_CALL)
     ));
     match &turn.duration {
         Some(d) => {
@@ -152,7 +154,7 @@ pub fn turn_tooltip(turn: &Turn, total: usize, time_zone: Option<&str>) -> Strin
         } => s.push_str(&format!(
             "- **{} tok/s**: {} output tokens / {:.1} s measured decode time (duration \
              minus time to first token, tool execution excluded), summed over the turn's \
-             output-bearing steps; never an average of per-step rates.\n",
+             output-bearing responses; never an average of per-response rates.\n",
             text::fmt_tok_per_s(*tok_per_s),
             tokens,
             *decode_ms as f64 / 1000.0
@@ -163,7 +165,7 @@ pub fn turn_tooltip(turn: &Turn, total: usize, time_zone: Option<&str>) -> Strin
             decode_ms,
         } => s.push_str(&format!(
             "- **≈{} tok/s** (estimate): {} output tokens / {:.1} s decode time, summed \
-             over the turn's output-bearing steps. Only row timestamps exist, so each step's \
+             over the turn's output-bearing responses. Only row timestamps exist, so each response's \
              decode time is its last record minus its request time (the prompt or the last \
              tool result); it includes time to first token, so the true rate is higher.\n",
             text::fmt_tok_per_s(*tok_per_s),
@@ -178,11 +180,11 @@ pub fn turn_tooltip(turn: &Turn, total: usize, time_zone: Option<&str>) -> Strin
         let zone = time_zone.unwrap_or("the system time zone");
         let at = turn
             .finished_at_ms
-            .and_then(|ms| jiff::Timestamp::from_millisecond(ms).ok())
-            .map(|ts| format!(" (`{ts}`)"))
+            .and_then(|ms| crate::analysis::clock::date_time_label(ms, time_zone))
+            .map(|ts| format!(" ({ts})"))
             .unwrap_or_default();
         s.push_str(&format!(
-            "- **{t}**: the last step's timestamp{at}, as a 12-hour clock in {zone}.\n"
+            "- **{t}**: the last response's timestamp{at}, as a 12-hour clock in {zone}.\n"
         ));
     }
     match turn.state {
@@ -247,12 +249,27 @@ pub fn raw_hints(
     analysis: &Analysis,
     time_zone: Option<&str>,
 ) -> Vec<Hint> {
+    raw_hints_in(transcript, analysis, time_zone, 0..=usize::MAX)
+}
+
+/// [`raw_hints`] on `lines` only (0-based, inclusive): labels and tooltips are made only for
+/// the hints there, so a request for one screen of a big transcript costs what the screen
+/// shows (issue 12, item 4), not the whole file.
+pub fn raw_hints_in(
+    transcript: &Transcript,
+    analysis: &Analysis,
+    time_zone: Option<&str>,
+    lines: std::ops::RangeInclusive<usize>,
+) -> Vec<Hint> {
     let mut out = Vec::new();
     let total = analysis.turn_count;
     for turn in &analysis.turns {
         let Some(opener) = turn.opener.and_then(|e| transcript.entries.get(e)) else {
             continue;
         };
+        if !lines.contains(&opener.line) {
+            continue;
+        }
         out.push(Hint {
             line: opener.line,
             position: HintPosition::LineStart,
@@ -272,6 +289,9 @@ pub fn raw_hints(
         let Some(last) = step.entries.last().and_then(|&e| transcript.entries.get(e)) else {
             continue;
         };
+        if !lines.contains(&last.line) {
+            continue;
+        }
         let rows = step.entries.len();
         let mut tooltip = format!(
             "Usage of this model response ({}), taken once: the component-wise maximum of \
@@ -303,9 +323,23 @@ pub fn raw_hints(
 
 /// Hints of the view: the turn hint on each turn heading (the view's anchors without a child).
 pub fn view_hints(view: &View, analysis: &Analysis, time_zone: Option<&str>) -> Vec<Hint> {
+    view_hints_in(view, analysis, time_zone, 0..=usize::MAX)
+}
+
+/// [`view_hints`] on view `lines` only (0-based, inclusive; see [`raw_hints_in`]).
+pub fn view_hints_in(
+    view: &View,
+    analysis: &Analysis,
+    time_zone: Option<&str>,
+    lines: std::ops::RangeInclusive<usize>,
+) -> Vec<Hint> {
     let total = analysis.turn_count;
     let mut out = Vec::new();
-    for a in view.anchors.iter().filter(|a| a.child.is_none()) {
+    for a in view
+        .anchors
+        .iter()
+        .filter(|a| a.child.is_none() && lines.contains(&a.line))
+    {
         let Some(turn) = analysis.turns.iter().find(|t| t.n == a.turn) else {
             continue;
         };
@@ -327,6 +361,36 @@ pub fn view_hints(view: &View, analysis: &Analysis, time_zone: Option<&str>) -> 
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// Issue 12: hints made for a range are exactly the whole document's hints on that range.
+    #[test]
+    fn hints_of_a_range_are_the_whole_documents_on_that_range() {
+        let text = crate::testing::synth_claude_transcript(1_500_000, 11);
+        let t = crate::formats::read(&text);
+        let a = crate::analysis::analyze(&t, &text, &crate::analysis::Options::default());
+        let all = raw_hints(&t, &a, Some("UTC"));
+        assert!(all.len() >= 10, "{} hints", all.len());
+        let view = crate::view::render(&t, &a, &text, &crate::view::ViewOptions::default());
+        let all_view = view_hints(&view, &a, Some("UTC"));
+        assert!(all_view.len() >= 3, "{} view hints", all_view.len());
+        for (lo, hi) in [
+            (0, 0),
+            (0, 40),
+            (17, 230),
+            (all[7].line, all[7].line),
+            (5, 1 << 30),
+        ] {
+            let want: Vec<&Hint> = all.iter().filter(|h| (lo..=hi).contains(&h.line)).collect();
+            let got = raw_hints_in(&t, &a, Some("UTC"), lo..=hi);
+            assert_eq!(got.iter().collect::<Vec<_>>(), want, "raw {lo}..={hi}");
+            let want: Vec<&Hint> = all_view
+                .iter()
+                .filter(|h| (lo..=hi).contains(&h.line))
+                .collect();
+            let got = view_hints_in(&view, &a, Some("UTC"), lo..=hi);
+            assert_eq!(got.iter().collect::<Vec<_>>(), want, "view {lo}..={hi}");
+        }
+    }
 
     #[test]
     fn token_counts() {

@@ -15,6 +15,7 @@ pub mod inlay_hints;
 pub mod live;
 pub mod lookup;
 pub mod navigation;
+pub mod progress;
 pub mod semantic_tokens;
 pub mod session_files;
 pub mod stats;

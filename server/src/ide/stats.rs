@@ -24,9 +24,13 @@ pub struct Stats {
     pub invalid_lines: Vec<usize>,
     /// True when the last line has no final newline and is not valid JSON yet.
     pub pending_tail: bool,
+    /// Every model the responses ran on, in order of first use (`crate::view::models_used`;
+    /// the view's summary lists the same).
+    pub models: Vec<String>,
     /// Turns opened by a prompt or a wake-up (the preamble is not counted).
     pub turns: usize,
-    /// Model responses in the file (main thread and sidechains).
+    /// Model responses in the file (main thread and sidechains): `N responses` in `stats`
+    /// (the key keeps its name; `crate::view::words`).
     pub steps: usize,
     /// tool_use blocks in the file (main thread and sidechains; not on abandoned branches).
     pub tool_calls: usize,
@@ -130,6 +134,9 @@ pub struct GateStats {
     pub phase: String,
     /// `done` | `needs-you` | `tagged` | `blocked`.
     pub verdict: &'static str,
+    /// The verdict as the agent wrote it (`PASS`, `READY-TO-MERGE`): the word the view, the
+    /// outline, the lens and `stats` show (`crate::view::words::verdict`).
+    pub verdict_text: String,
 }
 
 /// The figures of one transcript: `file` is the path as the caller names it (the CLI: as given
@@ -186,6 +193,7 @@ pub fn stats(file: String, t: &Transcript, a: &Analysis) -> Stats {
                 .map(|g| GateStats {
                     phase: g.phase_name.clone(),
                     verdict: g.verdict.as_str(),
+                    verdict_text: crate::view::words::verdict(g),
                 })
                 .collect(),
         })
@@ -206,6 +214,7 @@ pub fn stats(file: String, t: &Transcript, a: &Analysis) -> Stats {
             .map(|e| e.line + 1)
             .collect(),
         pending_tail: t.pending_tail.is_some(),
+        models: crate::view::models_used(t),
         turns: a.turn_count,
         steps: own_steps.clone().count(),
         tool_calls,

@@ -30,7 +30,7 @@ pub enum SymbolKind {
 /// raw `.jsonl` or the view).
 #[derive(Debug, Clone, PartialEq, serde::Serialize)]
 pub struct Symbol {
-    /// `Turn 3: Fix the failing test` / `Worked · 3 steps` / `Final answer` /
+    /// `Turn 3: Fix the failing test` / `Worked · Read ×2, Edit auth.rs` / `Final answer` /
     /// `🔨 Build: PASS` / `Compaction 1` / `Sub-agent: Audit auth` / `↪ queued: add --json`.
     pub name: String,
     /// Figures shown beside the name (`4 comments · 6 tool calls · 2m 25s`).
@@ -242,14 +242,16 @@ pub fn view_symbols(view: &View, analysis: &Analysis) -> Vec<Symbol> {
 fn turn_detail(turn: &Turn) -> String {
     if turn.kind == TurnKind::Preamble {
         let n = turn.entries.len() as u64;
-        return view::text::plural(n, "record", "records");
+        return view::words::count(n, view::words::RECORD);
     }
     view::turn_detail(turn)
 }
 
 fn run_detail(run: &crate::analysis::Run) -> String {
     match run.kind {
-        RunKind::Work => view::text::plural(run.tool_calls.into(), "tool call", "tool calls"),
+        RunKind::Work => {
+            view::words::counts(&[(run.tool_calls.into(), view::words::TOOL_CALL)]).join("")
+        }
         _ => String::new(),
     }
 }

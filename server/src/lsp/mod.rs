@@ -21,6 +21,7 @@ pub mod dispatch;
 pub mod from_proto;
 pub mod handlers;
 pub mod parent;
+pub mod progress;
 pub mod refresh;
 pub mod server;
 pub mod state;

@@ -118,6 +118,7 @@ impl LanguageServer for Backend {
 
     async fn initialized(&self, _: InitializedParams) {
         crate::lsp::refresh::start(&self.shared);
+        crate::lsp::progress::start(&self.shared);
         let enc = match self.shared.enc() {
             Encoding::Utf8 => "utf-8",
             Encoding::Utf16 => "utf-16",

@@ -1,7 +1,7 @@
 //! The view for a terminal (issue 11, item 6): the same text with ANSI SGR colours on its
 //! highlighted spans (`transcript-ls render --color`), so a reader tells prompts, final
 //! answers, narration, thinking, tool names, errors, gates and diff lines apart as in the
-//! editors. Headings (`# `, `## `) are bold. Colours use the terminal's own 16-colour palette
+//! editors. Headings (`# `, `## `) are bold, on every line a wrapped one takes. Colours use the terminal's own 16-colour palette
 //! (so light and dark terminal themes both apply), and every coloured span is reset at its end.
 
 use super::{SpanKind, View};
@@ -28,7 +28,8 @@ pub fn colored(view: &View) -> String {
     let mut out = String::with_capacity(view.text.len() + view.spans.len() * 10);
     let mut spans = view.spans.iter().peekable();
     for (i, line) in view.text.split_terminator('\n').enumerate() {
-        let heading = line.starts_with("# ") || line.starts_with("## ");
+        let heading =
+            super::wrap::is_heading(line) || view.heading_continuations.binary_search(&i).is_ok();
         if heading {
             out.push_str("\x1b[1m");
         }

@@ -14,6 +14,7 @@ pub mod ansi;
 pub mod diff;
 mod render;
 pub mod text;
+pub mod words;
 pub mod wrap;
 
 use crate::analysis::{Analysis, Phase};
@@ -42,6 +43,10 @@ pub struct View {
     pub spans: Vec<ViewSpan>,
     /// Outline anchors: one per turn heading (view line) and its children.
     pub anchors: Vec<Anchor>,
+    /// Lines that continue the heading above them, sorted: filled by [`wrap::wrap`] when it
+    /// breaks a long `# ` / `## ` line, so [`ansi::colored`] draws them bold like the
+    /// heading; empty in a rendered view.
+    pub heading_continuations: Vec<usize>,
 }
 
 /// Where a view line came from.
@@ -89,7 +94,7 @@ pub struct Region {
     /// View lines, inclusive; `start_line < end_line`.
     pub start_line: usize,
     pub end_line: usize,
-    /// Text shown when collapsed (`Worked · 3 steps`, `2 comments · 6 tool calls`).
+    /// Text shown when collapsed (`Worked · 3 tool calls`, `2 comments · 6 tool calls`).
     pub label: String,
 }
 
@@ -130,7 +135,7 @@ pub struct Anchor {
     /// Turn number; the anchor is the turn heading when `child` is `None`.
     pub turn: usize,
     pub line: usize,
-    /// The child's outline name (`Worked · 3 steps`, `Final answer`, `🔨 Build: PASS`,
+    /// The child's outline name (`Worked · Read ×2, Edit auth.rs`, `Final answer`, `🔨 Build: PASS`,
     /// `Compaction 1`, `Sub-agent: Audit auth`, `↪ queued: add --json`); `None` for the turn
     /// heading (its name comes from the analysis: `Turn 3: Fix the failing test`).
     pub child: Option<String>,
@@ -187,18 +192,12 @@ pub fn render_with_phases(
     render::render(transcript, analysis, source, options, phases)
 }
 
-/// The collapsed label of a work run (seed 003): `Worked · 3 steps` (one step per tool call
-/// of the run) or `Thought` for a run of thinking only.
+/// The collapsed label of a work run (seed 003, in [`words`]): `Worked · 3 tool calls` or
+/// `Thought` for a run of thinking only.
 pub fn run_label(run: &crate::analysis::Run) -> String {
     match run.kind {
-        crate::analysis::RunKind::Thought => "Thought".to_string(),
-        crate::analysis::RunKind::Work if run.tool_calls > 0 => {
-            format!(
-                "Worked · {}",
-                text::plural(run.tool_calls.into(), "step", "steps")
-            )
-        }
-        crate::analysis::RunKind::Work => "Worked".to_string(),
+        crate::analysis::RunKind::Thought => words::THOUGHT.to_string(),
+        crate::analysis::RunKind::Work => words::worked(run.tool_calls),
         crate::analysis::RunKind::Prose => "Prose".to_string(),
     }
 }
@@ -247,14 +246,40 @@ pub fn run_outline_name(run: &crate::analysis::Run, transcript: &Transcript) -> 
             }
         })
         .collect();
-    text::one_line(&format!("Worked · {}", parts.join(", ")), 100)
+    text::one_line(&format!("{} · {}", words::WORKED, parts.join(", ")), 100)
+}
+
+/// Every model the session's responses ran on, in order of first use (main thread and
+/// sidechains; abandoned branches, inherited history and Claude Code's `<synthetic>` responses
+/// left out), else the session's
+/// recorded model (`Meta::model`) when no response names one. For the view's summary and
+/// `stats --json` `models` (issue 11, item 5).
+pub fn models_used(t: &Transcript) -> Vec<String> {
+    let mut out: Vec<String> = Vec::new();
+    for e in t.entries.iter().filter(|e| !e.abandoned && !e.inherited) {
+        if let Some(m) = e.step.as_ref().and_then(|s| s.model.as_deref())
+            && !m.trim().is_empty()
+            // Claude Code names the responses it writes itself (API errors, interruptions)
+            // `<synthetic>`: no model ran.
+            && m != "<synthetic>"
+            && !out.iter().any(|x| x == m)
+        {
+            out.push(m.to_string());
+        }
+    }
+    if out.is_empty()
+        && let Some(m) = t.meta.model.as_deref().filter(|m| !m.trim().is_empty())
+    {
+        out.push(m.to_string());
+    }
+    out
 }
 
 /// The per-turn figures (DESIGN.md §5 inlay hint, without the turn number): `4 comments · 6
 /// tool calls · 2m 25s · ≈41 tok/s · 07:28 am`. Durations from [`text::fmt_duration`]; a
 /// measured throughput has no `≈`, an estimate has one, none is left out.
 pub fn turn_detail(turn: &crate::analysis::Turn) -> String {
-    let mut parts = vec![text::activity_label(turn.comments, turn.tool_calls)];
+    let mut parts = vec![words::activity(turn.comments, turn.tool_calls)];
     if let Some(d) = turn.duration {
         parts.push(text::fmt_duration(d.ms));
     }
@@ -281,8 +306,7 @@ pub fn gate_label(gate: &crate::analysis::Gate, phases: &[Phase]) -> String {
         .and_then(|i| phases.get(i))
         .map_or("🏷", |p| p.emoji.as_str());
     let name = text::one_line(&gate.phase_name, 60);
-    let verdict = text::one_line(&gate.verdict_text, 40);
-    format!("{emoji} {name}: {verdict}")
+    format!("{emoji} {name}: {}", words::verdict(gate))
 }
 
 /// The reason shown beside a gate that needs you or is blocked (seed 000); empty otherwise.
@@ -327,7 +351,7 @@ pub fn branch_detail(b: &crate::analysis::AbandonedBranch) -> String {
         parts.push(text::one_line(&b.title, 80));
     }
     if b.responses > 0 {
-        parts.push(text::plural(b.responses as u64, "response", "responses"));
+        parts.push(words::count(b.responses as u64, words::RESPONSE));
     }
     if b.usage.output > 0 {
         parts.push(format!("{} tokens out", text::fmt_tokens(b.usage.output)));
@@ -342,11 +366,30 @@ pub fn turn_name(turn: &crate::analysis::Turn) -> String {
     match turn.kind {
         TurnKind::Preamble => "Before the first prompt".to_string(),
         TurnKind::Prompt => format!("Turn {}: {}", turn.n, text::one_line(&turn.title, 80)),
-        TurnKind::Wake => format!("Turn {}: ⏰ {}", turn.n, text::one_line(&turn.title, 80)),
+        TurnKind::Wake => format!(
+            "Turn {}: {}",
+            turn.n,
+            words::wake(&text::one_line(&turn.title, 80))
+        ),
         TurnKind::SubagentTask => {
             format!("Turn {}: Task: {}", turn.n, text::one_line(&turn.title, 80))
         }
     }
+}
+
+/// The collapsed label of a turn, raw and view alike: its outline name and its activity,
+/// `Turn 3: Fix the failing test · 4 comments · 6 tool calls` ([`words::activity`]); the
+/// preamble is `Before the first prompt · 3 records`.
+pub fn turn_fold_label(turn: &crate::analysis::Turn) -> String {
+    let name = turn_name(turn);
+    if turn.kind == crate::analysis::TurnKind::Preamble {
+        let n = turn.entries.len() as u64;
+        return format!("{name} · {}", words::count(n, words::RECORD));
+    }
+    format!(
+        "{name} · {}",
+        words::activity(turn.comments, turn.tool_calls)
+    )
 }
 
 /// The figures of a compaction: `auto · 167k tokens` (empty when the record gives none).
@@ -369,7 +412,7 @@ pub fn subagent_detail(c: &crate::analysis::SubagentCall) -> String {
         figures.push(text::one_line(id, 40));
     }
     if let Some(n) = c.tool_uses {
-        figures.push(text::plural(n, "tool call", "tool calls"));
+        figures.push(words::count(n, words::TOOL_CALL));
     }
     if let Some(ms) = c.duration_ms {
         figures.push(text::fmt_duration(ms));

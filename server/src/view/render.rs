@@ -11,7 +11,7 @@
 //!
 //! > Fix the failing test
 //!
-//! ▸ Worked · 2 steps                 (verbose only)
+//! ▸ Worked · 2 tool calls            (verbose only)
 //!   ⚙ Bash  cargo test  → 1 failed
 //!   💭 The test fails because …
 //! I'll fix the assertion.            (narration, verbose only)
@@ -27,8 +27,7 @@
 use std::collections::{HashMap, HashSet};
 
 use super::text::{
-    self, MAX_LINE_CHARS, activity_label, char_index, clean, fmt_bytes, image_placeholder,
-    one_line, wrap_long,
+    self, MAX_LINE_CHARS, char_index, clean, fmt_bytes, image_placeholder, one_line, wrap_long,
 };
 use super::{
     Anchor, AnchorKind, Origin, Region, RegionKind, SpanKind, View, ViewLine, ViewOptions,
@@ -531,8 +530,15 @@ impl<'a> Renderer<'a> {
             Some(v) => parts.push(format!("{agent} {}", one_line(v, 40))),
             None => parts.push(agent.to_string()),
         }
-        if let Some(m) = &t.meta.model {
-            parts.push(one_line(m, 60));
+        // Every model the responses ran on (issue 11, item 5: the first only, before).
+        let models = super::models_used(t);
+        if !models.is_empty() {
+            let shown: Vec<String> = models.iter().take(6).map(|m| one_line(m, 60)).collect();
+            let mut s = shown.join(", ");
+            if models.len() > 6 {
+                s.push_str(&format!(", {} more", models.len() - 6));
+            }
+            parts.push(s);
         }
         if let Some(c) = &t.meta.cwd {
             parts.push(one_line(c, 200));
@@ -673,7 +679,11 @@ impl<'a> Renderer<'a> {
             TurnKind::Preamble => "## Before the first prompt".to_string(),
             TurnKind::Prompt if turn.opener.is_some() => format!("## Turn {}", turn.n),
             TurnKind::Prompt => format!("## Turn {} — {}", turn.n, one_line(&turn.title, 120)),
-            TurnKind::Wake => format!("## Turn {} — ⏰ {}", turn.n, one_line(&turn.title, 120)),
+            TurnKind::Wake => format!(
+                "## Turn {} — {}",
+                turn.n,
+                super::words::wake(&one_line(&turn.title, 120))
+            ),
             TurnKind::SubagentTask if turn.opener.is_some() => {
                 format!("## Turn {} — sub-agent task", turn.n)
             }
@@ -699,7 +709,7 @@ impl<'a> Renderer<'a> {
             self.blank();
         }
 
-        let mut label = activity_label(turn.comments, turn.tool_calls);
+        let mut label = super::words::activity(turn.comments, turn.tool_calls);
         if turn.state == TurnState::Replyless && turn.kind != TurnKind::Preamble {
             label.push_str(" · no reply");
         }
@@ -726,7 +736,7 @@ impl<'a> Renderer<'a> {
         }
 
         let end = self.last_content_line(head);
-        self.region(RegionKind::Turn, head, end, super::turn_name(turn));
+        self.region(RegionKind::Turn, head, end, super::turn_fold_label(turn));
         let kind = if turn.kind == TurnKind::Preamble {
             AnchorKind::Preamble
         } else {
@@ -898,6 +908,47 @@ impl<'a> Renderer<'a> {
             }
         }
         evs.sort_by_key(|(pos, ev)| (*pos, matches!(ev, Ev::Misc(_))));
+        // Bookkeeping records (token counts, turn contexts, snapshots, …) between the steps of
+        // a turn's activity fold into ONE line per work run (issue 11, item 5): each goes to
+        // the work run before it (or the turn's first work run when none is before it), shown
+        // as the last line of that run. Records after the final answer's start stay after it
+        // (one line); interruptions, local commands and invalid lines keep their place.
+        let answer_at = fa.and_then(|f| f.blocks.first().copied());
+        let mut run_records: HashMap<usize, Vec<usize>> = HashMap::new();
+        if self.verbose {
+            let work_runs: Vec<(usize, usize)> = evs
+                .iter()
+                .enumerate()
+                .filter_map(|(i, (_, ev))| match ev {
+                    Ev::Run(r) if turn.runs[*r].kind != RunKind::Prose => Some((i, *r)),
+                    _ => None,
+                })
+                .collect();
+            if let Some(&(_, first_run)) = work_runs.first() {
+                let mut kept = Vec::with_capacity(evs.len());
+                for (i, ev) in evs.into_iter().enumerate() {
+                    if let Ev::Misc(e) = ev.1
+                        && answer_at.is_none_or(|a| ev.0 < a)
+                        && self.t.entries.get(e).is_some_and(|en| {
+                            !matches!(
+                                en.role,
+                                Role::Interruption | Role::LocalCommand | Role::Unparsed
+                            )
+                        })
+                    {
+                        let run = work_runs
+                            .iter()
+                            .take_while(|(j, _)| *j < i)
+                            .last()
+                            .map_or(first_run, |&(_, r)| r);
+                        run_records.entry(run).or_default().push(e);
+                        continue;
+                    }
+                    kept.push(ev);
+                }
+                evs = kept;
+            }
+        }
 
         let answer_set: HashSet<(usize, usize)> = fa
             .map(|f| f.blocks.iter().copied().collect())
@@ -922,7 +973,8 @@ impl<'a> Renderer<'a> {
                     } else {
                         self.ensure_activity();
                         self.blank();
-                        self.work_run(turn, run);
+                        let records = run_records.remove(&r).unwrap_or_default();
+                        self.work_run(turn, run, &records);
                         self.blank();
                     }
                 }
@@ -1000,7 +1052,7 @@ impl<'a> Renderer<'a> {
                 self.blank();
                 let msg = format!(
                     "(no reply — {})",
-                    activity_label(turn.comments, turn.tool_calls)
+                    super::words::activity(turn.comments, turn.tool_calls)
                 );
                 self.emit(Line::new().add(&msg, Some(SpanKind::Meta)), Origin::None);
             }
@@ -1218,7 +1270,9 @@ impl<'a> Renderer<'a> {
         }
     }
 
-    fn work_run(&mut self, turn: &'a Turn, run: &'a crate::analysis::Run) {
+    /// A work run or thought: its header, its items (capped, never an edit, issue 11), and
+    /// the bookkeeping `records` placed in it as one summary line.
+    fn work_run(&mut self, turn: &'a Turn, run: &'a crate::analysis::Run, records: &[usize]) {
         let label = super::run_label(run);
         let (region_kind, anchor_kind) = match run.kind {
             RunKind::Thought => (RegionKind::Thought, AnchorKind::Thought),
@@ -1252,19 +1306,32 @@ impl<'a> Renderer<'a> {
                     .is_some_and(|u| uses.contains(u))
             })
             .collect();
+        let mut left_out = 0;
         for (k, &(e, b)) in items.iter().enumerate() {
-            if k >= MAX_RUN_ITEMS || self.turn_over_budget() {
-                let n = (items.len() - k) as u64;
-                let msg = format!("  … {n} more {}", if n == 1 { "step" } else { "steps" });
-                self.emit(Line::new().add(&msg, Some(SpanKind::Meta)), Origin::None);
+            if self.turn_over_budget() {
+                self.more_items("  ", left_out + items.len() - k);
+                left_out = 0;
                 break;
             }
+            // Past the cap only file edits are shown: every edit renders as its diff (issue
+            // 11, item 2); each is bounded (`MAX_DIFF_LINES`) and the turn's budget holds.
+            if k >= MAX_RUN_ITEMS && !self.is_edit_item(e, b) {
+                left_out += 1;
+                continue;
+            }
+            self.more_items("  ", left_out);
+            left_out = 0;
             self.step_item(turn, e, b, "  ");
+        }
+        self.more_items("  ", left_out);
+        if !records.is_empty() {
+            let mut group = records.to_vec();
+            self.flush_group_indented("  ", &mut group);
         }
         let end = self.next_line() - 1;
         self.region(region_kind, head, end, label.clone());
         let detail = if run.kind == RunKind::Work {
-            text::plural(run.tool_calls.into(), "tool call", "tool calls")
+            super::words::counts(&[(run.tool_calls.into(), super::words::TOOL_CALL)]).join("")
         } else {
             String::new()
         };
@@ -1433,6 +1500,31 @@ impl<'a> Renderer<'a> {
                 );
             }
             other => self.other_block_line(indent, other, origin),
+        }
+    }
+
+    /// `… 3 more items`: the items of a work run or sub-agent section left out past the cap
+    /// (nothing when `n` is 0).
+    fn more_items(&mut self, indent: &str, n: usize) {
+        if n == 0 {
+            return;
+        }
+        let msg = format!(
+            "{indent}… {n} more {}",
+            if n == 1 {
+                super::words::ITEM.one
+            } else {
+                super::words::ITEM.many
+            }
+        );
+        self.emit(Line::new().add(&msg, Some(SpanKind::Meta)), Origin::None);
+    }
+
+    /// Whether item `(e, b)` is a file-editing tool call (shown with its diff).
+    fn is_edit_item(&self, e: usize, b: usize) -> bool {
+        match self.block(e, b).map(|b| &b.kind) {
+            Some(BlockKind::ToolUse(u)) => self.edit_of(u).is_some(),
+            _ => false,
         }
     }
 
@@ -1669,16 +1761,20 @@ impl<'a> Renderer<'a> {
                 }
             }
         }
+        let mut left_out = 0;
         for (k, &(e, b)) in items.iter().enumerate() {
-            if k >= MAX_RUN_ITEMS || self.turn_over_budget() {
-                let n = (items.len() - k) as u64;
-                let msg = format!(
-                    "{inner}… {n} more {}",
-                    if n == 1 { "item" } else { "items" }
-                );
-                self.emit(Line::new().add(&msg, Some(SpanKind::Meta)), Origin::None);
+            if self.turn_over_budget() {
+                self.more_items(&inner, left_out + items.len() - k);
+                left_out = 0;
                 break;
             }
+            // Past the cap only file edits are shown (as in work runs).
+            if k >= MAX_RUN_ITEMS && !self.is_edit_item(e, b) {
+                left_out += 1;
+                continue;
+            }
+            self.more_items(&inner, left_out);
+            left_out = 0;
             let is_prompt = self
                 .t
                 .entries
@@ -1700,6 +1796,7 @@ impl<'a> Renderer<'a> {
             }
             self.step_item(turn, e, b, &inner);
         }
+        self.more_items(&inner, left_out);
         self.mods = saved;
         let end = self.next_line() - 1;
         self.region(RegionKind::Subagent, head, end, name.clone());
@@ -1947,6 +2044,12 @@ impl<'a> Renderer<'a> {
     }
 
     fn flush_group(&mut self, group: &mut Vec<usize>) {
+        self.flush_group_indented("", group);
+    }
+
+    /// One summary line for a run of bookkeeping records: `· 4 records: event_msg/token_count
+    /// ×2, turn_context, …` (at most 8 kinds named), after `indent`.
+    fn flush_group_indented(&mut self, indent: &str, group: &mut Vec<usize>) {
         if group.is_empty() {
             return;
         }
@@ -1975,14 +2078,17 @@ impl<'a> Renderer<'a> {
             .collect();
         let mut text = format!(
             "· {}: {}",
-            text::plural(group.len() as u64, "record", "records"),
+            super::words::count(group.len() as u64, super::words::RECORD),
             list.join(", ")
         );
         if counts.len() > 8 {
             text.push_str(&format!(", {} more kinds", counts.len() - 8));
         }
         let origin = self.entry_origin(group[0], None);
-        self.emit(Line::new().add(&text, Some(SpanKind::Meta)), origin);
+        self.emit(
+            Line::new().raw(indent).add(&text, Some(SpanKind::Meta)),
+            origin,
+        );
         group.clear();
     }
 }

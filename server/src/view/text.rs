@@ -91,29 +91,13 @@ pub fn fmt_tok_per_s(x: f64) -> String {
     }
 }
 
-/// `n thing` / `n things`.
+/// `n thing` / `n things`. The nouns of the vocabulary (responses, tool calls, comments, …)
+/// and their zero rule are in `crate::view::words`.
 pub fn plural(n: u64, one: &str, many: &str) -> String {
     if n == 1 {
         format!("1 {one}")
     } else {
         format!("{n} {many}")
-    }
-}
-
-/// The activity label of seed 000: `2 comments · 6 tool calls`. A zero part is left out
-/// (seed 000: never "0 comments"); `no activity` when both are zero.
-pub fn activity_label(comments: u32, tool_calls: u32) -> String {
-    let mut parts = Vec::new();
-    if comments > 0 {
-        parts.push(plural(comments.into(), "comment", "comments"));
-    }
-    if tool_calls > 0 {
-        parts.push(plural(tool_calls.into(), "tool call", "tool calls"));
-    }
-    if parts.is_empty() {
-        "no activity".to_string()
-    } else {
-        parts.join(" · ")
     }
 }
 
@@ -392,10 +376,6 @@ mod tests {
         assert_eq!(fmt_tok_per_s(0.25), "0.3");
         assert_eq!(fmt_tok_per_s(9.96), "10");
         assert_eq!(fmt_tok_per_s(41.5), "42");
-        assert_eq!(activity_label(2, 6), "2 comments · 6 tool calls");
-        assert_eq!(activity_label(0, 1), "1 tool call");
-        assert_eq!(activity_label(1, 0), "1 comment");
-        assert_eq!(activity_label(0, 0), "no activity");
     }
 
     #[test]

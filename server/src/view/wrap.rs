@@ -21,8 +21,9 @@ pub fn display_width(s: &str) -> usize {
     s.chars().map(|c| c.width().unwrap_or(0)).sum()
 }
 
-/// The view with its prose wrapped to `width` columns (at least [`MIN_WIDTH`]). Only `text`
-/// and `spans` are filled: the result is for output, its lines no longer match the source map.
+/// The view with its prose wrapped to `width` columns (at least [`MIN_WIDTH`]). Only `text`,
+/// `spans` and `heading_continuations` (the lines a long heading continues on, drawn bold
+/// like it) are filled: the result is for output, its lines no longer match the source map.
 pub fn wrap(view: &View, width: usize) -> View {
     let width = width.max(MIN_WIDTH);
     let mut keep = vec![false; view.lines.len().max(view.text.lines().count())];
@@ -58,7 +59,11 @@ pub fn wrap(view: &View, width: usize) -> View {
             break_points(line, width)
         };
         let cont = continuation(line);
+        let heading = is_heading(line);
         for (k, &(s, e)) in segments.iter().enumerate() {
+            if heading && k > 0 {
+                out.heading_continuations.push(out_line);
+            }
             let prefix = if k == 0 { "" } else { cont.as_str() };
             let shift = prefix.len();
             out.text.push_str(prefix);
@@ -81,12 +86,19 @@ pub fn wrap(view: &View, width: usize) -> View {
     out
 }
 
+/// Whether a view line is a heading (`# ` title, `## ` turn heading), drawn bold.
+pub fn is_heading(line: &str) -> bool {
+    line.starts_with("# ") || line.starts_with("## ")
+}
+
 /// The prefix of a continuation line: the line's leading spaces, then `> ` again after a
-/// quote marker, or spaces as wide as a list marker (`- `, `* `, `• `).
+/// quote marker, or spaces as wide as a list or heading marker (`- `, `* `, `• `, `# `, `## `).
 fn continuation(line: &str) -> String {
     let trimmed = line.trim_start_matches(' ');
     let mut p = " ".repeat(line.len() - trimmed.len());
-    if trimmed.starts_with("> ") {
+    if let Some(marker) = ["## ", "# "].iter().find(|m| line.starts_with(**m)) {
+        p.push_str(&" ".repeat(marker.len()));
+    } else if trimmed.starts_with("> ") {
         p.push_str("> ");
     } else if trimmed.starts_with("- ") || trimmed.starts_with("* ") || trimmed.starts_with("• ")
     {
@@ -228,6 +240,27 @@ mod tests {
                 "```\nlet a = some_function(argument_one, argument_two);\n```\n⚙ Bash  ls\n    output line that is long enough to be wrapped\nsee\n{long}\nhere\n"
             )
         );
+    }
+
+    /// A wrapped heading stays bold on every line it takes (issue 11: its continuation was
+    /// drawn plain).
+    #[test]
+    fn a_wrapped_heading_is_bold_on_every_line() {
+        let view = View {
+            text: "# Fix the failing test in the parser module\n## Turn 4 — ⏰ background task finished\nplain\n".into(),
+            ..View::default()
+        };
+        let w = wrap(&view, 24);
+        assert_eq!(
+            w.text,
+            "# Fix the failing test\n  in the parser module\n## Turn 4 — ⏰\n   background task\n   finished\nplain\n"
+        );
+        let colored = super::super::ansi::colored(&w);
+        let lines: Vec<&str> = colored.lines().collect();
+        for l in &lines[..5] {
+            assert!(l.starts_with("\x1b[1m") && l.ends_with("\x1b[0m"), "{l:?}");
+        }
+        assert_eq!(lines[5], "plain");
     }
 
     #[test]

@@ -66,10 +66,10 @@ local DEMO_TURN_HINTS = {
   [3] = 'turn 1/9 · 2 comments · 5 tool calls · 39s · ≈48 tok/s · 11:48 am',
   [20] = 'turn 2/9 · 2 comments · 3 tool calls · 26s · ≈40 tok/s · 11:49 am',
   [34] = 'turn 3/9 · 1 comment · 4 tool calls · 21s · ≈53 tok/s · 11:51 am',
-  [47] = 'turn 4/9 (wake-up) · 0 comments · 1 tool call · 11s · ≈42 tok/s · 11:52 am',
+  [47] = 'turn 4/9 ⏰ wake-up · 1 tool call · 11s · ≈42 tok/s · 11:52 am',
   [53] = 'turn 5/9 · 1 comment · 4 tool calls · 39s · ≈44 tok/s · 11:54 am',
   [69] = 'turn 6/9 · 2 comments · 2 tool calls · 13s · ≈40 tok/s · 11:58 am',
-  [78] = 'turn 7/9 · 0 comments · 2 tool calls · 12s · ≈37 tok/s · 12:00 pm',
+  [78] = 'turn 7/9 · 2 tool calls · 12s · ≈37 tok/s · 12:00 pm',
   [87] = 'turn 8/9 · 1 comment · 1 tool call · 10s · ≈33 tok/s · 12:01 pm · no reply',
   [92] = 'turn 9/9 · 1 comment · 2 tool calls · 28s · ≈42 tok/s · 12:02 pm',
 }
@@ -79,7 +79,7 @@ local RAW_TURN_HINTS = {
   [3] = '▸ Turn 1/9 · GET /accounts?currency=usd returns a 500, but currency=USD works. Can you find …',
   [20] = '▸ Turn 2/9 · Good. Next: store the normalised code in a new `currency` column on `accounts`,…',
   [34] = '▸ Turn 3/9 · Postgres only. The SQLite target is just for the old demo.',
-  [47] = '▸ Turn 4/9 (wake-up) · background task finished',
+  [47] = '▸ Turn 4/9 · ⏰ background task finished',
   [53] = '▸ Turn 5/9 · Update those two tests to the new behaviour.',
   [69] = '▸ Turn 6/9 · Add a CHANGELOG entry for the currency fix and the new column.',
   [78] = '▸ Turn 7/9 · Can we drop the SQLite demo config now?',
@@ -122,16 +122,16 @@ local DEMO_LENSES = {
   { 14, 'Show diff · +2 −1' },
   { 22, '⟦🔍 Plan⟧ ┄ ⚔️ ┄ 🚦 ┄ 🔨 ┄ 💎 ┄ 📝 ┄ 🔬 ┄ 🚀 — ✔ APPROVED' },
   { 29, '🔍 ━ ⚔️ ━ ⟦🚦 Standards Check⟧ ┄ 🔨 ┄ 💎 ┄ 📝 ┄ 🔬 ┄ 🚀 — ✔ PASS' },
-  { 32, '🔍 ━ ⚔️ ━ 🚦 ━ ⟦🔨 Build⟧ ┄ 💎 ┄ 📝 ┄ 🔬 ┄ 🚀 — ⚠ needs you: which database should the migration target?' },
+  { 32, '🔍 ━ ⚔️ ━ 🚦 ━ ⟦🔨 Build⟧ ┄ 💎 ┄ 📝 ┄ 🔬 ┄ 🚀 — ⚠ NEEDS-INPUT · needs you: which database should the migration target?' },
   { 36, 'Show diff · +4 −0' },
   { 37, 'Show diff · +1 −0' },
   { 40, 'Show diff · +1 −2' },
-  { 51, '🔍 ━ ⚔️ ━ 🚦 ━ 🔨 ━ 💎 ━ 📝 ━ 🔬 ━ ⟦🚀 Merge⟧ — ⛔ blocked: 2 tests failing in tests/api.rs' },
+  { 51, '🔍 ━ ⚔️ ━ 🚦 ━ 🔨 ━ 💎 ━ 📝 ━ 🔬 ━ ⟦🚀 Merge⟧ — ⛔ NOT-READY · blocked: 2 tests failing in tests/api.rs' },
   { 59, 'Show diff · +2 −2' },
   { 61, 'Show diff · +2 −2' },
   { 65, '🔍 ━ ⚔️ ━ 🚦 ━ 🔨 ━ 💎 ━ 📝 ━ 🔬 ━ ⟦🚀 Merge⟧ — 🏷 READY-TO-MERGE · branch tagged' },
   { 73, 'Show diff · +6 −0' },
-  { 96, 'Open sub-agent: Review currency branch (a6e2b9f04c71d3a58, 4 steps, 13s)' },
+  { 96, 'Open sub-agent: Review currency branch (a6e2b9f04c71d3a58, 4 responses, 13s)' },
 }
 
 --- The raw demo transcript: folds, outline, hints, lenses, tokens, highlights, navigation.
@@ -165,7 +165,7 @@ local function demo_raw()
   H.eq('demo: foldlevel 2 closes the work runs 7–11 and 13–18',
     { vim.fn.foldclosed(7), vim.fn.foldclosedend(7), vim.fn.foldclosed(12), vim.fn.foldclosed(13), vim.fn.foldclosedend(13), vim.fn.foldclosed(19) },
     { 7, 11, -1, 13, 18, -1 })
-  H.eq('demo: work run label', vim.fn.foldtextresult(7), 'Worked · 2 steps')
+  H.eq('demo: work run label', vim.fn.foldtextresult(7), 'Worked · 2 tool calls')
   vim.cmd('normal! zR')
 
   -- Outline.
@@ -491,7 +491,7 @@ local function live_append()
   H.eq('live: turn 1 hint counts the new turn', h[3], (RAW_TURN_HINTS[3]:gsub('1/9', '1/10')))
   H.eq('live: hint of the appended turn', h[100], '▸ Turn 10/10 · Thanks, that is all for today.')
   H.eq('live: figures of the appended turn', (raw_turn_hint(buf, 100) or {}).figures,
-    'turn 10/10 · 0 comments · 0 tool calls · 4s · ≈10 tok/s · 12:10 pm')
+    'turn 10/10 · no activity · 4s · ≈10 tok/s · 12:10 pm')
   local symbols = H.symbols(buf, client)
   H.eq('live: outline gains turn 10', symbols[#symbols] and symbols[#symbols].name, 'Turn 10: Thanks, that is all for today.')
   H.eq('live: diagnostics (only the blocked gate; the torn line was pending)', vim.tbl_map(function(d)
@@ -579,7 +579,7 @@ local function pi_and_copilot()
   end)
   -- The raw turn hint opens the turn's line (issue 7); its figures lead its tooltip.
   H.check('pi: turn 1 hint', vim.startswith(H.hints(buf)[11] or '', '▸ Turn 1/35 · '), H.hints(buf)[11])
-  H.eq('pi: turn 1 figures', (raw_turn_hint(buf, 11) or {}).figures, 'turn 1/35 · 0 comments · 2 tool calls · 8s · ≈18 tok/s · 04:23 pm')
+  H.eq('pi: turn 1 figures', (raw_turn_hint(buf, 11) or {}).figures, 'turn 1/35 · 2 tool calls · 8s · ≈18 tok/s · 04:23 pm')
 
   -- Copilot CLI: the same bytes as the corpus file, under Copilot's own file name.
   local dir = TMP .. '/session-state/5ec41487-d2ea-4880-8e5b-23bb92ea7505'

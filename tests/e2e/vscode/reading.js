@@ -29,7 +29,7 @@ module.exports = async function reading(page, h) {
   // 1. The verbose view by its command (VS Code sends its query as `?verbose%3D1`).
   await page.locator('.editor-group-container.active .tab', { hasText: DEMO }).first().click(); // the raw demo
   await palette(page, 'Transcript: Open Transcript View (Verbose)');
-  const verbose = await waitText('▸ Worked · 2 steps');
+  const verbose = await waitText('▸ Worked · 2 tool calls');
   check('verbose view by its command shows the work runs', verbose, (await flatText()).slice(0, 300));
   await shot(page, 'r1-verbose-view.png');
   // The turn hints wrap between figures, never inside one (`turn 1/` ⏎ `10`): the visual lines

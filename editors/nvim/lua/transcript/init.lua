@@ -44,8 +44,13 @@ M.defaults = {
   follow = true,
   --- Buffer-local mappings: `]]`/`[[` next/previous turn, `]g` next gate, `gV` open the view.
   keymaps = true,
-  --- Timeout of synchronous requests (view content), in milliseconds.
+  --- Timeout of synchronous requests (view content), in milliseconds; a view of a big file
+  --- waits 1 ms more per 50 KB of the file (20 s more for 1 GB).
   timeout_ms = 5000,
+  --- Show the server's progress while a big transcript loads (8 MiB and more: `Reading`,
+  --- `Rendering`) and while it indexes sessions, in the message area. Neovim 0.11 shows none by
+  --- itself; `require('transcript').progress_status()` gives the same text for a statusline.
+  progress = true,
   --- Optional `fun(bufnr): boolean?` overriding content detection (nil: use the default).
   detect = nil,
   --- How a transcript opens (`:e file.jsonl`, `:Transcripts`, `:TranscriptLatest`): 'view' (the
@@ -722,6 +727,62 @@ function M.find_server(exe)
   return exe
 end
 
+--- The server's work-done progress in flight, by token: `{ title, percentage?, message? }`.
+local progress_items = {}
+
+--- The server's progress in flight as one line (`Reading big.jsonl 34% 34 / 102 MB`), or '' when
+--- none: a statusline component (`%{v:lua.require'transcript'.progress_status()}`).
+---@return string
+function M.progress_status()
+  local parts = {}
+  for _, p in pairs(progress_items) do
+    local s = p.title or ''
+    if p.percentage then
+      s = s .. (' %d%%'):format(p.percentage)
+    end
+    if p.message and p.message ~= '' then
+      s = s .. ' ' .. p.message
+    end
+    parts[#parts + 1] = s
+  end
+  table.sort(parts)
+  return table.concat(parts, ', ')
+end
+
+--- `LspProgress` of the transcript client: kept for `progress_status()` and, with
+--- `config.progress`, echoed in the message area (the end message stays there).
+local function on_progress(ev)
+  local client = vim.lsp.get_client_by_id(ev.data.client_id)
+  if not client or client.name ~= M.name then
+    return
+  end
+  local params = ev.data.params or {}
+  local value = params.value
+  if type(value) ~= 'table' then
+    return
+  end
+  local token = tostring(params.token)
+  local line
+  if value.kind == 'end' then
+    local title = (progress_items[token] and progress_items[token].title) or value.title or ''
+    progress_items[token] = nil
+    line = ('transcript-ls: %s: %s'):format(title, value.message or 'done')
+  else
+    local item = progress_items[token] or {}
+    item.title = value.title or item.title
+    item.percentage = value.percentage or item.percentage
+    item.message = value.message or item.message
+    progress_items[token] = item
+    line = 'transcript-ls: ' .. M.progress_status()
+  end
+  if M.config.progress then
+    -- One line, shorter than the screen: never a hit-enter prompt.
+    line = line:sub(1, math.max(vim.o.columns - 12, 20))
+    vim.api.nvim_echo({ { line } }, false, {})
+    vim.cmd.redrawstatus()
+  end
+end
+
 --- Sets the plugin up: highlight links, the LSP config (enabled), the view's `BufReadCmd`, the
 --- user commands.
 ---@param opts table?
@@ -742,6 +803,7 @@ function M.setup(opts)
   highlights.apply()
   local group = vim.api.nvim_create_augroup('transcript', { clear = true })
   vim.api.nvim_create_autocmd('ColorScheme', { group = group, callback = highlights.apply })
+  vim.api.nvim_create_autocmd('LspProgress', { group = group, callback = on_progress })
   vim.api.nvim_create_autocmd('BufReadCmd', {
     group = group,
     pattern = 'transcript://*',

@@ -74,6 +74,13 @@ end
 ---@return string? text, string? err
 function M.fetch(client, uri, bufnr)
   local timeout = require('transcript').config.timeout_ms
+  -- A big file takes longer to read and render: 1 ms more per 50 KB (the server shows its
+  -- progress meanwhile).
+  local path = M.parse(uri)
+  local size = vim.fn.getfsize(path)
+  if size > 0 then
+    timeout = timeout + math.floor(size / 50000)
+  end
   local methods = { 'workspace/textDocumentContent', 'transcript/virtualDocument' }
   if client._transcript_alias_only then
     methods = { 'transcript/virtualDocument' }

@@ -22,21 +22,21 @@ pub(crate) fn inlay_hint(
         )));
     }
     let tz = read(&b.shared.settings).time_zone.clone();
+    // Only the hints of the range are made (a screen of a 1 GB transcript, issue 12).
+    let lines = r.start.line as usize..=r.end.line as usize;
     let hints = match &ctx.doc {
         DocSnap::Raw { snap } if !snap.is_transcript() => Vec::new(),
         DocSnap::Raw { snap } => {
-            ide::inlay_hints::raw_hints(&snap.transcript, &snap.analysis, tz.as_deref())
+            ide::inlay_hints::raw_hints_in(&snap.transcript, &snap.analysis, tz.as_deref(), lines)
         }
         DocSnap::View { snap, view, .. } => {
-            ide::inlay_hints::view_hints(&view.view, &snap.analysis, tz.as_deref())
+            ide::inlay_hints::view_hints_in(&view.view, &snap.analysis, tz.as_deref(), lines)
         }
     };
     let enc = b.shared.enc();
-    let (lo, hi) = (r.start.line as usize, r.end.line as usize);
     Ok(Some(
         hints
             .into_iter()
-            .filter(|h| h.line >= lo && h.line <= hi)
             .filter_map(|h| to_proto::inlay_hint(h, ctx.text(), ctx.lines(), enc))
             .collect(),
     ))
