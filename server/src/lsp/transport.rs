@@ -150,6 +150,23 @@ impl Decoder {
         self.buf.extend_from_slice(bytes);
     }
 
+    /// Reads once from `from` straight into the buffer (no copy of a big body through a read
+    /// buffer; issue 12); `Ok(0)` at the end of input.
+    pub async fn read_from<R: AsyncRead + Unpin>(&mut self, from: &mut R) -> io::Result<usize> {
+        if self.skip > 0 {
+            // An oversized body is dropped: read it through a small buffer, never kept.
+            let mut scratch = [0u8; 8192];
+            let n = from.read(&mut scratch).await?;
+            self.push(&scratch[..n]);
+            return Ok(n);
+        }
+        if self.buf.capacity() - self.buf.len() < READ_BYTES {
+            // While a body arrives, `next_frame` reserves room ahead; this is the rest.
+            self.buf.reserve_exact(READ_BYTES);
+        }
+        from.read_buf(&mut self.buf).await
+    }
+
     /// The next complete frame, or `None` when more bytes are needed.
     pub fn next_frame(&mut self) -> Option<Frame> {
         // Leading line breaks between messages are tolerated silently.
@@ -561,13 +578,11 @@ pub async fn serve<I, O, F>(
         let mut input = input;
         let mut to_server = to_server;
         let mut dec = Decoder::default();
-        let mut buf = vec![0u8; READ_BYTES];
         loop {
-            let n = match input.read(&mut buf).await {
+            match dec.read_from(&mut input).await {
                 Ok(0) | Err(_) => break,
-                Ok(n) => n,
-            };
-            dec.push(&buf[..n]);
+                Ok(_) => {}
+            }
             while let Some(f) = dec.next_frame() {
                 match f {
                     Frame::Body(b) => {
