@@ -19,6 +19,9 @@ set -euo pipefail
 
 ROOT=$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)
 C=${TRANSCRIPT_E2E_CACHE:-$ROOT/.cache/e2e}
+# The links made below name the cache by its real path: a worktree whose `.cache` is a link to
+# another checkout's must not leave links that die with the worktree.
+mkdir -p "$C" && C=$(cd "$C" && pwd -P)
 NVIM_VERSION=0.11.4
 NODE_VERSION=24.22.3
 APT_PACKAGES=(chromium libkrb5-dev build-essential pkg-config fonts-noto-color-emoji)

@@ -302,31 +302,59 @@ async function openLatest(host: Host): Promise<void> {
 
 // ---- open as view by default -----------------------------------------------------------------
 
-/** True when the server reads `doc` as a transcript (its outline has turns). */
-async function isTranscript(doc: vscode.TextDocument): Promise<boolean> {
-  const symbols = (await vscode.commands.executeCommand<vscode.DocumentSymbol[]>('vscode.executeDocumentSymbolProvider', doc.uri)) ?? [];
-  return symbols.some((s) => /^Turn \d+/.test(s.name));
+/** True when the server reads the file `uri` as a transcript (it has turns). Asked with the
+ * server's `transcript/stats`, straight from the extension host (issue 12): the outline command
+ * (`vscode.executeDocumentSymbolProvider`) went through the workbench, busy laying out the file
+ * just opened, and cost about a second of the time to the view. `InvalidParams` is the server's
+ * "not a transcript"; a server without `transcript/stats` is asked for the outline. */
+async function isTranscript(c: LanguageClient, uri: vscode.Uri): Promise<boolean> {
+  try {
+    const st = await c.sendRequest<{ turns?: number }>('transcript/stats', { uri: c.code2ProtocolConverter.asUri(uri) });
+    return (st?.turns ?? 0) > 0;
+  } catch (e) {
+    if ((e as { code?: number })?.code === -32602) {
+      return false;
+    }
+    const symbols = (await vscode.commands.executeCommand<vscode.DocumentSymbol[]>('vscode.executeDocumentSymbolProvider', uri)) ?? [];
+    return symbols.some((s) => /^Turn \d+/.test(s.name));
+  }
 }
 
 /** When a transcript `.jsonl` becomes the active editor and `openAs` is `view` or `both`, shows
  * its view (`view`: in place of the raw tab). Runs once per file and editor session, and never
- * for files opened through "Open Raw JSONL". */
+ * for files opened through "Open Raw JSONL". Acts as soon as the raw tab opens (issue 12: VS Code
+ * hands a big file's text to extensions seconds after showing it, and the view needs only the
+ * file on disk), and again when the editor becomes active (a tab event can be missed). */
 class OpenAsView implements vscode.Disposable {
   private readonly done = new Set<string>();
-  private readonly sub: vscode.Disposable;
+  private readonly subs: vscode.Disposable[];
 
   constructor(private readonly host: Host, private readonly tree: SessionTree) {
-    this.sub = vscode.window.onDidChangeActiveTextEditor((ed) => void this.check(ed));
+    this.subs = [
+      vscode.window.onDidChangeActiveTextEditor((ed) => void this.check(ed)),
+      vscode.window.tabGroups.onDidChangeTabs((e) => {
+        for (const tab of [...e.opened, ...e.changed]) {
+          if (tab.isActive && tab.input instanceof vscode.TabInputText) {
+            void this.checkUri(tab.input.uri, tab.group.viewColumn);
+          }
+        }
+      }),
+    ];
   }
 
   async check(ed: vscode.TextEditor | undefined): Promise<void> {
+    if (ed) {
+      await this.checkUri(ed.document.uri, ed.viewColumn);
+    }
+  }
+
+  private async checkUri(uri: vscode.Uri, column: vscode.ViewColumn | undefined): Promise<void> {
     const how = openAs();
-    if (!ed || how === 'raw') {
+    if (how === 'raw') {
       return;
     }
-    const doc = ed.document;
-    const key = doc.uri.toString();
-    if (doc.uri.scheme !== 'file' || !doc.uri.path.endsWith('.jsonl') || this.done.has(key) || rawRequested.has(key)) {
+    const key = uri.toString();
+    if (uri.scheme !== 'file' || !uri.path.endsWith('.jsonl') || this.done.has(key) || rawRequested.has(key)) {
       return;
     }
     const c = this.host.client();
@@ -335,27 +363,29 @@ class OpenAsView implements vscode.Disposable {
     }
     this.done.add(key);
     try {
-      if (!(await isTranscript(doc))) {
+      if (!(await isTranscript(c, uri))) {
         return;
       }
     } catch (e) {
       this.host.log(`open as view: ${e}`);
       return;
     }
-    const title = await this.tree.titleOf(doc.uri);
+    const title = await this.tree.titleOf(uri);
     if (how === 'view') {
-      const tab = vscode.window.tabGroups.activeTabGroup.activeTab;
-      await this.host.openView(doc.uri, title, ed.viewColumn);
-      if (tab && tab.input instanceof vscode.TabInputText && tab.input.uri.toString() === key) {
-        await vscode.window.tabGroups.close(tab, true);
+      // The raw tab in the editor group it opened in gives way to the view.
+      const group = vscode.window.tabGroups.all.find((g) => g.viewColumn === column) ?? vscode.window.tabGroups.activeTabGroup;
+      const raw = group.tabs.find((t) => t.input instanceof vscode.TabInputText && t.input.uri.toString() === key);
+      await this.host.openView(uri, title, column);
+      if (raw) {
+        await vscode.window.tabGroups.close(raw, true);
       }
     } else {
-      await this.host.openView(doc.uri, title, vscode.ViewColumn.Beside);
+      await this.host.openView(uri, title, vscode.ViewColumn.Beside);
     }
   }
 
   dispose(): void {
-    this.sub.dispose();
+    this.subs.forEach((d) => d.dispose());
   }
 }
 
