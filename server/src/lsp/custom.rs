@@ -15,6 +15,11 @@ pub const TEXT_DOCUMENT_CONTENT: &str = "workspace/textDocumentContent";
 pub const VIRTUAL_DOCUMENT: &str = "transcript/virtualDocument";
 /// `transcript/sessions` (client -> server): `SessionsParams` -> `SessionsResult` (issue 7).
 pub const SESSIONS: &str = "transcript/sessions";
+/// `transcript/internal/didOpenText` (transport -> server, internal): sent by the server's
+/// own framing layer in place of a `textDocument/didOpen` whose text it took out of the
+/// message (`lsp::transport::split_did_open`): `OpenTextParams`. Never sent by a client (one
+/// with an unknown text id is logged and dropped).
+pub const OPEN_PENDING: &str = "transcript/internal/didOpenText";
 /// `transcript/debugPanic` (client -> server, debug builds only): panics on purpose.
 pub const DEBUG_PANIC: &str = "transcript/debugPanic";
 
@@ -29,7 +34,7 @@ pub const CUSTOM_METHODS: [&str; 9] = [
     <DidChangeVirtualDocument as Notification>::METHOD,
     <DidChangeFile as Notification>::METHOD,
     DEBUG_PANIC,
-    crate::lsp::transport::OPEN_PENDING,
+    OPEN_PENDING,
 ];
 
 /// Params of `transcript/internal/didOpenText` (`lsp::transport::OPEN_PENDING`): a

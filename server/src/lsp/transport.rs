@@ -338,9 +338,8 @@ fn some<'de, T: serde::Deserialize<'de>, D: serde::Deserializer<'de>>(
 
 /// The notification the server is sent in place of a `textDocument/didOpen` whose text the
 /// transport took out ([`split_did_open`]): params `{ "textDocument": { "uri", "languageId",
-/// "version" }, "text": <id in PendingTexts> }`. Internal: never sent by a client (one with an
-/// unknown id is logged and dropped).
-pub const OPEN_PENDING: &str = "transcript/internal/didOpenText";
+/// "version" }, "text": <id in PendingTexts> }`.
+pub use crate::lsp::custom::OPEN_PENDING;
 
 /// Texts of `didOpen` messages taken out by the transport, waiting for their
 /// [`OPEN_PENDING`] notification to be handled: at most the ones sent and not handled yet.
