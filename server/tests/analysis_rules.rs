@@ -899,7 +899,7 @@ fn completion_evidence_and_in_flight() {
     assert_eq!(
         a.turns[0].throughput,
         Throughput::None {
-            reason: "no output-bearing steps".into()
+            reason: "no output-bearing responses".into()
         }
     );
 
@@ -1058,7 +1058,7 @@ fn throughput_estimate_is_total_tokens_over_total_decode_time() {
     assert_eq!(
         b.run().turns[0].throughput,
         Throughput::None {
-            reason: "no output-bearing steps".into()
+            reason: "no output-bearing responses".into()
         }
     );
 }

@@ -427,8 +427,9 @@ fn render_colours_on_request() {
     let auto = run("--color=auto"); // a pipe, not a terminal
     assert!(!plain.contains('\x1b') && !auto.contains('\x1b'));
     assert_eq!(auto, plain);
-    assert!(colored.contains("\x1b[32mFixed. Two problems combined into the 500:\x1b[0m"));
+    assert!(colored.contains("\x1b[1mFixed. Two problems combined into the 500:\x1b[0m"));
     assert!(colored.contains("\x1b[31m-        match s {\x1b[0m"));
+    assert!(colored.contains("\x1b[32m+        match s.to_ascii_uppercase"));
     let mut stripped = String::new();
     let mut rest = colored.as_str();
     while let Some(i) = rest.find('\x1b') {

@@ -192,6 +192,7 @@ fn surfaces_say_the_same_numbers_with_the_same_words() {
         }
         for h in raw_hints.iter().chain(&view_hints) {
             check_words("a hint", &h.label, &file);
+            check_words("a hint's tooltip", &h.tooltip, &file);
         }
         for lens in &lenses {
             check_words("a lens", &lens.title, &file);
@@ -234,6 +235,20 @@ fn surfaces_say_the_same_numbers_with_the_same_words() {
             );
             models_checked += 1;
         }
+
+        // The outline gives each turn (the preamble too) the same detail raw and in the view.
+        let details = |syms: &[Symbol]| -> Vec<String> {
+            syms.iter()
+                .filter(|s| matches!(s.kind, SymbolKind::Turn | SymbolKind::Preamble))
+                .map(|s| s.detail.clone())
+                .collect()
+        };
+        assert_eq!(
+            details(&raw_syms),
+            details(&view_syms),
+            "{}: outline details raw vs view",
+            file.display()
+        );
 
         // Per turn: the same comments and tool calls everywhere.
         for (ti, turn) in a.turns.iter().enumerate() {

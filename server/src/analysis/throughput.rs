@@ -26,7 +26,7 @@
 use super::{Step, Throughput};
 
 /// [`Throughput::None`] reason: no main-thread step of the turn has output tokens.
-pub const NO_OUTPUT: &str = "no output-bearing steps";
+pub const NO_OUTPUT: &str = "no output-bearing responses";
 /// [`Throughput::None`] reason: an output-bearing step's count is a streaming placeholder.
 pub const PLACEHOLDERS: &str = "output counts are streaming placeholders";
 /// [`Throughput::None`] reason: an output-bearing step has no request or end timestamp.

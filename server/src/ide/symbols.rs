@@ -238,12 +238,8 @@ pub fn view_symbols(view: &View, analysis: &Analysis) -> Vec<Symbol> {
         .collect()
 }
 
-/// The figures beside a turn: [`view::turn_detail`]; for the preamble, its record count.
+/// The figures beside a turn: [`view::turn_detail`] (for the preamble, its record count).
 fn turn_detail(turn: &Turn) -> String {
-    if turn.kind == TurnKind::Preamble {
-        let n = turn.entries.len() as u64;
-        return view::words::count(n, view::words::RECORD);
-    }
     view::turn_detail(turn)
 }
 

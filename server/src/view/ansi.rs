@@ -9,8 +9,10 @@ use super::{SpanKind, View};
 /// SGR parameters of a span kind.
 fn sgr(kind: SpanKind) -> &'static str {
     match kind {
-        SpanKind::Prompt => "1;36",    // bold cyan
-        SpanKind::FinalAnswer => "32", // green
+        SpanKind::Prompt => "1;36", // bold cyan
+        // Bold in the default colour, as VS Code draws it: never the green of an added diff
+        // line (issue 11).
+        SpanKind::FinalAnswer => "1",
         SpanKind::Narration => "",     // the terminal's default foreground
         SpanKind::Thinking => "2;3",   // dim italic
         SpanKind::ToolName => "35",    // magenta
@@ -102,8 +104,28 @@ mod tests {
         };
         assert_eq!(
             colored(&view),
-            "\x1b[1m## Turn 1 — x\x1b[0m\n> \x1b[1;36mFix it\x1b[0m\n\x1b[32mDone.\x1b[0m\n"
+            "\x1b[1m## Turn 1 — x\x1b[0m\n> \x1b[1;36mFix it\x1b[0m\n\x1b[1mDone.\x1b[0m\n"
         );
+    }
+
+    /// Every highlighted kind a reader must tell apart has its own style: a final answer never
+    /// looks like an added diff line (issue 11), nor a prompt, nor an error.
+    #[test]
+    fn kinds_are_told_apart() {
+        let kinds = [
+            SpanKind::Prompt,
+            SpanKind::FinalAnswer,
+            SpanKind::ToolName,
+            SpanKind::ToolError,
+            SpanKind::Gate,
+            SpanKind::Meta,
+            SpanKind::DiffAdded,
+        ];
+        for (i, a) in kinds.iter().enumerate() {
+            for b in &kinds[i + 1..] {
+                assert_ne!(sgr(*a), sgr(*b), "{a:?} and {b:?}");
+            }
+        }
     }
 
     #[test]

@@ -277,8 +277,13 @@ pub fn models_used(t: &Transcript) -> Vec<String> {
 
 /// The per-turn figures (DESIGN.md §5 inlay hint, without the turn number): `4 comments · 6
 /// tool calls · 2m 25s · ≈41 tok/s · 07:28 am`. Durations from [`text::fmt_duration`]; a
-/// measured throughput has no `≈`, an estimate has one, none is left out.
+/// measured throughput has no `≈`, an estimate has one, none is left out. The preamble's is
+/// its record count, `3 records`.
 pub fn turn_detail(turn: &crate::analysis::Turn) -> String {
+    if turn.kind == crate::analysis::TurnKind::Preamble {
+        // The preamble has no activity: its record count, as its fold says.
+        return words::count(turn.entries.len() as u64, words::RECORD);
+    }
     let mut parts = vec![words::activity(turn.comments, turn.tool_calls)];
     if let Some(d) = turn.duration {
         parts.push(text::fmt_duration(d.ms));

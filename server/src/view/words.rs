@@ -8,8 +8,9 @@
 //! * **Nouns.** A *response* is one model response (DESIGN.md §3's step: the records of one
 //!   `message.id`); a *tool call* is one `tool_use` block; a *comment* is agent prose outside
 //!   the final answer (seed 000); a *record* is one JSONL line. The word "step" is not shown
-//!   to people (it meant a response in `stats` and a tool call in `Worked · N steps`); the
-//!   JSON field `steps` keeps its name and means responses (PROTOCOL.md).
+//!   to people (it meant a response in `stats` and a tool call in `Worked · N steps`), except
+//!   for the steps of a Codex plan (`update_plan`), which are the agent's own; the JSON field
+//!   `steps` keeps its name and means responses (PROTOCOL.md).
 //! * **Counts.** `1 tool call`, `2 tool calls` ([`count`]). A zero count is left out of a
 //!   list of figures, never written `0 comments` (seed 000); a list left empty says what is
 //!   missing (`no activity`, [`activity`]).

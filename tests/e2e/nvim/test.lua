@@ -233,9 +233,9 @@ local function demo_raw()
   end
   H.eq('demo: highlight group at the final answer', groups, { '@lsp.type.finalAnswer.jsonl' })
   local invisible = {}
-  for _, name in ipairs({ 'prompt', 'finalAnswer', 'narration', 'thinking', 'toolName', 'toolError', 'gate', 'meta' }) do
+  for _, name in ipairs({ 'prompt', 'finalAnswer', 'narration', 'thinking', 'toolName', 'toolError', 'gate', 'meta', 'diffAdded', 'diffRemoved' }) do
     local hl = vim.api.nvim_get_hl(0, { name = '@lsp.type.' .. name, link = false })
-    if not (hl.fg or hl.bold or hl.italic or hl.underline) then
+    if not (hl.fg or hl.bg or hl.bold or hl.italic or hl.underline) then
       invisible[#invisible + 1] = name
     end
   end
@@ -246,6 +246,13 @@ local function demo_raw()
     end
   end
   H.eq('demo: every token type and modifier has a visible highlight', invisible, {})
+  -- An added diff line is drawn unlike the final answer (issue 11: `Added` had the answer's
+  -- green in the default scheme).
+  local function drawn(name)
+    local hl = vim.api.nvim_get_hl(0, { name = '@lsp.type.' .. name, link = false })
+    return { fg = hl.fg, bg = hl.bg, bold = hl.bold or false }
+  end
+  H.eq('demo: an added diff line is drawn unlike the final answer', vim.deep_equal(drawn('diffAdded'), drawn('finalAnswer')), false)
 
   -- Diagnostics: the blocked gate (README: line 52).
   H.wait('diagnostics', 3000, function()

@@ -47,14 +47,14 @@ module.exports = async function reading(page, h) {
   const colours = async () => {
     // Focus the editor (after a theme pick focus is back in it already).
     await activeEditor(page).locator('.view-lines').first().click({ position: { x: 300, y: 300 }, force: true, timeout: 3000 }).catch(() => {});
-    const sample = async (line, needle) => {
+    const sample = async (line, needle, what = 'color') => {
       await h.gotoLine(page, line);
-      return activeEditor(page).evaluate((ed, needle) => {
+      return activeEditor(page).evaluate((ed, [needle, what]) => {
         for (const span of ed.querySelectorAll('.view-lines .view-line span span')) {
-          if (span.textContent.replace(/\u00a0/g, ' ').includes(needle)) return getComputedStyle(span).color;
+          if (span.textContent.replace(/\u00a0/g, ' ').includes(needle)) return getComputedStyle(span)[what];
         }
         return null;
-      }, needle);
+      }, [needle, what]).catch(() => null);
     };
     // Verbose view lines (1-based): 17 narration of turn 1, 61 its final answer.
     const narration = await sample(17, "I'll look at how the handler parses");
@@ -64,9 +64,12 @@ module.exports = async function reading(page, h) {
     const removed = await sample(40, '-        match s {');
     const added = await sample(41, '+        match s.to_ascii_uppercase');
     const plain = await sample(22, 'src/model/currency.rs');
-    return { narration, answer, removed, added, plain };
+    const answerWeight = await sample(61, 'Fixed. Two problems combined', 'fontWeight');
+    return { narration, answer, removed, added, plain, answerWeight };
   };
-  const diffColoured = (c) => !!(c.added && c.removed && c.plain && c.added !== c.removed && c.added !== c.plain && c.removed !== c.plain);
+  // Added and removed lines coloured, unlike plain text, each other and the final answer (issue
+  // 11: added lines had the answer's exact colour in both 2026 themes).
+  const diffColoured = (c) => !!(c.added && c.removed && c.plain && c.added !== c.removed && c.added !== c.plain && c.removed !== c.plain && c.added !== c.answer);
   await page.waitForTimeout(1000); // semantic tokens
   const themeKind = () => page.evaluate(() => (document.querySelector('.monaco-workbench')?.classList.contains('vs-dark') ? 'dark' : 'light'));
   /** Picks a colour theme through Preferences: Color Theme (Ctrl+K Ctrl+T). */
@@ -85,6 +88,7 @@ module.exports = async function reading(page, h) {
   let c = await colours();
   log(`${first} theme colours`, JSON.stringify(c));
   check(`default ${first} theme: the final answer is coloured unlike the comments`, c.answer && c.narration && c.answer !== c.narration, c);
+  check(`default ${first} theme: the final answer is bold`, Number(c.answerWeight) >= 600 || c.answerWeight === 'bold', c.answerWeight);
   check(`default ${first} theme: added and removed diff lines are coloured`, diffColoured(c), c);
   await shot(page, `r2-answer-colour-${first}.png`);
   await pickTheme(other);
@@ -92,6 +96,7 @@ module.exports = async function reading(page, h) {
   c = await colours();
   log(`${second} theme colours`, JSON.stringify(c));
   check(`${other}: the final answer is coloured unlike the comments`, second !== first && c.answer && c.narration && c.answer !== c.narration, c);
+  check(`${other}: the final answer is bold`, Number(c.answerWeight) >= 600 || c.answerWeight === 'bold', c.answerWeight);
   check(`${other}: added and removed diff lines are coloured`, diffColoured(c), c);
   await shot(page, `r3-answer-colour-${second}.png`);
   await pickTheme(first === 'dark' ? 'Dark 2026' : 'Light 2026');

@@ -15,8 +15,10 @@ M.types = {
   toolError = { 'TranscriptToolError', 'DiagnosticError' },
   gate = { 'TranscriptGate', 'DiagnosticWarn' },
   meta = { 'TranscriptMeta', 'PreProc' },
-  diffAdded = { 'TranscriptDiffAdded', 'Added' },
-  diffRemoved = { 'TranscriptDiffRemoved', 'Removed' },
+  -- Diff mode's own groups (a background in the default scheme), so an added line never has
+  -- the final answer's colour (`Added` is `DiagnosticOk`'s green there).
+  diffAdded = { 'TranscriptDiffAdded', 'DiffAdd' },
+  diffRemoved = { 'TranscriptDiffRemoved', 'DiffDelete' },
 }
 
 --- Token modifier -> { our group, attributes }. Modifiers add a style on top of the type's
