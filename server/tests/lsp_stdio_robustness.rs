@@ -285,3 +285,92 @@ fn a_lying_content_length_does_not_abort_the_server() {
     drop(stdin);
     assert_eq!(wait_exit(&mut child, Duration::from_secs(10)), Some(1));
 }
+
+/// Issue 12: a `didOpen`'s text is taken out of the message by the transport and reaches the
+/// document whole, whatever the order of the message's members (Neovim's JSON encoder orders
+/// keys as it likes), and a text holding a lone surrogate escape opens (it becomes U+FFFD;
+/// the message used to be refused whole, and the document was unknown).
+#[test]
+fn did_open_texts_reach_the_document_whole() {
+    let path = std::path::Path::new(env!("CARGO_MANIFEST_DIR"))
+        .join("../fixtures/demo/3f8a2c61-9d4e-4b7a-8c15-e2d07b9a4f63.jsonl");
+    let text = std::fs::read_to_string(&path).unwrap();
+    let (mut child, mut stdin, mut out) = spawn();
+    initialize(&mut stdin, &mut out, Value::Null);
+    let quoted = serde_json::to_string(&text).unwrap();
+    // The usual order; params first and text before the uri; a lone surrogate in a prompt.
+    let with_prompt = format!(
+        "{text}{}\n",
+        r#"{"type":"user","message":{"role":"user","content":"lone SURROGATE"}}"#
+    );
+    let surrogate = serde_json::to_string(&with_prompt)
+        .unwrap()
+        .replace("SURROGATE", r"\ud800");
+    let bodies = [
+        format!(
+            r#"{{"jsonrpc":"2.0","method":"textDocument/didOpen","params":{{"textDocument":{{"uri":"file:///t/a.jsonl","languageId":"jsonl","version":1,"text":{quoted}}}}}}}"#
+        ),
+        format!(
+            r#"{{"params":{{"textDocument":{{"text":{quoted},"version":1,"uri":"file:///t/b.jsonl","languageId":"jsonl"}}}},"method":"textDocument/didOpen","jsonrpc":"2.0"}}"#
+        ),
+        format!(
+            r#"{{"jsonrpc":"2.0","method":"textDocument/didOpen","params":{{"textDocument":{{"uri":"file:///t/c.jsonl","languageId":"jsonl","version":1,"text":{surrogate}}}}}}}"#
+        ),
+    ];
+    for b in &bodies {
+        send_raw(&mut stdin, b.as_bytes());
+    }
+    let mut ask = |id: i64, method: &str, doc: &str| {
+        send(
+            &mut stdin,
+            json!({"jsonrpc": "2.0", "id": id, "method": method,
+                   "params": {"textDocument": {"uri": format!("file:///t/{doc}.jsonl")},
+                              "uri": format!("file:///t/{doc}.jsonl")}}),
+        );
+        let r = response(&mut stdin, &mut out);
+        assert_eq!(r["id"], id, "{r}");
+        assert!(r.get("error").is_none(), "{method} {doc}: {r}");
+        r["result"].clone()
+    };
+    let symbols_a = ask(2, "textDocument/documentSymbol", "a");
+    let stats_a = ask(3, "transcript/stats", "a");
+    assert!(
+        symbols_a.as_array().is_some_and(|s| s.len() > 2),
+        "{symbols_a}"
+    );
+    assert_eq!(stats_a["lines"], text.lines().count());
+    let symbols_b = ask(4, "textDocument/documentSymbol", "b").to_string();
+    assert!(symbols_b == symbols_a.to_string().replace("/t/a.jsonl", "/t/b.jsonl"));
+    let mut stats_b = ask(5, "transcript/stats", "b");
+    stats_b["file"] = stats_a["file"].clone();
+    assert_eq!(stats_b, stats_a);
+    let stats_c = ask(6, "transcript/stats", "c");
+    assert_eq!(stats_c["lines"], text.lines().count() + 1);
+    assert_eq!(stats_c["records"], stats_a["records"].as_u64().unwrap() + 1);
+    let prompt = ask(7, "textDocument/documentSymbol", "c");
+    assert!(prompt.to_string().contains("lone \u{FFFD}"), "{prompt}");
+    // A lone surrogate in any other message (here a didChange) used to stop the server:
+    // tower-lsp-server ends its input at a message it cannot decode.
+    send_raw(
+        &mut stdin,
+        format!(
+            r#"{{"jsonrpc":"2.0","method":"textDocument/didChange","params":{{"textDocument":{{"uri":"file:///t/a.jsonl","version":2}},"contentChanges":[{{"text":{surrogate}}}]}}}}"#
+        )
+        .as_bytes(),
+    );
+    let mut ask = |id: i64, method: &str, doc: &str| {
+        send(
+            &mut stdin,
+            json!({"jsonrpc": "2.0", "id": id, "method": method,
+                   "params": {"textDocument": {"uri": format!("file:///t/{doc}.jsonl")}}}),
+        );
+        response(&mut stdin, &mut out)
+    };
+    let changed = ask(8, "textDocument/documentSymbol", "a");
+    assert!(
+        changed["result"].to_string().contains("lone \u{FFFD}"),
+        "{changed}"
+    );
+    drop(stdin);
+    wait_exit(&mut child, Duration::from_secs(10));
+}

@@ -798,46 +798,11 @@ fn joined_text(r: &Reading) -> String {
 /// high+low pair) is replaced by `\ufffd`, or `None` when there is none. Same byte length, so
 /// offsets into the copy are offsets into the original.
 pub fn patch_lone_surrogates(text: &str) -> Option<String> {
-    let b = text.as_bytes();
-    let mut out: Option<Vec<u8>> = None;
-    let mut i = 0;
-    while i < b.len() {
-        let Some(n) = memchr::memchr(b'\\', &b[i..]) else {
-            break;
-        };
-        let at = i + n;
-        if b.get(at + 1) != Some(&b'u') {
-            i = at + 2;
-            continue;
-        }
-        let Some(cp) = hex4(b, at + 2) else {
-            i = at + 2;
-            continue;
-        };
-        let lone = if (0xD800..0xDC00).contains(&cp) {
-            let paired = b.get(at + 6) == Some(&b'\\')
-                && b.get(at + 7) == Some(&b'u')
-                && hex4(b, at + 8).is_some_and(|lo| (0xDC00..0xE000).contains(&lo));
-            if paired {
-                i = at + 12;
-                continue;
-            }
-            true
-        } else {
-            (0xDC00..0xE000).contains(&cp)
-        };
-        if lone {
-            out.get_or_insert_with(|| b.to_vec())[at..at + 6].copy_from_slice(b"\\ufffd");
-        }
-        i = at + 6;
+    let mut out = text.as_bytes().to_vec();
+    if !crate::source::json_string::patch_lone_surrogates(&mut out) {
+        return None;
     }
-    out.and_then(|v| String::from_utf8(v).ok())
-}
-
-fn hex4(b: &[u8], at: usize) -> Option<u32> {
-    let d = b.get(at..at + 4)?;
-    d.iter()
-        .try_fold(0u32, |v, &c| Some(v * 16 + (c as char).to_digit(16)?))
+    String::from_utf8(out).ok()
 }
 
 #[cfg(test)]

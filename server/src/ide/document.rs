@@ -14,6 +14,7 @@
 //! outline keeps the entries of the turns left alone (`Snapshot::raw_symbols`).
 
 use std::hash::Hasher;
+use std::io::Read;
 use std::path::{Path, PathBuf};
 use std::sync::{Arc, Mutex, OnceLock};
 
@@ -964,18 +965,44 @@ impl DiskCheck {
             }
         }
         *self = DiskCheck::default();
-        match load::read_bytes(path, 0, load::MAX_FILE_BYTES) {
-            Ok((bytes, md)) => {
-                self.check(&bytes);
-                self.len = bytes.len() as u64;
-                self.modified = md.modified().ok();
-                self.id = file_id(&md);
-                self.tail = tail_of(&bytes, 64);
-                self.checked = true;
-            }
-            Err(_) => return Vec::new(),
+        if self.check_whole(path).is_err() {
+            *self = DiskCheck::default();
+            return Vec::new();
         }
         self.invalid.clone()
+    }
+
+    /// Checks the whole file a piece at a time (issue 12: reading it whole held a second
+    /// copy of a 100 MB document while its text was in memory).
+    fn check_whole(&mut self, path: &Path) -> std::io::Result<()> {
+        const PIECE: usize = 1 << 20;
+        let (f, md) = load::open_regular(path)?;
+        let mut f = f.take(md.len().min(load::MAX_FILE_BYTES));
+        let mut piece = vec![0u8; PIECE];
+        loop {
+            let n = match f.read(&mut piece) {
+                Ok(0) => break,
+                Ok(n) => n,
+                Err(e) if e.kind() == std::io::ErrorKind::Interrupted => continue,
+                Err(e) => return Err(e),
+            };
+            let bytes = &piece[..n];
+            if self.partial.is_empty() {
+                self.check(bytes);
+            } else {
+                let mut joined = std::mem::take(&mut self.partial);
+                joined.extend_from_slice(bytes);
+                self.check(&joined);
+            }
+            self.len += n as u64;
+            let mut tail = std::mem::take(&mut self.tail);
+            tail.extend_from_slice(&bytes[n.saturating_sub(64)..]);
+            self.tail = tail_of(&tail, 64);
+        }
+        self.modified = md.modified().ok();
+        self.id = file_id(&md);
+        self.checked = true;
+        Ok(())
     }
 
     /// Checks `bytes` (continuing the checked ones), keeping an incomplete sequence at the end
@@ -1287,5 +1314,41 @@ mod tests {
         std::fs::write(&p, "{\"c\":3}\n").unwrap();
         assert_eq!(s.refresh_disk(), DiskChange::Reloaded);
         assert_eq!(*s.text(), "{\"c\":3}\n");
+    }
+}
+
+#[cfg(test)]
+mod disk_check_tests {
+    use super::*;
+
+    /// The check reads a big file a piece at a time and finds what decoding it whole finds:
+    /// invalid bytes and a character split across the 1 MiB pieces, lines counted across
+    /// pieces (issue 12: it used to read the whole file at once).
+    #[test]
+    fn a_file_checked_in_pieces_reports_what_a_whole_decode_reports() {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("t.jsonl");
+        let mut bytes = Vec::new();
+        let line = b"{\"type\":\"user\",\"message\":{\"content\":\"abc\"}}\n";
+        while bytes.len() < (1 << 20) - 7 {
+            bytes.extend_from_slice(line);
+        }
+        bytes.truncate((1 << 20) - 7);
+        bytes.extend_from_slice(b"\n\xff\xfeab\xe2\x82"); // two bad bytes; `€` cut at 1 MiB
+        assert_eq!(bytes.len(), 1 << 20);
+        bytes.extend_from_slice(b"\xac ok\n");
+        bytes.extend_from_slice(&bytes.clone()[..(1 << 20) - 7]);
+        bytes.extend_from_slice(b"end \xc3\n");
+        std::fs::write(&path, &bytes).unwrap();
+        let (_, whole) = load::decode(&bytes);
+        let lines = |v: &[InvalidUtf8]| v.iter().map(|i| (i.line, i.bytes)).collect::<Vec<_>>();
+        let mut check = DiskCheck::default();
+        let got = check.refresh(&path);
+        assert_eq!(lines(&got), lines(&whole));
+        assert_eq!(got.len(), 2, "{got:?}");
+        assert_eq!(check.len, bytes.len() as u64);
+        assert_eq!(check.tail, bytes[bytes.len() - 64..]);
+        // Unchanged: the same answer.
+        assert_eq!(lines(&check.refresh(&path)), lines(&whole));
     }
 }

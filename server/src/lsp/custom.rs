@@ -15,12 +15,17 @@ pub const TEXT_DOCUMENT_CONTENT: &str = "workspace/textDocumentContent";
 pub const VIRTUAL_DOCUMENT: &str = "transcript/virtualDocument";
 /// `transcript/sessions` (client -> server): `SessionsParams` -> `SessionsResult` (issue 7).
 pub const SESSIONS: &str = "transcript/sessions";
+/// `transcript/internal/didOpenText` (transport -> server, internal): sent by the server's
+/// own framing layer in place of a `textDocument/didOpen` whose text it took out of the
+/// message (`lsp::transport::split_did_open`): `OpenTextParams`. Never sent by a client (one
+/// with an unknown text id is logged and dropped).
+pub const OPEN_PENDING: &str = "transcript/internal/didOpenText";
 /// `transcript/debugPanic` (client -> server, debug builds only): panics on purpose.
 pub const DEBUG_PANIC: &str = "transcript/debugPanic";
 
 /// Every method of the custom protocol, both directions (PROTOCOL.md documents each; a test
 /// keeps the two in step).
-pub const CUSTOM_METHODS: [&str; 8] = [
+pub const CUSTOM_METHODS: [&str; 9] = [
     TEXT_DOCUMENT_CONTENT,
     VIRTUAL_DOCUMENT,
     SESSIONS,
@@ -29,7 +34,27 @@ pub const CUSTOM_METHODS: [&str; 8] = [
     <DidChangeVirtualDocument as Notification>::METHOD,
     <DidChangeFile as Notification>::METHOD,
     DEBUG_PANIC,
+    OPEN_PENDING,
 ];
+
+/// Params of `transcript/internal/didOpenText` (`lsp::transport::OPEN_PENDING`): a
+/// `didOpen`'s text document without its text, and the id of the text the transport keeps.
+#[derive(Debug, Clone, Deserialize)]
+pub struct OpenTextParams {
+    #[serde(rename = "textDocument")]
+    pub text_document: OpenTextItem,
+    /// Id in `lsp::transport::PendingTexts`.
+    pub text: u64,
+}
+
+/// `TextDocumentItem` without `text`.
+#[derive(Debug, Clone, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct OpenTextItem {
+    pub uri: Uri,
+    pub language_id: String,
+    pub version: i32,
+}
 
 /// Params of `workspace/textDocumentContent` and of the refresh request: `{ "uri": … }`.
 #[derive(Debug, Clone, Serialize, Deserialize)]

@@ -112,7 +112,8 @@ pub fn build_service() -> (TranscriptService, ClientSocket) {
         )
         .custom_method(custom::VIRTUAL_DOCUMENT, Backend::virtual_document)
         .custom_method(custom::SESSIONS, Backend::sessions)
-        .custom_method(stats::STATS, Backend::transcript_stats);
+        .custom_method(stats::STATS, Backend::transcript_stats)
+        .custom_method(transport::OPEN_PENDING, Backend::did_open_text);
     // Debug builds only: a request that panics on purpose (the panic-isolation tests).
     #[cfg(debug_assertions)]
     let builder = builder.custom_method(custom::DEBUG_PANIC, Backend::debug_panic);
@@ -141,7 +142,8 @@ pub fn serve_stdio() -> i32 {
     let code = rt.block_on(async {
         let (service, socket) = build_service();
         let shared = service.shared().clone();
-        let serve = transport::serve(tokio::io::stdin(), tokio::io::stdout(), |i, o| {
+        let pending = Some(shared.pending_texts.clone());
+        let serve = transport::serve(tokio::io::stdin(), tokio::io::stdout(), pending, |i, o| {
             Server::new(i, o, socket).serve(service)
         });
         let watched = shared.clone();

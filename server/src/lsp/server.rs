@@ -68,6 +68,12 @@ impl Backend {
         handlers::stats::stats(self, params).await
     }
 
+    /// `transcript/internal/didOpenText`: a `didOpen` whose text the transport took out of
+    /// the message (`lsp::transport::split_did_open`).
+    pub async fn did_open_text(&self, params: crate::lsp::custom::OpenTextParams) {
+        handlers::sync::did_open_text(self, params);
+    }
+
     /// `transcript/debugPanic` (debug builds only).
     #[cfg(debug_assertions)]
     pub async fn debug_panic(
@@ -99,6 +105,7 @@ impl LanguageServer for Backend {
             self.shared
                 .log(MessageType::WARNING, format!("setting ignored: {p}"));
         }
+        self.shared.pending_texts.set_accepting(true);
         Ok(InitializeResult {
             capabilities: capabilities::server_capabilities(enc, legend),
             server_info: Some(ServerInfo {
@@ -127,6 +134,7 @@ impl LanguageServer for Backend {
 
     async fn shutdown(&self) -> Result<()> {
         self.shared.shutdown_requested.store(true, Ordering::SeqCst);
+        self.shared.pending_texts.set_accepting(false);
         let _ = self.shared.shutdown.send(true);
         Ok(())
     }

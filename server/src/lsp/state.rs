@@ -30,6 +30,8 @@ pub struct Shared {
     pub legend: RwLock<TokenLegend>,
     /// The document host: open documents, disk sources, snapshots, the session index.
     pub host: Arc<Host>,
+    /// `didOpen` texts the transport took out of their messages (`lsp::transport`).
+    pub pending_texts: Arc<crate::lsp::transport::PendingTexts>,
     /// Last full semantic tokens per document URI: `(resultId, tokens)`.
     pub(crate) tokens: Mutex<HashMap<String, (String, Vec<SemanticToken>)>>,
     /// Last document symbols per raw document URI, one per turn with the outline entry it was
@@ -104,6 +106,7 @@ impl Shared {
             settings: RwLock::new(Settings::default()),
             legend: RwLock::new(TokenLegend::Custom),
             host: Arc::new(Host::new()),
+            pending_texts: Arc::default(),
             tokens: Mutex::new(HashMap::new()),
             symbols: Mutex::new(HashMap::new()),
             token_ids: AtomicU64::new(1),

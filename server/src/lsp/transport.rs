@@ -10,9 +10,20 @@
 //! (-32600, JSON but not a JSON-RPC 2.0 request or response), with the request's `id` when it
 //! can be read, and the server keeps reading. The server's output passes through the same
 //! single writer, whole frames at a time, so the two never interleave.
+//!
+//! A `textDocument/didOpen` does not pass through tower-lsp-server's decoding (issue 12: for a
+//! 100 MB transcript it buffered and copied the text several times, and the body, the decoded
+//! params and the document were alive at once): [`split_did_open`] decodes the text in the
+//! body's own buffer, the text waits in [`PendingTexts`], and the server is sent a small
+//! [`OPEN_PENDING`] notification in its place, in the same order among the other messages.
+//! The handler takes the text from there.
 
+use std::collections::BTreeMap;
 use std::io;
+use std::sync::Mutex;
+use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
 
+use serde_json::value::RawValue;
 use serde_json::{Value, json};
 use tokio::io::{AsyncRead, AsyncReadExt, AsyncWrite, AsyncWriteExt};
 use tokio::sync::mpsc;
@@ -20,19 +31,58 @@ use tower_lsp_server::jsonrpc::Response;
 
 /// Largest header block accepted (bytes up to the blank line).
 const MAX_HEADER_BYTES: usize = 8 * 1024;
-/// Largest message body accepted: 1 GiB. A bigger `Content-Length` is answered with an error
-/// and its bytes are skipped without being kept.
-pub const MAX_BODY_BYTES: usize = 1 << 30;
+/// Message bodies up to this size (256 MiB) are always accepted; a bigger one only when
+/// [`message_limit`] allows it.
+pub const ALWAYS_ACCEPTED_BYTES: usize = 256 << 20;
 /// Most bytes reserved for a message beyond what has arrived of it while it is small
 /// (16 MiB); past that, as much again as has arrived. The declared `Content-Length` is not
-/// trusted for the reservation: a lying or truncated header would reserve up to
-/// [`MAX_BODY_BYTES`] at once.
+/// trusted for the reservation: a lying or truncated header would reserve all it declares at
+/// once.
 const RESERVE_STEP_BYTES: usize = 16 << 20;
 /// Bytes read from the client (or the server) at a time.
 const READ_BYTES: usize = 64 * 1024;
 /// Capacity the decoder keeps between messages; a bigger buffer (after a big `didOpen`) is
 /// given back.
 const KEPT_BUFFER_BYTES: usize = 1 << 20;
+
+/// The largest message body the server takes now, in bytes (issue 12: Neovim sends a
+/// transcript of any size in one `didOpen`, whose JSON-escaped text is bigger than the file).
+///
+/// Two thirds of the memory available to the process: the smaller of the system's
+/// `MemAvailable` and what the process's cgroup (v2 `memory.max` − `memory.current`) still
+/// allows, never less than [`ALWAYS_ACCEPTED_BYTES`]. Two thirds, because opening a
+/// transcript needs the body and then about 1.4 times the text (text, model, analysis).
+/// Where none of these can be read (not Linux), 4 GiB.
+pub fn message_limit() -> usize {
+    let avail = [mem_available(), cgroup_room()]
+        .into_iter()
+        .flatten()
+        .min()
+        .unwrap_or(6 << 30);
+    usize::try_from(avail / 3 * 2)
+        .unwrap_or(usize::MAX)
+        .max(ALWAYS_ACCEPTED_BYTES)
+}
+
+/// `MemAvailable` of `/proc/meminfo`, in bytes.
+fn mem_available() -> Option<u64> {
+    let info = std::fs::read_to_string("/proc/meminfo").ok()?;
+    let line = info.lines().find(|l| l.starts_with("MemAvailable:"))?;
+    let kib: u64 = line.split_whitespace().nth(1)?.parse().ok()?;
+    Some(kib * 1024)
+}
+
+/// What the process's cgroup (v2) still allows, in bytes: `memory.max` − `memory.current`
+/// (`None` without a limit).
+fn cgroup_room() -> Option<u64> {
+    let cg = std::fs::read_to_string("/proc/self/cgroup").ok()?;
+    let path = cg.lines().find_map(|l| l.strip_prefix("0::"))?;
+    let dir = std::path::Path::new("/sys/fs/cgroup").join(path.trim_start_matches('/'));
+    let read = |f: &str| std::fs::read_to_string(dir.join(f)).ok();
+    let max: u64 = read("memory.max")?.trim().parse().ok()?;
+    let current: u64 = read("memory.current")?.trim().parse().ok()?;
+    Some(max.saturating_sub(current))
+}
 
 /// One unit read from the client.
 #[derive(Debug, PartialEq, Eq)]
@@ -41,15 +91,27 @@ pub enum Frame {
     Body(Vec<u8>),
     /// Bytes that are not a message: why (for the error response and the log).
     Garbage(String),
+    /// A message bigger than the limit (skipped): why, for the error response, the log and
+    /// the user.
+    TooBig(String),
 }
 
 /// Splits a byte stream into LSP base-protocol frames (`Content-Length: n\r\n\r\n` + n bytes),
 /// resynchronising on the next header line (`Content-…`) after garbage.
-#[derive(Debug, Default)]
+#[derive(Debug)]
 pub struct Decoder {
     buf: Vec<u8>,
     /// Body bytes still to drop (an oversized message).
     skip: usize,
+    /// The largest body taken: a function of the declared length, called only for bodies
+    /// bigger than [`ALWAYS_ACCEPTED_BYTES`] ([`message_limit`] by default).
+    limit: fn() -> usize,
+}
+
+impl Default for Decoder {
+    fn default() -> Self {
+        Decoder::with_limit(message_limit)
+    }
 }
 
 fn find(hay: &[u8], needle: &[u8]) -> Option<usize> {
@@ -67,6 +129,16 @@ fn header_prefix_suffix(buf: &[u8]) -> usize {
 }
 
 impl Decoder {
+    /// A decoder taking bodies up to `limit()` bytes (asked when a body is bigger than
+    /// [`ALWAYS_ACCEPTED_BYTES`]).
+    pub fn with_limit(limit: fn() -> usize) -> Decoder {
+        Decoder {
+            buf: Vec::new(),
+            skip: 0,
+            limit,
+        }
+    }
+
     /// Adds bytes read from the client.
     pub fn push(&mut self, bytes: &[u8]) {
         let mut bytes = bytes;
@@ -76,6 +148,23 @@ impl Decoder {
             bytes = &bytes[n..];
         }
         self.buf.extend_from_slice(bytes);
+    }
+
+    /// Reads once from `from` straight into the buffer (no copy of a big body through a read
+    /// buffer; issue 12); `Ok(0)` at the end of input.
+    pub async fn read_from<R: AsyncRead + Unpin>(&mut self, from: &mut R) -> io::Result<usize> {
+        if self.skip > 0 {
+            // An oversized body is dropped: read it through a small buffer, never kept.
+            let mut scratch = [0u8; 8192];
+            let n = from.read(&mut scratch).await?;
+            self.push(&scratch[..n]);
+            return Ok(n);
+        }
+        if self.buf.capacity() - self.buf.len() < READ_BYTES {
+            // While a body arrives, `next_frame` reserves room ahead; this is the rest.
+            self.buf.reserve_exact(READ_BYTES);
+        }
+        from.read_buf(&mut self.buf).await
     }
 
     /// The next complete frame, or `None` when more bytes are needed.
@@ -138,14 +227,22 @@ impl Decoder {
             }
         }
         let body_start = end + 4;
+        let limit = match length {
+            Some(Ok(n)) if n > ALWAYS_ACCEPTED_BYTES => (self.limit)(),
+            _ => usize::MAX,
+        };
         match length {
-            Some(Ok(n)) if n > MAX_BODY_BYTES => {
+            Some(Ok(n)) if n > limit => {
                 self.buf.drain(..body_start);
                 let have = self.buf.len().min(n);
                 self.buf.drain(..have);
                 self.skip = n - have;
-                Some(Frame::Garbage(format!(
-                    "a message of {n} bytes (more than the {MAX_BODY_BYTES} accepted)"
+                Some(Frame::TooBig(format!(
+                    "a message of {} MiB, more than the {} MiB the server takes now (two \
+                     thirds of the memory available to it); a transcript that big opens as a \
+                     view from disk (a transcript: URI, the transcript.openView command)",
+                    n >> 20,
+                    limit >> 20
                 )))
             }
             Some(Ok(n)) => {
@@ -239,6 +336,139 @@ fn some<'de, T: serde::Deserialize<'de>, D: serde::Deserializer<'de>>(
     T::deserialize(d).map(Some)
 }
 
+/// The notification the server is sent in place of a `textDocument/didOpen` whose text the
+/// transport took out ([`split_did_open`]): params `{ "textDocument": { "uri", "languageId",
+/// "version" }, "text": <id in PendingTexts> }`.
+pub use crate::lsp::custom::OPEN_PENDING;
+
+/// Texts of `didOpen` messages taken out by the transport, waiting for their
+/// [`OPEN_PENDING`] notification to be handled: at most the ones sent and not handled yet.
+#[derive(Debug, Default)]
+pub struct PendingTexts {
+    /// The server handles notifications now (after `initialize`, before `shutdown`); else a
+    /// `didOpen` is passed on whole, to be refused by tower-lsp-server as before.
+    accepting: AtomicBool,
+    next: AtomicU64,
+    texts: Mutex<BTreeMap<u64, String>>,
+}
+
+impl PendingTexts {
+    /// Starts (`initialize` handled) or stops (`shutdown`: drops what waits) taking texts.
+    pub fn set_accepting(&self, on: bool) {
+        self.accepting.store(on, Ordering::SeqCst);
+        if !on {
+            self.lock().clear();
+        }
+    }
+
+    fn lock(&self) -> std::sync::MutexGuard<'_, BTreeMap<u64, String>> {
+        self.texts.lock().unwrap_or_else(|e| e.into_inner())
+    }
+
+    /// Keeps `text`; its id, or `None` when not accepting (the text is dropped).
+    fn put(&self, text: String) -> Option<u64> {
+        if !self.accepting.load(Ordering::SeqCst) {
+            return None;
+        }
+        let id = self.next.fetch_add(1, Ordering::SeqCst);
+        self.lock().insert(id, text);
+        Some(id)
+    }
+
+    /// Takes the text with this id. Texts with smaller ids are dropped: their notifications
+    /// came before this one and were handled, or refused (tower-lsp-server handles
+    /// notifications in the order they arrive, each before its first `.await`).
+    pub fn take(&self, id: u64) -> Option<String> {
+        let mut texts = self.lock();
+        let text = texts.remove(&id);
+        let later = texts.split_off(&id);
+        *texts = later;
+        text
+    }
+
+    /// Number of texts waiting (tests).
+    pub fn waiting(&self) -> usize {
+        self.lock().len()
+    }
+}
+
+/// A `textDocument/didOpen` notification, its text left raw (borrowed from the body).
+#[derive(serde::Deserialize)]
+#[allow(dead_code)] // `jsonrpc` is read only to check it
+struct OpenShape<'a> {
+    jsonrpc: JsonRpcVersion,
+    #[serde(borrow)]
+    method: std::borrow::Cow<'a, str>,
+    #[serde(borrow)]
+    params: OpenParams<'a>,
+    #[serde(default, deserialize_with = "some")]
+    id: Option<serde::de::IgnoredAny>,
+}
+
+#[derive(serde::Deserialize)]
+struct OpenParams<'a> {
+    #[serde(rename = "textDocument", borrow)]
+    text_document: OpenItem<'a>,
+}
+
+#[derive(serde::Deserialize)]
+struct OpenItem<'a> {
+    #[serde(borrow)]
+    uri: &'a RawValue,
+    #[serde(rename = "languageId", borrow)]
+    language_id: &'a RawValue,
+    #[serde(borrow)]
+    version: &'a RawValue,
+    #[serde(borrow)]
+    text: &'a RawValue,
+}
+
+/// Takes the text out of a `textDocument/didOpen` notification body: `Ok((params, text))`,
+/// the params of [`OPEN_PENDING`] without their `"text"` member (added by the caller) and the
+/// decoded text, made in the body's own buffer (no copy: escapes only shrink, so it is
+/// decoded front to back over the body, which is then cut to the text and shrunk). `Err`
+/// gives the body back untouched when it is not such a notification (another method, a
+/// request, not UTF-8, not JSON, a member missing): it then takes the usual way.
+///
+/// The text is what tower-lsp-server would have decoded, except that a lone surrogate escape
+/// (`\ud800`), which made the whole message fail there, becomes U+FFFD.
+pub fn split_did_open(mut body: Vec<u8>) -> Result<(String, String), Vec<u8>> {
+    if memchr::memmem::find(&body, b"textDocument/didOpen").is_none() {
+        return Err(body);
+    }
+    let Ok(text) = std::str::from_utf8(&body) else {
+        return Err(body);
+    };
+    let (params, raw) = match serde_json::from_str::<OpenShape>(text) {
+        Ok(o) if o.method == "textDocument/didOpen" && o.id.is_none() => {
+            let item = &o.params.text_document;
+            let t = item.text.get();
+            if !(t.len() >= 2 && t.starts_with('"')) {
+                return Err(body);
+            }
+            let start = t.as_ptr() as usize - text.as_ptr() as usize + 1;
+            let params = format!(
+                r#"{{"textDocument":{{"uri":{},"languageId":{},"version":{}}}"#,
+                item.uri.get(),
+                item.language_id.get(),
+                item.version.get()
+            );
+            (params, start..start + t.len() - 2)
+        }
+        _ => return Err(body),
+    };
+    let n = crate::source::json_string::decode_in_place(&mut body, raw);
+    body.truncate(n);
+    body.shrink_to_fit();
+    debug_assert!(std::str::from_utf8(&body).is_ok());
+    // SAFETY: `body` held UTF-8 (checked above); `decode_in_place` moves whole runs of it
+    // that end before a backslash (ASCII, so on character boundaries) and writes whole
+    // encoded characters in place of escapes: the result is UTF-8. Checking again would cost
+    // a pass over the whole text (issue 12).
+    let text = unsafe { String::from_utf8_unchecked(body) };
+    Ok((params, text))
+}
+
 /// Checks a message body the way tower-lsp-server parses it (a JSON-RPC 2.0 request,
 /// notification or response). `Err` holds the error response to send instead.
 pub fn check(body: &[u8]) -> Result<(), Value> {
@@ -306,11 +536,22 @@ async fn pump_frames<R: AsyncRead + Unpin>(
     }
 }
 
+/// The body of the [`OPEN_PENDING`] notification for params from [`split_did_open`] and the
+/// text's id.
+fn pending_body(params: &str, id: u64) -> String {
+    format!(r#"{{"jsonrpc":"2.0","method":"{OPEN_PENDING}","params":{params},"text":{id}}}}}"#)
+}
+
 /// Serves `server` (tower-lsp-server's `Server::serve` given the inner pipe ends) with
 /// messages read from `input` and written to `output`, dropping and answering malformed
-/// messages. Returns when the input ends (or `exit`) and the server finished.
-pub async fn serve<I, O, F>(input: I, output: O, server: impl FnOnce(PipeIn, PipeOut) -> F)
-where
+/// messages. With `pending`, `didOpen` texts go to the server through it (see the module's
+/// doc). Returns when the input ends (or `exit`) and the server finished.
+pub async fn serve<I, O, F>(
+    input: I,
+    output: O,
+    pending: Option<std::sync::Arc<PendingTexts>>,
+    server: impl FnOnce(PipeIn, PipeOut) -> F,
+) where
     I: AsyncRead + Unpin + Send + 'static,
     O: AsyncWrite + Unpin + Send + 'static,
     F: std::future::Future<Output = ()>,
@@ -336,33 +577,65 @@ where
         let mut input = input;
         let mut to_server = to_server;
         let mut dec = Decoder::default();
-        let mut buf = vec![0u8; READ_BYTES];
         loop {
-            let n = match input.read(&mut buf).await {
+            match dec.read_from(&mut input).await {
                 Ok(0) | Err(_) => break,
-                Ok(n) => n,
-            };
-            dec.push(&buf[..n]);
+                Ok(_) => {}
+            }
             while let Some(f) = dec.next_frame() {
                 match f {
-                    Frame::Body(b) => match check(&b) {
-                        Ok(()) => {
-                            // Header, then the body as it is (no framed copy of a big body).
-                            let head = format!("Content-Length: {}\r\n\r\n", b.len());
-                            if to_server.write_all(head.as_bytes()).await.is_err()
-                                || to_server.write_all(&b).await.is_err()
-                            {
-                                return;
+                    Frame::Body(b) => {
+                        let b = match &pending {
+                            Some(p) if p.accepting.load(Ordering::SeqCst) => {
+                                match split_did_open(b) {
+                                    Ok((params, text)) => {
+                                        let Some(id) = p.put(text) else {
+                                            continue; // shut down meanwhile
+                                        };
+                                        let f = frame(pending_body(&params, id).as_bytes());
+                                        if to_server.write_all(&f).await.is_err() {
+                                            return;
+                                        }
+                                        continue;
+                                    }
+                                    Err(b) => b,
+                                }
+                            }
+                            _ => b,
+                        };
+                        let mut b = b;
+                        // tower-lsp-server stops at a message it cannot decode: a lone
+                        // surrogate escape in a string made a didChange end the session.
+                        crate::source::json_string::patch_lone_surrogates(&mut b);
+                        match check(&b) {
+                            Ok(()) => {
+                                // Header, then the body as it is (no framed copy of a big body).
+                                let head = format!("Content-Length: {}\r\n\r\n", b.len());
+                                if to_server.write_all(head.as_bytes()).await.is_err()
+                                    || to_server.write_all(&b).await.is_err()
+                                {
+                                    return;
+                                }
+                            }
+                            Err(resp) => {
+                                eprintln!(
+                                    "transcript-ls: dropped a malformed message: {}",
+                                    resp["error"]["message"]
+                                );
+                                let _ = tx.send(frame(resp.to_string().as_bytes()));
                             }
                         }
-                        Err(resp) => {
-                            eprintln!(
-                                "transcript-ls: dropped a malformed message: {}",
-                                resp["error"]["message"]
-                            );
-                            let _ = tx.send(frame(resp.to_string().as_bytes()));
-                        }
-                    },
+                    }
+                    Frame::TooBig(why) => {
+                        eprintln!("transcript-ls: dropped {why}");
+                        let resp = json!({"jsonrpc": "2.0", "id": null,
+                            "error": {"code": -32600, "message": format!("invalid request: {why}")}});
+                        let _ = tx.send(frame(resp.to_string().as_bytes()));
+                        // A dropped didOpen is otherwise silent in the editor.
+                        let note = json!({"jsonrpc": "2.0", "method": "window/showMessage",
+                            "params": {"type": 1, "message": format!("transcript-ls: dropped {why}")}});
+                        let _ = tx.send(frame(note.to_string().as_bytes()));
+                    }
                     Frame::Garbage(why) => {
                         eprintln!("transcript-ls: dropped {why}");
                         let resp = json!({"jsonrpc": "2.0", "id": null,
@@ -514,19 +787,116 @@ mod tests {
         assert_eq!(code(&[0xff, 0xfe]), -32700);
     }
 
+    /// A body over the limit is refused with a message naming both sizes, and its bytes are
+    /// skipped without being kept; the limit is asked only for bodies over
+    /// [`ALWAYS_ACCEPTED_BYTES`].
     #[test]
     fn oversized_body_is_skipped() {
-        let mut d = Decoder::default();
-        d.push(format!("Content-Length: {}\r\n\r\nabc", MAX_BODY_BYTES + 10).as_bytes());
-        assert!(matches!(d.next_frame(), Some(Frame::Garbage(_))));
+        fn limit() -> usize {
+            ALWAYS_ACCEPTED_BYTES + (1 << 20)
+        }
+        let mut d = Decoder::with_limit(limit);
+        let n = limit() + 10;
+        d.push(format!("Content-Length: {n}\r\n\r\nabc").as_bytes());
+        match d.next_frame() {
+            Some(Frame::TooBig(why)) => assert!(
+                why.starts_with("a message of 257 MiB, more than the 257 MiB the server takes"),
+                "{why}"
+            ),
+            other => panic!("{other:?}"),
+        }
         let chunk = vec![b'x'; 1 << 20];
-        for _ in 0..MAX_BODY_BYTES >> 20 {
+        for _ in 0..n >> 20 {
             d.push(&chunk);
             assert_eq!(d.next_frame(), None);
+            assert!(d.buf.capacity() < 1 << 20);
         }
-        d.push(b"xxxxxxx");
+        d.push(&vec![b'x'; (n & ((1 << 20) - 1)) - 3]);
         d.push(&frame(b"{}"));
         assert_eq!(d.next_frame(), Some(Frame::Body(b"{}".to_vec())));
+    }
+
+    /// A didOpen's text comes out of its body decoded, whatever the order of the members, and
+    /// the params left name the document; anything else is given back untouched.
+    #[test]
+    fn split_did_open_takes_the_text_out_of_the_body() {
+        let text = "{\"type\":\"user\",\"message\":{\"content\":\"é\\n😀\"}}\n\u{1}\t/\\";
+        let bodies = [
+            json!({"jsonrpc": "2.0", "method": "textDocument/didOpen", "params": {"textDocument":
+                {"uri": "file:///t/a%20b.jsonl", "languageId": "jsonl", "version": 3, "text": text}}})
+            .to_string(),
+            // Params first, text before the uri, extra members (Neovim's encoder orders keys
+            // as it likes).
+            format!(
+                r#"{{"params":{{"textDocument":{{"text":{},"version":3,"uri":"file:///t/a%20b.jsonl","languageId":"jsonl","x":[1]}}}},"jsonrpc":"2.0","method":"textDocument/didOpen"}}"#,
+                serde_json::to_string(text).unwrap()
+            ),
+        ];
+        for body in bodies {
+            let (params, got) = split_did_open(body.into_bytes()).unwrap();
+            assert_eq!(got, text);
+            let msg: Value = serde_json::from_str(&pending_body(&params, 7)).unwrap();
+            assert_eq!(
+                msg,
+                json!({"jsonrpc": "2.0", "method": OPEN_PENDING, "params": {"textDocument":
+                    {"uri": "file:///t/a%20b.jsonl", "languageId": "jsonl", "version": 3}, "text": 7}})
+            );
+            let p: crate::lsp::custom::OpenTextParams =
+                serde_json::from_value(msg["params"].clone()).unwrap();
+            assert_eq!((p.text_document.version, p.text), (3, 7));
+        }
+        // A lone surrogate escape (which serde refuses in a decoded string) becomes U+FFFD.
+        let body = r#"{"jsonrpc":"2.0","method":"textDocument/didOpen","params":{"textDocument":{"uri":"file:///a","languageId":"","version":1,"text":"x\ud800y"}}}"#;
+        assert_eq!(split_did_open(body.into()).unwrap().1, "x\u{FFFD}y");
+        let untouched = [
+            r#"{"jsonrpc":"2.0","method":"textDocument/didChange","params":{"textDocument":{"uri":"file:///a","version":2},"contentChanges":[{"text":"textDocument/didOpen"}]}}"#,
+            r#"{"jsonrpc":"2.0","id":1,"method":"textDocument/didOpen","params":{"textDocument":{"uri":"file:///a","languageId":"","version":1,"text":""}}}"#,
+            r#"{"jsonrpc":"2.0","method":"textDocument/didOpen","params":{"textDocument":{"uri":"file:///a","languageId":"","version":1,"text":7}}}"#,
+            r#"{"jsonrpc":"2.0","method":"textDocument/didOpen","params":{"textDocument":{"uri":"file:///a","version":1,"text":""}}}"#,
+            r#"{"jsonrpc":"1.0","method":"textDocument/didOpen","params":{"textDocument":{"uri":"file:///a","languageId":"","version":1,"text":""}}}"#,
+            r#"{"jsonrpc":"2.0","method":"textDocument/didOpen","params":{"textDocument":{"uri":"file:///a","languageId":"","version":1,"text":"\q"}}}"#,
+            r#"{"jsonrpc":"2.0","method":"textDocument/didOpen","params":{"textDocument":{"uri":"file:///a","languageId":"","version":1,"text":""}}} x"#,
+        ];
+        for body in untouched {
+            assert_eq!(
+                split_did_open(body.into()),
+                Err(body.as_bytes().to_vec()),
+                "{body}"
+            );
+        }
+        assert_eq!(split_did_open(vec![0xff, 0xfe]), Err(vec![0xff, 0xfe]));
+    }
+
+    /// Texts wait only until their notification is handled: taking one drops those sent
+    /// before it (their notifications were handled or refused already); none are kept when the
+    /// server does not take notifications.
+    #[test]
+    fn pending_texts_are_taken_once_and_never_pile_up() {
+        let p = PendingTexts::default();
+        assert_eq!(p.put("lost".into()), None);
+        p.set_accepting(true);
+        let a = p.put("a".into()).unwrap();
+        let b = p.put("b".into()).unwrap();
+        let c = p.put("c".into()).unwrap();
+        assert_eq!(p.take(b).as_deref(), Some("b"));
+        assert_eq!(p.waiting(), 1);
+        assert_eq!(p.take(a), None);
+        assert_eq!(p.take(b), None);
+        assert_eq!(p.take(c).as_deref(), Some("c"));
+        assert_eq!(p.waiting(), 0);
+        p.put("d".into()).unwrap();
+        p.set_accepting(false);
+        assert_eq!(p.waiting(), 0);
+    }
+
+    /// The limit follows the memory available: between the floor and the machine's memory.
+    #[test]
+    fn the_message_limit_is_derived_from_memory() {
+        let limit = message_limit();
+        assert!(limit >= ALWAYS_ACCEPTED_BYTES);
+        if let Some(avail) = mem_available() {
+            assert!(limit as u64 <= (avail / 3 * 2).max(ALWAYS_ACCEPTED_BYTES as u64));
+        }
     }
 
     /// A header whose `Content-Length` is far more than what follows reserves no more than
@@ -536,7 +906,7 @@ mod tests {
     #[test]
     fn a_lying_content_length_reserves_only_what_arrives() {
         let mut d = Decoder::default();
-        d.push(format!("Content-Length: {MAX_BODY_BYTES}\r\n\r\n{{\"jsonrpc\"").as_bytes());
+        d.push(format!("Content-Length: {}\r\n\r\n{{\"jsonrpc\"", 1 << 30).as_bytes());
         assert_eq!(d.next_frame(), None);
         assert!(
             d.buf.capacity() <= RESERVE_STEP_BYTES + 1024,

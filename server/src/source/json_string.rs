@@ -30,6 +30,128 @@ pub fn decode(raw: &str) -> Cow<'_, str> {
     Cow::Owned(out)
 }
 
+/// Replaces, in JSON text, every lone surrogate escape (`\ud800`–`\udfff` not part of a
+/// high+low pair) by `\ufffd`, in place (same length, so offsets stay valid); true when it
+/// replaced one. serde refuses lone surrogates in decoded strings: a record holding one is
+/// read again from a patched copy (`formats::claude_code`), and a message holding one is
+/// patched before tower-lsp-server decodes it (`lsp::transport`: it stopped the server).
+pub fn patch_lone_surrogates(b: &mut [u8]) -> bool {
+    let mut patched = false;
+    let mut i = 0;
+    while i < b.len() {
+        let Some(n) = memchr::memchr(b'\\', &b[i..]) else {
+            break;
+        };
+        let at = i + n;
+        if b.get(at + 1) != Some(&b'u') {
+            i = at + 2;
+            continue;
+        }
+        let Some(cp) = hex4(b, at + 2) else {
+            i = at + 2;
+            continue;
+        };
+        let lone = if (0xD800..0xDC00).contains(&cp) {
+            let paired = b.get(at + 6) == Some(&b'\\')
+                && b.get(at + 7) == Some(&b'u')
+                && hex4(b, at + 8).is_some_and(|lo| (0xDC00..0xE000).contains(&lo));
+            if paired {
+                i = at + 12;
+                continue;
+            }
+            true
+        } else {
+            (0xDC00..0xE000).contains(&cp)
+        };
+        if lone {
+            b[at..at + 6].copy_from_slice(b"\\ufffd");
+            patched = true;
+        }
+        i = at + 6;
+    }
+    patched
+}
+
+/// Decodes the raw contents of a JSON string literal that sits at `raw` inside `buf`, writing
+/// the decoded text to the front of `buf` (over whatever was there) without allocating:
+/// returns the decoded length, so the text is `buf[..n]`. Gives the same text as [`decode`]
+/// (lone surrogate escapes become U+FFFD) for any literal `serde_json` accepts, where every
+/// escape is at least as long as what it decodes to; a malformed escape whose U+FFFD would
+/// not fit (`\q`, a lone backslash at the end) is written as `?` instead.
+///
+/// Used by the transport to turn a `didOpen` message body into the document's text in the
+/// body's own buffer (issue 12: the text once, no copy of a 100 MB message).
+pub fn decode_in_place(buf: &mut [u8], raw: std::ops::Range<usize>) -> usize {
+    let end = raw.end;
+    let (mut w, mut r) = (0, raw.start);
+    while r < end {
+        // Plain bytes eight at a time, up to the next backslash (JSONL inside a JSON string
+        // has an escape every ten bytes or so: no call per run).
+        if r + 8 <= end {
+            let word = u64::from_le_bytes(buf[r..r + 8].try_into().unwrap_or([0; 8]));
+            let at = backslash_at(word);
+            if r - w >= 8 {
+                // All eight bytes: those past the backslash land below `r`, on bytes already
+                // read, and are overwritten next.
+                buf[w..w + 8].copy_from_slice(&word.to_le_bytes());
+            } else {
+                buf[w..w + at].copy_from_slice(&word.to_le_bytes()[..at]);
+            }
+            w += at;
+            r += at;
+            if at == 8 {
+                continue;
+            }
+        } else {
+            while r < end && buf[r] != b'\\' {
+                buf[w] = buf[r];
+                w += 1;
+                r += 1;
+            }
+        }
+        if r == end {
+            break;
+        }
+        // The common escapes inline; the others (and `\uXXXX`) through `decode_escape`.
+        let simple = match buf.get(r + 1).filter(|_| r + 1 < end) {
+            Some(b'"') => Some(b'"'),
+            Some(b'\\') => Some(b'\\'),
+            Some(b'/') => Some(b'/'),
+            Some(b'n') => Some(b'\n'),
+            Some(b't') => Some(b'\t'),
+            Some(b'r') => Some(b'\r'),
+            _ => None,
+        };
+        if let Some(c) = simple {
+            buf[w] = c;
+            w += 1;
+            r += 2;
+            continue;
+        }
+        let (ch, len) = decode_escape(&buf[..end], r);
+        let mut utf8 = [0u8; 4];
+        let ch = ch.encode_utf8(&mut utf8).as_bytes();
+        // The write never passes the read position: `w <= r`, and the escape's `len` bytes
+        // are consumed before the next read.
+        let ch: &[u8] = if ch.len() <= len + (r - w) { ch } else { b"?" };
+        buf[w..w + ch.len()].copy_from_slice(ch);
+        w += ch.len();
+        r += len;
+    }
+    w
+}
+
+/// Index of the first backslash (0x5C) among the eight bytes of `word` (little-endian: the
+/// first byte is the lowest), 8 when there is none. The lowest flagged byte of the zero-byte
+/// test is always exact.
+fn backslash_at(word: u64) -> usize {
+    const ONES: u64 = 0x0101_0101_0101_0101;
+    const HIGHS: u64 = 0x8080_8080_8080_8080;
+    let x = word ^ (ONES * u64::from(b'\\'));
+    let found = x.wrapping_sub(ONES) & !x & HIGHS;
+    (found.trailing_zeros() / 8) as usize
+}
+
 /// Decodes the escape starting at `bytes[i] == b'\\'`; returns the character and the number of
 /// source bytes the escape spans. Malformed escapes yield U+FFFD: over the backslash and the
 /// character after it (`\q`, `\é`), over `\u` when 4 hex digits do not follow, over a
@@ -207,6 +329,68 @@ mod tests {
         assert_eq!(decode(r#"a\"b\\c\nd"#), "a\"b\\c\nd");
         assert_eq!(decode(r"\u00e9\ud83d\ude00!"), "é😀!");
         assert!(matches!(decode("plain é"), Cow::Borrowed(_)));
+    }
+
+    /// In-place decoding gives what [`decode`] gives, for every literal serde_json writes or
+    /// accepts, wherever the literal sits in the buffer.
+    #[test]
+    fn decoding_in_place_equals_decoding() {
+        let texts = [
+            "",
+            "plain",
+            "a\"b\\c\nd\te\r\u{8}\u{c}/",
+            "é😀 and \u{1} \u{1f}",
+            "{\"type\":\"user\",\"message\":{\"content\":\"x\\ny\"}}\n{}\n",
+        ];
+        // Escapes at every alignment of the eight-byte scan.
+        let aligned: Vec<String> = (0..20)
+            .map(|k| {
+                format!(
+                    "{}\"{}\\\n/\u{2028}{}",
+                    "x".repeat(k),
+                    "é".repeat(k),
+                    "y".repeat(k)
+                )
+            })
+            .collect();
+        let mut literals: Vec<String> = texts
+            .iter()
+            .copied()
+            .chain(aligned.iter().map(String::as_str))
+            .map(|t| {
+                let q = serde_json::to_string(t).unwrap();
+                q[1..q.len() - 1].to_string()
+            })
+            .collect();
+        literals.extend(
+            [
+                r"\u00e9\ud83d\ude00!",
+                r"x\udcb2y",
+                r"\ud83dz",
+                r"\/\b",
+                r"a\\\\",
+            ]
+            .map(String::from),
+        );
+        for lit in &literals {
+            for prefix in [
+                "",
+                "{\"text\":\"",
+                "xxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxx",
+            ] {
+                let mut buf = format!("{prefix}{lit}\"}}").into_bytes();
+                let n = decode_in_place(&mut buf, prefix.len()..prefix.len() + lit.len());
+                assert_eq!(
+                    std::str::from_utf8(&buf[..n]).unwrap(),
+                    decode(lit),
+                    "{lit}"
+                );
+            }
+        }
+        // Malformed escapes that would grow never overwrite what is still to be read.
+        let mut buf = br"a\qb\".to_vec();
+        let n = decode_in_place(&mut buf, 0..5);
+        assert_eq!(&buf[..n], b"a?b?");
     }
 
     #[test]

@@ -55,8 +55,9 @@ impl<'t> Ctx<'t> {
 }
 
 /// Reads `message.content` (or a queued prompt, or a `queue-operation` content): a string
-/// becomes one `Text` block spanning the string literal; a list becomes one block per element.
-/// Returns `false` when the value is neither (the caller reports the shape).
+/// becomes one `Text` block spanning the string literal; a list becomes one block per element
+/// (each element read once, in place: [`raw::for_each_element`]). Returns `false` when the
+/// value is neither (the caller reports the shape).
 pub fn content_blocks(ctx: Ctx, content: &RawValue, out: &mut Vec<Block>) -> bool {
     let s = content.get();
     if s.starts_with('"') {
@@ -68,25 +69,26 @@ pub fn content_blocks(ctx: Ctx, content: &RawValue, out: &mut Vec<Block>) -> boo
         });
         true
     } else if s.starts_with('[') {
-        match serde_json::from_str::<Vec<&RawValue>>(s) {
-            Ok(items) => {
-                out.extend(items.into_iter().map(|b| block(ctx, b)));
-                true
-            }
-            Err(_) => false,
+        let before = out.len();
+        let ok = raw::for_each_element::<RawBlock>(s, |raw, b| out.push(block_read(ctx, raw, b)));
+        if !ok {
+            out.truncate(before);
         }
+        ok
     } else {
         false
     }
 }
 
-/// Reads one content block.
-pub fn block(ctx: Ctx, raw: &RawValue) -> Block {
-    let span = ctx.span(raw);
-    let s = raw.get();
+/// One content block from its raw text `s` (a slice of the line) and, when it is an object
+/// that reads as one, its [`RawBlock`].
+fn block_read(ctx: Ctx, s: &str, b: Option<RawBlock>) -> Block {
+    let span = raw::span_of_str(s, ctx.text, ctx.base);
     if s.starts_with('"') {
         // A bare string inside a content list: take it as text.
-        let text = ctx.str(raw).unwrap_or_default();
+        let text = raw::str_span_of_str(s, ctx.text, ctx.base)
+            .map(|raw| Str { raw })
+            .unwrap_or_default();
         return Block {
             span,
             kind: BlockKind::Text { text },
@@ -101,7 +103,7 @@ pub fn block(ctx: Ctx, raw: &RawValue) -> Block {
             kind: other("(not an object)"),
         };
     }
-    let Ok(b) = serde_json::from_str::<RawBlock>(s) else {
+    let Some(b) = b else {
         return Block {
             span,
             kind: other("(unreadable)"),
@@ -247,13 +249,13 @@ fn tool_result(ctx: Ctx, b: &RawBlock, end: usize) -> ToolResult {
 }
 
 fn list_result_summary(ctx: Ctx, list: &RawValue, images: &mut Vec<(Box<str>, usize)>) -> String {
-    let Ok(items) = serde_json::from_str::<Vec<&RawValue>>(list.get()) else {
-        return String::new();
-    };
     let mut text = String::new();
     let mut tools: Vec<String> = Vec::new();
-    for item in items {
-        let b = block(ctx, item);
+    let ok = raw::for_each_element::<RawBlock>(list.get(), |raw, rb| {
+        let tool_name = rb
+            .as_ref()
+            .and_then(|rb| rb.tool_name.get().map(str::to_string));
+        let b = block_read(ctx, raw, rb);
         match b.kind {
             BlockKind::Image {
                 media_type,
@@ -263,14 +265,14 @@ fn list_result_summary(ctx: Ctx, list: &RawValue, images: &mut Vec<(Box<str>, us
                 text = result_summary(ctx.raw_text(&t));
             }
             BlockKind::Other { block_type } if &*block_type == "tool_reference" => {
-                if let Ok(rb) = serde_json::from_str::<RawBlock>(item.get())
-                    && let Some(n) = rb.tool_name.get()
-                {
-                    tools.push(n.to_string());
-                }
+                tools.extend(tool_name);
             }
             _ => {}
         }
+    });
+    if !ok {
+        images.clear();
+        return String::new();
     }
     if !text.is_empty() {
         text

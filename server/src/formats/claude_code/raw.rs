@@ -503,18 +503,85 @@ impl<'a> Members<'a> {
 /// Byte span of a raw value inside the source: `base` is the source offset of `text`, and
 /// `raw` must be borrowed from `text`.
 pub fn span_of(raw: &RawValue, text: &str, base: usize) -> Span {
-    let start = raw.get().as_ptr() as usize - text.as_ptr() as usize + base;
-    start..start + raw.get().len()
+    span_of_str(raw.get(), text, base)
+}
+
+/// Byte span of `raw`, a slice of `text`, inside the source (`base`: source offset of `text`).
+pub fn span_of_str(raw: &str, text: &str, base: usize) -> Span {
+    let start = raw.as_ptr() as usize - text.as_ptr() as usize + base;
+    start..start + raw.len()
 }
 
 /// If `raw` is a JSON string literal, the span of its contents between the quotes.
 pub fn str_span(raw: &RawValue, text: &str, base: usize) -> Option<Span> {
-    let s = raw.get();
+    str_span_of_str(raw.get(), text, base)
+}
+
+/// [`str_span`] of the raw JSON `raw`, a slice of `text`.
+pub fn str_span_of_str(s: &str, text: &str, base: usize) -> Option<Span> {
     if s.len() >= 2 && s.starts_with('"') && s.ends_with('"') {
-        let sp = span_of(raw, text, base);
+        let sp = span_of_str(s, text, base);
         Some(sp.start + 1..sp.end - 1)
     } else {
         None
+    }
+}
+
+/// Calls `f` with each element of `list`, the raw text of a JSON array already read by serde
+/// (a `RawValue`): the element's raw text, and the element read as `T` when it is an object
+/// that reads as one. Each element is read once, in place (issue 12: reading the list as raw
+/// values first, then each element again, scanned every content block twice). Returns false
+/// when `list` is not an array (nothing is called then) or an element cannot be read at all.
+pub fn for_each_element<'a, T: Deserialize<'a>>(
+    list: &'a str,
+    mut f: impl FnMut(&'a str, Option<T>),
+) -> bool {
+    let b = list.as_bytes();
+    let ws = |mut i: usize| {
+        while b
+            .get(i)
+            .is_some_and(|c| matches!(c, b' ' | b'\n' | b'\r' | b'\t'))
+        {
+            i += 1;
+        }
+        i
+    };
+    let mut i = ws(0);
+    if b.get(i) != Some(&b'[') {
+        return false;
+    }
+    i = ws(i + 1);
+    if b.get(i) == Some(&b']') {
+        return true;
+    }
+    loop {
+        let rest = &list[i..];
+        let read = if rest.starts_with('{') {
+            let mut it = serde_json::Deserializer::from_str(rest).into_iter::<T>();
+            match it.next() {
+                Some(Ok(t)) => Some((it.byte_offset(), Some(t))),
+                _ => None,
+            }
+        } else {
+            None
+        };
+        let (len, parsed) = match read {
+            Some(r) => r,
+            None => {
+                let mut it = serde_json::Deserializer::from_str(rest).into_iter::<&RawValue>();
+                match it.next() {
+                    Some(Ok(_)) => (it.byte_offset(), None),
+                    _ => return false,
+                }
+            }
+        };
+        f(&rest[..len], parsed);
+        i = ws(i + len);
+        match b.get(i) {
+            Some(b',') => i = ws(i + 1),
+            Some(b']') => return true,
+            _ => return false,
+        }
     }
 }
 
@@ -553,6 +620,31 @@ mod tests {
         let t: T = serde_json::from_str(r#"{"n":-3,"s":null}"#).unwrap();
         assert_eq!(t.n.0, None);
         assert_eq!(t.s.0, None);
+    }
+
+    /// Elements come out with their exact raw text, objects read as `T` once; other values
+    /// and objects that do not read as `T` come with `None`.
+    #[test]
+    fn array_elements_are_read_once_with_their_text() {
+        let list = r#" [ {"type":"a"} ,"s\"",  7,{"type":[1]} ,{"type":"b","x":{"y":"}"}}] "#;
+        let mut got = Vec::new();
+        let ok = for_each_element::<Typed>(list, |raw, t| {
+            got.push((raw, t.map(|t| t.ty.get().map(str::to_string))));
+        });
+        assert!(ok);
+        assert_eq!(
+            got,
+            vec![
+                (r#"{"type":"a"}"#, Some(Some("a".to_string()))),
+                (r#""s\"""#, None),
+                ("7", None),
+                (r#"{"type":[1]}"#, Some(None)),
+                (r#"{"type":"b","x":{"y":"}"}}"#, Some(Some("b".to_string()))),
+            ]
+        );
+        assert!(for_each_element::<Typed>("[]", |_, _| panic!()));
+        assert!(!for_each_element::<Typed>(r#""[1]""#, |_, _| panic!()));
+        assert!(!for_each_element::<Typed>("{}", |_, _| panic!()));
     }
 
     #[test]
