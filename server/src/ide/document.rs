@@ -347,15 +347,7 @@ impl Source {
                 if was_missing {
                     return DiskChange::Unchanged;
                 }
-                let mut st = lock(&self.text);
-                st.body = Body::Flat(Arc::new(String::new()));
-                st.dirty_from = 0;
-                st.generation += 1;
-                st.disk = Some(DiskState {
-                    missing: true,
-                    ..DiskState::default()
-                });
-                return DiskChange::Missing(e.to_string());
+                return self.set_missing(e.to_string());
             }
         };
         let id = file_id(&md);
