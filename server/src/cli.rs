@@ -690,23 +690,12 @@ fn write_stats(out: &mut dyn Write, s: &Stats) -> std::io::Result<()> {
         )?;
     }
     for t in &s.turn_list {
-        let mut parts = vec![words::activity(t.comments, t.tool_calls)];
-        if let Some(ms) = t.duration_ms {
-            parts.push(text::fmt_duration(ms));
-        }
-        if let Some(tps) = &t.tok_per_s {
-            let approx = if tps.kind == "estimate" { "≈" } else { "" };
-            parts.push(format!("{approx}{} tok/s", text::fmt_tok_per_s(tps.value)));
-        }
-        if let Some(at) = &t.finished_at {
-            parts.push(at.clone());
-        }
-        if t.state != "complete" {
-            parts.push(t.state.to_string());
-        }
-        for g in &t.gates {
-            parts.push(format!("{}: {}", g.phase, g.verdict_text));
-        }
+        // The preamble has no activity: its record count only, as the outline and fold say.
+        let parts = if t.kind == "preamble" {
+            vec![words::count(t.records as u64, words::RECORD)]
+        } else {
+            turn_parts(t)
+        };
         let label = match t.kind {
             "preamble" => "before the first prompt".to_string(),
             "wake" => format!("turn {}/{}  {}", t.n, s.turns, words::wake(&t.prompt)),
@@ -721,4 +710,27 @@ fn write_stats(out: &mut dyn Write, s: &Stats) -> std::io::Result<()> {
         )?;
     }
     Ok(())
+}
+
+/// The figures of a prompt or wake-up turn in `stats`: activity, duration, tokens/second,
+/// finish time, state when not complete, gate verdicts.
+fn turn_parts(t: &crate::ide::stats::TurnStats) -> Vec<String> {
+    let mut parts = vec![words::activity(t.comments, t.tool_calls)];
+    if let Some(ms) = t.duration_ms {
+        parts.push(text::fmt_duration(ms));
+    }
+    if let Some(tps) = &t.tok_per_s {
+        let approx = if tps.kind == "estimate" { "≈" } else { "" };
+        parts.push(format!("{approx}{} tok/s", text::fmt_tok_per_s(tps.value)));
+    }
+    if let Some(at) = &t.finished_at {
+        parts.push(at.clone());
+    }
+    if t.state != "complete" {
+        parts.push(t.state.to_string());
+    }
+    for g in &t.gates {
+        parts.push(format!("{}: {}", g.phase, g.verdict_text));
+    }
+    parts
 }

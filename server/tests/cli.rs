@@ -347,6 +347,7 @@ fn stats_json_of_the_gates_fixture() {
             "prompt": "Run the remaining pipeline gates on the ffi branch.",
             "start_line": 1,
             "end_line": 9,
+            "records": 9,
             "steps": 3,
             "tool_calls": 2,
             "comments": 2,

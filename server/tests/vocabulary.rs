@@ -250,6 +250,20 @@ fn surfaces_say_the_same_numbers_with_the_same_words() {
             file.display()
         );
 
+        // The preamble's figure in `stats` is the outline's (its record count).
+        if let Some(pre) = raw_syms.iter().find(|s| s.kind == SymbolKind::Preamble) {
+            let line = stats_text
+                .lines()
+                .find(|l| l.trim_start().starts_with("before the first prompt"))
+                .unwrap_or_default();
+            assert!(
+                line.ends_with(&format!(" · {}", pre.detail)),
+                "{}: stats says {line:?}, the outline {:?}",
+                file.display(),
+                pre.detail
+            );
+        }
+
         // Per turn: the same comments and tool calls everywhere.
         for (ti, turn) in a.turns.iter().enumerate() {
             if turn.kind == TurnKind::Preamble {

@@ -105,6 +105,9 @@ pub struct TurnStats {
     pub prompt: String,
     pub start_line: usize,
     pub end_line: usize,
+    /// Records of the turn (`Turn::entries`): the preamble's only figure, as its outline
+    /// entry and fold say (issue 11, item 4).
+    pub records: usize,
     /// Main-thread model responses.
     pub steps: usize,
     /// Main-thread tool calls.
@@ -164,6 +167,7 @@ pub fn stats(file: String, t: &Transcript, a: &Analysis) -> Stats {
             prompt: text::one_line(&turn.title, 80),
             start_line: turn.start_line + 1,
             end_line: turn.end_line + 1,
+            records: turn.entries.len(),
             steps: turn.steps.len(),
             tool_calls: turn.tool_calls,
             comments: turn.comments,
