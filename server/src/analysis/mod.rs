@@ -264,7 +264,9 @@ pub struct Turn {
     pub usage: Usage,
     /// Usage of the inline sidechain (sub-agent) steps that fall in this turn, kept separable
     /// from `usage` (case 20: session totals include child usage, but separably).
-    pub sidechain_usage: Usage,
+    /// `None` when no sidechain step falls in the turn; boxed, as most turns have none (issue 12,
+    /// memory per turn).
+    pub sidechain_usage: Option<Box<Usage>>,
     /// Steering entries absorbed by this turn.
     pub steering: Indices,
     /// Indices into `Analysis::gates`.
@@ -616,5 +618,36 @@ pub fn resume(
     match turns::analyze_from(transcript, source, options, Some((previous, checkpoint))) {
         Ok(v) => v,
         Err(()) => turns::full(transcript, source, options),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// Memory per turn (issue 12): a file of one-line prompts is one turn per line, so a turn's
+    /// size is a per-line cost. Its rare parts are boxed or one pointer ([`Indices`]). Before:
+    /// 576 bytes (an optional final answer 120).
+    #[test]
+    fn per_turn_types_stay_compact() {
+        assert_eq!(size_of::<Indices>(), 8);
+        assert_eq!(size_of::<Option<FinalAnswer>>(), 64);
+        assert_eq!(size_of::<Throughput>(), 32);
+        assert_eq!(size_of::<Turn>(), 408);
+    }
+
+    #[test]
+    fn indices_read_as_the_vector_they_hold() {
+        let mut i = Indices::default();
+        assert!(i.is_empty());
+        assert_eq!(format!("{i:?}"), "[]");
+        i.push(3);
+        i.push(1);
+        assert_eq!(i, vec![3, 1]);
+        assert_eq!(&*i, &[3, 1]);
+        assert_eq!(format!("{i:?}"), "[3, 1]");
+        assert_eq!((&i).into_iter().copied().collect::<Vec<_>>(), vec![3, 1]);
+        assert_eq!(Indices::from(vec![]), Indices::default());
+        assert_eq!(Indices::from(vec![3, 1]), i);
     }
 }

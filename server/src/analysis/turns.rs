@@ -545,7 +545,9 @@ pub(super) fn analyze_from(
             finished_at_ms,
             finished_at,
             usage: turn_usage,
-            sidechain_usage: turn_side_usage[ix - kept],
+            sidechain_usage: Some(turn_side_usage[ix - kept])
+                .filter(|u| *u != Usage::default())
+                .map(Box::new),
             steering: steering.into(),
             gates: std::mem::take(&mut gate_buckets[ix - kept]),
             subagent_calls: std::mem::take(&mut call_buckets[ix - kept]),

@@ -152,7 +152,7 @@ pub fn turn(
     title: &str,
 ) -> Turn {
     Turn {
-        sidechain_usage: Default::default(),
+        sidechain_usage: None,
         n,
         kind,
         opener,
