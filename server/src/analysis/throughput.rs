@@ -49,9 +49,7 @@ pub fn of_turn(
         .filter(|s| s.usage.output > 0)
         .collect();
     if bearing.is_empty() {
-        return Throughput::None {
-            reason: NO_OUTPUT,
-        };
+        return Throughput::None { reason: NO_OUTPUT };
     }
     if bearing.iter().any(|s| !s.output_final) {
         return Throughput::None {

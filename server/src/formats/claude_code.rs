@@ -343,7 +343,10 @@ impl State {
         if self.title_rank > 0 || summary.trim().is_empty() {
             return;
         }
-        if t.entries.iter().any(|e| e.uuid().is_some_and(|u| *u == *leaf)) {
+        if t.entries
+            .iter()
+            .any(|e| e.uuid().is_some_and(|u| *u == *leaf))
+        {
             self.title(t, 1, Some(summary));
             self.pending_summaries.clear();
         } else if self.pending_summaries.len() < MAX_PENDING_SUMMARIES {

@@ -915,6 +915,9 @@ mod tests {
         ));
         assert!(matches!(RecordId::new("u-1"), RecordId::Short(3, _)));
         assert!(RecordId::new("u-1") != *"u-2");
-        assert!(RecordId::new("0b3c9a54-7d1e-4c2f-9a8b-1c2d3e4f5a6b") != *"0b3c9a54-7d1e-4c2f-9a8b-1c2d3e4f5a6c");
+        assert!(
+            RecordId::new("0b3c9a54-7d1e-4c2f-9a8b-1c2d3e4f5a6b")
+                != *"0b3c9a54-7d1e-4c2f-9a8b-1c2d3e4f5a6c"
+        );
     }
 }
