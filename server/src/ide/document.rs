@@ -192,8 +192,9 @@ pub enum DiskChange {
     Missing(String),
 }
 
-/// Text size from which a build hands the heap's free pages back to the system when it is done
-/// ([`release_free_heap`]); smaller documents leave too little behind to be worth the call.
+/// Text size from which a build that read the text from the start hands the heap's free pages
+/// back to the system when it is done ([`release_free_heap`]); smaller documents leave too
+/// little behind to be worth the call.
 pub const TRIM_AFTER_BYTES: usize = 8 << 20;
 
 /// Hands the allocator's free pages back to the system (glibc `malloc_trim`; nothing
@@ -527,8 +528,10 @@ impl Source {
                 }
                 b.checkpoint = checkpoint;
                 b.snapshot = Some(snap.clone());
-                if snap.text.len() >= TRIM_AFTER_BYTES {
-                    // The previous snapshot and the build's temporaries are freed by now.
+                if snap.text.len() >= TRIM_AFTER_BYTES && snap.kept_turns == 0 {
+                    // A whole read: the reader's temporaries and the previous snapshot are
+                    // freed by now. Not after an append (it frees little, and each trim makes
+                    // the next big allocation fault its pages in again).
                     release_free_heap();
                 }
                 // The text once (issue 12): a rope the build made a string of is replaced by
