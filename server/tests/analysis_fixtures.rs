@@ -298,7 +298,7 @@ fn placeholder_usage_and_split_rows() {
         assert_eq!(
             t.throughput,
             Throughput::None {
-                reason: "output counts are streaming placeholders".into()
+                reason: "output counts are streaming placeholders"
             }
         );
         assert_eq!((t.state, t.duration.unwrap().ms), (TurnState::Complete, ms));

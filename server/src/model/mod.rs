@@ -907,7 +907,7 @@ mod tests {
             assert_eq!(id.to_string(), s);
             assert_eq!(format!("{id:?}"), format!("{s:?}"));
             assert!(id == *s, "{s}");
-            assert_eq!(id, RecordId::new(&s.to_string()));
+            assert_eq!(id, RecordId::new(&String::from(s)));
         }
         assert!(matches!(
             RecordId::new("0b3c9a54-7d1e-4c2f-9a8b-1c2d3e4f5a6b"),

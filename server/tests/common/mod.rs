@@ -168,9 +168,7 @@ pub fn turn(
         comments: 0,
         tool_calls: 0,
         duration: None,
-        throughput: Throughput::None {
-            reason: "test".into(),
-        },
+        throughput: Throughput::None { reason: "test" },
         finished_at_ms: None,
         finished_at: None,
         usage: Default::default(),
