@@ -1054,10 +1054,11 @@ fn file_id(_md: &std::fs::Metadata) -> Option<(u64, u64)> {
 /// Length of `bytes` without an incomplete UTF-8 sequence at the very end (at most 3 bytes,
 /// kept for the next read of a growing file). Invalid sequences elsewhere are left to the
 /// lossy decoding.
+///
+/// Only the last three bytes are looked at (issue 12: a whole check here was a second pass of
+/// UTF-8 validation over every file read; the decoding checks the rest): valid text never ends
+/// inside a sequence, so it keeps its whole length.
 fn complete_utf8_len(bytes: &[u8]) -> usize {
-    if std::str::from_utf8(bytes).is_ok() {
-        return bytes.len();
-    }
     for back in 1..=3.min(bytes.len()) {
         let b = bytes[bytes.len() - back];
         if b & 0xC0 != 0x80 {
@@ -1253,6 +1254,35 @@ mod tests {
         b.truncate(3);
         assert_eq!(complete_utf8_len(&b), 1);
         assert_eq!(complete_utf8_len(&[b'a', 0xFF, b'b']), 3);
+    }
+
+    /// Issue 12: the cut looks at the last bytes only, and cuts exactly what the lossy
+    /// decoding would turn into U+FFFD at the end and a later read could complete: on every
+    /// prefix of mixed text (valid characters of 1 to 4 bytes, stray continuation bytes,
+    /// invalid lead bytes), decoding the kept part and then the cut part with the next bytes
+    /// equals decoding the whole.
+    #[test]
+    fn utf8_cut_at_the_tail_only() {
+        let mut bytes = "aé€😀 ok\n".as_bytes().to_vec();
+        bytes.extend_from_slice(b"\x80x\xff\xe2\x82y\xf0\x9f\x98");
+        bytes.extend_from_slice("😀é".as_bytes());
+        for end in 0..=bytes.len() {
+            let prefix = &bytes[..end];
+            let cut = complete_utf8_len(prefix);
+            assert!(end - cut <= 3, "at {end}");
+            if std::str::from_utf8(prefix).is_ok() {
+                assert_eq!(cut, end, "valid text is never cut (at {end})");
+            }
+            // The cut part is the start of one sequence a continuation could complete.
+            if cut < end {
+                assert!(std::str::from_utf8(&prefix[cut..]).is_err());
+                assert!(prefix[cut] >= 0xC0, "cut at a lead byte (at {end})");
+            }
+            let (kept, _) = load::decode(&prefix[..cut]);
+            let (rest, _) = load::decode(&bytes[cut..]);
+            let (whole, _) = load::decode(&bytes);
+            assert_eq!(kept + &rest, whole, "at {end}");
+        }
     }
 
     #[test]
