@@ -1086,15 +1086,22 @@ fn tail_of(bytes: &[u8], n: usize) -> Vec<u8> {
 }
 
 fn read_whole(path: &Path) -> std::io::Result<(String, DiskState)> {
-    let (bytes, md) = load::read_bytes(path, 0, load::MAX_FILE_BYTES)?;
+    let read = load::read_checked(path, 0, load::MAX_FILE_BYTES)?;
+    let md = read.metadata.clone();
+    let checked = read.utf8;
+    let mut bytes = read.bytes;
     let len = bytes.len() as u64;
     let tail = tail_of(&bytes, 64);
-    let cut = complete_utf8_len(&bytes);
     // The bytes become the text without a copy when they are valid UTF-8 (issue 12: bytes and
-    // text were both held, twice the file, while a view of it was read).
-    let mut bytes = bytes;
+    // text were both held, twice the file, while a view of it was read), and without a second
+    // check: the read checked them window by window.
+    let cut = checked.unwrap_or_else(|| complete_utf8_len(&bytes));
     let partial = bytes.split_off(cut);
-    let (text, invalid) = load::decode_owned(bytes);
+    let (text, invalid) = match checked {
+        // SAFETY: `read_checked` found `bytes[..cut]` valid UTF-8.
+        Some(_) => (unsafe { String::from_utf8_unchecked(bytes) }, Vec::new()),
+        None => load::decode_owned(bytes),
+    };
     Ok((
         text,
         DiskState {
