@@ -1323,6 +1323,44 @@ mod tests {
         assert_eq!(lines_of(c.refresh(&p)), vec![]);
     }
 
+    /// Issue 12: a disk source takes the text its windowed read checked: valid text as is, a
+    /// character cut at the end kept back until an append completes it, and a file with
+    /// invalid bytes decoded lossily with its warnings, as before.
+    #[test]
+    fn disk_sources_take_the_checked_text() {
+        let dir = tempfile::tempdir().unwrap();
+        let p = dir.path().join("u.jsonl");
+        let smile = "😀".as_bytes();
+        let mut bytes = b"{\"a\":\"\xc3\xa9\"}\n{\"b\":\"".to_vec();
+        bytes.extend_from_slice(&smile[..2]);
+        std::fs::write(&p, &bytes).unwrap();
+        let s = Source::disk(p.clone()).unwrap();
+        assert_eq!(*s.text(), "{\"a\":\"é\"}\n{\"b\":\"");
+        {
+            let st = lock(&s.text);
+            let d = st.disk.as_ref().unwrap();
+            assert_eq!(
+                (d.len, d.partial.as_slice()),
+                (bytes.len() as u64, &smile[..2])
+            );
+            assert!(d.invalid.is_empty());
+        }
+        let mut f = std::fs::OpenOptions::new().append(true).open(&p).unwrap();
+        std::io::Write::write_all(&mut f, &smile[2..]).unwrap();
+        std::io::Write::write_all(&mut f, b"\"}\n").unwrap();
+        assert_eq!(s.refresh_disk(), DiskChange::Appended(5));
+        assert_eq!(*s.text(), "{\"a\":\"é\"}\n{\"b\":\"😀\"}\n");
+
+        let bad = b"{\"a\":1}\n{\"b\":\"\xff\"}\n";
+        std::fs::write(&p, bad).unwrap();
+        let s = Source::disk(p.clone()).unwrap();
+        let (text, invalid) = load::decode(bad);
+        assert_eq!(*s.text(), text);
+        let st = lock(&s.text);
+        assert_eq!(st.disk.as_ref().unwrap().invalid, invalid);
+        assert_eq!(invalid.len(), 1);
+    }
+
     #[test]
     fn disk_append_truncate_delete() {
         let dir = tempfile::tempdir().unwrap();

@@ -550,7 +550,10 @@ mod tests {
         let r = read_windows(&path, 0, u64::MAX, 16, &mut |done| {
             if done == 16 {
                 reads += 1;
-                let mut f = std::fs::OpenOptions::new().append(true).open(&path).unwrap();
+                let mut f = std::fs::OpenOptions::new()
+                    .append(true)
+                    .open(&path)
+                    .unwrap();
                 std::io::Write::write_all(&mut f, b"{\"more\":3}\n").unwrap();
             }
         })
