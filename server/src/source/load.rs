@@ -186,7 +186,7 @@ impl ReadBytes {
 }
 
 /// Reads bytes `from..` of a regular file (up to its length at open time, at most `max` bytes)
-/// in windows of [`WINDOW`] bytes into one buffer ([`file_buffer`]), checking each window as
+/// in windows of [`WINDOW`] bytes into one buffer, checking each window as
 /// UTF-8 as it arrives. A file that ends before the length its metadata gave, or whose length
 /// is below the bytes read once the read is done, was truncated meanwhile: it is read again,
 /// up to [`READ_ATTEMPTS`] times, then refused with [`LoadError::Changed`]. A file that grows
@@ -216,7 +216,7 @@ pub fn read_windows(
         if from > 0 {
             f.seek(SeekFrom::Start(from))?;
         }
-        let mut bytes = file_buffer(want as usize);
+        let mut bytes = Vec::with_capacity(want as usize);
         let mut check = Utf8Check::default();
         while (bytes.len() as u64) < want {
             let n = window.min(want - bytes.len() as u64);
@@ -268,36 +268,6 @@ impl Utf8Check {
     fn valid(&self, bytes: &[u8]) -> Option<usize> {
         (!self.invalid).then_some(self.valid.min(bytes.len()))
     }
-}
-
-/// Buffers at least this big are backed by transparent huge pages where the kernel offers them
-/// ([`file_buffer`]).
-pub const HUGE_PAGE_BUFFER: usize = 8 << 20;
-
-/// An empty buffer with room for `capacity` bytes of a file. From [`HUGE_PAGE_BUFFER`] on, on
-/// Linux, the kernel is asked (`madvise(MADV_HUGEPAGE)`) to back its 2 MiB-aligned interior
-/// with transparent huge pages: reading a 100 MB file into 4 KiB pages took 25,000 page
-/// faults, about a tenth of the CPU time of a view from disk (issue 12). Only advice: where
-/// huge pages are off (`/sys/kernel/mm/transparent_hugepage/enabled` = `never`) or none is
-/// free, the buffer is the same plain allocation, and the memory used is the same either way
-/// (the pages are filled by the read at once).
-pub fn file_buffer(capacity: usize) -> Vec<u8> {
-    let v = Vec::with_capacity(capacity);
-    #[cfg(target_os = "linux")]
-    if capacity >= HUGE_PAGE_BUFFER {
-        const HUGE: usize = 2 << 20;
-        let start = v.as_ptr() as usize;
-        let from = start.next_multiple_of(HUGE);
-        let to = (start + capacity) / HUGE * HUGE;
-        if to > from {
-            // SAFETY: `from..to` lies inside the allocation `v` owns; MADV_HUGEPAGE changes no
-            // content and no mapping, only how the kernel backs the pages once touched.
-            unsafe {
-                libc::madvise(from as *mut libc::c_void, to - from, libc::MADV_HUGEPAGE);
-            }
-        }
-    }
-    v
 }
 
 /// A line where invalid UTF-8 was replaced.
