@@ -547,7 +547,7 @@ fn pending_body(params: &str, id: u64) -> String {
 /// messages. With `pending`, `didOpen` texts go to the server through it (see the module's
 /// doc). Returns when the input ends (or `exit`) and the server finished.
 /// Size of an outgoing message from which the writer hands the heap's free pages back to
-/// the system after writing it ([`crate::ide::document::release_free_heap`]).
+/// the system before writing it ([`crate::ide::document::release_free_heap`]).
 const BIG_ANSWER_BYTES: usize = 256 << 10;
 
 pub async fn serve<I, O, F>(
@@ -568,14 +568,14 @@ pub async fn serve<I, O, F>(
     let writer = tokio::spawn(async move {
         let mut output = output;
         while let Some(f) = rx.recv().await {
+            // A big answer (a whole outline, semantic tokens) was built as many small blocks,
+            // all freed once it was encoded: give their pages back before the client sees it
+            // (issue 12, RSS after appends).
+            if f.len() >= BIG_ANSWER_BYTES {
+                crate::ide::document::release_free_heap();
+            }
             if output.write_all(&f).await.is_err() || output.flush().await.is_err() {
                 break;
-            }
-            // A big answer (a whole outline, semantic tokens) was built as many small blocks,
-            // all freed by now: give their pages back (issue 12, RSS after appends).
-            if f.len() >= BIG_ANSWER_BYTES {
-                drop(f);
-                crate::ide::document::release_free_heap();
             }
         }
     });
