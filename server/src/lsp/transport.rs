@@ -492,16 +492,14 @@ fn open_params(envelope: &[u8]) -> Option<String> {
     let text = std::str::from_utf8(envelope).ok()?;
     let o = serde_json::from_str::<OpenShape>(text).ok()?;
     let item = &o.params.text_document;
-    (o.method == "textDocument/didOpen" && o.id.is_none() && item.text.get() == "\"\"").then(
-        || {
-            format!(
-                r#"{{"textDocument":{{"uri":{},"languageId":{},"version":{}}}"#,
-                item.uri.get(),
-                item.language_id.get(),
-                item.version.get()
-            )
-        },
-    )
+    (o.method == "textDocument/didOpen" && o.id.is_none() && item.text.get() == "\"\"").then(|| {
+        format!(
+            r#"{{"textDocument":{{"uri":{},"languageId":{},"version":{}}}"#,
+            item.uri.get(),
+            item.language_id.get(),
+            item.version.get()
+        )
+    })
 }
 
 /// The body as received, from what [`split_did_open`] left of it: `prefix` (the bytes before

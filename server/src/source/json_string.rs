@@ -447,7 +447,11 @@ mod tests {
 
     /// Decodes `lit` (raw literal contents) placed after `prefix` and followed by `"` and
     /// `suffix`, the way the transport does.
-    fn in_place(prefix: &str, lit: &[u8], suffix: &str) -> (Vec<u8>, Result<(usize, usize), Stopped>) {
+    fn in_place(
+        prefix: &str,
+        lit: &[u8],
+        suffix: &str,
+    ) -> (Vec<u8>, Result<(usize, usize), Stopped>) {
         let mut buf = prefix.as_bytes().to_vec();
         buf.push(b'"');
         buf.extend_from_slice(lit);
@@ -491,7 +495,13 @@ mod tests {
             .collect();
         // Escapes serde_json reads but does not write.
         literals.extend(
-            [r"\u00e9\ud83d\ude00!", r"\/\b\f", r"a\\\\", r"\u0041\u00E9\u4E2D"].map(String::from),
+            [
+                r"\u00e9\ud83d\ude00!",
+                r"\/\b\f",
+                r"a\\\\",
+                r"\u0041\u00E9\u4E2D",
+            ]
+            .map(String::from),
         );
         for lit in &literals {
             let want: String = serde_json::from_str(&format!("\"{lit}\"")).unwrap();
@@ -528,8 +538,16 @@ mod tests {
             (b"abc\xff", "abc", 3),
             (b"\xc3\xa9\xc3", "", 0),
             (b"plain text\xed\xa0\x80", "plain text", 10),
-            (b"\\u00e9 then a lone backslash \\", "é then a lone backslash ", 29),
-            (b"no closing quote at all \\\"", "no closing quote at all \"", 26),
+            (
+                b"\\u00e9 then a lone backslash \\",
+                "é then a lone backslash ",
+                29,
+            ),
+            (
+                b"no closing quote at all \\\"",
+                "no closing quote at all \"",
+                26,
+            ),
         ];
         for (lit, want, at) in cases {
             let prefix = "{\"text\":";
@@ -548,13 +566,19 @@ mod tests {
                 "{shown}"
             );
             assert_eq!(&buf[..want.len()], want.as_bytes(), "{shown}");
-            assert_eq!(&buf[prefix.len() + 1 + at..], &original[prefix.len() + 1 + at..]);
+            assert_eq!(
+                &buf[prefix.len() + 1 + at..],
+                &original[prefix.len() + 1 + at..]
+            );
             // serde_json refuses it too, closed by a quote (but for the unclosed one).
             let mut quoted = original[prefix.len()..].to_vec();
             if at < lit.len() {
                 quoted.push(b'"');
             }
-            assert!(serde_json::from_slice::<String>(&quoted).is_err(), "{shown}");
+            assert!(
+                serde_json::from_slice::<String>(&quoted).is_err(),
+                "{shown}"
+            );
         }
     }
 
