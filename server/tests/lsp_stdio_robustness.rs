@@ -404,7 +404,7 @@ fn a_did_open_whose_text_is_refused_late_opens_nothing() {
     // Each refused didOpen is followed by a documentSymbol request: the error comes first,
     // then an empty answer (a didOpen wrongly taken would give symbols and no error).
     let mut id = 1;
-    let mut symbols = |stdin: &mut ChildStdin, out: &mut BufReader<ChildStdout>| {
+    let mut symbols = |stdin: &mut ChildStdin| {
         id += 1;
         send(
             stdin,
@@ -415,7 +415,7 @@ fn a_did_open_whose_text_is_refused_late_opens_nothing() {
     };
     for tail in [&b"\xff\xfe"[..], b"\x01", br"\q", br"\u12", b"\xed\xa0\x80"] {
         send_raw(&mut stdin, &body(tail));
-        let asked = symbols(&mut stdin, &mut out);
+        let asked = symbols(&mut stdin);
         let shown = String::from_utf8_lossy(tail);
         // The start of a message (an outline of 2 MB is long).
         let short = |r: &Value| r.to_string().chars().take(300).collect::<String>();
@@ -436,7 +436,7 @@ fn a_did_open_whose_text_is_refused_late_opens_nothing() {
         );
     }
     send_raw(&mut stdin, &body(br"\n"));
-    let asked = symbols(&mut stdin, &mut out);
+    let asked = symbols(&mut stdin);
     let r = response(&mut stdin, &mut out);
     assert_eq!(r["id"], asked, "{r}");
     assert!(r["result"].as_array().is_some_and(|s| s.len() > 2), "{r}");
