@@ -889,7 +889,7 @@ mod tests {
                     }),
                     "round {round}, {bad:?} at {cut}"
                 );
-                assert_eq!(&buf[..decoded_before], text[..decoded_before].as_bytes());
+                assert_eq!(&buf[..decoded_before], &text.as_bytes()[..decoded_before]);
                 assert!(buf.ends_with(&[&lit[cut..], b"\"}}}"].concat()));
             }
         }
