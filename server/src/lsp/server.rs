@@ -74,6 +74,25 @@ impl Backend {
         handlers::sync::did_open_text(self, params);
     }
 
+    /// `textDocument/documentSymbol`, answered as JSON bytes (`dispatch::RAW_ANSWERED`):
+    /// they are kept for the transport only once the request completes, so a cancelled
+    /// request leaves nothing behind.
+    pub async fn document_symbol_raw(
+        &self,
+        params: DocumentSymbolParams,
+    ) -> Result<crate::lsp::transport::RawAnswer> {
+        let uri = params.text_document.uri.clone();
+        let json = self
+            .on_doc(
+                "textDocument/documentSymbol",
+                &uri,
+                params,
+                handlers::symbols::document_symbol,
+            )
+            .await?;
+        Ok(self.shared.raw_results.answer(json))
+    }
+
     /// `transcript/debugPanic` (debug builds only).
     #[cfg(debug_assertions)]
     pub async fn debug_panic(
@@ -183,20 +202,6 @@ impl LanguageServer for Backend {
             &uri,
             params,
             handlers::folding::folding_range,
-        )
-        .await
-    }
-
-    async fn document_symbol(
-        &self,
-        params: DocumentSymbolParams,
-    ) -> Result<Option<DocumentSymbolResponse>> {
-        let uri = params.text_document.uri.clone();
-        self.on_doc(
-            "textDocument/documentSymbol",
-            &uri,
-            params,
-            handlers::symbols::document_symbol,
         )
         .await
     }

@@ -17,8 +17,18 @@
 //! body's own buffer, the text waits in [`PendingTexts`], and the server is sent a small
 //! [`OPEN_PENDING`] notification in its place, in the same order among the other messages.
 //! The handler takes the text from there.
+//!
+//! Big answers take the opposite way out (issue 12: tower-lsp-server turns a handler's typed
+//! answer into a `serde_json::Value` and then into bytes; for the ~5,000-symbol outline of a
+//! 100 MB transcript, about 1.1 MB of JSON, that cost twenty times what an append costs). A
+//! handler that has its answer as JSON bytes already (per-turn cached document symbols) hands
+//! them to [`RawResults`] and answers a short placeholder string; [`pump_frames`] finds that
+//! response in the server's output, and writes the bytes in place of the placeholder with the
+//! right `Content-Length`. A placeholder never reaches the client: one whose bytes are gone is
+//! answered `InternalError`. Without the transport (in-process tests) the bytes are the answer
+//! itself ([`RawAnswer::Inline`]).
 
-use std::collections::BTreeMap;
+use std::collections::{BTreeMap, VecDeque};
 use std::io;
 use std::sync::Mutex;
 use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
@@ -392,6 +402,137 @@ impl PendingTexts {
     }
 }
 
+/// Most answers [`RawResults`] keeps waiting for the writer; putting one more drops the
+/// oldest (its response, if it is ever written, becomes an `InternalError`). Answers are
+/// written in the order they are put, a few at most wait at once; one whose response is
+/// never written (the request was cancelled after the answer was put, or the server stops)
+/// is dropped this way.
+pub const MAX_WAITING_RAW: usize = 16;
+
+/// The answer of a request whose result is JSON bytes made by the handler (see the module's
+/// doc), as the handler returns it to tower-lsp-server: serialised, either form gives the
+/// same JSON on the wire.
+#[derive(Debug, serde::Serialize)]
+#[serde(untagged)]
+pub enum RawAnswer {
+    /// A placeholder string ([`RawResults::answer`] under the transport): the transport
+    /// writes the bytes in its place.
+    Spliced(String),
+    /// The bytes themselves (no transport: the in-process service); tower-lsp-server parses
+    /// them into its `Value`.
+    Inline(Box<RawValue>),
+}
+
+/// Results of requests as JSON bytes, waiting for the transport to write them in place of
+/// their placeholders: at most [`MAX_WAITING_RAW`].
+#[derive(Debug)]
+pub struct RawResults {
+    /// The transport writes the bytes ([`RawResults::set_spliced`]); else answers are inline.
+    spliced: AtomicBool,
+    /// Start of every placeholder: `"transcript-ls raw result <random>/"`, random per process
+    /// so that no text of a document can pass for one.
+    prefix: String,
+    next: AtomicU64,
+    waiting: Mutex<VecDeque<(u64, Vec<u8>)>>,
+}
+
+impl Default for RawResults {
+    fn default() -> Self {
+        use std::hash::{BuildHasher, Hasher};
+        let mut h = std::collections::hash_map::RandomState::new().build_hasher();
+        h.write_u32(std::process::id());
+        RawResults {
+            spliced: AtomicBool::new(false),
+            prefix: format!("transcript-ls raw result {:016x}/", h.finish()),
+            next: AtomicU64::new(0),
+            waiting: Mutex::new(VecDeque::new()),
+        }
+    }
+}
+
+impl RawResults {
+    /// Called by [`serve`]: from now on answers wait for the transport.
+    pub fn set_spliced(&self) {
+        self.spliced.store(true, Ordering::SeqCst);
+    }
+
+    fn lock(&self) -> std::sync::MutexGuard<'_, VecDeque<(u64, Vec<u8>)>> {
+        self.waiting.lock().unwrap_or_else(|e| e.into_inner())
+    }
+
+    /// The answer for `json` (one JSON value, UTF-8): kept for the transport, which writes it
+    /// in place of the returned placeholder; inline when no transport writes them. To be
+    /// called when the handler's future completes (not from work that a cancelled request
+    /// leaves running), so that a kept answer is one about to be written.
+    pub fn answer(&self, json: Vec<u8>) -> RawAnswer {
+        if !self.spliced.load(Ordering::SeqCst) {
+            let text = String::from_utf8(json)
+                .unwrap_or_else(|e| String::from_utf8_lossy(e.as_bytes()).into_owned());
+            return RawAnswer::Inline(RawValue::from_string(text).unwrap_or_else(|_| {
+                RawValue::from_string("null".to_string()).expect("null is JSON")
+            }));
+        }
+        let key = self.next.fetch_add(1, Ordering::SeqCst);
+        let mut waiting = self.lock();
+        while waiting.len() >= MAX_WAITING_RAW {
+            waiting.pop_front();
+        }
+        waiting.push_back((key, json));
+        RawAnswer::Spliced(format!("{}{key}", self.prefix))
+    }
+
+    /// Takes the bytes of the placeholder `ph` (`None`: not a placeholder of this process,
+    /// `Some(None)`: one whose bytes were dropped).
+    fn take(&self, ph: &str) -> Option<Option<Vec<u8>>> {
+        let key: u64 = ph.strip_prefix(&self.prefix)?.parse().ok()?;
+        let mut waiting = self.lock();
+        let at = waiting.iter().position(|(k, _)| *k == key);
+        Some(at.and_then(|i| waiting.remove(i)).map(|(_, b)| b))
+    }
+
+    /// Number of answers waiting (tests).
+    pub fn waiting(&self) -> usize {
+        self.lock().len()
+    }
+
+    /// The frame to write for the server's message `body`: `None` when it is not the
+    /// response of a placeholder (written as it is), else the response with the bytes in
+    /// place of the placeholder, or an `InternalError` response when they were dropped.
+    pub fn splice(&self, body: &[u8]) -> Option<Vec<u8>> {
+        // A placeholder response is small (`{"jsonrpc":"2.0","result":"<placeholder>",
+        // "id":<id>}`); bigger messages are not searched.
+        if body.len() > 512 || memchr::memmem::find(body, self.prefix.as_bytes()).is_none() {
+            return None;
+        }
+        #[derive(serde::Deserialize)]
+        struct Placeholder<'a> {
+            #[serde(borrow)]
+            result: std::borrow::Cow<'a, str>,
+            #[serde(borrow)]
+            id: &'a RawValue,
+        }
+        let resp: Placeholder = serde_json::from_slice(body).ok()?;
+        let id = resp.id.get();
+        match self.take(&resp.result)? {
+            Some(json) => {
+                let head = format!(r#"{{"jsonrpc":"2.0","id":{id},"result":"#);
+                let len = head.len() + json.len() + 1;
+                let mut out = format!("Content-Length: {len}\r\n\r\n{head}").into_bytes();
+                out.reserve_exact(json.len() + 1);
+                out.extend_from_slice(&json);
+                out.push(b'}');
+                Some(out)
+            }
+            None => {
+                eprintln!("transcript-ls: a response's answer was dropped before it was written");
+                let resp = json!({"jsonrpc": "2.0", "id": serde_json::from_str::<Value>(id).ok(),
+                    "error": {"code": -32603, "message": "internal error: the answer was dropped before it was written (too many answers waiting); ask again"}});
+                Some(frame(resp.to_string().as_bytes()))
+            }
+        }
+    }
+}
+
 /// A `textDocument/didOpen` notification, its text left raw (borrowed from the body).
 #[derive(serde::Deserialize)]
 #[allow(dead_code)] // `jsonrpc` is read only to check it
@@ -513,10 +654,12 @@ pub fn check(body: &[u8]) -> Result<(), Value> {
     }
 }
 
-/// Reads whole frames from `from` and sends each to `to`.
+/// Reads whole frames from `from` and sends each to `to`, with the answers of `raw` written
+/// in place of their placeholders ([`RawResults::splice`]).
 async fn pump_frames<R: AsyncRead + Unpin>(
     mut from: R,
     to: mpsc::UnboundedSender<Vec<u8>>,
+    raw: Option<std::sync::Arc<RawResults>>,
 ) -> io::Result<()> {
     let mut dec = Decoder::default();
     let mut buf = vec![0u8; READ_BYTES];
@@ -527,10 +670,14 @@ async fn pump_frames<R: AsyncRead + Unpin>(
         }
         dec.push(&buf[..n]);
         while let Some(f) = dec.next_frame() {
-            if let Frame::Body(b) = f
-                && to.send(frame(&b)).is_err()
-            {
-                return Ok(());
+            if let Frame::Body(b) = f {
+                let out = raw
+                    .as_ref()
+                    .and_then(|r| r.splice(&b))
+                    .unwrap_or_else(|| frame(&b));
+                if to.send(out).is_err() {
+                    return Ok(());
+                }
             }
         }
     }
@@ -544,12 +691,14 @@ fn pending_body(params: &str, id: u64) -> String {
 
 /// Serves `server` (tower-lsp-server's `Server::serve` given the inner pipe ends) with
 /// messages read from `input` and written to `output`, dropping and answering malformed
-/// messages. With `pending`, `didOpen` texts go to the server through it (see the module's
-/// doc). Returns when the input ends (or `exit`) and the server finished.
+/// messages. With `pending`, `didOpen` texts go to the server through it; with `raw`, the
+/// server's JSON answers are written in place of their placeholders (see the module's doc).
+/// Returns when the input ends (or `exit`) and the server finished.
 pub async fn serve<I, O, F>(
     input: I,
     output: O,
     pending: Option<std::sync::Arc<PendingTexts>>,
+    raw: Option<std::sync::Arc<RawResults>>,
     server: impl FnOnce(PipeIn, PipeOut) -> F,
 ) where
     I: AsyncRead + Unpin + Send + 'static,
@@ -569,9 +718,12 @@ pub async fn serve<I, O, F>(
             }
         }
     });
+    if let Some(r) = &raw {
+        r.set_spliced();
+    }
     let out_tx = tx.clone();
     let outbound = tokio::spawn(async move {
-        let _ = pump_frames(from_server, out_tx).await;
+        let _ = pump_frames(from_server, out_tx, raw).await;
     });
     let inbound = tokio::spawn(async move {
         let mut input = input;
@@ -932,6 +1084,104 @@ mod tests {
         }
         assert_eq!(got, Some(Frame::Body(body)));
         assert!(grown <= 4, "the buffer grew {grown} times");
+    }
+
+    /// Splits a frame written by the transport into its body, checking `Content-Length`.
+    fn body_of(frame: &[u8]) -> Value {
+        let at = find(frame, b"\r\n\r\n").unwrap();
+        let head = std::str::from_utf8(&frame[..at]).unwrap();
+        let len: usize = head
+            .strip_prefix("Content-Length: ")
+            .unwrap()
+            .parse()
+            .unwrap();
+        assert_eq!(len, frame.len() - at - 4, "Content-Length of {head}");
+        serde_json::from_slice(&frame[at + 4..]).unwrap()
+    }
+
+    /// A placeholder response comes out with the answer's bytes in its place and the right
+    /// `Content-Length`, whatever the id; other messages are left alone (issue 12).
+    #[test]
+    fn raw_answers_are_written_in_place_of_their_placeholders() {
+        let raw = RawResults::default();
+        // Without the transport the answer is the JSON itself.
+        let inline =
+            serde_json::to_value(raw.answer(r#"[{"name":"é a"}]"#.as_bytes().to_vec())).unwrap();
+        assert_eq!(inline, json!([{"name": "é a"}]));
+        assert_eq!(raw.waiting(), 0);
+        raw.set_spliced();
+        let answer = r#"[{"name":"é a","children":[]},{"name":"b"}]"#.as_bytes();
+        for id in [json!(7), json!("req-7")] {
+            let ph = serde_json::to_value(raw.answer(answer.to_vec())).unwrap();
+            assert!(ph.as_str().unwrap().starts_with(&raw.prefix), "{ph}");
+            assert_eq!(raw.waiting(), 1);
+            // As tower-lsp-server writes a response.
+            let body = serde_json::to_vec(&Response::from_ok(
+                serde_json::from_value(id.clone()).unwrap(),
+                ph,
+            ))
+            .unwrap();
+            let out = body_of(&raw.splice(&body).unwrap());
+            assert_eq!(
+                out,
+                json!({"jsonrpc": "2.0", "id": id,
+                    "result": [{"name": "é a", "children": []}, {"name": "b"}]})
+            );
+            assert_eq!(raw.waiting(), 0);
+            // Written once: the same response again is an error, never the placeholder.
+            let again = body_of(&raw.splice(&body).unwrap());
+            assert_eq!(again["error"]["code"], json!(-32603), "{again}");
+            assert_eq!(again["id"], id);
+        }
+        // Not placeholders: other results, a string result naming another process's
+        // placeholder, a big message that contains the prefix.
+        let other = format!("transcript-ls raw result {:016x}/0", 1u64);
+        let big = format!(
+            r#"{{"jsonrpc":"2.0","id":1,"result":"{}{}"}}"#,
+            raw.prefix,
+            "x".repeat(600)
+        );
+        for body in [
+            r#"{"jsonrpc":"2.0","id":1,"result":[]}"#.to_string(),
+            format!(r#"{{"jsonrpc":"2.0","id":1,"result":"{other}"}}"#),
+            big,
+            format!(
+                r#"{{"jsonrpc":"2.0","method":"window/logMessage","params":{{"message":"{}0"}}}}"#,
+                raw.prefix
+            ),
+        ] {
+            assert_eq!(raw.splice(body.as_bytes()), None, "{body}");
+        }
+    }
+
+    /// Answers whose responses are never written (their requests were cancelled after the
+    /// answer was kept) do not pile up: at most [`MAX_WAITING_RAW`] wait, the oldest go first,
+    /// and a dropped one is answered with an error.
+    #[test]
+    fn raw_answers_never_pile_up() {
+        let raw = RawResults::default();
+        raw.set_spliced();
+        let phs: Vec<Value> = (0..MAX_WAITING_RAW + 5)
+            .map(|i| serde_json::to_value(raw.answer(format!("[{i}]").into_bytes())).unwrap())
+            .collect();
+        assert_eq!(raw.waiting(), MAX_WAITING_RAW);
+        let response = |i: usize| {
+            serde_json::to_vec(&json!({"jsonrpc": "2.0", "result": phs[i], "id": i})).unwrap()
+        };
+        assert_eq!(
+            body_of(&raw.splice(&response(0)).unwrap())["error"]["code"],
+            json!(-32603)
+        );
+        let last = MAX_WAITING_RAW + 4;
+        assert_eq!(
+            body_of(&raw.splice(&response(last)).unwrap())["result"],
+            json!([last])
+        );
+        assert_eq!(
+            body_of(&raw.splice(&response(5)).unwrap())["result"],
+            json!([5])
+        );
+        assert_eq!(raw.waiting(), MAX_WAITING_RAW - 2);
     }
 
     #[test]
