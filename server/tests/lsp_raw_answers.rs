@@ -155,13 +155,14 @@ fn growing_files() -> Vec<PathBuf> {
     ]
 }
 
-/// A document grown record by record from the editor: after every append the JSON answer
+/// A document grown record by record from the editor (both encodings, nested and flat): after
+/// every append the JSON answer
 /// (served from the per-turn cache, re-serialising only what changed) equals the typed answer
 /// made from scratch; an edit inside the text (not an append) and a whole-text change too.
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn appends_keep_the_json_answer_exact() {
-    for utf8 in [false, true] {
-        let (mut served, mut reference) = pair(utf8, true).await;
+    for (utf8, hierarchical) in [(false, true), (true, true), (false, false)] {
+        let (mut served, mut reference) = pair(utf8, hierarchical).await;
         for path in growing_files() {
             let name = path.display().to_string();
             let lines = lines_of(&path);

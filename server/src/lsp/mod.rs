@@ -166,7 +166,7 @@ pub fn serve_stdio() -> i32 {
         let raw = Some(shared.raw_results.clone());
         let serve = transport::serve(
             tokio::io::stdin(),
-            tokio::io::stdout(),
+            transport::raw_stdout(),
             pending,
             raw,
             |i, o| Server::new(i, o, socket).serve(service),

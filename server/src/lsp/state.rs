@@ -57,12 +57,15 @@ pub struct Shared {
     pub(crate) armed_panics: Mutex<HashSet<String>>,
 }
 
-/// The document symbols of one raw document as JSON, one `DocumentSymbol` per turn beside the
-/// outline entry it was converted from (issue 12).
+/// The document symbols of one raw document as JSON, per turn beside the outline entry they
+/// were converted from (issue 12).
 pub(crate) struct TurnSymbols {
     /// The position encoding of their ranges.
     pub encoding: Encoding,
-    /// Per turn: the outline entry and the JSON of its `DocumentSymbol` (UTF-8 bytes).
+    /// `DocumentSymbol`s (else flat `SymbolInformation`s).
+    pub hierarchical: bool,
+    /// Per turn: the outline entry and the JSON of its `DocumentSymbol`, or of the
+    /// `SymbolInformation`s of it and its descendants separated by commas (UTF-8 bytes).
     pub turns: Vec<(Arc<crate::ide::symbols::Symbol>, Box<[u8]>)>,
 }
 

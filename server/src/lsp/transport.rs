@@ -35,7 +35,7 @@ use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
 
 use serde_json::value::RawValue;
 use serde_json::{Value, json};
-use tokio::io::{AsyncRead, AsyncReadExt, AsyncWrite, AsyncWriteExt};
+use tokio::io::{AsyncRead, AsyncReadExt, AsyncWriteExt};
 use tokio::sync::mpsc;
 use tower_lsp_server::jsonrpc::Response;
 
@@ -174,6 +174,11 @@ impl Decoder {
             // While a body arrives, `next_frame` reserves room ahead; this is the rest.
             self.buf.reserve_exact(READ_BYTES);
         }
+        if self.buf.is_empty() {
+            // Between messages, a read of at most `READ_BYTES`: tokio's stdin zeroes the room
+            // it is given (the 1 MiB kept after a big message, at every small message).
+            return from.take(READ_BYTES as u64).read_buf(&mut self.buf).await;
+        }
         from.read_buf(&mut self.buf).await
     }
 
@@ -302,9 +307,34 @@ impl Decoder {
 
 /// Frames `body` for the wire.
 pub fn frame(body: &[u8]) -> Vec<u8> {
-    let mut out = format!("Content-Length: {}\r\n\r\n", body.len()).into_bytes();
+    let mut out = header(body.len());
     out.extend_from_slice(body);
     out
+}
+
+/// The header of a frame whose body has `len` bytes.
+fn header(len: usize) -> Vec<u8> {
+    format!("Content-Length: {len}\r\n\r\n").into_bytes()
+}
+
+/// One frame for the writer, in pieces written one after the other (a body is not copied
+/// behind its header).
+type Pieces = Vec<Vec<u8>>;
+
+/// Writes `pieces` whole to `out` (vectored: one system call for a header and its body).
+fn write_pieces(out: &mut impl std::io::Write, pieces: &[Vec<u8>]) -> io::Result<()> {
+    let mut slices: Vec<io::IoSlice> = pieces.iter().map(|p| io::IoSlice::new(p)).collect();
+    let mut left = &mut slices[..];
+    io::IoSlice::advance_slices(&mut left, 0);
+    while !left.is_empty() {
+        match out.write_vectored(left) {
+            Ok(0) => return Err(io::ErrorKind::WriteZero.into()),
+            Ok(n) => io::IoSlice::advance_slices(&mut left, n),
+            Err(e) if e.kind() == io::ErrorKind::Interrupted => {}
+            Err(e) => return Err(e),
+        }
+    }
+    out.flush()
 }
 
 /// What tower-lsp-server's `Request` accepts (`jsonrpc: "2.0"`, a string `method` by
@@ -495,10 +525,11 @@ impl RawResults {
         self.lock().len()
     }
 
-    /// The frame to write for the server's message `body`: `None` when it is not the
-    /// response of a placeholder (written as it is), else the response with the bytes in
-    /// place of the placeholder, or an `InternalError` response when they were dropped.
-    pub fn splice(&self, body: &[u8]) -> Option<Vec<u8>> {
+    /// The frame to write for the server's message `body`, in pieces written one after the
+    /// other: `None` when it is not the response of a placeholder (written as it is), else the
+    /// response with the bytes in place of the placeholder (not copied), or an
+    /// `InternalError` response when they were dropped.
+    pub fn splice(&self, body: &[u8]) -> Option<Vec<Vec<u8>>> {
         // A placeholder response is small (`{"jsonrpc":"2.0","result":"<placeholder>",
         // "id":<id>}`); bigger messages are not searched.
         if body.len() > 512 || memchr::memmem::find(body, self.prefix.as_bytes()).is_none() {
@@ -517,17 +548,14 @@ impl RawResults {
             Some(json) => {
                 let head = format!(r#"{{"jsonrpc":"2.0","id":{id},"result":"#);
                 let len = head.len() + json.len() + 1;
-                let mut out = format!("Content-Length: {len}\r\n\r\n{head}").into_bytes();
-                out.reserve_exact(json.len() + 1);
-                out.extend_from_slice(&json);
-                out.push(b'}');
-                Some(out)
+                let head = format!("Content-Length: {len}\r\n\r\n{head}").into_bytes();
+                Some(vec![head, json, b"}".to_vec()])
             }
             None => {
                 eprintln!("transcript-ls: a response's answer was dropped before it was written");
                 let resp = json!({"jsonrpc": "2.0", "id": serde_json::from_str::<Value>(id).ok(),
                     "error": {"code": -32603, "message": "internal error: the answer was dropped before it was written (too many answers waiting); ask again"}});
-                Some(frame(resp.to_string().as_bytes()))
+                Some(vec![frame(resp.to_string().as_bytes())])
             }
         }
     }
@@ -658,7 +686,7 @@ pub fn check(body: &[u8]) -> Result<(), Value> {
 /// in place of their placeholders ([`RawResults::splice`]).
 async fn pump_frames<R: AsyncRead + Unpin>(
     mut from: R,
-    to: mpsc::UnboundedSender<Vec<u8>>,
+    to: mpsc::UnboundedSender<Pieces>,
     raw: Option<std::sync::Arc<RawResults>>,
 ) -> io::Result<()> {
     let mut dec = Decoder::default();
@@ -674,7 +702,7 @@ async fn pump_frames<R: AsyncRead + Unpin>(
                 let out = raw
                     .as_ref()
                     .and_then(|r| r.splice(&b))
-                    .unwrap_or_else(|| frame(&b));
+                    .unwrap_or_else(|| vec![header(b.len()), b]);
                 if to.send(out).is_err() {
                     return Ok(());
                 }
@@ -702,18 +730,19 @@ pub async fn serve<I, O, F>(
     server: impl FnOnce(PipeIn, PipeOut) -> F,
 ) where
     I: AsyncRead + Unpin + Send + 'static,
-    O: AsyncWrite + Unpin + Send + 'static,
+    O: std::io::Write + Send + 'static,
     F: std::future::Future<Output = ()>,
 {
     let (to_server, server_in) = tokio::io::duplex(1 << 16);
     let (server_out, from_server) = tokio::io::duplex(1 << 16);
-    let (tx, mut rx) = mpsc::unbounded_channel::<Vec<u8>>();
+    let (tx, mut rx) = mpsc::unbounded_channel::<Pieces>();
 
-    // The one writer: whole frames, from the server or from the checks below.
-    let writer = tokio::spawn(async move {
+    // The one writer: whole frames, from the server or from the checks below, written by a
+    // thread of its own straight to `output` (a big answer is written without a copy).
+    let writer = tokio::task::spawn_blocking(move || {
         let mut output = output;
-        while let Some(f) = rx.recv().await {
-            if output.write_all(&f).await.is_err() || output.flush().await.is_err() {
+        while let Some(f) = rx.blocking_recv() {
+            if write_pieces(&mut output, &f).is_err() {
                 break;
             }
         }
@@ -774,7 +803,7 @@ pub async fn serve<I, O, F>(
                                     "transcript-ls: dropped a malformed message: {}",
                                     resp["error"]["message"]
                                 );
-                                let _ = tx.send(frame(resp.to_string().as_bytes()));
+                                let _ = tx.send(vec![frame(resp.to_string().as_bytes())]);
                             }
                         }
                     }
@@ -782,17 +811,17 @@ pub async fn serve<I, O, F>(
                         eprintln!("transcript-ls: dropped {why}");
                         let resp = json!({"jsonrpc": "2.0", "id": null,
                             "error": {"code": -32600, "message": format!("invalid request: {why}")}});
-                        let _ = tx.send(frame(resp.to_string().as_bytes()));
+                        let _ = tx.send(vec![frame(resp.to_string().as_bytes())]);
                         // A dropped didOpen is otherwise silent in the editor.
                         let note = json!({"jsonrpc": "2.0", "method": "window/showMessage",
                             "params": {"type": 1, "message": format!("transcript-ls: dropped {why}")}});
-                        let _ = tx.send(frame(note.to_string().as_bytes()));
+                        let _ = tx.send(vec![frame(note.to_string().as_bytes())]);
                     }
                     Frame::Garbage(why) => {
                         eprintln!("transcript-ls: dropped {why}");
                         let resp = json!({"jsonrpc": "2.0", "id": null,
                             "error": {"code": -32700, "message": format!("parse error: {why}")}});
-                        let _ = tx.send(frame(resp.to_string().as_bytes()));
+                        let _ = tx.send(vec![frame(resp.to_string().as_bytes())]);
                     }
                 }
             }
@@ -805,6 +834,21 @@ pub async fn serve<I, O, F>(
     // Let the last responses out.
     let _ = outbound.await;
     let _ = writer.await;
+}
+
+/// The process's standard output for [`serve`]'s writer: a duplicate of its descriptor,
+/// written without std's line buffering (which searched every frame for its last line break
+/// and copied the frame into its buffer; issue 12: a 1 MB answer per append);
+/// `std::io::stdout()` where it cannot be duplicated.
+pub fn raw_stdout() -> Box<dyn std::io::Write + Send> {
+    #[cfg(unix)]
+    {
+        use std::os::fd::AsFd;
+        if let Ok(fd) = std::io::stdout().as_fd().try_clone_to_owned() {
+            return Box::new(std::fs::File::from(fd));
+        }
+    }
+    Box::new(std::io::stdout())
 }
 
 /// The server's end of the input pipe.
@@ -1086,8 +1130,10 @@ mod tests {
         assert!(grown <= 4, "the buffer grew {grown} times");
     }
 
-    /// Splits a frame written by the transport into its body, checking `Content-Length`.
-    fn body_of(frame: &[u8]) -> Value {
+    /// Splits a frame written by the transport (its pieces) into its body, checking
+    /// `Content-Length`.
+    fn body_of(pieces: &[Vec<u8>]) -> Value {
+        let frame = &pieces.concat()[..];
         let at = find(frame, b"\r\n\r\n").unwrap();
         let head = std::str::from_utf8(&frame[..at]).unwrap();
         let len: usize = head
@@ -1182,6 +1228,45 @@ mod tests {
             json!([5])
         );
         assert_eq!(raw.waiting(), MAX_WAITING_RAW - 2);
+    }
+
+    /// The writer writes every piece whole and in order, however little the output takes
+    /// at a time.
+    #[test]
+    fn pieces_are_written_whole_through_short_writes() {
+        struct Trickle(Vec<u8>);
+        impl std::io::Write for Trickle {
+            fn write(&mut self, buf: &[u8]) -> io::Result<usize> {
+                let n = buf.len().min(3);
+                self.0.extend_from_slice(&buf[..n]);
+                Ok(n)
+            }
+            fn write_vectored(&mut self, bufs: &[io::IoSlice<'_>]) -> io::Result<usize> {
+                // At most 3 bytes, across pieces.
+                let mut n = 0;
+                for b in bufs {
+                    let k = b.len().min(3 - n);
+                    self.0.extend_from_slice(&b[..k]);
+                    n += k;
+                    if n == 3 {
+                        break;
+                    }
+                }
+                Ok(n)
+            }
+            fn flush(&mut self) -> io::Result<()> {
+                Ok(())
+            }
+        }
+        let pieces = vec![
+            header(11),
+            Vec::new(),
+            b"{\"a\":".to_vec(),
+            b"[1,2]}".to_vec(),
+        ];
+        let mut out = Trickle(Vec::new());
+        write_pieces(&mut out, &pieces).unwrap();
+        assert_eq!(out.0, b"Content-Length: 11\r\n\r\n{\"a\":[1,2]}");
     }
 
     #[test]

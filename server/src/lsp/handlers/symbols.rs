@@ -17,12 +17,13 @@ use crate::lsp::to_proto;
 /// client with hierarchical symbols) or a `SymbolInformation[]`: the same JSON as the typed
 /// `DocumentSymbolResponse` that tower-lsp-server would write.
 ///
-/// On a raw transcript with hierarchical symbols, the answer is assembled from one piece of
-/// JSON per turn, cached per document with the outline entry it was made from and the
-/// position encoding: a turn the snapshot kept (same `Arc`, its lines unchanged) is not
-/// converted nor serialised again, so an append costs the turns it changed plus copying the
-/// bytes (issue 12: serialising the ~5,000 symbols of a 100 MB transcript through
-/// `serde_json::Value` took twenty times the append itself).
+/// On a raw transcript, the answer is assembled from one piece of JSON per turn (its
+/// `DocumentSymbol`, or its flat `SymbolInformation`s), cached per document with the outline
+/// entry it was made from, the position encoding and the form: a turn the snapshot kept (same
+/// `Arc`, its lines unchanged) is not converted nor serialised again, so an append costs the
+/// turns it changed plus copying the bytes (issue 12: serialising the ~5,000 symbols of a
+/// 100 MB transcript through `serde_json::Value` took twenty times the append itself). With
+/// `Shared::reference_answers`, made from scratch through a `Value` (the tests' reference).
 pub(crate) fn document_symbol(
     b: &Backend,
     ctx: &Ctx,
@@ -33,12 +34,12 @@ pub(crate) fn document_symbol(
     let reference = b.shared.reference_answers.load(Ordering::Relaxed);
     let doc_syms: Vec<DocumentSymbol> = match &ctx.doc {
         DocSnap::Raw { snap } if !snap.is_transcript() => Vec::new(),
-        DocSnap::Raw { snap } if hierarchical && !reference => {
+        DocSnap::Raw { snap } if !reference => {
             let syms = snap.raw_symbols();
             let uri = ctx.uri().as_str();
             let cached = lock(&b.shared.symbols)
                 .remove(uri)
-                .filter(|c| c.encoding == enc)
+                .filter(|c| c.encoding == enc && c.hierarchical == hierarchical)
                 .map(|c| c.turns)
                 .unwrap_or_default();
             let mut cached = cached.into_iter();
@@ -46,12 +47,7 @@ pub(crate) fn document_symbol(
             for s in syms {
                 let json = match cached.next() {
                     Some((old, json)) if Arc::ptr_eq(&old, s) => json,
-                    _ => {
-                        let proto = to_proto::document_symbol(s, ctx.lines(), ctx.text(), enc);
-                        serde_json::to_vec(&proto)
-                            .map_err(|e| internal(format!("document symbol as JSON: {e}")))?
-                            .into_boxed_slice()
-                    }
+                    _ => turn_json(s, ctx, enc, hierarchical)?,
                 };
                 fresh.push((s.clone(), json));
             }
@@ -61,6 +57,7 @@ pub(crate) fn document_symbol(
                     uri.to_string(),
                     TurnSymbols {
                         encoding: enc,
+                        hierarchical,
                         turns: fresh,
                     },
                 );
@@ -92,16 +89,45 @@ pub(crate) fn document_symbol(
     json.map_err(|e| internal(format!("document symbols as JSON: {e}")))
 }
 
-/// The JSON array of `items` (each one JSON value): `[a,b,…]`, in one allocation.
-fn json_array<'a>(items: impl Iterator<Item = &'a [u8]> + Clone) -> Vec<u8> {
-    let len: usize = items.clone().map(|i| i.len() + 1).sum::<usize>() + 2;
-    let mut out = Vec::with_capacity(len);
-    out.push(b'[');
-    for (n, item) in items.enumerate() {
+/// The JSON of one turn's outline entry `s`, as elements of the answer's array: its
+/// `DocumentSymbol` (`hierarchical`), else its `SymbolInformation` and its descendants', in
+/// order, separated by commas.
+fn turn_json(
+    s: &ide::symbols::Symbol,
+    ctx: &Ctx,
+    enc: crate::source::position::Encoding,
+    hierarchical: bool,
+) -> Result<Box<[u8]>> {
+    let proto = to_proto::document_symbol(s, ctx.lines(), ctx.text(), enc);
+    let as_json = |e: serde_json::Error| internal(format!("document symbol as JSON: {e}"));
+    if hierarchical {
+        return Ok(serde_json::to_vec(&proto)
+            .map_err(as_json)?
+            .into_boxed_slice());
+    }
+    let mut flat = Vec::new();
+    to_proto::flatten_symbols(std::slice::from_ref(&proto), ctx.uri(), None, &mut flat);
+    let mut out = Vec::new();
+    for (n, item) in flat.iter().enumerate() {
         if n > 0 {
             out.push(b',');
         }
-        out.extend_from_slice(item);
+        serde_json::to_writer(&mut out, item).map_err(as_json)?;
+    }
+    Ok(out.into_boxed_slice())
+}
+
+/// The JSON array of `pieces` (each one or more JSON values separated by commas; empty ones
+/// are skipped): `[a,b,…]`, in one allocation.
+fn json_array<'a>(pieces: impl Iterator<Item = &'a [u8]> + Clone) -> Vec<u8> {
+    let len: usize = pieces.clone().map(|i| i.len() + 1).sum::<usize>() + 2;
+    let mut out = Vec::with_capacity(len);
+    out.push(b'[');
+    for piece in pieces.filter(|p| !p.is_empty()) {
+        if out.len() > 1 {
+            out.push(b',');
+        }
+        out.extend_from_slice(piece);
     }
     out.push(b']');
     out
