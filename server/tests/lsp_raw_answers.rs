@@ -1,5 +1,6 @@
 //! Answers made as JSON bytes (issue 12): `textDocument/documentSymbol` is assembled from
-//! per-turn cached JSON and written by the transport in place of a placeholder. Its JSON must
+//! per-turn cached JSON, folding ranges, full semantic tokens and code lenses are serialised
+//! straight to bytes, and the transport writes them in place of a placeholder. Their JSON must
 //! equal what tower-lsp-server writes for the typed answer made from scratch (the server's
 //! `reference_answers` mode), on every corpus transcript, in both position encodings, nested
 //! and flat, and after every append of a growing document (the cache keeps the turns an
@@ -69,6 +70,19 @@ async fn symbols(c: &mut TestClient, uri: &str) -> Value {
     .unwrap_or_else(|e| panic!("documentSymbol {uri}: {e:?}"))
 }
 
+/// The other whole-document requests answered as JSON bytes.
+const WHOLE_DOCUMENT: [&str; 3] = [
+    "textDocument/foldingRange",
+    "textDocument/semanticTokens/full",
+    "textDocument/codeLens",
+];
+
+async fn ask(c: &mut TestClient, method: &str, uri: &str) -> Value {
+    c.request(method, json!({"textDocument": {"uri": uri}}))
+        .await
+        .unwrap_or_else(|e| panic!("{method} {uri}: {e:?}"))
+}
+
 fn count(v: &Value) -> usize {
     v.as_array()
         .map(|a| a.iter().map(|s| 1 + count(&s["children"])).sum())
@@ -76,7 +90,8 @@ fn count(v: &Value) -> usize {
 }
 
 /// Every corpus transcript, raw and as a view, in both encodings, nested and flat: the JSON
-/// answer equals the typed one (asked twice on the raw document, the second from the cache).
+/// answer equals the typed one (asked twice on the raw document, the second from the cache);
+/// so do folding ranges, full semantic tokens and code lenses.
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn document_symbols_as_json_equal_the_typed_answers_on_the_corpus() {
     let files = corpus_files();
@@ -91,12 +106,28 @@ async fn document_symbols_as_json_equal_the_typed_answers_on_the_corpus() {
             assert_eq!(symbols(&mut served, &uri).await, want, "{name}");
             assert_eq!(symbols(&mut served, &uri).await, want, "{name} (cached)");
             symbols_seen += count(&want);
+            for method in WHOLE_DOCUMENT {
+                let want = ask(&mut reference, method, &uri).await;
+                assert_eq!(
+                    ask(&mut served, method, &uri).await,
+                    want,
+                    "{name} {method}"
+                );
+            }
             if hierarchical && !utf8 {
                 let view = view_uri(path, None);
                 served.open_view(&view).await;
                 reference.open_view(&view).await;
                 let want = symbols(&mut reference, &view).await;
                 assert_eq!(symbols(&mut served, &view).await, want, "{name} view");
+                for method in WHOLE_DOCUMENT {
+                    let want = ask(&mut reference, method, &view).await;
+                    assert_eq!(
+                        ask(&mut served, method, &view).await,
+                        want,
+                        "{name} view {method}"
+                    );
+                }
             }
             for c in [&mut served, &mut reference] {
                 c.notify(
@@ -195,6 +226,16 @@ async fn appends_keep_the_json_answer_exact() {
                     want,
                     "{name}: after line {at}"
                 );
+                if checked % 10 == 0 {
+                    for method in WHOLE_DOCUMENT {
+                        let want = ask(&mut reference, method, &uri).await;
+                        assert_eq!(
+                            ask(&mut served, method, &uri).await,
+                            want,
+                            "{name} {method}"
+                        );
+                    }
+                }
                 checked += 1;
             }
             assert!(checked > 0, "{name}: {checked} appends");
@@ -232,18 +273,20 @@ async fn appends_keep_the_json_answer_exact() {
     }
 }
 
-/// A client cannot call the internal method a raw answer is routed through.
+/// A client cannot call the internal methods raw answers are routed through.
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
-async fn the_internal_method_is_not_part_of_the_protocol() {
+async fn the_internal_methods_are_not_part_of_the_protocol() {
     let (mut c, _) = TestClient::start(client_caps(false), json!({})).await;
-    let err = c
-        .request(
-            "transcript/internal/raw/textDocument/documentSymbol",
-            json!({"textDocument": {"uri": "file:///nowhere.jsonl"}}),
-        )
-        .await
-        .unwrap_err();
-    assert_eq!(err.0, -32601, "{err:?}");
+    for (_, internal) in transcript_ls::lsp::dispatch::RAW_ANSWERED {
+        let err = c
+            .request(
+                internal,
+                json!({"textDocument": {"uri": "file:///nowhere.jsonl"}}),
+            )
+            .await
+            .unwrap_err();
+        assert_eq!(err, (-32601, "Method not found".to_string()), "{internal}");
+    }
 }
 
 /// The release or debug binary over stdio.
@@ -396,6 +439,16 @@ async fn spliced_answers_over_stdio_equal_the_typed_ones() {
     }
     let want = symbols(&mut reference, &uri).await;
     assert_eq!(got.last().unwrap()["result"], want);
+    for method in WHOLE_DOCUMENT {
+        id += 1;
+        s.send(json!({"jsonrpc": "2.0", "id": id, "method": method, "params": td}));
+        let got = s.until(id).pop().unwrap();
+        assert_eq!(
+            got["result"],
+            ask(&mut reference, method, &uri).await,
+            "{method}"
+        );
+    }
     s.send(json!({"jsonrpc": "2.0", "id": 99, "method": "shutdown"}));
     s.until(99);
     s.send(json!({"jsonrpc": "2.0", "method": "exit"}));

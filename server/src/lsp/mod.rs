@@ -133,7 +133,13 @@ pub fn build_service() -> (TranscriptService, ClientSocket) {
         .custom_method(custom::SESSIONS, Backend::sessions)
         .custom_method(stats::STATS, Backend::transcript_stats)
         .custom_method(transport::OPEN_PENDING, Backend::did_open_text)
-        .custom_method(dispatch::RAW_ANSWERED[0].1, Backend::document_symbol_raw);
+        .custom_method(dispatch::RAW_DOCUMENT_SYMBOL, Backend::document_symbol_raw)
+        .custom_method(dispatch::RAW_FOLDING_RANGE, Backend::folding_range_raw)
+        .custom_method(
+            dispatch::RAW_SEMANTIC_TOKENS_FULL,
+            Backend::semantic_tokens_full_raw,
+        )
+        .custom_method(dispatch::RAW_CODE_LENS, Backend::code_lens_raw);
     // Debug builds only: a request that panics on purpose (the panic-isolation tests).
     #[cfg(debug_assertions)]
     let builder = builder.custom_method(custom::DEBUG_PANIC, Backend::debug_panic);
