@@ -38,8 +38,10 @@ use tower_lsp_server::{ClientSocket, ExitedError, LspService, Server};
 use crate::lsp::state::{Backend, Shared};
 
 /// The service: `LspService<Backend>` plus a thin layer that captures the raw `initialize`
-/// params (for LSP 3.18 client capabilities that ls-types 0.0.6 does not model) and adds the
-/// 3.18 `workspace.textDocumentContent` server capability to the `initialize` result.
+/// params (for LSP 3.18 client capabilities that ls-types 0.0.6 does not model), adds the
+/// 3.18 `workspace.textDocumentContent` server capability to the `initialize` result, and
+/// routes the requests answered as JSON bytes to their internal methods
+/// (`dispatch::RAW_ANSWERED`; issue 12).
 pub struct TranscriptService {
     inner: LspService<Backend>,
     shared: Arc<Shared>,
