@@ -439,6 +439,10 @@ impl PendingTexts {
 /// is dropped this way.
 pub const MAX_WAITING_RAW: usize = 16;
 
+/// Where a placeholder starts in tower-lsp-server's response at the latest (bytes from the
+/// front; it writes `{"jsonrpc":"2.0","result":` first).
+const PLACEHOLDER_WITHIN: usize = 64;
+
 /// The answer of a request whose result is JSON bytes made by the handler (see the module's
 /// doc), as the handler returns it to tower-lsp-server: serialised, either form gives the
 /// same JSON on the wire.
@@ -530,9 +534,11 @@ impl RawResults {
     /// response with the bytes in place of the placeholder (not copied), or an
     /// `InternalError` response when they were dropped.
     pub fn splice(&self, body: &[u8]) -> Option<Vec<Vec<u8>>> {
-        // A placeholder response is small (`{"jsonrpc":"2.0","result":"<placeholder>",
-        // "id":<id>}`); bigger messages are not searched.
-        if body.len() > 512 || memchr::memmem::find(body, self.prefix.as_bytes()).is_none() {
+        // tower-lsp-server writes a response as `{"jsonrpc":"2.0","result":"<placeholder>",
+        // "id":<id>}`: the placeholder starts near the front (the id, of any length, comes
+        // after it), so a big message is not searched through.
+        let front = &body[..body.len().min(PLACEHOLDER_WITHIN + self.prefix.len())];
+        if memchr::memmem::find(front, self.prefix.as_bytes()).is_none() {
             return None;
         }
         #[derive(serde::Deserialize)]
@@ -1157,7 +1163,7 @@ mod tests {
         assert_eq!(raw.waiting(), 0);
         raw.set_spliced();
         let answer = r#"[{"name":"é a","children":[]},{"name":"b"}]"#.as_bytes();
-        for id in [json!(7), json!("req-7")] {
+        for id in [json!(7), json!("req-7"), json!("long".repeat(500))] {
             let ph = serde_json::to_value(raw.answer(answer.to_vec())).unwrap();
             assert!(ph.as_str().unwrap().starts_with(&raw.prefix), "{ph}");
             assert_eq!(raw.waiting(), 1);
@@ -1180,12 +1186,12 @@ mod tests {
             assert_eq!(again["id"], id);
         }
         // Not placeholders: other results, a string result naming another process's
-        // placeholder, a big message that contains the prefix.
+        // placeholder, a message that contains the prefix further in.
         let other = format!("transcript-ls raw result {:016x}/0", 1u64);
         let big = format!(
-            r#"{{"jsonrpc":"2.0","id":1,"result":"{}{}"}}"#,
-            raw.prefix,
-            "x".repeat(600)
+            r#"{{"jsonrpc":"2.0","result":["{}","{}0"],"id":1}}"#,
+            "x".repeat(600),
+            raw.prefix
         );
         for body in [
             r#"{"jsonrpc":"2.0","id":1,"result":[]}"#.to_string(),
