@@ -90,7 +90,10 @@ impl Backend {
                 handlers::symbols::document_symbol,
             )
             .await?;
-        Ok(self.shared.raw_results.answer(json))
+        self.shared
+            .raw_results
+            .answer(json)
+            .map_err(|e| crate::lsp::state::internal(format!("an answer that is not JSON: {e}")))
     }
 
     /// Resolves `uri` and runs `work` on the blocking pool like [`Backend::on_doc`], and
@@ -122,7 +125,10 @@ impl Backend {
             })
         })
         .await?;
-        Ok(self.shared.raw_results.answer(json))
+        self.shared
+            .raw_results
+            .answer(json)
+            .map_err(|e| crate::lsp::state::internal(format!("an answer that is not JSON: {e}")))
     }
 
     /// `textDocument/foldingRange`, answered as JSON bytes (`dispatch::RAW_ANSWERED`).

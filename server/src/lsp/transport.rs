@@ -494,17 +494,17 @@ impl RawResults {
         self.waiting.lock().unwrap_or_else(|e| e.into_inner())
     }
 
-    /// The answer for `json` (one JSON value, UTF-8): kept for the transport, which writes it
-    /// in place of the returned placeholder; inline when no transport writes them. To be
-    /// called when the handler's future completes (not from work that a cancelled request
-    /// leaves running), so that a kept answer is one about to be written.
-    pub fn answer(&self, json: Vec<u8>) -> RawAnswer {
+    /// The answer for `json` (one JSON value, UTF-8, as `serde_json` writes it): kept for the
+    /// transport, which writes it in place of the returned placeholder; inline when no
+    /// transport writes them (checked then: `Err` says why it is not JSON). To be called when
+    /// the handler's future completes (not from work that a cancelled request leaves
+    /// running), so that a kept answer is one about to be written.
+    pub fn answer(&self, json: Vec<u8>) -> Result<RawAnswer, String> {
         if !self.spliced.load(Ordering::SeqCst) {
-            let text = String::from_utf8(json)
-                .unwrap_or_else(|e| String::from_utf8_lossy(e.as_bytes()).into_owned());
-            return RawAnswer::Inline(RawValue::from_string(text).unwrap_or_else(|_| {
-                RawValue::from_string("null".to_string()).expect("null is JSON")
-            }));
+            let text = String::from_utf8(json).map_err(|e| e.to_string())?;
+            return RawValue::from_string(text)
+                .map(RawAnswer::Inline)
+                .map_err(|e| e.to_string());
         }
         let key = self.next.fetch_add(1, Ordering::SeqCst);
         let mut waiting = self.lock();
@@ -512,7 +512,7 @@ impl RawResults {
             waiting.pop_front();
         }
         waiting.push_back((key, json));
-        RawAnswer::Spliced(format!("{}{key}", self.prefix))
+        Ok(RawAnswer::Spliced(format!("{}{key}", self.prefix)))
     }
 
     /// Takes the bytes of the placeholder `ph` (`None`: not a placeholder of this process,
@@ -538,9 +538,7 @@ impl RawResults {
         // "id":<id>}`: the placeholder starts near the front (the id, of any length, comes
         // after it), so a big message is not searched through.
         let front = &body[..body.len().min(PLACEHOLDER_WITHIN + self.prefix.len())];
-        if memchr::memmem::find(front, self.prefix.as_bytes()).is_none() {
-            return None;
-        }
+        memchr::memmem::find(front, self.prefix.as_bytes())?;
         #[derive(serde::Deserialize)]
         struct Placeholder<'a> {
             #[serde(borrow)]
@@ -1157,14 +1155,18 @@ mod tests {
     fn raw_answers_are_written_in_place_of_their_placeholders() {
         let raw = RawResults::default();
         // Without the transport the answer is the JSON itself.
-        let inline =
-            serde_json::to_value(raw.answer(r#"[{"name":"é a"}]"#.as_bytes().to_vec())).unwrap();
+        let inline = serde_json::to_value(
+            raw.answer(r#"[{"name":"é a"}]"#.as_bytes().to_vec())
+                .unwrap(),
+        )
+        .unwrap();
         assert_eq!(inline, json!([{"name": "é a"}]));
         assert_eq!(raw.waiting(), 0);
+        assert!(raw.answer(b"[1,".to_vec()).is_err());
         raw.set_spliced();
         let answer = r#"[{"name":"é a","children":[]},{"name":"b"}]"#.as_bytes();
         for id in [json!(7), json!("req-7"), json!("long".repeat(500))] {
-            let ph = serde_json::to_value(raw.answer(answer.to_vec())).unwrap();
+            let ph = serde_json::to_value(raw.answer(answer.to_vec()).unwrap()).unwrap();
             assert!(ph.as_str().unwrap().starts_with(&raw.prefix), "{ph}");
             assert_eq!(raw.waiting(), 1);
             // As tower-lsp-server writes a response.
@@ -1214,7 +1216,9 @@ mod tests {
         let raw = RawResults::default();
         raw.set_spliced();
         let phs: Vec<Value> = (0..MAX_WAITING_RAW + 5)
-            .map(|i| serde_json::to_value(raw.answer(format!("[{i}]").into_bytes())).unwrap())
+            .map(|i| {
+                serde_json::to_value(raw.answer(format!("[{i}]").into_bytes()).unwrap()).unwrap()
+            })
             .collect();
         assert_eq!(raw.waiting(), MAX_WAITING_RAW);
         let response = |i: usize| {
