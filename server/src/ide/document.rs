@@ -1060,10 +1060,11 @@ fn file_id(_md: &std::fs::Metadata) -> Option<(u64, u64)> {
 /// Length of `bytes` without an incomplete UTF-8 sequence at the very end (at most 3 bytes,
 /// kept for the next read of a growing file). Invalid sequences elsewhere are left to the
 /// lossy decoding.
+///
+/// Only the last three bytes are looked at (issue 12: a whole check here was a second pass of
+/// UTF-8 validation over every file read; the decoding checks the rest): valid text never ends
+/// inside a sequence, so it keeps its whole length.
 fn complete_utf8_len(bytes: &[u8]) -> usize {
-    if std::str::from_utf8(bytes).is_ok() {
-        return bytes.len();
-    }
     for back in 1..=3.min(bytes.len()) {
         let b = bytes[bytes.len() - back];
         if b & 0xC0 != 0x80 {
@@ -1091,15 +1092,22 @@ fn tail_of(bytes: &[u8], n: usize) -> Vec<u8> {
 }
 
 fn read_whole(path: &Path) -> std::io::Result<(String, DiskState)> {
-    let (bytes, md) = load::read_bytes(path, 0, load::MAX_FILE_BYTES)?;
+    let read = load::read_checked(path, 0, load::MAX_FILE_BYTES)?;
+    let md = read.metadata.clone();
+    let checked = read.utf8;
+    let mut bytes = read.bytes;
     let len = bytes.len() as u64;
     let tail = tail_of(&bytes, 64);
-    let cut = complete_utf8_len(&bytes);
     // The bytes become the text without a copy when they are valid UTF-8 (issue 12: bytes and
-    // text were both held, twice the file, while a view of it was read).
-    let mut bytes = bytes;
+    // text were both held, twice the file, while a view of it was read), and without a second
+    // check: the read checked them window by window.
+    let cut = checked.unwrap_or_else(|| complete_utf8_len(&bytes));
     let partial = bytes.split_off(cut);
-    let (text, invalid) = load::decode_owned(bytes);
+    let (text, invalid) = match checked {
+        // SAFETY: `read_checked` found `bytes[..cut]` valid UTF-8.
+        Some(_) => (unsafe { String::from_utf8_unchecked(bytes) }, Vec::new()),
+        None => load::decode_owned(bytes),
+    };
     Ok((
         text,
         DiskState {
@@ -1261,6 +1269,35 @@ mod tests {
         assert_eq!(complete_utf8_len(&[b'a', 0xFF, b'b']), 3);
     }
 
+    /// Issue 12: the cut looks at the last bytes only, and cuts exactly what the lossy
+    /// decoding would turn into U+FFFD at the end and a later read could complete: on every
+    /// prefix of mixed text (valid characters of 1 to 4 bytes, stray continuation bytes,
+    /// invalid lead bytes), decoding the kept part and then the cut part with the next bytes
+    /// equals decoding the whole.
+    #[test]
+    fn utf8_cut_at_the_tail_only() {
+        let mut bytes = "aé€😀 ok\n".as_bytes().to_vec();
+        bytes.extend_from_slice(b"\x80x\xff\xe2\x82y\xf0\x9f\x98");
+        bytes.extend_from_slice("😀é".as_bytes());
+        for end in 0..=bytes.len() {
+            let prefix = &bytes[..end];
+            let cut = complete_utf8_len(prefix);
+            assert!(end - cut <= 3, "at {end}");
+            if std::str::from_utf8(prefix).is_ok() {
+                assert_eq!(cut, end, "valid text is never cut (at {end})");
+            }
+            // The cut part is the start of one sequence a continuation could complete.
+            if cut < end {
+                assert!(std::str::from_utf8(&prefix[cut..]).is_err());
+                assert!(prefix[cut] >= 0xC0, "cut at a lead byte (at {end})");
+            }
+            let (kept, _) = load::decode(&prefix[..cut]);
+            let (rest, _) = load::decode(&bytes[cut..]);
+            let (whole, _) = load::decode(&bytes);
+            assert_eq!(kept + &rest, whole, "at {end}");
+        }
+    }
+
     #[test]
     fn disk_check_reads_only_what_grew() {
         let dir = tempfile::tempdir().unwrap();
@@ -1290,6 +1327,44 @@ mod tests {
         assert_eq!(lines_of(c.refresh(&p)), vec![]);
         std::fs::remove_file(&p).unwrap();
         assert_eq!(lines_of(c.refresh(&p)), vec![]);
+    }
+
+    /// Issue 12: a disk source takes the text its windowed read checked: valid text as is, a
+    /// character cut at the end kept back until an append completes it, and a file with
+    /// invalid bytes decoded lossily with its warnings, as before.
+    #[test]
+    fn disk_sources_take_the_checked_text() {
+        let dir = tempfile::tempdir().unwrap();
+        let p = dir.path().join("u.jsonl");
+        let smile = "😀".as_bytes();
+        let mut bytes = b"{\"a\":\"\xc3\xa9\"}\n{\"b\":\"".to_vec();
+        bytes.extend_from_slice(&smile[..2]);
+        std::fs::write(&p, &bytes).unwrap();
+        let s = Source::disk(p.clone()).unwrap();
+        assert_eq!(*s.text(), "{\"a\":\"é\"}\n{\"b\":\"");
+        {
+            let st = lock(&s.text);
+            let d = st.disk.as_ref().unwrap();
+            assert_eq!(
+                (d.len, d.partial.as_slice()),
+                (bytes.len() as u64, &smile[..2])
+            );
+            assert!(d.invalid.is_empty());
+        }
+        let mut f = std::fs::OpenOptions::new().append(true).open(&p).unwrap();
+        std::io::Write::write_all(&mut f, &smile[2..]).unwrap();
+        std::io::Write::write_all(&mut f, b"\"}\n").unwrap();
+        assert_eq!(s.refresh_disk(), DiskChange::Appended(5));
+        assert_eq!(*s.text(), "{\"a\":\"é\"}\n{\"b\":\"😀\"}\n");
+
+        let bad = b"{\"a\":1}\n{\"b\":\"\xff\"}\n";
+        std::fs::write(&p, bad).unwrap();
+        let s = Source::disk(p.clone()).unwrap();
+        let (text, invalid) = load::decode(bad);
+        assert_eq!(*s.text(), text);
+        let st = lock(&s.text);
+        assert_eq!(st.disk.as_ref().unwrap().invalid, invalid);
+        assert_eq!(invalid.len(), 1);
     }
 
     #[test]

@@ -17,15 +17,25 @@
 //! body's own buffer, the text waits in [`PendingTexts`], and the server is sent a small
 //! [`OPEN_PENDING`] notification in its place, in the same order among the other messages.
 //! The handler takes the text from there.
+//!
+//! Big answers take the opposite way out (issue 12: tower-lsp-server turns a handler's typed
+//! answer into a `serde_json::Value` and then into bytes; for the ~5,000-symbol outline of a
+//! 100 MB transcript, about 1.1 MB of JSON, that cost twenty times what an append costs). A
+//! handler that has its answer as JSON bytes already (per-turn cached document symbols) hands
+//! them to [`RawResults`] and answers a short placeholder string; [`pump_frames`] finds that
+//! response in the server's output, and writes the bytes in place of the placeholder with the
+//! right `Content-Length`. A placeholder never reaches the client: one whose bytes are gone is
+//! answered `InternalError`. Without the transport (in-process tests) the bytes are the answer
+//! itself ([`RawAnswer::Inline`]).
 
-use std::collections::BTreeMap;
+use std::collections::{BTreeMap, VecDeque};
 use std::io;
 use std::sync::Mutex;
 use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
 
 use serde_json::value::RawValue;
 use serde_json::{Value, json};
-use tokio::io::{AsyncRead, AsyncReadExt, AsyncWrite, AsyncWriteExt};
+use tokio::io::{AsyncRead, AsyncReadExt, AsyncWriteExt};
 use tokio::sync::mpsc;
 use tower_lsp_server::jsonrpc::Response;
 
@@ -171,6 +181,11 @@ impl Decoder {
             // While a body arrives, `next_frame` reserves room ahead; this is the rest.
             self.buf.reserve_exact(READ_BYTES);
         }
+        if self.buf.is_empty() {
+            // Between messages, a read of at most `READ_BYTES`: tokio's stdin zeroes the room
+            // it is given (the 1 MiB kept after a big message, at every small message).
+            return from.take(READ_BYTES as u64).read_buf(&mut self.buf).await;
+        }
         from.read_buf(&mut self.buf).await
     }
 
@@ -310,9 +325,34 @@ impl Decoder {
 
 /// Frames `body` for the wire.
 pub fn frame(body: &[u8]) -> Vec<u8> {
-    let mut out = format!("Content-Length: {}\r\n\r\n", body.len()).into_bytes();
+    let mut out = header(body.len());
     out.extend_from_slice(body);
     out
+}
+
+/// The header of a frame whose body has `len` bytes.
+fn header(len: usize) -> Vec<u8> {
+    format!("Content-Length: {len}\r\n\r\n").into_bytes()
+}
+
+/// One frame for the writer, in pieces written one after the other (a body is not copied
+/// behind its header).
+type Pieces = Vec<Vec<u8>>;
+
+/// Writes `pieces` whole to `out` (vectored: one system call for a header and its body).
+fn write_pieces(out: &mut impl std::io::Write, pieces: &[Vec<u8>]) -> io::Result<()> {
+    let mut slices: Vec<io::IoSlice> = pieces.iter().map(|p| io::IoSlice::new(p)).collect();
+    let mut left = &mut slices[..];
+    io::IoSlice::advance_slices(&mut left, 0);
+    while !left.is_empty() {
+        match out.write_vectored(left) {
+            Ok(0) => return Err(io::ErrorKind::WriteZero.into()),
+            Ok(n) => io::IoSlice::advance_slices(&mut left, n),
+            Err(e) if e.kind() == io::ErrorKind::Interrupted => {}
+            Err(e) => return Err(e),
+        }
+    }
+    out.flush()
 }
 
 /// What tower-lsp-server's `Request` accepts (`jsonrpc: "2.0"`, a string `method` by
@@ -407,6 +447,139 @@ impl PendingTexts {
     /// Number of texts waiting (tests).
     pub fn waiting(&self) -> usize {
         self.lock().len()
+    }
+}
+
+/// Most answers [`RawResults`] keeps waiting for the writer; putting one more drops the
+/// oldest (its response, if it is ever written, becomes an `InternalError`). Answers are
+/// written in the order they are put, a few at most wait at once; one whose response is
+/// never written (the request was cancelled after the answer was put, or the server stops)
+/// is dropped this way.
+pub const MAX_WAITING_RAW: usize = 16;
+
+/// Where a placeholder starts in tower-lsp-server's response at the latest (bytes from the
+/// front; it writes `{"jsonrpc":"2.0","result":` first).
+const PLACEHOLDER_WITHIN: usize = 64;
+
+/// The answer of a request whose result is JSON bytes made by the handler (see the module's
+/// doc), as the handler returns it to tower-lsp-server: serialised, either form gives the
+/// same JSON on the wire.
+#[derive(Debug, serde::Serialize)]
+#[serde(untagged)]
+pub enum RawAnswer {
+    /// A placeholder string ([`RawResults::answer`] under the transport): the transport
+    /// writes the bytes in its place.
+    Spliced(String),
+    /// The bytes themselves (no transport: the in-process service); tower-lsp-server parses
+    /// them into its `Value`.
+    Inline(Box<RawValue>),
+}
+
+/// Results of requests as JSON bytes, waiting for the transport to write them in place of
+/// their placeholders: at most [`MAX_WAITING_RAW`].
+#[derive(Debug)]
+pub struct RawResults {
+    /// The transport writes the bytes ([`RawResults::set_spliced`]); else answers are inline.
+    spliced: AtomicBool,
+    /// Start of every placeholder: `"transcript-ls raw result <random>/"`, random per process
+    /// so that no text of a document can pass for one.
+    prefix: String,
+    next: AtomicU64,
+    waiting: Mutex<VecDeque<(u64, Vec<u8>)>>,
+}
+
+impl Default for RawResults {
+    fn default() -> Self {
+        use std::hash::{BuildHasher, Hasher};
+        let mut h = std::collections::hash_map::RandomState::new().build_hasher();
+        h.write_u32(std::process::id());
+        RawResults {
+            spliced: AtomicBool::new(false),
+            prefix: format!("transcript-ls raw result {:016x}/", h.finish()),
+            next: AtomicU64::new(0),
+            waiting: Mutex::new(VecDeque::new()),
+        }
+    }
+}
+
+impl RawResults {
+    /// Called by [`serve`]: from now on answers wait for the transport.
+    pub fn set_spliced(&self) {
+        self.spliced.store(true, Ordering::SeqCst);
+    }
+
+    fn lock(&self) -> std::sync::MutexGuard<'_, VecDeque<(u64, Vec<u8>)>> {
+        self.waiting.lock().unwrap_or_else(|e| e.into_inner())
+    }
+
+    /// The answer for `json` (one JSON value, UTF-8, as `serde_json` writes it): kept for the
+    /// transport, which writes it in place of the returned placeholder; inline when no
+    /// transport writes them (checked then: `Err` says why it is not JSON). To be called when
+    /// the handler's future completes (not from work that a cancelled request leaves
+    /// running), so that a kept answer is one about to be written.
+    pub fn answer(&self, json: Vec<u8>) -> Result<RawAnswer, String> {
+        if !self.spliced.load(Ordering::SeqCst) {
+            let text = String::from_utf8(json).map_err(|e| e.to_string())?;
+            return RawValue::from_string(text)
+                .map(RawAnswer::Inline)
+                .map_err(|e| e.to_string());
+        }
+        let key = self.next.fetch_add(1, Ordering::SeqCst);
+        let mut waiting = self.lock();
+        while waiting.len() >= MAX_WAITING_RAW {
+            waiting.pop_front();
+        }
+        waiting.push_back((key, json));
+        Ok(RawAnswer::Spliced(format!("{}{key}", self.prefix)))
+    }
+
+    /// Takes the bytes of the placeholder `ph` (`None`: not a placeholder of this process,
+    /// `Some(None)`: one whose bytes were dropped).
+    fn take(&self, ph: &str) -> Option<Option<Vec<u8>>> {
+        let key: u64 = ph.strip_prefix(&self.prefix)?.parse().ok()?;
+        let mut waiting = self.lock();
+        let at = waiting.iter().position(|(k, _)| *k == key);
+        Some(at.and_then(|i| waiting.remove(i)).map(|(_, b)| b))
+    }
+
+    /// Number of answers waiting (tests).
+    pub fn waiting(&self) -> usize {
+        self.lock().len()
+    }
+
+    /// The frame to write for the server's message `body`, in pieces written one after the
+    /// other: `None` when it is not the response of a placeholder (written as it is), else the
+    /// response with the bytes in place of the placeholder (not copied), or an
+    /// `InternalError` response when they were dropped.
+    pub fn splice(&self, body: &[u8]) -> Option<Vec<Vec<u8>>> {
+        // tower-lsp-server writes a response as `{"jsonrpc":"2.0","result":"<placeholder>",
+        // "id":<id>}`: the placeholder starts near the front (the id, of any length, comes
+        // after it), so a big message is not searched through.
+        let front = &body[..body.len().min(PLACEHOLDER_WITHIN + self.prefix.len())];
+        memchr::memmem::find(front, self.prefix.as_bytes())?;
+        #[derive(serde::Deserialize)]
+        struct Placeholder<'a> {
+            #[serde(borrow)]
+            result: std::borrow::Cow<'a, str>,
+            #[serde(borrow)]
+            id: &'a RawValue,
+        }
+        let resp: Placeholder = serde_json::from_slice(body).ok()?;
+        let id = resp.id.get();
+        match self.take(&resp.result)? {
+            Some(json) => {
+                let head = format!(r#"{{"jsonrpc":"2.0","id":{id},"result":"#);
+                let len = head.len() + json.len() + 1;
+                let head = format!("Content-Length: {len}\r\n\r\n{head}").into_bytes();
+                Some(vec![head, json, b"}".to_vec()])
+            }
+            None => {
+                eprintln!("transcript-ls: a response's answer was dropped before it was written");
+                let resp = json!({"jsonrpc": "2.0", "id": serde_json::from_str::<Value>(id).ok(),
+                    "error": {"code": -32603, "message": "internal error: the answer was dropped before it was written (too many answers waiting); ask again"}});
+                Some(vec![frame(resp.to_string().as_bytes())])
+            }
+        }
     }
 }
 
@@ -674,10 +847,12 @@ pub fn check(body: &[u8]) -> Result<(), Value> {
     }
 }
 
-/// Reads whole frames from `from` and sends each to `to`.
+/// Reads whole frames from `from` and sends each to `to`, with the answers of `raw` written
+/// in place of their placeholders ([`RawResults::splice`]).
 async fn pump_frames<R: AsyncRead + Unpin>(
     mut from: R,
-    to: mpsc::UnboundedSender<Vec<u8>>,
+    to: mpsc::UnboundedSender<Pieces>,
+    raw: Option<std::sync::Arc<RawResults>>,
 ) -> io::Result<()> {
     let mut dec = Decoder::default();
     let mut buf = vec![0u8; READ_BYTES];
@@ -688,10 +863,14 @@ async fn pump_frames<R: AsyncRead + Unpin>(
         }
         dec.push(&buf[..n]);
         while let Some(f) = dec.next_frame() {
-            if let Frame::Body(b) = f
-                && to.send(frame(&b)).is_err()
-            {
-                return Ok(());
+            if let Frame::Body(b) = f {
+                let out = raw
+                    .as_ref()
+                    .and_then(|r| r.splice(&b))
+                    .unwrap_or_else(|| vec![header(b.len()), b]);
+                if to.send(out).is_err() {
+                    return Ok(());
+                }
             }
         }
     }
@@ -705,34 +884,40 @@ fn pending_body(params: &str, id: u64) -> String {
 
 /// Serves `server` (tower-lsp-server's `Server::serve` given the inner pipe ends) with
 /// messages read from `input` and written to `output`, dropping and answering malformed
-/// messages. With `pending`, `didOpen` texts go to the server through it (see the module's
-/// doc). Returns when the input ends (or `exit`) and the server finished.
+/// messages. With `pending`, `didOpen` texts go to the server through it; with `raw`, the
+/// server's JSON answers are written in place of their placeholders (see the module's doc).
+/// Returns when the input ends (or `exit`) and the server finished.
 pub async fn serve<I, O, F>(
     input: I,
     output: O,
     pending: Option<std::sync::Arc<PendingTexts>>,
+    raw: Option<std::sync::Arc<RawResults>>,
     server: impl FnOnce(PipeIn, PipeOut) -> F,
 ) where
     I: AsyncRead + Unpin + Send + 'static,
-    O: AsyncWrite + Unpin + Send + 'static,
+    O: std::io::Write + Send + 'static,
     F: std::future::Future<Output = ()>,
 {
     let (to_server, server_in) = tokio::io::duplex(1 << 16);
     let (server_out, from_server) = tokio::io::duplex(1 << 16);
-    let (tx, mut rx) = mpsc::unbounded_channel::<Vec<u8>>();
+    let (tx, mut rx) = mpsc::unbounded_channel::<Pieces>();
 
-    // The one writer: whole frames, from the server or from the checks below.
-    let writer = tokio::spawn(async move {
+    // The one writer: whole frames, from the server or from the checks below, written by a
+    // thread of its own straight to `output` (a big answer is written without a copy).
+    let writer = tokio::task::spawn_blocking(move || {
         let mut output = output;
-        while let Some(f) = rx.recv().await {
-            if output.write_all(&f).await.is_err() || output.flush().await.is_err() {
+        while let Some(f) = rx.blocking_recv() {
+            if write_pieces(&mut output, &f).is_err() {
                 break;
             }
         }
     });
+    if let Some(r) = &raw {
+        r.set_spliced();
+    }
     let out_tx = tx.clone();
     let outbound = tokio::spawn(async move {
-        let _ = pump_frames(from_server, out_tx).await;
+        let _ = pump_frames(from_server, out_tx, raw).await;
     });
     let inbound = tokio::spawn(async move {
         let mut input = input;
@@ -783,7 +968,7 @@ pub async fn serve<I, O, F>(
                                     "transcript-ls: dropped a malformed message: {}",
                                     resp["error"]["message"]
                                 );
-                                let _ = tx.send(frame(resp.to_string().as_bytes()));
+                                let _ = tx.send(vec![frame(resp.to_string().as_bytes())]);
                             }
                         }
                     }
@@ -791,17 +976,17 @@ pub async fn serve<I, O, F>(
                         eprintln!("transcript-ls: dropped {why}");
                         let resp = json!({"jsonrpc": "2.0", "id": null,
                             "error": {"code": -32600, "message": format!("invalid request: {why}")}});
-                        let _ = tx.send(frame(resp.to_string().as_bytes()));
+                        let _ = tx.send(vec![frame(resp.to_string().as_bytes())]);
                         // A dropped didOpen is otherwise silent in the editor.
                         let note = json!({"jsonrpc": "2.0", "method": "window/showMessage",
                             "params": {"type": 1, "message": format!("transcript-ls: dropped {why}")}});
-                        let _ = tx.send(frame(note.to_string().as_bytes()));
+                        let _ = tx.send(vec![frame(note.to_string().as_bytes())]);
                     }
                     Frame::Garbage(why) => {
                         eprintln!("transcript-ls: dropped {why}");
                         let resp = json!({"jsonrpc": "2.0", "id": null,
                             "error": {"code": -32700, "message": format!("parse error: {why}")}});
-                        let _ = tx.send(frame(resp.to_string().as_bytes()));
+                        let _ = tx.send(vec![frame(resp.to_string().as_bytes())]);
                     }
                 }
             }
@@ -814,6 +999,21 @@ pub async fn serve<I, O, F>(
     // Let the last responses out.
     let _ = outbound.await;
     let _ = writer.await;
+}
+
+/// The process's standard output for [`serve`]'s writer: a duplicate of its descriptor,
+/// written without std's line buffering (which searched every frame for its last line break
+/// and copied the frame into its buffer; issue 12: a 1 MB answer per append);
+/// `std::io::stdout()` where it cannot be duplicated.
+pub fn raw_stdout() -> Box<dyn std::io::Write + Send> {
+    #[cfg(unix)]
+    {
+        use std::os::fd::AsFd;
+        if let Ok(fd) = std::io::stdout().as_fd().try_clone_to_owned() {
+            return Box::new(std::fs::File::from(fd));
+        }
+    }
+    Box::new(std::io::stdout())
 }
 
 /// The server's end of the input pipe.
@@ -1178,6 +1378,151 @@ mod tests {
         }
         assert_eq!(got, Some(Frame::Body(body)));
         assert!(grown <= 4, "the buffer grew {grown} times");
+    }
+
+    /// Splits a frame written by the transport (its pieces) into its body, checking
+    /// `Content-Length`.
+    fn body_of(pieces: &[Vec<u8>]) -> Value {
+        let frame = &pieces.concat()[..];
+        let at = find(frame, b"\r\n\r\n").unwrap();
+        let head = std::str::from_utf8(&frame[..at]).unwrap();
+        let len: usize = head
+            .strip_prefix("Content-Length: ")
+            .unwrap()
+            .parse()
+            .unwrap();
+        assert_eq!(len, frame.len() - at - 4, "Content-Length of {head}");
+        serde_json::from_slice(&frame[at + 4..]).unwrap()
+    }
+
+    /// A placeholder response comes out with the answer's bytes in its place and the right
+    /// `Content-Length`, whatever the id; other messages are left alone (issue 12).
+    #[test]
+    fn raw_answers_are_written_in_place_of_their_placeholders() {
+        let raw = RawResults::default();
+        // Without the transport the answer is the JSON itself.
+        let inline = serde_json::to_value(
+            raw.answer(r#"[{"name":"é a"}]"#.as_bytes().to_vec())
+                .unwrap(),
+        )
+        .unwrap();
+        assert_eq!(inline, json!([{"name": "é a"}]));
+        assert_eq!(raw.waiting(), 0);
+        assert!(raw.answer(b"[1,".to_vec()).is_err());
+        raw.set_spliced();
+        let answer = r#"[{"name":"é a","children":[]},{"name":"b"}]"#.as_bytes();
+        for id in [json!(7), json!("req-7"), json!("long".repeat(500))] {
+            let ph = serde_json::to_value(raw.answer(answer.to_vec()).unwrap()).unwrap();
+            assert!(ph.as_str().unwrap().starts_with(&raw.prefix), "{ph}");
+            assert_eq!(raw.waiting(), 1);
+            // As tower-lsp-server writes a response.
+            let body = serde_json::to_vec(&Response::from_ok(
+                serde_json::from_value(id.clone()).unwrap(),
+                ph,
+            ))
+            .unwrap();
+            let out = body_of(&raw.splice(&body).unwrap());
+            assert_eq!(
+                out,
+                json!({"jsonrpc": "2.0", "id": id,
+                    "result": [{"name": "é a", "children": []}, {"name": "b"}]})
+            );
+            assert_eq!(raw.waiting(), 0);
+            // Written once: the same response again is an error, never the placeholder.
+            let again = body_of(&raw.splice(&body).unwrap());
+            assert_eq!(again["error"]["code"], json!(-32603), "{again}");
+            assert_eq!(again["id"], id);
+        }
+        // Not placeholders: other results, a string result naming another process's
+        // placeholder, a message that contains the prefix further in.
+        let other = format!("transcript-ls raw result {:016x}/0", 1u64);
+        let big = format!(
+            r#"{{"jsonrpc":"2.0","result":["{}","{}0"],"id":1}}"#,
+            "x".repeat(600),
+            raw.prefix
+        );
+        for body in [
+            r#"{"jsonrpc":"2.0","id":1,"result":[]}"#.to_string(),
+            format!(r#"{{"jsonrpc":"2.0","id":1,"result":"{other}"}}"#),
+            big,
+            format!(
+                r#"{{"jsonrpc":"2.0","method":"window/logMessage","params":{{"message":"{}0"}}}}"#,
+                raw.prefix
+            ),
+        ] {
+            assert_eq!(raw.splice(body.as_bytes()), None, "{body}");
+        }
+    }
+
+    /// Answers whose responses are never written (their requests were cancelled after the
+    /// answer was kept) do not pile up: at most [`MAX_WAITING_RAW`] wait, the oldest go first,
+    /// and a dropped one is answered with an error.
+    #[test]
+    fn raw_answers_never_pile_up() {
+        let raw = RawResults::default();
+        raw.set_spliced();
+        let phs: Vec<Value> = (0..MAX_WAITING_RAW + 5)
+            .map(|i| {
+                serde_json::to_value(raw.answer(format!("[{i}]").into_bytes()).unwrap()).unwrap()
+            })
+            .collect();
+        assert_eq!(raw.waiting(), MAX_WAITING_RAW);
+        let response = |i: usize| {
+            serde_json::to_vec(&json!({"jsonrpc": "2.0", "result": phs[i], "id": i})).unwrap()
+        };
+        assert_eq!(
+            body_of(&raw.splice(&response(0)).unwrap())["error"]["code"],
+            json!(-32603)
+        );
+        let last = MAX_WAITING_RAW + 4;
+        assert_eq!(
+            body_of(&raw.splice(&response(last)).unwrap())["result"],
+            json!([last])
+        );
+        assert_eq!(
+            body_of(&raw.splice(&response(5)).unwrap())["result"],
+            json!([5])
+        );
+        assert_eq!(raw.waiting(), MAX_WAITING_RAW - 2);
+    }
+
+    /// The writer writes every piece whole and in order, however little the output takes
+    /// at a time.
+    #[test]
+    fn pieces_are_written_whole_through_short_writes() {
+        struct Trickle(Vec<u8>);
+        impl std::io::Write for Trickle {
+            fn write(&mut self, buf: &[u8]) -> io::Result<usize> {
+                let n = buf.len().min(3);
+                self.0.extend_from_slice(&buf[..n]);
+                Ok(n)
+            }
+            fn write_vectored(&mut self, bufs: &[io::IoSlice<'_>]) -> io::Result<usize> {
+                // At most 3 bytes, across pieces.
+                let mut n = 0;
+                for b in bufs {
+                    let k = b.len().min(3 - n);
+                    self.0.extend_from_slice(&b[..k]);
+                    n += k;
+                    if n == 3 {
+                        break;
+                    }
+                }
+                Ok(n)
+            }
+            fn flush(&mut self) -> io::Result<()> {
+                Ok(())
+            }
+        }
+        let pieces = vec![
+            header(11),
+            Vec::new(),
+            b"{\"a\":".to_vec(),
+            b"[1,2]}".to_vec(),
+        ];
+        let mut out = Trickle(Vec::new());
+        write_pieces(&mut out, &pieces).unwrap();
+        assert_eq!(out.0, b"Content-Length: 11\r\n\r\n{\"a\":[1,2]}");
     }
 
     #[test]

@@ -9,6 +9,10 @@
 //!   [`MAX_FILE_BYTES`].
 //! - Invalid UTF-8 is replaced by U+FFFD (lossy) and reported once per line as a warning
 //!   ([`InvalidUtf8`]): one bad byte never refuses a whole file, and no line is lost.
+//! - A file is read in windows of [`WINDOW`] bytes into one buffer ([`read_checked`], issue
+//!   12): each window is checked as UTF-8 while it is fresh in the cache (valid text becomes a
+//!   `String` without a second pass), and a file that shrinks while it is read (truncated, or
+//!   truncated and rewritten) is read again rather than returned as a mix of two contents.
 
 use std::fs::{File, Metadata};
 use std::io::{Read, Seek, SeekFrom};
@@ -34,6 +38,8 @@ pub enum LoadError {
     Compressed(String),
     /// Any other I/O error, as the OS words it.
     Io(String),
+    /// The file shrank while it was read, at every one of [`READ_ATTEMPTS`] reads.
+    Changed,
 }
 
 impl std::fmt::Display for LoadError {
@@ -52,6 +58,10 @@ impl std::fmt::Display for LoadError {
                 MAX_FILE_BYTES >> 20
             ),
             LoadError::Compressed(e) | LoadError::Io(e) => write!(f, "{e}"),
+            LoadError::Changed => write!(
+                f,
+                "was truncated while being read ({READ_ATTEMPTS} times): not read"
+            ),
         }
     }
 }
@@ -138,16 +148,126 @@ pub fn open_regular(path: &Path) -> Result<(File, Metadata), LoadError> {
 }
 
 /// Reads bytes `from..` of a regular file, up to its length at open time and at most `max`
-/// bytes. Returns the bytes and the metadata.
+/// bytes. Returns the bytes and the metadata. See [`read_checked`].
 pub fn read_bytes(path: &Path, from: u64, max: u64) -> Result<(Vec<u8>, Metadata), LoadError> {
-    let (mut f, md) = open_regular(path)?;
-    let want = md.len().saturating_sub(from).min(max);
-    if from > 0 {
-        f.seek(SeekFrom::Start(from))?;
+    let r = read_checked(path, from, max)?;
+    Ok((r.bytes, r.metadata))
+}
+
+/// Size of the windows a file is read in: 8 MiB.
+pub const WINDOW: usize = 8 << 20;
+
+/// Reads of a file that shrinks while it is read, before [`LoadError::Changed`].
+pub const READ_ATTEMPTS: usize = 3;
+
+/// Bytes read from a file by [`read_checked`].
+#[derive(Debug)]
+pub struct ReadBytes {
+    pub bytes: Vec<u8>,
+    pub metadata: Metadata,
+    /// `Some(n)`: `bytes[..n]` is valid UTF-8 and `bytes[n..]` the start of one sequence cut
+    /// by the end of the read (at most 3 bytes; empty for a whole valid text). `None`: the
+    /// bytes hold invalid UTF-8 (decode them lossily).
+    pub utf8: Option<usize>,
+}
+
+impl ReadBytes {
+    /// The valid UTF-8 text of a read whose bytes are all valid (no cut sequence at the end),
+    /// without checking them again; the bytes back otherwise.
+    pub fn into_text(self) -> Result<String, Vec<u8>> {
+        if self.utf8 == Some(self.bytes.len()) {
+            // SAFETY: `read_checked` checked every byte of `bytes` as UTF-8, window by window,
+            // each window starting at a character boundary (see `Utf8Check`).
+            Ok(unsafe { String::from_utf8_unchecked(self.bytes) })
+        } else {
+            Err(self.bytes)
+        }
     }
-    let mut bytes = Vec::with_capacity(want as usize);
-    f.take(want).read_to_end(&mut bytes)?;
-    Ok((bytes, md))
+}
+
+/// Reads bytes `from..` of a regular file (up to its length at open time, at most `max` bytes)
+/// in windows of [`WINDOW`] bytes into one buffer, checking each window as
+/// UTF-8 as it arrives. A file that ends before the length its metadata gave, or whose length
+/// is below the bytes read once the read is done, was truncated meanwhile: it is read again,
+/// up to [`READ_ATTEMPTS`] times, then refused with [`LoadError::Changed`]. A file that grows
+/// meanwhile is read up to its length at open time (the rest is read on its next change).
+/// A file replaced by another (renamed over) while it is read is read whole as it was. What
+/// this cannot see: a file rewritten in place to the same or a greater length during the
+/// read; disk sources find that on their next change (`ide::document`, tail check).
+pub fn read_checked(path: &Path, from: u64, max: u64) -> Result<ReadBytes, LoadError> {
+    read_windows(path, from, max, WINDOW, &mut |_| {})
+}
+
+/// [`read_checked`] with the window size and a call after each window (given the bytes read so
+/// far): tests change the file between windows.
+pub fn read_windows(
+    path: &Path,
+    from: u64,
+    max: u64,
+    window: usize,
+    between: &mut dyn FnMut(usize),
+) -> Result<ReadBytes, LoadError> {
+    let window = window.max(1) as u64;
+    let mut attempt = 0;
+    loop {
+        attempt += 1;
+        let (mut f, md) = open_regular(path)?;
+        let want = md.len().saturating_sub(from).min(max);
+        if from > 0 {
+            f.seek(SeekFrom::Start(from))?;
+        }
+        let mut bytes = Vec::with_capacity(want as usize);
+        let mut check = Utf8Check::default();
+        while (bytes.len() as u64) < want {
+            let n = window.min(want - bytes.len() as u64);
+            if (&mut f).take(n).read_to_end(&mut bytes)? == 0 {
+                break;
+            }
+            check.window(&bytes);
+            between(bytes.len());
+        }
+        let now = f.metadata()?.len();
+        let read = bytes.len() as u64;
+        if read == want && now >= from + read {
+            return Ok(ReadBytes {
+                utf8: check.valid(&bytes),
+                bytes,
+                metadata: md,
+            });
+        }
+        if attempt >= READ_ATTEMPTS {
+            return Err(LoadError::Changed);
+        }
+    }
+}
+
+/// UTF-8 check of a buffer growing a window at a time: each call checks the bytes from the end
+/// of the valid prefix on, so every byte is checked once (plus at most 3 bytes of a sequence
+/// cut by a window's end) and every check starts at a character boundary.
+#[derive(Debug, Default)]
+struct Utf8Check {
+    /// `bytes[..valid]` is valid UTF-8.
+    valid: usize,
+    /// Invalid bytes were found.
+    invalid: bool,
+}
+
+impl Utf8Check {
+    fn window(&mut self, bytes: &[u8]) {
+        if self.invalid {
+            return;
+        }
+        match std::str::from_utf8(&bytes[self.valid..]) {
+            Ok(_) => self.valid = bytes.len(),
+            // A sequence cut by the end of the window: the next window completes it.
+            Err(e) if e.error_len().is_none() => self.valid += e.valid_up_to(),
+            Err(_) => self.invalid = true,
+        }
+    }
+
+    fn valid(&self, bytes: &[u8]) -> Option<usize> {
+        (!self.invalid).then_some(self.valid.min(bytes.len()))
+    }
 }
 
 /// A line where invalid UTF-8 was replaced.
@@ -245,12 +365,19 @@ pub struct Loaded {
 /// Reads and decodes a whole regular file (at most `max` bytes); a zstd-compressed file is
 /// decompressed first (`source::zstd`, at most 1 GiB).
 pub fn load(path: &Path, max: u64) -> Result<Loaded, LoadError> {
-    let (mut bytes, metadata) = read_bytes(path, 0, max)?;
-    let compressed = crate::source::zstd::is_zstd(&bytes);
-    if compressed {
-        bytes = crate::source::zstd::decompress(&bytes).map_err(LoadError::Compressed)?;
-    }
-    let (text, invalid) = decode_owned(bytes);
+    let read = read_checked(path, 0, max)?;
+    let metadata = read.metadata.clone();
+    let compressed = crate::source::zstd::is_zstd(&read.bytes);
+    let (text, invalid) = if compressed {
+        let bytes = crate::source::zstd::decompress(&read.bytes).map_err(LoadError::Compressed)?;
+        decode_owned(bytes)
+    } else {
+        // Checked while it was read: valid text is not checked again.
+        match read.into_text() {
+            Ok(text) => (text, Vec::new()),
+            Err(bytes) => decode_owned(bytes),
+        }
+    };
     Ok(Loaded {
         text,
         invalid,
@@ -299,6 +426,110 @@ mod tests {
             (t, bad)
         );
         assert_eq!(decode_owned("é\n".into()), ("é\n".to_string(), vec![]));
+    }
+
+    /// Issue 12: a file read in windows reads what one read of it gives, whatever the window
+    /// (1 byte, cutting every character; 7 bytes; a window longer than the file): characters
+    /// of 2–4 bytes cut by a window's end, CRLF line ends, a line longer than the window. The
+    /// check made while reading tells valid text (taken as is, not checked again) from text
+    /// with invalid bytes anywhere, whose lossy decoding is the one of a whole read.
+    #[test]
+    fn windows_read_what_one_read_gives() {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("w.jsonl");
+        let long = format!("{{\"text\":\"{}\"}}\r\n", "é😀€a".repeat(40));
+        let valid = format!("{{\"a\":\"é\"}}\r\n{long}{{\"b\":\"😀\"}}\n");
+        let invalid_late = {
+            let mut b = valid.clone().into_bytes();
+            b.extend_from_slice(b"{\"c\":\"\xff\xe2\x82\"}\n");
+            b
+        };
+        let cut_at_end = {
+            let mut b = valid.clone().into_bytes();
+            b.extend_from_slice(&"😀".as_bytes()[..3]);
+            b
+        };
+        for (bytes, utf8) in [
+            (valid.clone().into_bytes(), Some(valid.len())),
+            (invalid_late.clone(), None),
+            (cut_at_end.clone(), Some(valid.len())),
+            (Vec::new(), Some(0)),
+        ] {
+            std::fs::write(&path, &bytes).unwrap();
+            for window in [1, 7, 64, 1 << 20] {
+                let mut windows = 0;
+                let r = read_windows(&path, 0, u64::MAX, window, &mut |_| windows += 1).unwrap();
+                assert_eq!(r.bytes, bytes, "window {window}");
+                assert_eq!(r.utf8, utf8, "window {window}");
+                assert_eq!(windows, bytes.len().div_ceil(window), "window {window}");
+            }
+            let loaded = load(&path, u64::MAX).unwrap();
+            assert_eq!((loaded.text, loaded.invalid), decode(&bytes));
+        }
+        // From an offset (the appended bytes of a followed file), and at most `max` bytes.
+        std::fs::write(&path, &valid).unwrap();
+        let r = read_windows(&path, 3, 4, 2, &mut |_| {}).unwrap();
+        assert_eq!(r.bytes, valid.as_bytes()[3..7]);
+        assert_eq!(r.utf8, Some(3), "`é` cut by `max` at the end");
+    }
+
+    /// Issue 12: a file truncated (and rewritten shorter) between two windows is read again,
+    /// never returned as the first window of one content and the rest of another; a file that
+    /// keeps shrinking is refused with a clear error; a file that grows while it is read is
+    /// read up to its length at open time.
+    #[test]
+    fn a_file_changed_between_windows_is_read_again() {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("c.jsonl");
+        let old = "{\"old\":1}\n".repeat(10);
+        let new = "{\"new\":2}\n".repeat(3);
+        std::fs::write(&path, &old).unwrap();
+        let mut calls = 0;
+        let r = read_windows(&path, 0, u64::MAX, 16, &mut |_| {
+            calls += 1;
+            if calls == 1 {
+                std::fs::write(&path, &new).unwrap();
+            }
+        })
+        .unwrap();
+        assert_eq!(r.bytes, new.as_bytes(), "read again, whole");
+        assert_eq!(r.metadata.len(), new.len() as u64);
+
+        // Shrinks at every read: an error, after READ_ATTEMPTS reads.
+        std::fs::write(&path, &old).unwrap();
+        let mut reads = 0;
+        let err = read_windows(&path, 0, u64::MAX, 16, &mut |done| {
+            if done == 16 {
+                reads += 1;
+                let f = std::fs::OpenOptions::new().write(true).open(&path).unwrap();
+                let len = f.metadata().unwrap().len();
+                f.set_len(len - 1).unwrap();
+            }
+        })
+        .unwrap_err();
+        assert_eq!(err, LoadError::Changed);
+        assert_eq!(reads, READ_ATTEMPTS);
+        assert_eq!(
+            err.to_string(),
+            "was truncated while being read (3 times): not read"
+        );
+
+        // Grows while it is read: the length at open time, in one read.
+        std::fs::write(&path, &old).unwrap();
+        let mut reads = 0;
+        let r = read_windows(&path, 0, u64::MAX, 16, &mut |done| {
+            if done == 16 {
+                reads += 1;
+                let mut f = std::fs::OpenOptions::new()
+                    .append(true)
+                    .open(&path)
+                    .unwrap();
+                std::io::Write::write_all(&mut f, b"{\"more\":3}\n").unwrap();
+            }
+        })
+        .unwrap();
+        assert_eq!(r.bytes, old.as_bytes());
+        assert_eq!(reads, 1);
     }
 
     #[cfg(unix)]
