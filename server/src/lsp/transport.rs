@@ -39,6 +39,8 @@ use tokio::io::{AsyncRead, AsyncReadExt, AsyncWriteExt};
 use tokio::sync::mpsc;
 use tower_lsp_server::jsonrpc::Response;
 
+use crate::source::json_string;
+
 /// Largest header block accepted (bytes up to the blank line).
 const MAX_HEADER_BYTES: usize = 8 * 1024;
 /// Message bodies up to this size (256 MiB) are always accepted; a bigger one only when
@@ -113,6 +115,10 @@ pub struct Decoder {
     buf: Vec<u8>,
     /// Body bytes still to drop (an oversized message).
     skip: usize,
+    /// The header of the message arriving was read and dropped: the buffer starts with its
+    /// body, of this many bytes (a big body is then handed over as the buffer itself, with
+    /// no header to cut off its front: that moved the whole body, issue 12).
+    body_len: Option<usize>,
     /// The largest body taken: a function of the declared length, called only for bodies
     /// bigger than [`ALWAYS_ACCEPTED_BYTES`] ([`message_limit`] by default).
     limit: fn() -> usize,
@@ -145,6 +151,7 @@ impl Decoder {
         Decoder {
             buf: Vec::new(),
             skip: 0,
+            body_len: None,
             limit,
         }
     }
@@ -184,6 +191,9 @@ impl Decoder {
 
     /// The next complete frame, or `None` when more bytes are needed.
     pub fn next_frame(&mut self) -> Option<Frame> {
+        if let Some(n) = self.body_len {
+            return self.body(n);
+        }
         // Leading line breaks between messages are tolerated silently.
         let lead = self
             .buf
@@ -261,35 +271,10 @@ impl Decoder {
                 )))
             }
             Some(Ok(n)) => {
-                if self.buf.len() < body_start + n {
-                    // Room for the rest of the message, but never more ahead than has
-                    // arrived (at least a step): a lying `Content-Length` reserves no
-                    // gigabyte, and a big body still ends in a buffer of exactly its size
-                    // (growing by plain doubling could leave twice its size; issue 12).
-                    // Reserved only when the room left would not take the next read, so
-                    // it grows a few times in all, not at every read.
-                    let missing = body_start + n - self.buf.len();
-                    let spare = self.buf.capacity() - self.buf.len();
-                    if spare < missing.min(READ_BYTES) {
-                        let ahead = missing.min(self.buf.len().max(RESERVE_STEP_BYTES));
-                        self.buf.reserve_exact(ahead);
-                    }
-                    return None;
-                }
-                let body = if self.buf.len() == body_start + n {
-                    // The usual case, nothing after the body: hand over the buffer itself.
-                    let mut body = std::mem::take(&mut self.buf);
-                    body.drain(..body_start);
-                    body
-                } else {
-                    let body = self.buf[body_start..body_start + n].to_vec();
-                    self.buf.drain(..body_start + n);
-                    if self.buf.capacity() > KEPT_BUFFER_BYTES {
-                        self.buf.shrink_to(KEPT_BUFFER_BYTES);
-                    }
-                    body
-                };
-                Some(Frame::Body(body))
+                // The header goes now, while little of the body has arrived.
+                self.buf.drain(..body_start);
+                self.body_len = Some(n);
+                self.body(n)
             }
             Some(Err(why)) => {
                 self.buf.drain(..body_start);
@@ -302,6 +287,39 @@ impl Decoder {
                 ))
             }
         }
+    }
+}
+
+impl Decoder {
+    /// The body of `n` bytes the buffer starts with, once it has all arrived.
+    fn body(&mut self, n: usize) -> Option<Frame> {
+        if self.buf.len() < n {
+            // Room for the rest of the message, but never more ahead than has arrived (at
+            // least a step): a lying `Content-Length` reserves no gigabyte, and a big body
+            // still ends in a buffer of exactly its size (growing by plain doubling could
+            // leave twice its size; issue 12). Reserved only when the room left would not
+            // take the next read, so it grows a few times in all, not at every read.
+            let missing = n - self.buf.len();
+            let spare = self.buf.capacity() - self.buf.len();
+            if spare < missing.min(READ_BYTES) {
+                let ahead = missing.min(self.buf.len().max(RESERVE_STEP_BYTES));
+                self.buf.reserve_exact(ahead);
+            }
+            return None;
+        }
+        self.body_len = None;
+        let body = if self.buf.len() == n {
+            // The usual case, nothing after the body: hand over the buffer itself.
+            std::mem::take(&mut self.buf)
+        } else {
+            let body = self.buf[..n].to_vec();
+            self.buf.drain(..n);
+            if self.buf.capacity() > KEPT_BUFFER_BYTES {
+                self.buf.shrink_to(KEPT_BUFFER_BYTES);
+            }
+            body
+        };
+        Some(Frame::Body(body))
     }
 }
 
@@ -598,10 +616,18 @@ struct OpenItem<'a> {
 
 /// Takes the text out of a `textDocument/didOpen` notification body: `Ok((params, text))`,
 /// the params of [`OPEN_PENDING`] without their `"text"` member (added by the caller) and the
-/// decoded text, made in the body's own buffer (no copy: escapes only shrink, so it is
-/// decoded front to back over the body, which is then cut to the text and shrunk). `Err`
-/// gives the body back untouched when it is not such a notification (another method, a
-/// request, not UTF-8, not JSON, a member missing): it then takes the usual way.
+/// decoded text, made in the body's own buffer. `Err` gives the body back when it is not such
+/// a notification (another method, a request, not UTF-8, not JSON, a member missing, a text
+/// that is not a string serde_json reads): it then takes the usual way.
+///
+/// One pass over the text (issue 12: a UTF-8 check of the body, serde's scan of it and the
+/// decoding were three): [`did_open_text_at`] finds the `text` literal by the message's
+/// structure, [`json_string::decode_literal_in_place`] checks and decodes it front to back
+/// over the body, and only the rest of the message (the text replaced by `""`) is checked by
+/// serde. When either check fails, the decoded part of the text is written back as
+/// serde_json writes it ([`json_string::encode_in_place_before`]): the body given back is the
+/// same JSON as the one received, with the same first error, only escapes in its text may be
+/// spelled differently (`\/` as `/`, `\u00e9` as `é`, a lone surrogate escape as U+FFFD).
 ///
 /// The text is what tower-lsp-server would have decoded, except that a lone surrogate escape
 /// (`\ud800`), which made the whole message fail there, becomes U+FFFD.
@@ -609,37 +635,172 @@ pub fn split_did_open(mut body: Vec<u8>) -> Result<(String, String), Vec<u8>> {
     if memchr::memmem::find(&body, b"textDocument/didOpen").is_none() {
         return Err(body);
     }
-    let Ok(text) = std::str::from_utf8(&body) else {
+    let Some(quote) = did_open_text_at(&body) else {
         return Err(body);
     };
-    let (params, raw) = match serde_json::from_str::<OpenShape>(text) {
-        Ok(o) if o.method == "textDocument/didOpen" && o.id.is_none() => {
-            let item = &o.params.text_document;
-            let t = item.text.get();
-            if !(t.len() >= 2 && t.starts_with('"')) {
-                return Err(body);
-            }
-            let start = t.as_ptr() as usize - text.as_ptr() as usize + 1;
-            let params = format!(
-                r#"{{"textDocument":{{"uri":{},"languageId":{},"version":{}}}"#,
-                item.uri.get(),
-                item.language_id.get(),
-                item.version.get()
-            );
-            (params, start..start + t.len() - 2)
-        }
-        _ => return Err(body),
+    let mut envelope = body[..quote].to_vec();
+    let (n, close) = match json_string::decode_literal_in_place(&mut body, quote + 1) {
+        Ok(v) => v,
+        Err(stop) => return Err(put_back(body, &envelope, stop.decoded, stop.at)),
     };
-    let n = crate::source::json_string::decode_in_place(&mut body, raw);
+    envelope.extend_from_slice(b"\"\"");
+    envelope.extend_from_slice(&body[close + 1..]);
+    let Some(params) = open_params(&envelope) else {
+        return Err(put_back(body, &envelope[..quote], n, close));
+    };
     body.truncate(n);
     body.shrink_to_fit();
     debug_assert!(std::str::from_utf8(&body).is_ok());
-    // SAFETY: `body` held UTF-8 (checked above); `decode_in_place` moves whole runs of it
-    // that end before a backslash (ASCII, so on character boundaries) and writes whole
-    // encoded characters in place of escapes: the result is UTF-8. Checking again would cost
-    // a pass over the whole text (issue 12).
+    // SAFETY: `decode_literal_in_place` checked every byte it kept (plain ASCII, whole valid
+    // UTF-8 runs) and wrote whole encoded characters in place of escapes: the text is UTF-8.
+    // Checking again would cost a pass over the whole text (issue 12).
     let text = unsafe { String::from_utf8_unchecked(body) };
     Ok((params, text))
+}
+
+/// The params of [`OPEN_PENDING`] (without `"text"`) when `envelope` is a `didOpen`
+/// notification whose text is `""` (the text taken out), checked the way tower-lsp-server
+/// reads it.
+fn open_params(envelope: &[u8]) -> Option<String> {
+    let text = std::str::from_utf8(envelope).ok()?;
+    let o = serde_json::from_str::<OpenShape>(text).ok()?;
+    let item = &o.params.text_document;
+    (o.method == "textDocument/didOpen" && o.id.is_none() && item.text.get() == "\"\"").then(|| {
+        format!(
+            r#"{{"textDocument":{{"uri":{},"languageId":{},"version":{}}}"#,
+            item.uri.get(),
+            item.language_id.get(),
+            item.version.get()
+        )
+    })
+}
+
+/// The body as received, from what [`split_did_open`] left of it: `prefix` (the bytes before
+/// the text's opening quote), the text decoded so far (`body[..decoded]`) written back as a
+/// literal, and the untouched bytes from `rest` on.
+fn put_back(mut body: Vec<u8>, prefix: &[u8], decoded: usize, rest: usize) -> Vec<u8> {
+    let fits = json_string::encode_in_place_before(&mut body, decoded, rest)
+        .filter(|&start| start > prefix.len());
+    match fits {
+        Some(start) => {
+            // Always the case: a literal written back is never longer than the one read.
+            let at = start - prefix.len() - 1;
+            body[at..start - 1].copy_from_slice(prefix);
+            body[start - 1] = b'"';
+            body.drain(..at);
+            body
+        }
+        None => {
+            let literal = serde_json::to_string(&String::from_utf8_lossy(&body[..decoded]))
+                .unwrap_or_default();
+            let mut out = prefix.to_vec();
+            out.extend_from_slice(&literal.as_bytes()[..literal.len().saturating_sub(1)]);
+            out.extend_from_slice(&body[rest..]);
+            out
+        }
+    }
+}
+
+/// Offset of the opening quote of `params.textDocument.text` in a JSON message body, found
+/// by its structure without reading the rest of the body (the text is the last thing read):
+/// the first member of each name, keys compared decoded. `None` when the body is not shaped
+/// so (not an object, no such member, the text not a string). Lenient: what it skips is not
+/// checked, serde checks the rest of the message once the text is out.
+fn did_open_text_at(b: &[u8]) -> Option<usize> {
+    let mut i = skip_ws(b, 0);
+    for name in ["params", "textDocument", "text"] {
+        i = member_value(b, i, name)?;
+    }
+    (b.get(i) == Some(&b'"')).then_some(i)
+}
+
+fn skip_ws(b: &[u8], mut i: usize) -> usize {
+    while b
+        .get(i)
+        .is_some_and(|c| matches!(c, b' ' | b'\t' | b'\n' | b'\r'))
+    {
+        i += 1;
+    }
+    i
+}
+
+/// Offset of the value of the first member named `name` of the object starting at `b[i]`.
+fn member_value(b: &[u8], i: usize, name: &str) -> Option<usize> {
+    if b.get(i) != Some(&b'{') {
+        return None;
+    }
+    let mut i = skip_ws(b, i + 1);
+    loop {
+        if b.get(i) != Some(&b'"') {
+            return None;
+        }
+        let end = skip_string(b, i)?;
+        let key = &b[i + 1..end - 1];
+        i = skip_ws(b, end);
+        if b.get(i) != Some(&b':') {
+            return None;
+        }
+        i = skip_ws(b, i + 1);
+        let is_name = if key.contains(&b'\\') {
+            std::str::from_utf8(key).is_ok_and(|k| json_string::decode(k) == name)
+        } else {
+            key == name.as_bytes()
+        };
+        if is_name {
+            return Some(i);
+        }
+        i = skip_ws(b, skip_value(b, i)?);
+        if b.get(i) != Some(&b',') {
+            return None;
+        }
+        i = skip_ws(b, i + 1);
+    }
+}
+
+/// Offset just past the string literal starting at `b[i]` (a quote).
+fn skip_string(b: &[u8], i: usize) -> Option<usize> {
+    let mut j = i + 1;
+    loop {
+        j += memchr::memchr2(b'"', b'\\', b.get(j..)?)?;
+        if b[j] == b'"' {
+            return Some(j + 1);
+        }
+        j += 2;
+    }
+}
+
+/// Offset just past the JSON value starting at `b[i]`.
+fn skip_value(b: &[u8], i: usize) -> Option<usize> {
+    match b.get(i)? {
+        b'"' => skip_string(b, i),
+        b'{' | b'[' => {
+            let mut depth = 0usize;
+            let mut j = i;
+            loop {
+                match b.get(j)? {
+                    b'"' => {
+                        j = skip_string(b, j)?;
+                        continue;
+                    }
+                    b'{' | b'[' => depth += 1,
+                    b'}' | b']' => {
+                        depth -= 1;
+                        if depth == 0 {
+                            return Some(j + 1);
+                        }
+                    }
+                    _ => {}
+                }
+                j += 1;
+            }
+        }
+        _ => {
+            let n = b[i..]
+                .iter()
+                .position(|c| matches!(c, b',' | b'}' | b']' | b' ' | b'\t' | b'\n' | b'\r'))?;
+            (n > 0).then_some(i + n)
+        }
+    }
 }
 
 /// Checks a message body the way tower-lsp-server parses it (a JSON-RPC 2.0 request,
@@ -1065,6 +1226,91 @@ mod tests {
             );
         }
         assert_eq!(split_did_open(vec![0xff, 0xfe]), Err(vec![0xff, 0xfe]));
+    }
+
+    /// A didOpen body with `text` (raw literal contents, unchecked) and the given members
+    /// before and after it.
+    fn open_body(before: &str, text: &[u8], after: &str) -> Vec<u8> {
+        let mut b = format!(
+            r#"{{"jsonrpc":"2.0","method":"textDocument/didOpen","params":{{"textDocument":{{"uri":"file:///a","languageId":"jsonl","version":1{before},"text":""#
+        )
+        .into_bytes();
+        b.extend_from_slice(text);
+        b.extend_from_slice(format!(r#""{after}}}}}}}"#).as_bytes());
+        b
+    }
+
+    /// The text is found by the message's structure (members and values that look like it
+    /// before it, a key spelled with an escape) and checked in the same pass: a text
+    /// serde_json refuses gives the body back, which the usual way answers as before; a message
+    /// refused after its text was decoded is given back as the same JSON.
+    #[test]
+    fn split_did_open_checks_the_text_and_gives_back_what_it_refuses() {
+        let text = "line \"one\" é😀 \\ /\n\t{\"text\":\"no\"}\n";
+        let lit = serde_json::to_string(text).unwrap();
+        let lit = &lit[1..lit.len() - 1];
+        // Members before the text that hold quotes, braces and a "text" of their own.
+        let decoy = r#","x":{"text":"decoy","a":["}",{"b":"\"text\":"}]},"y":-1.5e3,"z":null"#;
+        let (_, got) = split_did_open(open_body(decoy, lit.as_bytes(), "")).unwrap();
+        assert_eq!(got, text);
+        // The key spelled with an escape, and longer escapes than serde_json writes.
+        let long = r#"\u006c\u0069ne \"one\" \u00e9\ud83d\ude00 \\ \/\n\t{\"text\":\"no\"}\u000A"#;
+        let body = String::from_utf8(open_body("", long.as_bytes(), ""))
+            .unwrap()
+            .replace(r#","text":"#, r#","te\u0078t":"#);
+        let (params, got) = split_did_open(body.into_bytes()).unwrap();
+        assert_eq!(got, text);
+        assert!(params.contains(r#""uri":"file:///a""#), "{params}");
+
+        // Refused inside the text: the body comes back, untouched from the refused byte on,
+        // and `check` refuses it as it refuses the original.
+        let refused: [(&[u8], &[u8]); 6] = [
+            (b"good \\u00e9 part then \xff\xfe", b"\xff\xfe"),
+            (b"good \\/ part then a raw \x01 control", b"\x01 control"),
+            (b"good \\\" part then \\q", b"\\q"),
+            (b"good part then \\u12", b"\\u12"),
+            (b"lone \\ud800 surrogate then \xc3", b"\xc3"),
+            (b"raw\nnewline", b"\nnewline"),
+        ];
+        let code = |b: &[u8]| check(b).unwrap_err()["error"]["code"].clone();
+        for (t, from) in refused {
+            let original = open_body("", t, "");
+            let back = split_did_open(original.clone()).unwrap_err();
+            let shown = String::from_utf8_lossy(t);
+            assert_eq!(code(&back), code(&original), "{shown}");
+            assert_eq!(code(&back), json!(-32700), "{shown}");
+            assert!(back.ends_with(&[from, b"\"}}}"].concat()), "{shown}");
+        }
+        // An unclosed text (the message ends inside it).
+        let mut unclosed = open_body("", br"abc \u00e9", "");
+        unclosed.truncate(unclosed.len() - 4);
+        let back = split_did_open(unclosed.clone()).unwrap_err();
+        assert!(back.ends_with(r#""text":"abc é"#.as_bytes()));
+        assert_eq!(code(&back), code(&unclosed));
+
+        // Refused around a text that was fine: the same JSON comes back (its escapes spelled
+        // as serde_json writes them), so the usual way sees the same message.
+        let refused_after = [
+            open_body("", long.as_bytes(), r#","text":"twice""#),
+            String::from_utf8(open_body("", long.as_bytes(), ""))
+                .unwrap()
+                .replace(r#"{"jsonrpc""#, r#"{"id":3,"jsonrpc""#)
+                .into_bytes(),
+            [open_body("", long.as_bytes(), ""), b" trailing".to_vec()].concat(),
+            String::from_utf8(open_body("", long.as_bytes(), ""))
+                .unwrap()
+                .replace(r#""2.0""#, r#""1.0""#)
+                .into_bytes(),
+        ];
+        for original in refused_after {
+            let back = split_did_open(original.clone()).unwrap_err();
+            let value = |b: &[u8]| serde_json::from_slice::<Value>(b).map_err(|e| e.classify());
+            let shown = String::from_utf8_lossy(&original);
+            assert_eq!(value(&back), value(&original), "{shown}");
+            assert_eq!(check(&back).is_ok(), check(&original).is_ok(), "{shown}");
+            let back = String::from_utf8(back).unwrap();
+            assert!(back.contains(&format!(r#""text":"{lit}""#)), "{back}");
+        }
     }
 
     /// Texts wait only until their notification is handled: taking one drops those sent
