@@ -374,3 +374,72 @@ fn did_open_texts_reach_the_document_whole() {
     drop(stdin);
     wait_exit(&mut child, Duration::from_secs(10));
 }
+
+/// Issue 12: a `didOpen`'s text is checked while it is decoded, in one pass; a text that
+/// serde_json refuses (invalid UTF-8, a raw control character, a malformed escape), however
+/// far into a big text, is answered with `ParseError` as any malformed message, opens nothing,
+/// and the server goes on (the same document then opens).
+#[test]
+fn a_did_open_whose_text_is_refused_late_opens_nothing() {
+    let path = std::path::Path::new(env!("CARGO_MANIFEST_DIR"))
+        .join("../fixtures/demo/3f8a2c61-9d4e-4b7a-8c15-e2d07b9a4f63.jsonl");
+    let unit = std::fs::read_to_string(&path).unwrap();
+    // About 2 MB: the message arrives in many reads.
+    let text = unit.repeat((2_000_000 / unit.len()).max(1));
+    let quoted = serde_json::to_string(&text).unwrap();
+    let literal = &quoted.as_bytes()[1..quoted.len() - 1];
+    let (mut child, mut stdin, mut out) = spawn();
+    initialize(&mut stdin, &mut out, Value::Null);
+    let uri = "file:///t/late.jsonl";
+    let body = |tail: &[u8]| {
+        let mut b = format!(
+            r#"{{"jsonrpc":"2.0","method":"textDocument/didOpen","params":{{"textDocument":{{"uri":"{uri}","languageId":"jsonl","version":1,"text":""#
+        )
+        .into_bytes();
+        b.extend_from_slice(literal);
+        b.extend_from_slice(tail);
+        b.extend_from_slice(br#""}}}"#);
+        b
+    };
+    // Each refused didOpen is followed by a documentSymbol request: the error comes first,
+    // then an empty answer (a didOpen wrongly taken would give symbols and no error).
+    let mut id = 1;
+    let mut symbols = |stdin: &mut ChildStdin| {
+        id += 1;
+        send(
+            stdin,
+            json!({"jsonrpc": "2.0", "id": id, "method": "textDocument/documentSymbol",
+                   "params": {"textDocument": {"uri": uri}}}),
+        );
+        id
+    };
+    for tail in [&b"\xff\xfe"[..], b"\x01", br"\q", br"\u12", b"\xed\xa0\x80"] {
+        send_raw(&mut stdin, &body(tail));
+        let asked = symbols(&mut stdin);
+        let shown = String::from_utf8_lossy(tail);
+        // The start of a message (an outline of 2 MB is long).
+        let short = |r: &Value| r.to_string().chars().take(300).collect::<String>();
+        let r = response(&mut stdin, &mut out);
+        assert_eq!(
+            (&r["id"], r["error"]["code"].as_i64()),
+            (&Value::Null, Some(-32700)),
+            "{shown}: {}",
+            short(&r)
+        );
+        let r = response(&mut stdin, &mut out);
+        assert_eq!(r["id"], asked, "{shown}: {}", short(&r));
+        assert_eq!(
+            r["result"].as_array().map_or(0, Vec::len),
+            0,
+            "{shown}: {}",
+            short(&r)
+        );
+    }
+    send_raw(&mut stdin, &body(br"\n"));
+    let asked = symbols(&mut stdin);
+    let r = response(&mut stdin, &mut out);
+    assert_eq!(r["id"], asked, "{r}");
+    assert!(r["result"].as_array().is_some_and(|s| s.len() > 2), "{r}");
+    drop(stdin);
+    wait_exit(&mut child, Duration::from_secs(10));
+}

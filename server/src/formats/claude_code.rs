@@ -604,16 +604,17 @@ impl State {
             other => StopReason::Other(other.into()),
         });
         let synthetic = model.as_deref() == Some("<synthetic>");
-        let text = first_text(r).map(|s| one_line(&decode_prefix(s, 4096), 500));
+        // Only error records need their text (issue 12: it was decoded for every step).
+        let text = || first_text(r).map(|s| one_line(&decode_prefix(s, 4096), 500));
         let api_error = if rec.is_api_error_message.is_true() {
             Some(
-                text.clone()
+                text()
                     .filter(|s| !s.is_empty())
                     .or_else(|| rec.error.get().map(str::to_string))
                     .unwrap_or_else(|| "API error".to_string()),
             )
         } else if synthetic {
-            text.filter(|s| s.starts_with("API Error"))
+            text().filter(|s| s.starts_with("API Error"))
         } else {
             None
         };

@@ -1025,9 +1025,15 @@ impl DiskCheck {
     /// Checks `bytes` (continuing the checked ones), keeping an incomplete sequence at the end
     /// for the next read.
     fn check(&mut self, bytes: &[u8]) {
-        let cut = complete_utf8_len(bytes);
+        // One UTF-8 check of a valid piece (the usual case; it was checked twice, issue 12).
+        let valid = std::str::from_utf8(bytes).is_ok();
+        let cut = if valid {
+            bytes.len()
+        } else {
+            complete_utf8_len(bytes)
+        };
         let (done, rest) = bytes.split_at(cut);
-        if std::str::from_utf8(done).is_err() {
+        if !valid && std::str::from_utf8(done).is_err() {
             let mut scratch = String::new();
             let mut found = Vec::new();
             load::decode_into(done, &mut scratch, &mut found);

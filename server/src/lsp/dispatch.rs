@@ -19,6 +19,49 @@
 //!   `transcript/sessions` and `transcript/stats`. Their async part (resolving the
 //!   document, waiting for a snapshot build) only awaits the host.
 
+/// Requests whose answers are made as JSON bytes and written by the transport
+/// (`lsp::transport::RawResults`; issue 12): the client's method and the internal method
+/// tower-lsp-server routes it to, [`TranscriptService`](crate::lsp::TranscriptService)
+/// renaming each request on its way in (tower-lsp-server keeps its own handler for a standard
+/// method, and that one must return a typed answer). The internal names are not part of the
+/// protocol: a client sending one is answered `MethodNotFound`.
+pub const RAW_ANSWERED: [(&str, &str); 4] = [
+    ("textDocument/documentSymbol", RAW_DOCUMENT_SYMBOL),
+    ("textDocument/foldingRange", RAW_FOLDING_RANGE),
+    ("textDocument/semanticTokens/full", RAW_SEMANTIC_TOKENS_FULL),
+    ("textDocument/codeLens", RAW_CODE_LENS),
+];
+/// Internal name of `textDocument/documentSymbol` ([`RAW_ANSWERED`]).
+pub const RAW_DOCUMENT_SYMBOL: &str = "transcript/internal/raw/textDocument/documentSymbol";
+/// Internal name of `textDocument/foldingRange` ([`RAW_ANSWERED`]).
+pub const RAW_FOLDING_RANGE: &str = "transcript/internal/raw/textDocument/foldingRange";
+/// Internal name of `textDocument/semanticTokens/full` ([`RAW_ANSWERED`]).
+pub const RAW_SEMANTIC_TOKENS_FULL: &str =
+    "transcript/internal/raw/textDocument/semanticTokens/full";
+/// Internal name of `textDocument/codeLens` ([`RAW_ANSWERED`]).
+pub const RAW_CODE_LENS: &str = "transcript/internal/raw/textDocument/codeLens";
+
+/// The internal method serving the client's `method` as JSON bytes, if any.
+pub fn raw_answered(method: &str) -> Option<&'static str> {
+    RAW_ANSWERED
+        .iter()
+        .find(|(m, _)| *m == method)
+        .map(|(_, internal)| *internal)
+}
+
+/// Whether `method` is one of the internal names of [`RAW_ANSWERED`].
+pub fn is_internal_raw(method: &str) -> bool {
+    RAW_ANSWERED.iter().any(|(_, internal)| *internal == method)
+}
+
+/// `MethodNotFound` for `method`, as tower-lsp-server answers a method it does not know
+/// (the method name as `data`).
+pub fn method_not_found(id: Id, method: &str) -> Response {
+    let mut error = Error::method_not_found();
+    error.data = Some(serde_json::Value::String(method.to_string()));
+    Response::from_error(id, error)
+}
+
 use std::any::Any;
 use std::future::Future;
 use std::panic::AssertUnwindSafe;

@@ -38,8 +38,10 @@ use tower_lsp_server::{ClientSocket, ExitedError, LspService, Server};
 use crate::lsp::state::{Backend, Shared};
 
 /// The service: `LspService<Backend>` plus a thin layer that captures the raw `initialize`
-/// params (for LSP 3.18 client capabilities that ls-types 0.0.6 does not model) and adds the
-/// 3.18 `workspace.textDocumentContent` server capability to the `initialize` result.
+/// params (for LSP 3.18 client capabilities that ls-types 0.0.6 does not model), adds the
+/// 3.18 `workspace.textDocumentContent` server capability to the `initialize` result, and
+/// routes the requests answered as JSON bytes to their internal methods
+/// (`dispatch::RAW_ANSWERED`; issue 12).
 pub struct TranscriptService {
     inner: LspService<Backend>,
     shared: Arc<Shared>,
@@ -73,7 +75,26 @@ impl tower::Service<Request> for TranscriptService {
                 id, &method,
             )))));
         }
+        if dispatch::is_internal_raw(&method) {
+            return Box::pin(std::future::ready(Ok(
+                id.map(|id| dispatch::method_not_found(id, &method))
+            )));
+        }
         let shared = self.shared.clone();
+        if let Some(internal) = dispatch::raw_answered(&method) {
+            // Served by a handler that answers JSON bytes (`dispatch::RAW_ANSWERED`); errors
+            // and panics still name the client's method.
+            let (_, rid, params) = req.into_parts();
+            let mut b = Request::build(internal);
+            if let Some(rid) = rid {
+                b = b.id(rid);
+            }
+            if let Some(p) = params {
+                b = b.params(p);
+            }
+            let fut = self.inner.call(b.finish());
+            return guarded(method, id, shared, Box::pin(fut));
+        }
         if method != "initialize" {
             let fut = self.inner.call(req);
             return guarded(method, id, shared, Box::pin(fut));
@@ -113,7 +134,14 @@ pub fn build_service() -> (TranscriptService, ClientSocket) {
         .custom_method(custom::VIRTUAL_DOCUMENT, Backend::virtual_document)
         .custom_method(custom::SESSIONS, Backend::sessions)
         .custom_method(stats::STATS, Backend::transcript_stats)
-        .custom_method(transport::OPEN_PENDING, Backend::did_open_text);
+        .custom_method(transport::OPEN_PENDING, Backend::did_open_text)
+        .custom_method(dispatch::RAW_DOCUMENT_SYMBOL, Backend::document_symbol_raw)
+        .custom_method(dispatch::RAW_FOLDING_RANGE, Backend::folding_range_raw)
+        .custom_method(
+            dispatch::RAW_SEMANTIC_TOKENS_FULL,
+            Backend::semantic_tokens_full_raw,
+        )
+        .custom_method(dispatch::RAW_CODE_LENS, Backend::code_lens_raw);
     // Debug builds only: a request that panics on purpose (the panic-isolation tests).
     #[cfg(debug_assertions)]
     let builder = builder.custom_method(custom::DEBUG_PANIC, Backend::debug_panic);
@@ -143,9 +171,14 @@ pub fn serve_stdio() -> i32 {
         let (service, socket) = build_service();
         let shared = service.shared().clone();
         let pending = Some(shared.pending_texts.clone());
-        let serve = transport::serve(tokio::io::stdin(), tokio::io::stdout(), pending, |i, o| {
-            Server::new(i, o, socket).serve(service)
-        });
+        let raw = Some(shared.raw_results.clone());
+        let serve = transport::serve(
+            tokio::io::stdin(),
+            transport::raw_stdout(),
+            pending,
+            raw,
+            |i, o| Server::new(i, o, socket).serve(service),
+        );
         let watched = shared.clone();
         let parent_gone = async move {
             loop {

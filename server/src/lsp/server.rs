@@ -74,6 +74,108 @@ impl Backend {
         handlers::sync::did_open_text(self, params);
     }
 
+    /// `textDocument/documentSymbol`, answered as JSON bytes (`dispatch::RAW_ANSWERED`):
+    /// they are kept for the transport only once the request completes, so a cancelled
+    /// request leaves nothing behind.
+    pub async fn document_symbol_raw(
+        &self,
+        params: DocumentSymbolParams,
+    ) -> Result<crate::lsp::transport::RawAnswer> {
+        let uri = params.text_document.uri.clone();
+        let json = self
+            .on_doc(
+                "textDocument/documentSymbol",
+                &uri,
+                params,
+                handlers::symbols::document_symbol,
+            )
+            .await?;
+        self.shared
+            .raw_results
+            .answer(json)
+            .map_err(|e| crate::lsp::state::internal(format!("an answer that is not JSON: {e}")))
+    }
+
+    /// Resolves `uri` and runs `work` on the blocking pool like [`Backend::on_doc`], and
+    /// serialises its answer there: the answer as JSON bytes, written by the transport
+    /// (`dispatch::RAW_ANSWERED`; issue 12: not through tower-lsp-server's `serde_json::Value`).
+    /// With `Shared::reference_answers`, serialised through a `Value` (the tests' reference).
+    async fn on_doc_json<P, R>(
+        &self,
+        method: &'static str,
+        uri: &Uri,
+        params: P,
+        work: fn(&Backend, &Ctx, P) -> Result<R>,
+    ) -> Result<crate::lsp::transport::RawAnswer>
+    where
+        P: Send + 'static,
+        R: serde::Serialize + Send + 'static,
+    {
+        let ctx = self.ctx(uri).await?;
+        let this = self.clone();
+        let json = off_loop(&self.shared, method, move || {
+            let answer = work(&this, &ctx, params)?;
+            let json = if this.shared.reference_answers.load(Ordering::Relaxed) {
+                serde_json::to_value(&answer).and_then(|v| serde_json::to_vec(&v))
+            } else {
+                serde_json::to_vec(&answer)
+            };
+            json.map_err(|e| {
+                crate::lsp::state::internal(format!("{method}: the answer as JSON: {e}"))
+            })
+        })
+        .await?;
+        self.shared
+            .raw_results
+            .answer(json)
+            .map_err(|e| crate::lsp::state::internal(format!("an answer that is not JSON: {e}")))
+    }
+
+    /// `textDocument/foldingRange`, answered as JSON bytes (`dispatch::RAW_ANSWERED`).
+    pub async fn folding_range_raw(
+        &self,
+        params: FoldingRangeParams,
+    ) -> Result<crate::lsp::transport::RawAnswer> {
+        let uri = params.text_document.uri.clone();
+        self.on_doc_json(
+            "textDocument/foldingRange",
+            &uri,
+            params,
+            handlers::folding::folding_range,
+        )
+        .await
+    }
+
+    /// `textDocument/semanticTokens/full`, answered as JSON bytes (`dispatch::RAW_ANSWERED`).
+    pub async fn semantic_tokens_full_raw(
+        &self,
+        params: SemanticTokensParams,
+    ) -> Result<crate::lsp::transport::RawAnswer> {
+        let uri = params.text_document.uri.clone();
+        self.on_doc_json(
+            "textDocument/semanticTokens/full",
+            &uri,
+            params,
+            handlers::tokens::full,
+        )
+        .await
+    }
+
+    /// `textDocument/codeLens`, answered as JSON bytes (`dispatch::RAW_ANSWERED`).
+    pub async fn code_lens_raw(
+        &self,
+        params: CodeLensParams,
+    ) -> Result<crate::lsp::transport::RawAnswer> {
+        let uri = params.text_document.uri.clone();
+        self.on_doc_json(
+            "textDocument/codeLens",
+            &uri,
+            params,
+            handlers::code_lens::code_lens,
+        )
+        .await
+    }
+
     /// `transcript/debugPanic` (debug builds only).
     #[cfg(debug_assertions)]
     pub async fn debug_panic(
@@ -176,45 +278,6 @@ impl LanguageServer for Backend {
         handlers::sync::did_change_configuration(self, params);
     }
 
-    async fn folding_range(&self, params: FoldingRangeParams) -> Result<Option<Vec<FoldingRange>>> {
-        let uri = params.text_document.uri.clone();
-        self.on_doc(
-            "textDocument/foldingRange",
-            &uri,
-            params,
-            handlers::folding::folding_range,
-        )
-        .await
-    }
-
-    async fn document_symbol(
-        &self,
-        params: DocumentSymbolParams,
-    ) -> Result<Option<DocumentSymbolResponse>> {
-        let uri = params.text_document.uri.clone();
-        self.on_doc(
-            "textDocument/documentSymbol",
-            &uri,
-            params,
-            handlers::symbols::document_symbol,
-        )
-        .await
-    }
-
-    async fn semantic_tokens_full(
-        &self,
-        params: SemanticTokensParams,
-    ) -> Result<Option<SemanticTokensResult>> {
-        let uri = params.text_document.uri.clone();
-        self.on_doc(
-            "textDocument/semanticTokens/full",
-            &uri,
-            params,
-            handlers::tokens::full,
-        )
-        .await
-    }
-
     async fn semantic_tokens_full_delta(
         &self,
         params: SemanticTokensDeltaParams,
@@ -250,17 +313,6 @@ impl LanguageServer for Backend {
             &uri,
             params,
             handlers::hints::inlay_hint,
-        )
-        .await
-    }
-
-    async fn code_lens(&self, params: CodeLensParams) -> Result<Option<Vec<CodeLens>>> {
-        let uri = params.text_document.uri.clone();
-        self.on_doc(
-            "textDocument/codeLens",
-            &uri,
-            params,
-            handlers::code_lens::code_lens,
         )
         .await
     }

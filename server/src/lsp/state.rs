@@ -32,6 +32,13 @@ pub struct Shared {
     pub host: Arc<Host>,
     /// `didOpen` texts the transport took out of their messages (`lsp::transport`).
     pub pending_texts: Arc<crate::lsp::transport::PendingTexts>,
+    /// Answers made as JSON bytes, waiting for the transport to write them
+    /// (`lsp::transport::RawResults`).
+    pub raw_results: Arc<crate::lsp::transport::RawResults>,
+    /// Make the answers of `dispatch::RAW_ANSWERED` requests from scratch, the way
+    /// tower-lsp-server makes a typed answer (through a `serde_json::Value`), without the
+    /// per-turn cache: the reference the tests compare the JSON answers with (off by default).
+    pub reference_answers: AtomicBool,
     /// Last full semantic tokens per document URI: `(resultId, tokens)`.
     pub(crate) tokens: Mutex<HashMap<String, (String, Vec<SemanticToken>)>>,
     /// Last document symbols per raw document URI, one per turn with the outline entry it was
@@ -50,9 +57,17 @@ pub struct Shared {
     pub(crate) armed_panics: Mutex<HashSet<String>>,
 }
 
-/// The document symbols of one raw document, one per turn, beside the outline entry each was
-/// converted from.
-pub(crate) type TurnSymbols = Vec<(Arc<crate::ide::symbols::Symbol>, DocumentSymbol)>;
+/// The document symbols of one raw document as JSON, per turn beside the outline entry they
+/// were converted from (issue 12).
+pub(crate) struct TurnSymbols {
+    /// The position encoding of their ranges.
+    pub encoding: Encoding,
+    /// `DocumentSymbol`s (else flat `SymbolInformation`s).
+    pub hierarchical: bool,
+    /// Per turn: the outline entry and the JSON of its `DocumentSymbol`, or of the
+    /// `SymbolInformation`s of it and its descendants separated by commas (UTF-8 bytes).
+    pub turns: Vec<(Arc<crate::ide::symbols::Symbol>, Box<[u8]>)>,
+}
 
 pub(crate) fn lock<T>(m: &Mutex<T>) -> std::sync::MutexGuard<'_, T> {
     m.lock().unwrap_or_else(|e| e.into_inner())
@@ -107,6 +122,8 @@ impl Shared {
             legend: RwLock::new(TokenLegend::Custom),
             host: Arc::new(Host::new()),
             pending_texts: Arc::default(),
+            raw_results: Arc::default(),
+            reference_answers: AtomicBool::new(false),
             tokens: Mutex::new(HashMap::new()),
             symbols: Mutex::new(HashMap::new()),
             token_ids: AtomicU64::new(1),

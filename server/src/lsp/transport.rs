@@ -17,17 +17,29 @@
 //! body's own buffer, the text waits in [`PendingTexts`], and the server is sent a small
 //! [`OPEN_PENDING`] notification in its place, in the same order among the other messages.
 //! The handler takes the text from there.
+//!
+//! Big answers take the opposite way out (issue 12: tower-lsp-server turns a handler's typed
+//! answer into a `serde_json::Value` and then into bytes; for the ~5,000-symbol outline of a
+//! 100 MB transcript, about 1.1 MB of JSON, that cost twenty times what an append costs). A
+//! handler that has its answer as JSON bytes already (per-turn cached document symbols) hands
+//! them to [`RawResults`] and answers a short placeholder string; [`pump_frames`] finds that
+//! response in the server's output, and writes the bytes in place of the placeholder with the
+//! right `Content-Length`. A placeholder never reaches the client: one whose bytes are gone is
+//! answered `InternalError`. Without the transport (in-process tests) the bytes are the answer
+//! itself ([`RawAnswer::Inline`]).
 
-use std::collections::BTreeMap;
+use std::collections::{BTreeMap, VecDeque};
 use std::io;
 use std::sync::Mutex;
 use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
 
 use serde_json::value::RawValue;
 use serde_json::{Value, json};
-use tokio::io::{AsyncRead, AsyncReadExt, AsyncWrite, AsyncWriteExt};
+use tokio::io::{AsyncRead, AsyncReadExt, AsyncWriteExt};
 use tokio::sync::mpsc;
 use tower_lsp_server::jsonrpc::Response;
+
+use crate::source::json_string;
 
 /// Largest header block accepted (bytes up to the blank line).
 const MAX_HEADER_BYTES: usize = 8 * 1024;
@@ -103,6 +115,10 @@ pub struct Decoder {
     buf: Vec<u8>,
     /// Body bytes still to drop (an oversized message).
     skip: usize,
+    /// The header of the message arriving was read and dropped: the buffer starts with its
+    /// body, of this many bytes (a big body is then handed over as the buffer itself, with
+    /// no header to cut off its front: that moved the whole body, issue 12).
+    body_len: Option<usize>,
     /// The largest body taken: a function of the declared length, called only for bodies
     /// bigger than [`ALWAYS_ACCEPTED_BYTES`] ([`message_limit`] by default).
     limit: fn() -> usize,
@@ -135,6 +151,7 @@ impl Decoder {
         Decoder {
             buf: Vec::new(),
             skip: 0,
+            body_len: None,
             limit,
         }
     }
@@ -164,11 +181,19 @@ impl Decoder {
             // While a body arrives, `next_frame` reserves room ahead; this is the rest.
             self.buf.reserve_exact(READ_BYTES);
         }
+        if self.buf.is_empty() {
+            // Between messages, a read of at most `READ_BYTES`: tokio's stdin zeroes the room
+            // it is given (the 1 MiB kept after a big message, at every small message).
+            return from.take(READ_BYTES as u64).read_buf(&mut self.buf).await;
+        }
         from.read_buf(&mut self.buf).await
     }
 
     /// The next complete frame, or `None` when more bytes are needed.
     pub fn next_frame(&mut self) -> Option<Frame> {
+        if let Some(n) = self.body_len {
+            return self.body(n);
+        }
         // Leading line breaks between messages are tolerated silently.
         let lead = self
             .buf
@@ -246,35 +271,10 @@ impl Decoder {
                 )))
             }
             Some(Ok(n)) => {
-                if self.buf.len() < body_start + n {
-                    // Room for the rest of the message, but never more ahead than has
-                    // arrived (at least a step): a lying `Content-Length` reserves no
-                    // gigabyte, and a big body still ends in a buffer of exactly its size
-                    // (growing by plain doubling could leave twice its size; issue 12).
-                    // Reserved only when the room left would not take the next read, so
-                    // it grows a few times in all, not at every read.
-                    let missing = body_start + n - self.buf.len();
-                    let spare = self.buf.capacity() - self.buf.len();
-                    if spare < missing.min(READ_BYTES) {
-                        let ahead = missing.min(self.buf.len().max(RESERVE_STEP_BYTES));
-                        self.buf.reserve_exact(ahead);
-                    }
-                    return None;
-                }
-                let body = if self.buf.len() == body_start + n {
-                    // The usual case, nothing after the body: hand over the buffer itself.
-                    let mut body = std::mem::take(&mut self.buf);
-                    body.drain(..body_start);
-                    body
-                } else {
-                    let body = self.buf[body_start..body_start + n].to_vec();
-                    self.buf.drain(..body_start + n);
-                    if self.buf.capacity() > KEPT_BUFFER_BYTES {
-                        self.buf.shrink_to(KEPT_BUFFER_BYTES);
-                    }
-                    body
-                };
-                Some(Frame::Body(body))
+                // The header goes now, while little of the body has arrived.
+                self.buf.drain(..body_start);
+                self.body_len = Some(n);
+                self.body(n)
             }
             Some(Err(why)) => {
                 self.buf.drain(..body_start);
@@ -290,11 +290,69 @@ impl Decoder {
     }
 }
 
+impl Decoder {
+    /// The body of `n` bytes the buffer starts with, once it has all arrived.
+    fn body(&mut self, n: usize) -> Option<Frame> {
+        if self.buf.len() < n {
+            // Room for the rest of the message, but never more ahead than has arrived (at
+            // least a step): a lying `Content-Length` reserves no gigabyte, and a big body
+            // still ends in a buffer of exactly its size (growing by plain doubling could
+            // leave twice its size; issue 12). Reserved only when the room left would not
+            // take the next read, so it grows a few times in all, not at every read.
+            let missing = n - self.buf.len();
+            let spare = self.buf.capacity() - self.buf.len();
+            if spare < missing.min(READ_BYTES) {
+                let ahead = missing.min(self.buf.len().max(RESERVE_STEP_BYTES));
+                self.buf.reserve_exact(ahead);
+            }
+            return None;
+        }
+        self.body_len = None;
+        let body = if self.buf.len() == n {
+            // The usual case, nothing after the body: hand over the buffer itself.
+            std::mem::take(&mut self.buf)
+        } else {
+            let body = self.buf[..n].to_vec();
+            self.buf.drain(..n);
+            if self.buf.capacity() > KEPT_BUFFER_BYTES {
+                self.buf.shrink_to(KEPT_BUFFER_BYTES);
+            }
+            body
+        };
+        Some(Frame::Body(body))
+    }
+}
+
 /// Frames `body` for the wire.
 pub fn frame(body: &[u8]) -> Vec<u8> {
-    let mut out = format!("Content-Length: {}\r\n\r\n", body.len()).into_bytes();
+    let mut out = header(body.len());
     out.extend_from_slice(body);
     out
+}
+
+/// The header of a frame whose body has `len` bytes.
+fn header(len: usize) -> Vec<u8> {
+    format!("Content-Length: {len}\r\n\r\n").into_bytes()
+}
+
+/// One frame for the writer, in pieces written one after the other (a body is not copied
+/// behind its header).
+type Pieces = Vec<Vec<u8>>;
+
+/// Writes `pieces` whole to `out` (vectored: one system call for a header and its body).
+fn write_pieces(out: &mut impl std::io::Write, pieces: &[Vec<u8>]) -> io::Result<()> {
+    let mut slices: Vec<io::IoSlice> = pieces.iter().map(|p| io::IoSlice::new(p)).collect();
+    let mut left = &mut slices[..];
+    io::IoSlice::advance_slices(&mut left, 0);
+    while !left.is_empty() {
+        match out.write_vectored(left) {
+            Ok(0) => return Err(io::ErrorKind::WriteZero.into()),
+            Ok(n) => io::IoSlice::advance_slices(&mut left, n),
+            Err(e) if e.kind() == io::ErrorKind::Interrupted => {}
+            Err(e) => return Err(e),
+        }
+    }
+    out.flush()
 }
 
 /// What tower-lsp-server's `Request` accepts (`jsonrpc: "2.0"`, a string `method` by
@@ -392,6 +450,139 @@ impl PendingTexts {
     }
 }
 
+/// Most answers [`RawResults`] keeps waiting for the writer; putting one more drops the
+/// oldest (its response, if it is ever written, becomes an `InternalError`). Answers are
+/// written in the order they are put, a few at most wait at once; one whose response is
+/// never written (the request was cancelled after the answer was put, or the server stops)
+/// is dropped this way.
+pub const MAX_WAITING_RAW: usize = 16;
+
+/// Where a placeholder starts in tower-lsp-server's response at the latest (bytes from the
+/// front; it writes `{"jsonrpc":"2.0","result":` first).
+const PLACEHOLDER_WITHIN: usize = 64;
+
+/// The answer of a request whose result is JSON bytes made by the handler (see the module's
+/// doc), as the handler returns it to tower-lsp-server: serialised, either form gives the
+/// same JSON on the wire.
+#[derive(Debug, serde::Serialize)]
+#[serde(untagged)]
+pub enum RawAnswer {
+    /// A placeholder string ([`RawResults::answer`] under the transport): the transport
+    /// writes the bytes in its place.
+    Spliced(String),
+    /// The bytes themselves (no transport: the in-process service); tower-lsp-server parses
+    /// them into its `Value`.
+    Inline(Box<RawValue>),
+}
+
+/// Results of requests as JSON bytes, waiting for the transport to write them in place of
+/// their placeholders: at most [`MAX_WAITING_RAW`].
+#[derive(Debug)]
+pub struct RawResults {
+    /// The transport writes the bytes ([`RawResults::set_spliced`]); else answers are inline.
+    spliced: AtomicBool,
+    /// Start of every placeholder: `"transcript-ls raw result <random>/"`, random per process
+    /// so that no text of a document can pass for one.
+    prefix: String,
+    next: AtomicU64,
+    waiting: Mutex<VecDeque<(u64, Vec<u8>)>>,
+}
+
+impl Default for RawResults {
+    fn default() -> Self {
+        use std::hash::{BuildHasher, Hasher};
+        let mut h = std::collections::hash_map::RandomState::new().build_hasher();
+        h.write_u32(std::process::id());
+        RawResults {
+            spliced: AtomicBool::new(false),
+            prefix: format!("transcript-ls raw result {:016x}/", h.finish()),
+            next: AtomicU64::new(0),
+            waiting: Mutex::new(VecDeque::new()),
+        }
+    }
+}
+
+impl RawResults {
+    /// Called by [`serve`]: from now on answers wait for the transport.
+    pub fn set_spliced(&self) {
+        self.spliced.store(true, Ordering::SeqCst);
+    }
+
+    fn lock(&self) -> std::sync::MutexGuard<'_, VecDeque<(u64, Vec<u8>)>> {
+        self.waiting.lock().unwrap_or_else(|e| e.into_inner())
+    }
+
+    /// The answer for `json` (one JSON value, UTF-8, as `serde_json` writes it): kept for the
+    /// transport, which writes it in place of the returned placeholder; inline when no
+    /// transport writes them (checked then: `Err` says why it is not JSON). To be called when
+    /// the handler's future completes (not from work that a cancelled request leaves
+    /// running), so that a kept answer is one about to be written.
+    pub fn answer(&self, json: Vec<u8>) -> Result<RawAnswer, String> {
+        if !self.spliced.load(Ordering::SeqCst) {
+            let text = String::from_utf8(json).map_err(|e| e.to_string())?;
+            return RawValue::from_string(text)
+                .map(RawAnswer::Inline)
+                .map_err(|e| e.to_string());
+        }
+        let key = self.next.fetch_add(1, Ordering::SeqCst);
+        let mut waiting = self.lock();
+        while waiting.len() >= MAX_WAITING_RAW {
+            waiting.pop_front();
+        }
+        waiting.push_back((key, json));
+        Ok(RawAnswer::Spliced(format!("{}{key}", self.prefix)))
+    }
+
+    /// Takes the bytes of the placeholder `ph` (`None`: not a placeholder of this process,
+    /// `Some(None)`: one whose bytes were dropped).
+    fn take(&self, ph: &str) -> Option<Option<Vec<u8>>> {
+        let key: u64 = ph.strip_prefix(&self.prefix)?.parse().ok()?;
+        let mut waiting = self.lock();
+        let at = waiting.iter().position(|(k, _)| *k == key);
+        Some(at.and_then(|i| waiting.remove(i)).map(|(_, b)| b))
+    }
+
+    /// Number of answers waiting (tests).
+    pub fn waiting(&self) -> usize {
+        self.lock().len()
+    }
+
+    /// The frame to write for the server's message `body`, in pieces written one after the
+    /// other: `None` when it is not the response of a placeholder (written as it is), else the
+    /// response with the bytes in place of the placeholder (not copied), or an
+    /// `InternalError` response when they were dropped.
+    pub fn splice(&self, body: &[u8]) -> Option<Vec<Vec<u8>>> {
+        // tower-lsp-server writes a response as `{"jsonrpc":"2.0","result":"<placeholder>",
+        // "id":<id>}`: the placeholder starts near the front (the id, of any length, comes
+        // after it), so a big message is not searched through.
+        let front = &body[..body.len().min(PLACEHOLDER_WITHIN + self.prefix.len())];
+        memchr::memmem::find(front, self.prefix.as_bytes())?;
+        #[derive(serde::Deserialize)]
+        struct Placeholder<'a> {
+            #[serde(borrow)]
+            result: std::borrow::Cow<'a, str>,
+            #[serde(borrow)]
+            id: &'a RawValue,
+        }
+        let resp: Placeholder = serde_json::from_slice(body).ok()?;
+        let id = resp.id.get();
+        match self.take(&resp.result)? {
+            Some(json) => {
+                let head = format!(r#"{{"jsonrpc":"2.0","id":{id},"result":"#);
+                let len = head.len() + json.len() + 1;
+                let head = format!("Content-Length: {len}\r\n\r\n{head}").into_bytes();
+                Some(vec![head, json, b"}".to_vec()])
+            }
+            None => {
+                eprintln!("transcript-ls: a response's answer was dropped before it was written");
+                let resp = json!({"jsonrpc": "2.0", "id": serde_json::from_str::<Value>(id).ok(),
+                    "error": {"code": -32603, "message": "internal error: the answer was dropped before it was written (too many answers waiting); ask again"}});
+                Some(vec![frame(resp.to_string().as_bytes())])
+            }
+        }
+    }
+}
+
 /// A `textDocument/didOpen` notification, its text left raw (borrowed from the body).
 #[derive(serde::Deserialize)]
 #[allow(dead_code)] // `jsonrpc` is read only to check it
@@ -425,10 +616,18 @@ struct OpenItem<'a> {
 
 /// Takes the text out of a `textDocument/didOpen` notification body: `Ok((params, text))`,
 /// the params of [`OPEN_PENDING`] without their `"text"` member (added by the caller) and the
-/// decoded text, made in the body's own buffer (no copy: escapes only shrink, so it is
-/// decoded front to back over the body, which is then cut to the text and shrunk). `Err`
-/// gives the body back untouched when it is not such a notification (another method, a
-/// request, not UTF-8, not JSON, a member missing): it then takes the usual way.
+/// decoded text, made in the body's own buffer. `Err` gives the body back when it is not such
+/// a notification (another method, a request, not UTF-8, not JSON, a member missing, a text
+/// that is not a string serde_json reads): it then takes the usual way.
+///
+/// One pass over the text (issue 12: a UTF-8 check of the body, serde's scan of it and the
+/// decoding were three): [`did_open_text_at`] finds the `text` literal by the message's
+/// structure, [`json_string::decode_literal_in_place`] checks and decodes it front to back
+/// over the body, and only the rest of the message (the text replaced by `""`) is checked by
+/// serde. When either check fails, the decoded part of the text is written back as
+/// serde_json writes it ([`json_string::encode_in_place_before`]): the body given back is the
+/// same JSON as the one received, with the same first error, only escapes in its text may be
+/// spelled differently (`\/` as `/`, `\u00e9` as `é`, a lone surrogate escape as U+FFFD).
 ///
 /// The text is what tower-lsp-server would have decoded, except that a lone surrogate escape
 /// (`\ud800`), which made the whole message fail there, becomes U+FFFD.
@@ -436,37 +635,172 @@ pub fn split_did_open(mut body: Vec<u8>) -> Result<(String, String), Vec<u8>> {
     if memchr::memmem::find(&body, b"textDocument/didOpen").is_none() {
         return Err(body);
     }
-    let Ok(text) = std::str::from_utf8(&body) else {
+    let Some(quote) = did_open_text_at(&body) else {
         return Err(body);
     };
-    let (params, raw) = match serde_json::from_str::<OpenShape>(text) {
-        Ok(o) if o.method == "textDocument/didOpen" && o.id.is_none() => {
-            let item = &o.params.text_document;
-            let t = item.text.get();
-            if !(t.len() >= 2 && t.starts_with('"')) {
-                return Err(body);
-            }
-            let start = t.as_ptr() as usize - text.as_ptr() as usize + 1;
-            let params = format!(
-                r#"{{"textDocument":{{"uri":{},"languageId":{},"version":{}}}"#,
-                item.uri.get(),
-                item.language_id.get(),
-                item.version.get()
-            );
-            (params, start..start + t.len() - 2)
-        }
-        _ => return Err(body),
+    let mut envelope = body[..quote].to_vec();
+    let (n, close) = match json_string::decode_literal_in_place(&mut body, quote + 1) {
+        Ok(v) => v,
+        Err(stop) => return Err(put_back(body, &envelope, stop.decoded, stop.at)),
     };
-    let n = crate::source::json_string::decode_in_place(&mut body, raw);
+    envelope.extend_from_slice(b"\"\"");
+    envelope.extend_from_slice(&body[close + 1..]);
+    let Some(params) = open_params(&envelope) else {
+        return Err(put_back(body, &envelope[..quote], n, close));
+    };
     body.truncate(n);
     body.shrink_to_fit();
     debug_assert!(std::str::from_utf8(&body).is_ok());
-    // SAFETY: `body` held UTF-8 (checked above); `decode_in_place` moves whole runs of it
-    // that end before a backslash (ASCII, so on character boundaries) and writes whole
-    // encoded characters in place of escapes: the result is UTF-8. Checking again would cost
-    // a pass over the whole text (issue 12).
+    // SAFETY: `decode_literal_in_place` checked every byte it kept (plain ASCII, whole valid
+    // UTF-8 runs) and wrote whole encoded characters in place of escapes: the text is UTF-8.
+    // Checking again would cost a pass over the whole text (issue 12).
     let text = unsafe { String::from_utf8_unchecked(body) };
     Ok((params, text))
+}
+
+/// The params of [`OPEN_PENDING`] (without `"text"`) when `envelope` is a `didOpen`
+/// notification whose text is `""` (the text taken out), checked the way tower-lsp-server
+/// reads it.
+fn open_params(envelope: &[u8]) -> Option<String> {
+    let text = std::str::from_utf8(envelope).ok()?;
+    let o = serde_json::from_str::<OpenShape>(text).ok()?;
+    let item = &o.params.text_document;
+    (o.method == "textDocument/didOpen" && o.id.is_none() && item.text.get() == "\"\"").then(|| {
+        format!(
+            r#"{{"textDocument":{{"uri":{},"languageId":{},"version":{}}}"#,
+            item.uri.get(),
+            item.language_id.get(),
+            item.version.get()
+        )
+    })
+}
+
+/// The body as received, from what [`split_did_open`] left of it: `prefix` (the bytes before
+/// the text's opening quote), the text decoded so far (`body[..decoded]`) written back as a
+/// literal, and the untouched bytes from `rest` on.
+fn put_back(mut body: Vec<u8>, prefix: &[u8], decoded: usize, rest: usize) -> Vec<u8> {
+    let fits = json_string::encode_in_place_before(&mut body, decoded, rest)
+        .filter(|&start| start > prefix.len());
+    match fits {
+        Some(start) => {
+            // Always the case: a literal written back is never longer than the one read.
+            let at = start - prefix.len() - 1;
+            body[at..start - 1].copy_from_slice(prefix);
+            body[start - 1] = b'"';
+            body.drain(..at);
+            body
+        }
+        None => {
+            let literal = serde_json::to_string(&String::from_utf8_lossy(&body[..decoded]))
+                .unwrap_or_default();
+            let mut out = prefix.to_vec();
+            out.extend_from_slice(&literal.as_bytes()[..literal.len().saturating_sub(1)]);
+            out.extend_from_slice(&body[rest..]);
+            out
+        }
+    }
+}
+
+/// Offset of the opening quote of `params.textDocument.text` in a JSON message body, found
+/// by its structure without reading the rest of the body (the text is the last thing read):
+/// the first member of each name, keys compared decoded. `None` when the body is not shaped
+/// so (not an object, no such member, the text not a string). Lenient: what it skips is not
+/// checked, serde checks the rest of the message once the text is out.
+fn did_open_text_at(b: &[u8]) -> Option<usize> {
+    let mut i = skip_ws(b, 0);
+    for name in ["params", "textDocument", "text"] {
+        i = member_value(b, i, name)?;
+    }
+    (b.get(i) == Some(&b'"')).then_some(i)
+}
+
+fn skip_ws(b: &[u8], mut i: usize) -> usize {
+    while b
+        .get(i)
+        .is_some_and(|c| matches!(c, b' ' | b'\t' | b'\n' | b'\r'))
+    {
+        i += 1;
+    }
+    i
+}
+
+/// Offset of the value of the first member named `name` of the object starting at `b[i]`.
+fn member_value(b: &[u8], i: usize, name: &str) -> Option<usize> {
+    if b.get(i) != Some(&b'{') {
+        return None;
+    }
+    let mut i = skip_ws(b, i + 1);
+    loop {
+        if b.get(i) != Some(&b'"') {
+            return None;
+        }
+        let end = skip_string(b, i)?;
+        let key = &b[i + 1..end - 1];
+        i = skip_ws(b, end);
+        if b.get(i) != Some(&b':') {
+            return None;
+        }
+        i = skip_ws(b, i + 1);
+        let is_name = if key.contains(&b'\\') {
+            std::str::from_utf8(key).is_ok_and(|k| json_string::decode(k) == name)
+        } else {
+            key == name.as_bytes()
+        };
+        if is_name {
+            return Some(i);
+        }
+        i = skip_ws(b, skip_value(b, i)?);
+        if b.get(i) != Some(&b',') {
+            return None;
+        }
+        i = skip_ws(b, i + 1);
+    }
+}
+
+/// Offset just past the string literal starting at `b[i]` (a quote).
+fn skip_string(b: &[u8], i: usize) -> Option<usize> {
+    let mut j = i + 1;
+    loop {
+        j += memchr::memchr2(b'"', b'\\', b.get(j..)?)?;
+        if b[j] == b'"' {
+            return Some(j + 1);
+        }
+        j += 2;
+    }
+}
+
+/// Offset just past the JSON value starting at `b[i]`.
+fn skip_value(b: &[u8], i: usize) -> Option<usize> {
+    match b.get(i)? {
+        b'"' => skip_string(b, i),
+        b'{' | b'[' => {
+            let mut depth = 0usize;
+            let mut j = i;
+            loop {
+                match b.get(j)? {
+                    b'"' => {
+                        j = skip_string(b, j)?;
+                        continue;
+                    }
+                    b'{' | b'[' => depth += 1,
+                    b'}' | b']' => {
+                        depth -= 1;
+                        if depth == 0 {
+                            return Some(j + 1);
+                        }
+                    }
+                    _ => {}
+                }
+                j += 1;
+            }
+        }
+        _ => {
+            let n = b[i..]
+                .iter()
+                .position(|c| matches!(c, b',' | b'}' | b']' | b' ' | b'\t' | b'\n' | b'\r'))?;
+            (n > 0).then_some(i + n)
+        }
+    }
 }
 
 /// Checks a message body the way tower-lsp-server parses it (a JSON-RPC 2.0 request,
@@ -513,10 +847,12 @@ pub fn check(body: &[u8]) -> Result<(), Value> {
     }
 }
 
-/// Reads whole frames from `from` and sends each to `to`.
+/// Reads whole frames from `from` and sends each to `to`, with the answers of `raw` written
+/// in place of their placeholders ([`RawResults::splice`]).
 async fn pump_frames<R: AsyncRead + Unpin>(
     mut from: R,
-    to: mpsc::UnboundedSender<Vec<u8>>,
+    to: mpsc::UnboundedSender<Pieces>,
+    raw: Option<std::sync::Arc<RawResults>>,
 ) -> io::Result<()> {
     let mut dec = Decoder::default();
     let mut buf = vec![0u8; READ_BYTES];
@@ -527,10 +863,14 @@ async fn pump_frames<R: AsyncRead + Unpin>(
         }
         dec.push(&buf[..n]);
         while let Some(f) = dec.next_frame() {
-            if let Frame::Body(b) = f
-                && to.send(frame(&b)).is_err()
-            {
-                return Ok(());
+            if let Frame::Body(b) = f {
+                let out = raw
+                    .as_ref()
+                    .and_then(|r| r.splice(&b))
+                    .unwrap_or_else(|| vec![header(b.len()), b]);
+                if to.send(out).is_err() {
+                    return Ok(());
+                }
             }
         }
     }
@@ -542,46 +882,52 @@ fn pending_body(params: &str, id: u64) -> String {
     format!(r#"{{"jsonrpc":"2.0","method":"{OPEN_PENDING}","params":{params},"text":{id}}}}}"#)
 }
 
-/// Serves `server` (tower-lsp-server's `Server::serve` given the inner pipe ends) with
-/// messages read from `input` and written to `output`, dropping and answering malformed
-/// messages. With `pending`, `didOpen` texts go to the server through it (see the module's
-/// doc). Returns when the input ends (or `exit`) and the server finished.
 /// Size of an outgoing message from which the writer hands the heap's free pages back to
 /// the system before writing it ([`crate::ide::document::release_free_heap`]).
 const BIG_ANSWER_BYTES: usize = 256 << 10;
 
+/// Serves `server` (tower-lsp-server's `Server::serve` given the inner pipe ends) with
+/// messages read from `input` and written to `output`, dropping and answering malformed
+/// messages. With `pending`, `didOpen` texts go to the server through it; with `raw`, the
+/// server's JSON answers are written in place of their placeholders (see the module's doc).
+/// Returns when the input ends (or `exit`) and the server finished.
 pub async fn serve<I, O, F>(
     input: I,
     output: O,
     pending: Option<std::sync::Arc<PendingTexts>>,
+    raw: Option<std::sync::Arc<RawResults>>,
     server: impl FnOnce(PipeIn, PipeOut) -> F,
 ) where
     I: AsyncRead + Unpin + Send + 'static,
-    O: AsyncWrite + Unpin + Send + 'static,
+    O: std::io::Write + Send + 'static,
     F: std::future::Future<Output = ()>,
 {
     let (to_server, server_in) = tokio::io::duplex(1 << 16);
     let (server_out, from_server) = tokio::io::duplex(1 << 16);
-    let (tx, mut rx) = mpsc::unbounded_channel::<Vec<u8>>();
+    let (tx, mut rx) = mpsc::unbounded_channel::<Pieces>();
 
-    // The one writer: whole frames, from the server or from the checks below.
-    let writer = tokio::spawn(async move {
+    // The one writer: whole frames, from the server or from the checks below, written by a
+    // thread of its own straight to `output` (a big answer is written without a copy).
+    let writer = tokio::task::spawn_blocking(move || {
         let mut output = output;
-        while let Some(f) = rx.recv().await {
-            // A big answer (a whole outline, semantic tokens) was built as many small blocks,
-            // all freed once it was encoded: give their pages back before the client sees it
-            // (issue 12, RSS after appends).
-            if f.len() >= BIG_ANSWER_BYTES {
+        while let Some(f) = rx.blocking_recv() {
+            // A big answer (semantic tokens, folding, a view) may have been built as many
+            // small blocks, all freed once it was encoded: give their pages back before the
+            // client sees it (issue 12, RSS after appends).
+            if f.iter().map(Vec::len).sum::<usize>() >= BIG_ANSWER_BYTES {
                 crate::ide::document::release_free_heap();
             }
-            if output.write_all(&f).await.is_err() || output.flush().await.is_err() {
+            if write_pieces(&mut output, &f).is_err() {
                 break;
             }
         }
     });
+    if let Some(r) = &raw {
+        r.set_spliced();
+    }
     let out_tx = tx.clone();
     let outbound = tokio::spawn(async move {
-        let _ = pump_frames(from_server, out_tx).await;
+        let _ = pump_frames(from_server, out_tx, raw).await;
     });
     let inbound = tokio::spawn(async move {
         let mut input = input;
@@ -632,7 +978,7 @@ pub async fn serve<I, O, F>(
                                     "transcript-ls: dropped a malformed message: {}",
                                     resp["error"]["message"]
                                 );
-                                let _ = tx.send(frame(resp.to_string().as_bytes()));
+                                let _ = tx.send(vec![frame(resp.to_string().as_bytes())]);
                             }
                         }
                     }
@@ -640,17 +986,17 @@ pub async fn serve<I, O, F>(
                         eprintln!("transcript-ls: dropped {why}");
                         let resp = json!({"jsonrpc": "2.0", "id": null,
                             "error": {"code": -32600, "message": format!("invalid request: {why}")}});
-                        let _ = tx.send(frame(resp.to_string().as_bytes()));
+                        let _ = tx.send(vec![frame(resp.to_string().as_bytes())]);
                         // A dropped didOpen is otherwise silent in the editor.
                         let note = json!({"jsonrpc": "2.0", "method": "window/showMessage",
                             "params": {"type": 1, "message": format!("transcript-ls: dropped {why}")}});
-                        let _ = tx.send(frame(note.to_string().as_bytes()));
+                        let _ = tx.send(vec![frame(note.to_string().as_bytes())]);
                     }
                     Frame::Garbage(why) => {
                         eprintln!("transcript-ls: dropped {why}");
                         let resp = json!({"jsonrpc": "2.0", "id": null,
                             "error": {"code": -32700, "message": format!("parse error: {why}")}});
-                        let _ = tx.send(frame(resp.to_string().as_bytes()));
+                        let _ = tx.send(vec![frame(resp.to_string().as_bytes())]);
                     }
                 }
             }
@@ -663,6 +1009,21 @@ pub async fn serve<I, O, F>(
     // Let the last responses out.
     let _ = outbound.await;
     let _ = writer.await;
+}
+
+/// The process's standard output for [`serve`]'s writer: a duplicate of its descriptor,
+/// written without std's line buffering (which searched every frame for its last line break
+/// and copied the frame into its buffer; issue 12: a 1 MB answer per append);
+/// `std::io::stdout()` where it cannot be duplicated.
+pub fn raw_stdout() -> Box<dyn std::io::Write + Send> {
+    #[cfg(unix)]
+    {
+        use std::os::fd::AsFd;
+        if let Ok(fd) = std::io::stdout().as_fd().try_clone_to_owned() {
+            return Box::new(std::fs::File::from(fd));
+        }
+    }
+    Box::new(std::io::stdout())
 }
 
 /// The server's end of the input pipe.
@@ -877,6 +1238,91 @@ mod tests {
         assert_eq!(split_did_open(vec![0xff, 0xfe]), Err(vec![0xff, 0xfe]));
     }
 
+    /// A didOpen body with `text` (raw literal contents, unchecked) and the given members
+    /// before and after it.
+    fn open_body(before: &str, text: &[u8], after: &str) -> Vec<u8> {
+        let mut b = format!(
+            r#"{{"jsonrpc":"2.0","method":"textDocument/didOpen","params":{{"textDocument":{{"uri":"file:///a","languageId":"jsonl","version":1{before},"text":""#
+        )
+        .into_bytes();
+        b.extend_from_slice(text);
+        b.extend_from_slice(format!(r#""{after}}}}}}}"#).as_bytes());
+        b
+    }
+
+    /// The text is found by the message's structure (members and values that look like it
+    /// before it, a key spelled with an escape) and checked in the same pass: a text
+    /// serde_json refuses gives the body back, which the usual way answers as before; a message
+    /// refused after its text was decoded is given back as the same JSON.
+    #[test]
+    fn split_did_open_checks_the_text_and_gives_back_what_it_refuses() {
+        let text = "line \"one\" é😀 \\ /\n\t{\"text\":\"no\"}\n";
+        let lit = serde_json::to_string(text).unwrap();
+        let lit = &lit[1..lit.len() - 1];
+        // Members before the text that hold quotes, braces and a "text" of their own.
+        let decoy = r#","x":{"text":"decoy","a":["}",{"b":"\"text\":"}]},"y":-1.5e3,"z":null"#;
+        let (_, got) = split_did_open(open_body(decoy, lit.as_bytes(), "")).unwrap();
+        assert_eq!(got, text);
+        // The key spelled with an escape, and longer escapes than serde_json writes.
+        let long = r#"\u006c\u0069ne \"one\" \u00e9\ud83d\ude00 \\ \/\n\t{\"text\":\"no\"}\u000A"#;
+        let body = String::from_utf8(open_body("", long.as_bytes(), ""))
+            .unwrap()
+            .replace(r#","text":"#, r#","te\u0078t":"#);
+        let (params, got) = split_did_open(body.into_bytes()).unwrap();
+        assert_eq!(got, text);
+        assert!(params.contains(r#""uri":"file:///a""#), "{params}");
+
+        // Refused inside the text: the body comes back, untouched from the refused byte on,
+        // and `check` refuses it as it refuses the original.
+        let refused: [(&[u8], &[u8]); 6] = [
+            (b"good \\u00e9 part then \xff\xfe", b"\xff\xfe"),
+            (b"good \\/ part then a raw \x01 control", b"\x01 control"),
+            (b"good \\\" part then \\q", b"\\q"),
+            (b"good part then \\u12", b"\\u12"),
+            (b"lone \\ud800 surrogate then \xc3", b"\xc3"),
+            (b"raw\nnewline", b"\nnewline"),
+        ];
+        let code = |b: &[u8]| check(b).unwrap_err()["error"]["code"].clone();
+        for (t, from) in refused {
+            let original = open_body("", t, "");
+            let back = split_did_open(original.clone()).unwrap_err();
+            let shown = String::from_utf8_lossy(t);
+            assert_eq!(code(&back), code(&original), "{shown}");
+            assert_eq!(code(&back), json!(-32700), "{shown}");
+            assert!(back.ends_with(&[from, b"\"}}}"].concat()), "{shown}");
+        }
+        // An unclosed text (the message ends inside it).
+        let mut unclosed = open_body("", br"abc \u00e9", "");
+        unclosed.truncate(unclosed.len() - 4);
+        let back = split_did_open(unclosed.clone()).unwrap_err();
+        assert!(back.ends_with(r#""text":"abc é"#.as_bytes()));
+        assert_eq!(code(&back), code(&unclosed));
+
+        // Refused around a text that was fine: the same JSON comes back (its escapes spelled
+        // as serde_json writes them), so the usual way sees the same message.
+        let refused_after = [
+            open_body("", long.as_bytes(), r#","text":"twice""#),
+            String::from_utf8(open_body("", long.as_bytes(), ""))
+                .unwrap()
+                .replace(r#"{"jsonrpc""#, r#"{"id":3,"jsonrpc""#)
+                .into_bytes(),
+            [open_body("", long.as_bytes(), ""), b" trailing".to_vec()].concat(),
+            String::from_utf8(open_body("", long.as_bytes(), ""))
+                .unwrap()
+                .replace(r#""2.0""#, r#""1.0""#)
+                .into_bytes(),
+        ];
+        for original in refused_after {
+            let back = split_did_open(original.clone()).unwrap_err();
+            let value = |b: &[u8]| serde_json::from_slice::<Value>(b).map_err(|e| e.classify());
+            let shown = String::from_utf8_lossy(&original);
+            assert_eq!(value(&back), value(&original), "{shown}");
+            assert_eq!(check(&back).is_ok(), check(&original).is_ok(), "{shown}");
+            let back = String::from_utf8(back).unwrap();
+            assert!(back.contains(&format!(r#""text":"{lit}""#)), "{back}");
+        }
+    }
+
     /// Texts wait only until their notification is handled: taking one drops those sent
     /// before it (their notifications were handled or refused already); none are kept when the
     /// server does not take notifications.
@@ -942,6 +1388,151 @@ mod tests {
         }
         assert_eq!(got, Some(Frame::Body(body)));
         assert!(grown <= 4, "the buffer grew {grown} times");
+    }
+
+    /// Splits a frame written by the transport (its pieces) into its body, checking
+    /// `Content-Length`.
+    fn body_of(pieces: &[Vec<u8>]) -> Value {
+        let frame = &pieces.concat()[..];
+        let at = find(frame, b"\r\n\r\n").unwrap();
+        let head = std::str::from_utf8(&frame[..at]).unwrap();
+        let len: usize = head
+            .strip_prefix("Content-Length: ")
+            .unwrap()
+            .parse()
+            .unwrap();
+        assert_eq!(len, frame.len() - at - 4, "Content-Length of {head}");
+        serde_json::from_slice(&frame[at + 4..]).unwrap()
+    }
+
+    /// A placeholder response comes out with the answer's bytes in its place and the right
+    /// `Content-Length`, whatever the id; other messages are left alone (issue 12).
+    #[test]
+    fn raw_answers_are_written_in_place_of_their_placeholders() {
+        let raw = RawResults::default();
+        // Without the transport the answer is the JSON itself.
+        let inline = serde_json::to_value(
+            raw.answer(r#"[{"name":"é a"}]"#.as_bytes().to_vec())
+                .unwrap(),
+        )
+        .unwrap();
+        assert_eq!(inline, json!([{"name": "é a"}]));
+        assert_eq!(raw.waiting(), 0);
+        assert!(raw.answer(b"[1,".to_vec()).is_err());
+        raw.set_spliced();
+        let answer = r#"[{"name":"é a","children":[]},{"name":"b"}]"#.as_bytes();
+        for id in [json!(7), json!("req-7"), json!("long".repeat(500))] {
+            let ph = serde_json::to_value(raw.answer(answer.to_vec()).unwrap()).unwrap();
+            assert!(ph.as_str().unwrap().starts_with(&raw.prefix), "{ph}");
+            assert_eq!(raw.waiting(), 1);
+            // As tower-lsp-server writes a response.
+            let body = serde_json::to_vec(&Response::from_ok(
+                serde_json::from_value(id.clone()).unwrap(),
+                ph,
+            ))
+            .unwrap();
+            let out = body_of(&raw.splice(&body).unwrap());
+            assert_eq!(
+                out,
+                json!({"jsonrpc": "2.0", "id": id,
+                    "result": [{"name": "é a", "children": []}, {"name": "b"}]})
+            );
+            assert_eq!(raw.waiting(), 0);
+            // Written once: the same response again is an error, never the placeholder.
+            let again = body_of(&raw.splice(&body).unwrap());
+            assert_eq!(again["error"]["code"], json!(-32603), "{again}");
+            assert_eq!(again["id"], id);
+        }
+        // Not placeholders: other results, a string result naming another process's
+        // placeholder, a message that contains the prefix further in.
+        let other = format!("transcript-ls raw result {:016x}/0", 1u64);
+        let big = format!(
+            r#"{{"jsonrpc":"2.0","result":["{}","{}0"],"id":1}}"#,
+            "x".repeat(600),
+            raw.prefix
+        );
+        for body in [
+            r#"{"jsonrpc":"2.0","id":1,"result":[]}"#.to_string(),
+            format!(r#"{{"jsonrpc":"2.0","id":1,"result":"{other}"}}"#),
+            big,
+            format!(
+                r#"{{"jsonrpc":"2.0","method":"window/logMessage","params":{{"message":"{}0"}}}}"#,
+                raw.prefix
+            ),
+        ] {
+            assert_eq!(raw.splice(body.as_bytes()), None, "{body}");
+        }
+    }
+
+    /// Answers whose responses are never written (their requests were cancelled after the
+    /// answer was kept) do not pile up: at most [`MAX_WAITING_RAW`] wait, the oldest go first,
+    /// and a dropped one is answered with an error.
+    #[test]
+    fn raw_answers_never_pile_up() {
+        let raw = RawResults::default();
+        raw.set_spliced();
+        let phs: Vec<Value> = (0..MAX_WAITING_RAW + 5)
+            .map(|i| {
+                serde_json::to_value(raw.answer(format!("[{i}]").into_bytes()).unwrap()).unwrap()
+            })
+            .collect();
+        assert_eq!(raw.waiting(), MAX_WAITING_RAW);
+        let response = |i: usize| {
+            serde_json::to_vec(&json!({"jsonrpc": "2.0", "result": phs[i], "id": i})).unwrap()
+        };
+        assert_eq!(
+            body_of(&raw.splice(&response(0)).unwrap())["error"]["code"],
+            json!(-32603)
+        );
+        let last = MAX_WAITING_RAW + 4;
+        assert_eq!(
+            body_of(&raw.splice(&response(last)).unwrap())["result"],
+            json!([last])
+        );
+        assert_eq!(
+            body_of(&raw.splice(&response(5)).unwrap())["result"],
+            json!([5])
+        );
+        assert_eq!(raw.waiting(), MAX_WAITING_RAW - 2);
+    }
+
+    /// The writer writes every piece whole and in order, however little the output takes
+    /// at a time.
+    #[test]
+    fn pieces_are_written_whole_through_short_writes() {
+        struct Trickle(Vec<u8>);
+        impl std::io::Write for Trickle {
+            fn write(&mut self, buf: &[u8]) -> io::Result<usize> {
+                let n = buf.len().min(3);
+                self.0.extend_from_slice(&buf[..n]);
+                Ok(n)
+            }
+            fn write_vectored(&mut self, bufs: &[io::IoSlice<'_>]) -> io::Result<usize> {
+                // At most 3 bytes, across pieces.
+                let mut n = 0;
+                for b in bufs {
+                    let k = b.len().min(3 - n);
+                    self.0.extend_from_slice(&b[..k]);
+                    n += k;
+                    if n == 3 {
+                        break;
+                    }
+                }
+                Ok(n)
+            }
+            fn flush(&mut self) -> io::Result<()> {
+                Ok(())
+            }
+        }
+        let pieces = vec![
+            header(11),
+            Vec::new(),
+            b"{\"a\":".to_vec(),
+            b"[1,2]}".to_vec(),
+        ];
+        let mut out = Trickle(Vec::new());
+        write_pieces(&mut out, &pieces).unwrap();
+        assert_eq!(out.0, b"Content-Length: 11\r\n\r\n{\"a\":[1,2]}");
     }
 
     #[test]

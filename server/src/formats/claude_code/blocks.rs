@@ -352,19 +352,19 @@ pub fn tool_use_result(raw: &RawValue) -> (bool, Option<SubagentResult>) {
             None,
         );
     }
-    // Most results are not about sub-agents: skip the parse unless a sub-agent key is there.
-    let keys: [&[u8]; 4] = [
-        b"\"agentId\"",
-        b"\"totalDurationMs\"",
-        b"\"totalTokens\"",
-        b"\"totalToolUseCount\"",
-    ];
+    // Most results are not about sub-agents: skip the parse unless a sub-agent key may be
+    // there (`"agentId"`, or `"total` of `totalDurationMs`, `totalTokens`,
+    // `totalToolUseCount`): two searches of a sidecar that can be big, with searchers built
+    // once (issue 12: four, each building its searcher).
+    static KEYS: std::sync::LazyLock<[memchr::memmem::Finder<'static>; 2]> =
+        std::sync::LazyLock::new(|| {
+            [
+                memchr::memmem::Finder::new(b"\"agentId\""),
+                memchr::memmem::Finder::new(b"\"total"),
+            ]
+        });
     let bytes = raw.get().as_bytes();
-    if !raw.get().starts_with('{')
-        || !keys
-            .iter()
-            .any(|k| memchr::memmem::find(bytes, k).is_some())
-    {
+    if !raw.get().starts_with('{') || !KEYS.iter().any(|k| k.find(bytes).is_some()) {
         return (false, None);
     }
     let Ok(o) = serde_json::from_str::<ToolUseResultObj>(raw.get()) else {

@@ -1,5 +1,6 @@
 //! `textDocument/documentSymbol`: turns and their parts (`ide::symbols`), nested or flat as the
-//! client supports.
+//! client supports, answered as JSON bytes that the transport writes as they are
+//! (`lsp::transport::RawResults`; issue 12).
 
 use tower_lsp_server::jsonrpc::Result;
 use tower_lsp_server::ls_types::*;
@@ -7,52 +8,127 @@ use tower_lsp_server::ls_types::*;
 use crate::ide;
 use crate::ide::host::DocSnap;
 use std::sync::Arc;
+use std::sync::atomic::Ordering;
 
-use crate::lsp::state::{Backend, Ctx, lock, read};
+use crate::lsp::state::{Backend, Ctx, TurnSymbols, internal, lock, read};
 use crate::lsp::to_proto;
 
+/// The answer to `textDocument/documentSymbol`, as the JSON of a `DocumentSymbol[]` (a
+/// client with hierarchical symbols) or a `SymbolInformation[]`: the same JSON as the typed
+/// `DocumentSymbolResponse` that tower-lsp-server would write.
+///
+/// On a raw transcript, the answer is assembled from one piece of JSON per turn (its
+/// `DocumentSymbol`, or its flat `SymbolInformation`s), cached per document with the outline
+/// entry it was made from, the position encoding and the form: a turn the snapshot kept (same
+/// `Arc`, its lines unchanged) is not converted nor serialised again, so an append costs the
+/// turns it changed plus copying the bytes (issue 12: serialising the ~5,000 symbols of a
+/// 100 MB transcript through `serde_json::Value` took twenty times the append itself). With
+/// `Shared::reference_answers`, made from scratch through a `Value` (the tests' reference).
 pub(crate) fn document_symbol(
     b: &Backend,
     ctx: &Ctx,
     _params: DocumentSymbolParams,
-) -> Result<Option<DocumentSymbolResponse>> {
+) -> Result<Vec<u8>> {
     let enc = b.shared.enc();
+    let hierarchical = read(&b.shared.caps).hierarchical_symbols;
+    let reference = b.shared.reference_answers.load(Ordering::Relaxed);
     let doc_syms: Vec<DocumentSymbol> = match &ctx.doc {
         DocSnap::Raw { snap } if !snap.is_transcript() => Vec::new(),
-        DocSnap::Raw { snap } => {
-            // One entry per turn; the entries the snapshot kept from the previous one (same
-            // `Arc`) are converted once (issue 12).
+        DocSnap::Raw { snap } if !reference => {
             let syms = snap.raw_symbols();
             let uri = ctx.uri().as_str();
-            let mut cached = lock(&b.shared.symbols)
+            let cached = lock(&b.shared.symbols)
                 .remove(uri)
-                .unwrap_or_default()
-                .into_iter();
+                .filter(|c| c.encoding == enc && c.hierarchical == hierarchical)
+                .map(|c| c.turns)
+                .unwrap_or_default();
+            let mut cached = cached.into_iter();
             let mut fresh = Vec::with_capacity(syms.len());
-            let mut out = Vec::with_capacity(syms.len());
             for s in syms {
-                let proto = match cached.next() {
-                    Some((old, proto)) if Arc::ptr_eq(&old, s) => proto,
-                    _ => to_proto::document_symbol(s, ctx.lines(), ctx.text(), enc),
+                let json = match cached.next() {
+                    Some((old, json)) if Arc::ptr_eq(&old, s) => json,
+                    _ => turn_json(s, ctx, enc, hierarchical)?,
                 };
-                out.push(proto.clone());
-                fresh.push((s.clone(), proto));
+                fresh.push((s.clone(), json));
             }
+            let out = json_array(fresh.iter().map(|(_, j)| &j[..]));
             if b.shared.host.raw_source(uri).is_some() {
-                lock(&b.shared.symbols).insert(uri.to_string(), fresh);
+                lock(&b.shared.symbols).insert(
+                    uri.to_string(),
+                    TurnSymbols {
+                        encoding: enc,
+                        hierarchical,
+                        turns: fresh,
+                    },
+                );
             }
-            out
+            return Ok(out);
         }
+        DocSnap::Raw { snap } => snap
+            .raw_symbols()
+            .iter()
+            .map(|s| to_proto::document_symbol(s, ctx.lines(), ctx.text(), enc))
+            .collect(),
         DocSnap::View { snap, view, .. } => ide::symbols::view_symbols(&view.view, &snap.analysis)
             .iter()
             .map(|s| to_proto::document_symbol(s, ctx.lines(), ctx.text(), enc))
             .collect(),
     };
-    if read(&b.shared.caps).hierarchical_symbols {
-        Ok(Some(DocumentSymbolResponse::Nested(doc_syms)))
+    let answer = if hierarchical {
+        DocumentSymbolResponse::Nested(doc_syms)
     } else {
         let mut flat = Vec::new();
         to_proto::flatten_symbols(&doc_syms, ctx.uri(), None, &mut flat);
-        Ok(Some(DocumentSymbolResponse::Flat(flat)))
+        DocumentSymbolResponse::Flat(flat)
+    };
+    let json = if reference {
+        serde_json::to_value(&answer).and_then(|v| serde_json::to_vec(&v))
+    } else {
+        serde_json::to_vec(&answer)
+    };
+    json.map_err(|e| internal(format!("document symbols as JSON: {e}")))
+}
+
+/// The JSON of one turn's outline entry `s`, as elements of the answer's array: its
+/// `DocumentSymbol` (`hierarchical`), else its `SymbolInformation` and its descendants', in
+/// order, separated by commas.
+fn turn_json(
+    s: &ide::symbols::Symbol,
+    ctx: &Ctx,
+    enc: crate::source::position::Encoding,
+    hierarchical: bool,
+) -> Result<Box<[u8]>> {
+    let proto = to_proto::document_symbol(s, ctx.lines(), ctx.text(), enc);
+    let as_json = |e: serde_json::Error| internal(format!("document symbol as JSON: {e}"));
+    if hierarchical {
+        return Ok(serde_json::to_vec(&proto)
+            .map_err(as_json)?
+            .into_boxed_slice());
     }
+    let mut flat = Vec::new();
+    to_proto::flatten_symbols(std::slice::from_ref(&proto), ctx.uri(), None, &mut flat);
+    let mut out = Vec::new();
+    for (n, item) in flat.iter().enumerate() {
+        if n > 0 {
+            out.push(b',');
+        }
+        serde_json::to_writer(&mut out, item).map_err(as_json)?;
+    }
+    Ok(out.into_boxed_slice())
+}
+
+/// The JSON array of `pieces` (each one or more JSON values separated by commas; empty ones
+/// are skipped): `[a,b,…]`, in one allocation.
+fn json_array<'a>(pieces: impl Iterator<Item = &'a [u8]> + Clone) -> Vec<u8> {
+    let len: usize = pieces.clone().map(|i| i.len() + 1).sum::<usize>() + 2;
+    let mut out = Vec::with_capacity(len);
+    out.push(b'[');
+    for piece in pieces.filter(|p| !p.is_empty()) {
+        if out.len() > 1 {
+            out.push(b',');
+        }
+        out.extend_from_slice(piece);
+    }
+    out.push(b']');
+    out
 }
