@@ -285,7 +285,7 @@ fn run_inner(
     };
     let mut status = 0;
     for (i, path) in args.files.iter().enumerate() {
-        let loaded = match load(path, &options, args.complete) {
+        let mut loaded = match load(path, &options, args.complete) {
             Ok(l) => l,
             Err(message) => {
                 let _ = writeln!(err, "transcript-ls: {}: {message}", path.display());
@@ -337,12 +337,18 @@ fn run_inner(
                 }
             }
             Command::Stats if args.json => {
+                // Counts need the model only: the text goes before the counts are made
+                // (issue 12: the peak of `stats` on many tiny records).
+                drop(std::mem::take(&mut loaded.source));
                 let s = stats(path, &loaded);
                 serde_json::to_writer(&mut *out, &s)
                     .map_err(std::io::Error::other)
                     .and_then(|()| out.write_all(b"\n"))
             }
-            Command::Stats => write_stats(out, &stats(path, &loaded)),
+            Command::Stats => {
+                drop(std::mem::take(&mut loaded.source));
+                write_stats(out, &stats(path, &loaded))
+            }
         };
         if exiting && i + 1 == args.files.len() {
             std::mem::forget(loaded);

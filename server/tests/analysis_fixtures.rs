@@ -298,7 +298,7 @@ fn placeholder_usage_and_split_rows() {
         assert_eq!(
             t.throughput,
             Throughput::None {
-                reason: "output counts are streaming placeholders".into()
+                reason: "output counts are streaming placeholders"
             }
         );
         assert_eq!((t.state, t.duration.unwrap().ms), (TurnState::Complete, ms));
@@ -394,7 +394,7 @@ fn inline_sidechains_and_compaction() {
 
     let f = load("rules/compaction-mid-turn.jsonl");
     let t = &f.a.turns[0];
-    assert_eq!((f.a.turn_count, t.compactions.clone()), (1, vec![0]));
+    assert_eq!((f.a.turn_count, t.compactions.to_vec()), (1, vec![0]));
     assert_eq!((f.answer(0), t.comments, t.tool_calls), (vec![11], 1, 3));
     assert_eq!(t.duration.unwrap().ms, 33_591);
 }

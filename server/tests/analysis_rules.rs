@@ -899,7 +899,7 @@ fn completion_evidence_and_in_flight() {
     assert_eq!(
         a.turns[0].throughput,
         Throughput::None {
-            reason: "no output-bearing responses".into()
+            reason: "no output-bearing responses"
         }
     );
 
@@ -911,7 +911,7 @@ fn completion_evidence_and_in_flight() {
     assert_eq!(
         b.run().turns[0].throughput,
         Throughput::None {
-            reason: "turn in flight".into()
+            reason: "turn in flight"
         }
     );
     let o = Options {
@@ -1039,7 +1039,7 @@ fn throughput_estimate_is_total_tokens_over_total_decode_time() {
     assert_eq!(
         b.run().turns[0].throughput,
         Throughput::None {
-            reason: "output counts are streaming placeholders".into()
+            reason: "output counts are streaming placeholders"
         }
     );
     b.entries[s2].step.as_mut().unwrap().output_is_placeholder = false;
@@ -1048,7 +1048,7 @@ fn throughput_estimate_is_total_tokens_over_total_decode_time() {
     assert_eq!(
         b.run().turns[0].throughput,
         Throughput::None {
-            reason: "missing timestamps".into()
+            reason: "missing timestamps"
         }
     );
     let mut b = B::new();
@@ -1058,7 +1058,7 @@ fn throughput_estimate_is_total_tokens_over_total_decode_time() {
     assert_eq!(
         b.run().turns[0].throughput,
         Throughput::None {
-            reason: "no output-bearing responses".into()
+            reason: "no output-bearing responses"
         }
     );
 }
@@ -1256,8 +1256,8 @@ fn anonymous_inline_sidechains_are_attributed_through_the_dag() {
     let _ = (ta, tb);
     let chain = |b: &mut B, i: usize, uuid: &str, parent: Option<&str>| {
         b.side(i, None);
-        b.entries[i].set_uuid(Some(uuid.into()));
-        b.entries[i].set_parent_uuid(parent.map(Into::into));
+        b.entries[i].set_uuid(Some(uuid));
+        b.entries[i].set_parent_uuid(parent);
     };
     let r = b.prompt("List handlers."); // 3: root A
     chain(&mut b, r, "a1", None);

@@ -832,13 +832,13 @@ fn marker_lines_and_duplicate_lead_never_show() {
     t.runs = vec![run(RunKind::Prose, &[(f1, 0), (f2, 0)], 0)];
     t.final_answer = Some(FinalAnswer {
         blocks: vec![(f1, 0), (f2, 0)],
-        marker: Some(Marker {
+        marker: Some(Box::new(Marker {
             entry: f1,
             block: 0,
             span: marker,
             answer_start: r1.start,
             duplicate_lead: Some(lead),
-        }),
+        })),
         stray_markers: vec![stray],
         end_turn: true,
     });

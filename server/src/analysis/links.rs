@@ -359,7 +359,7 @@ fn attribute(t: &Transcript, source: &str, calls: &mut [SubagentCall]) {
                     .push_back(ci);
             }
         }
-        let mut owner: HashMap<&str, usize> = HashMap::new();
+        let mut owner: HashMap<&crate::model::RecordId, usize> = HashMap::new();
         let mut open: std::collections::BTreeSet<usize> = std::collections::BTreeSet::new();
         let mut closing: std::collections::BinaryHeap<std::cmp::Reverse<(usize, usize)>> =
             std::collections::BinaryHeap::new();

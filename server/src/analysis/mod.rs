@@ -264,20 +264,71 @@ pub struct Turn {
     pub usage: Usage,
     /// Usage of the inline sidechain (sub-agent) steps that fall in this turn, kept separable
     /// from `usage` (case 20: session totals include child usage, but separably).
-    pub sidechain_usage: Usage,
+    /// `None` when no sidechain step falls in the turn; boxed, as most turns have none (issue 12,
+    /// memory per turn).
+    pub sidechain_usage: Option<Box<Usage>>,
     /// Steering entries absorbed by this turn.
-    pub steering: Vec<usize>,
+    pub steering: Indices,
     /// Indices into `Analysis::gates`.
-    pub gates: Vec<usize>,
+    pub gates: Indices,
     /// Indices into `Analysis::subagent_calls`.
-    pub subagent_calls: Vec<usize>,
+    pub subagent_calls: Indices,
     /// Indices into `Analysis::compactions` that fall inside this turn.
-    pub compactions: Vec<usize>,
+    pub compactions: Indices,
     /// Indices into `Analysis::branches` that fall inside this turn.
-    pub branches: Vec<usize>,
+    pub branches: Indices,
     /// True when every record of the turn already appeared in another file of the session
     /// (resumed-session copy, case 12). Set by workspace-level code, false from `analyze`.
     pub replayed: bool,
+}
+
+/// A list of indices that is usually empty (a turn's gates, sub-agent calls, compactions,
+/// branches, steering entries): one pointer, allocated on the first push, instead of a
+/// three-word `Vec` (issue 12: five empty vectors made every turn 80 bytes bigger, 1M
+/// one-line prompts are 1M turns). Reads as a slice; `Debug` and equality are a `Vec`'s.
+#[derive(Clone, Default, PartialEq, Eq)]
+// A boxed vector on purpose: one word when empty, where a `Vec` takes three.
+#[allow(clippy::box_collection)]
+pub struct Indices(Option<Box<Vec<usize>>>);
+
+impl Indices {
+    /// Appends `i`.
+    pub fn push(&mut self, i: usize) {
+        self.0.get_or_insert_with(Default::default).push(i);
+    }
+}
+
+impl std::ops::Deref for Indices {
+    type Target = [usize];
+    fn deref(&self) -> &[usize] {
+        self.0.as_deref().map_or(&[], |v| v.as_slice())
+    }
+}
+
+impl From<Vec<usize>> for Indices {
+    fn from(v: Vec<usize>) -> Indices {
+        Indices((!v.is_empty()).then(|| Box::new(v)))
+    }
+}
+
+impl<'a> IntoIterator for &'a Indices {
+    type Item = &'a usize;
+    type IntoIter = std::slice::Iter<'a, usize>;
+    fn into_iter(self) -> Self::IntoIter {
+        self.iter()
+    }
+}
+
+impl PartialEq<Vec<usize>> for Indices {
+    fn eq(&self, o: &Vec<usize>) -> bool {
+        **self == **o
+    }
+}
+
+impl std::fmt::Debug for Indices {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_list().entries(self.iter()).finish()
+    }
 }
 
 /// A turn's duration and where it came from.
@@ -315,8 +366,9 @@ pub enum Throughput {
         decode_ms: u64,
     },
     /// No figure, and why: `output counts are streaming placeholders`, `no output-bearing
-    /// steps`, `missing timestamps`, `turn in flight` (constants in [`throughput`]).
-    None { reason: String },
+    /// steps`, `missing timestamps`, `turn in flight` (constants in [`throughput`]; static, so
+    /// a turn without a figure allocates nothing: issue 12, memory per turn).
+    None { reason: &'static str },
 }
 
 /// A work or prose run of a turn body (seed 003).
@@ -354,8 +406,9 @@ pub struct FinalAnswer {
     /// Its text blocks, as `(entry, block)` pairs.
     pub blocks: Vec<(usize, usize)>,
     /// When an explicit marker decided it: where the marker is, and the byte offset in the
-    /// source where the answer starts after it.
-    pub marker: Option<Marker>,
+    /// source where the answer starts after it. Boxed: most answers have none, and inline it
+    /// made every turn 64 bytes bigger (issue 12, memory per turn).
+    pub marker: Option<Box<Marker>>,
     /// Source spans of other marker lines inside the answer's blocks (a marker ignored because
     /// nothing follows it, or an earlier one superseded by the last): they did not decide the
     /// answer but are never shown either (seed 000). Empty when `Options::final_marker` is off.
@@ -567,5 +620,36 @@ pub fn resume(
     match turns::analyze_from(transcript, source, options, Some((previous, checkpoint))) {
         Ok(v) => v,
         Err(()) => turns::full(transcript, source, options),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// Memory per turn (issue 12): a file of one-line prompts is one turn per line, so a turn's
+    /// size is a per-line cost. Its rare parts are boxed or one pointer ([`Indices`]). Before:
+    /// 576 bytes (an optional final answer 120).
+    #[test]
+    fn per_turn_types_stay_compact() {
+        assert_eq!(size_of::<Indices>(), 8);
+        assert_eq!(size_of::<Option<FinalAnswer>>(), 64);
+        assert_eq!(size_of::<Throughput>(), 32);
+        assert_eq!(size_of::<Turn>(), 408);
+    }
+
+    #[test]
+    fn indices_read_as_the_vector_they_hold() {
+        let mut i = Indices::default();
+        assert!(i.is_empty());
+        assert_eq!(format!("{i:?}"), "[]");
+        i.push(3);
+        i.push(1);
+        assert_eq!(i, vec![3, 1]);
+        assert_eq!(&*i, &[3, 1]);
+        assert_eq!(format!("{i:?}"), "[3, 1]");
+        assert_eq!((&i).into_iter().copied().collect::<Vec<_>>(), vec![3, 1]);
+        assert_eq!(Indices::from(vec![]), Indices::default());
+        assert_eq!(Indices::from(vec![3, 1]), i);
     }
 }

@@ -49,13 +49,11 @@ pub fn of_turn(
         .filter(|s| s.usage.output > 0)
         .collect();
     if bearing.is_empty() {
-        return Throughput::None {
-            reason: NO_OUTPUT.to_string(),
-        };
+        return Throughput::None { reason: NO_OUTPUT };
     }
     if bearing.iter().any(|s| !s.output_final) {
         return Throughput::None {
-            reason: PLACEHOLDERS.to_string(),
+            reason: PLACEHOLDERS,
         };
     }
     let tokens: u64 = bearing.iter().map(|s| s.usage.output).sum();
@@ -94,7 +92,7 @@ pub fn of_turn(
             (Some(r), Some(e)) if e > r => decode += (e - r) as u64,
             _ => {
                 return Throughput::None {
-                    reason: MISSING_TIMESTAMPS.to_string(),
+                    reason: MISSING_TIMESTAMPS,
                 };
             }
         }

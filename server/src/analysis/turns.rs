@@ -279,7 +279,7 @@ pub(super) fn analyze_from(
     // Per-turn indices of gates, sub-agent calls and compactions (from `kept` on).
     let ix_of_number = |n: usize| if has_preamble { n } else { n.saturating_sub(1) };
     let bucket = |numbers: &mut dyn Iterator<Item = (usize, usize)>| {
-        let mut b: Vec<Vec<usize>> = vec![Vec::new(); turns_here];
+        let mut b: Vec<super::Indices> = vec![Default::default(); turns_here];
         for (i, n) in numbers {
             if let Some(v) = ix_of_number(n)
                 .checked_sub(kept)
@@ -418,7 +418,7 @@ pub(super) fn analyze_from(
                     .iter()
                     .map(|&i| (items[i].entry, items[i].block))
                     .collect(),
-                marker: decision.marker.clone(),
+                marker: decision.marker.clone().map(Box::new),
                 stray_markers: decision.stray_markers.clone(),
                 end_turn: entry_step
                     .get(le)
@@ -512,7 +512,7 @@ pub(super) fn analyze_from(
         };
         let throughput = if state == TurnState::InFlight {
             super::Throughput::None {
-                reason: throughput::IN_FLIGHT.to_string(),
+                reason: throughput::IN_FLIGHT,
             }
         } else {
             throughput::of_turn(&step_refs, measured, &turn_tools[ix - kept])
@@ -545,8 +545,10 @@ pub(super) fn analyze_from(
             finished_at_ms,
             finished_at,
             usage: turn_usage,
-            sidechain_usage: turn_side_usage[ix - kept],
-            steering,
+            sidechain_usage: Some(turn_side_usage[ix - kept])
+                .filter(|u| *u != Usage::default())
+                .map(Box::new),
+            steering: steering.into(),
             gates: std::mem::take(&mut gate_buckets[ix - kept]),
             subagent_calls: std::mem::take(&mut call_buckets[ix - kept]),
             compactions: std::mem::take(&mut compaction_buckets[ix - kept]),

@@ -198,10 +198,11 @@ impl State {
     ) {
         let mut e = Entry::new(line, span, Role::Meta, "");
         e.set_timestamp_ms(rec.timestamp.get().and_then(parse_timestamp));
-        e.set_uuid(rec.uuid.boxed());
+        let uuid = rec.uuid.get().filter(|s| !s.is_empty());
+        e.set_uuid(uuid);
         if self.title_rank == 0
             && !self.pending_summaries.is_empty()
-            && let Some(uuid) = e.uuid()
+            && let Some(uuid) = uuid
             && let Some(i) = self
                 .pending_summaries
                 .iter()
@@ -211,7 +212,7 @@ impl State {
             self.title(t, 1, Some(&summary));
             self.pending_summaries.clear();
         }
-        e.set_parent_uuid(rec.parent_uuid.boxed());
+        e.set_parent_uuid(rec.parent_uuid.get().filter(|s| !s.is_empty()));
         e.set_session_id(
             rec.session_id
                 .get()
@@ -342,7 +343,10 @@ impl State {
         if self.title_rank > 0 || summary.trim().is_empty() {
             return;
         }
-        if t.entries.iter().any(|e| e.uuid() == Some(leaf)) {
+        if t.entries
+            .iter()
+            .any(|e| e.uuid().is_some_and(|u| *u == *leaf))
+        {
             self.title(t, 1, Some(summary));
             self.pending_summaries.clear();
         } else if self.pending_summaries.len() < MAX_PENDING_SUMMARIES {

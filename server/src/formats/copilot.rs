@@ -248,7 +248,7 @@ impl State {
             {
                 self.repeat(&l, first, t);
                 let mut e = l.entry(Role::Meta, &format!("{ty} (repeat)"));
-                e.set_uuid(Some(id.into()));
+                e.set_uuid(Some(id));
                 t.entries.push(e);
                 return;
             }
@@ -262,8 +262,8 @@ impl State {
             .and_then(|d| object::<Data>(d.get()).ok())
             .unwrap_or_default();
         let mut e = self.event(&l, &ty, &data, t);
-        e.set_uuid(id.as_deref().map(Into::into));
-        e.set_parent_uuid(jstr(rec.parent_id).as_deref().map(Into::into));
+        e.set_uuid(id.as_deref());
+        e.set_parent_uuid(jstr(rec.parent_id).as_deref());
         if let Some(parent) = jstr(data.parent_tool_call_id).filter(|p| !p.is_empty()) {
             e.sidechain = true;
             e.set_agent_id(Some(parent.as_ref().into()));

@@ -275,12 +275,12 @@ impl State {
     ) {
         let idx = t.entries.len();
         let id = jstr(rec.id);
-        entry.set_uuid(id.as_deref().map(Into::into));
+        entry.set_uuid(id.as_deref());
         let parent = if rec.parent_id.present {
             match jstr(rec.parent_id.raw) {
                 None => None, // null: a root
                 Some(p) => {
-                    entry.set_parent_uuid(Some(p.as_ref().into()));
+                    entry.set_parent_uuid(Some(p.as_ref()));
                     match self.ids.get(p.as_ref()) {
                         Some(&i) => Some(i),
                         None => {

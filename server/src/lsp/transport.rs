@@ -882,6 +882,10 @@ fn pending_body(params: &str, id: u64) -> String {
     format!(r#"{{"jsonrpc":"2.0","method":"{OPEN_PENDING}","params":{params},"text":{id}}}}}"#)
 }
 
+/// Size of an outgoing message from which the writer hands the heap's free pages back to
+/// the system before writing it ([`crate::ide::document::release_free_heap`]).
+const BIG_ANSWER_BYTES: usize = 256 << 10;
+
 /// Serves `server` (tower-lsp-server's `Server::serve` given the inner pipe ends) with
 /// messages read from `input` and written to `output`, dropping and answering malformed
 /// messages. With `pending`, `didOpen` texts go to the server through it; with `raw`, the
@@ -907,6 +911,12 @@ pub async fn serve<I, O, F>(
     let writer = tokio::task::spawn_blocking(move || {
         let mut output = output;
         while let Some(f) = rx.blocking_recv() {
+            // A big answer (semantic tokens, folding, a view) may have been built as many
+            // small blocks, all freed once it was encoded: give their pages back before the
+            // client sees it (issue 12, RSS after appends).
+            if f.iter().map(Vec::len).sum::<usize>() >= BIG_ANSWER_BYTES {
+                crate::ide::document::release_free_heap();
+            }
             if write_pieces(&mut output, &f).is_err() {
                 break;
             }

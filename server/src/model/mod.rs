@@ -342,13 +342,13 @@ impl Entry {
     }
 
     /// The record's own id (Claude `uuid`, Pi / Copilot CLI `id`).
-    pub fn uuid(&self) -> Option<&str> {
-        self.ids.as_ref()?.uuid.as_deref()
+    pub fn uuid(&self) -> Option<&RecordId> {
+        self.ids.as_ref()?.uuid.as_ref()
     }
 
     /// The id of the record this one follows (`parentUuid` / `parentId`).
-    pub fn parent_uuid(&self) -> Option<&str> {
-        self.ids.as_ref()?.parent_uuid.as_deref()
+    pub fn parent_uuid(&self) -> Option<&RecordId> {
+        self.ids.as_ref()?.parent_uuid.as_ref()
     }
 
     /// The session id the record carries (Claude `sessionId`).
@@ -378,17 +378,17 @@ impl Entry {
         }
     }
 
-    /// Sets `uuid`.
-    pub fn set_uuid(&mut self, v: Option<Box<str>>) {
+    /// Sets `uuid` (the id as written; see [`RecordId`]).
+    pub fn set_uuid(&mut self, v: Option<&str>) {
         if v.is_some() || self.ids.is_some() {
-            self.ids_mut().uuid = v;
+            self.ids_mut().uuid = v.map(RecordId::new);
         }
     }
 
-    /// Sets `parent_uuid`.
-    pub fn set_parent_uuid(&mut self, v: Option<Box<str>>) {
+    /// Sets `parent_uuid` (the id as written).
+    pub fn set_parent_uuid(&mut self, v: Option<&str>) {
         if v.is_some() || self.ids.is_some() {
-            self.ids_mut().parent_uuid = v;
+            self.ids_mut().parent_uuid = v.map(RecordId::new);
         }
     }
 
@@ -422,8 +422,8 @@ impl Entry {
 pub struct EntryIds {
     /// `timestamp` in epoch ms, when present and parseable.
     pub timestamp_ms: Option<i64>,
-    pub uuid: Option<Box<str>>,
-    pub parent_uuid: Option<Box<str>>,
+    pub uuid: Option<RecordId>,
+    pub parent_uuid: Option<RecordId>,
     /// Shared like `record_type`: a session's records all carry the same id.
     pub session_id: Option<Arc<str>>,
     /// `agentId` of a sidechain record.
@@ -433,6 +433,110 @@ pub struct EntryIds {
     /// `item_completed`; server/FORMATS.md "Codex"). A copy is never new input: it is not
     /// a request start and carries no content of its own.
     pub copy_of: Option<u32>,
+}
+
+/// A record id as written (Claude `uuid` / `parentUuid`, Pi and Copilot CLI `id` /
+/// `parentId`), kept without a heap allocation when it is a canonical UUID (36 characters,
+/// lowercase hex in 8-4-4-4-12 groups: stored as its 16 bytes) or at most 22 bytes long
+/// (stored inline); any other id is boxed. Issue 12, memory per record: two boxed UUIDs cost
+/// 96 bytes of heap per Claude Code record. One string has one representation, so equality
+/// and hashing are the strings'. `Debug` and `Display` show the id as written.
+#[derive(Clone, PartialEq, Eq, Hash)]
+pub enum RecordId {
+    /// A canonical UUID's 16 bytes.
+    Uuid([u8; 16]),
+    /// An id of at most 22 bytes: its length and bytes.
+    Short(u8, [u8; 22]),
+    /// Any other id.
+    Long(Box<str>),
+}
+
+impl RecordId {
+    /// The id of the text `s`.
+    pub fn new(s: &str) -> RecordId {
+        if let Some(b) = pack_uuid(s) {
+            RecordId::Uuid(b)
+        } else if s.len() <= 22 {
+            let mut b = [0; 22];
+            b[..s.len()].copy_from_slice(s.as_bytes());
+            RecordId::Short(s.len() as u8, b)
+        } else {
+            RecordId::Long(s.into())
+        }
+    }
+
+    /// The id as written (allocates for a UUID only).
+    pub fn text(&self) -> Cow<'_, str> {
+        match self {
+            RecordId::Uuid(b) => Cow::Owned(unpack_uuid(b)),
+            RecordId::Short(n, b) => {
+                Cow::Borrowed(std::str::from_utf8(&b[..*n as usize]).unwrap_or_default())
+            }
+            RecordId::Long(s) => Cow::Borrowed(s),
+        }
+    }
+}
+
+impl PartialEq<str> for RecordId {
+    fn eq(&self, s: &str) -> bool {
+        match self {
+            RecordId::Uuid(b) => pack_uuid(s).as_ref() == Some(b),
+            RecordId::Short(n, b) => &b[..*n as usize] == s.as_bytes(),
+            RecordId::Long(l) => &**l == s,
+        }
+    }
+}
+
+impl std::fmt::Display for RecordId {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(&self.text())
+    }
+}
+
+impl std::fmt::Debug for RecordId {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        std::fmt::Debug::fmt(&*self.text(), f)
+    }
+}
+
+/// The 16 bytes of a canonical UUID text (lowercase hex, hyphens at 8, 13, 18 and 23).
+fn pack_uuid(s: &str) -> Option<[u8; 16]> {
+    let s = s.as_bytes();
+    if s.len() != 36 {
+        return None;
+    }
+    let mut out = [0u8; 16];
+    let mut nibbles = 0;
+    for (i, &c) in s.iter().enumerate() {
+        if matches!(i, 8 | 13 | 18 | 23) {
+            if c != b'-' {
+                return None;
+            }
+            continue;
+        }
+        let v = match c {
+            b'0'..=b'9' => c - b'0',
+            b'a'..=b'f' => c - b'a' + 10,
+            _ => return None,
+        };
+        out[nibbles / 2] |= if nibbles % 2 == 0 { v << 4 } else { v };
+        nibbles += 1;
+    }
+    Some(out)
+}
+
+/// The canonical text of a packed UUID.
+fn unpack_uuid(b: &[u8; 16]) -> String {
+    const HEX: &[u8; 16] = b"0123456789abcdef";
+    let mut s = String::with_capacity(36);
+    for (i, &byte) in b.iter().enumerate() {
+        if matches!(i, 4 | 6 | 8 | 10) {
+            s.push('-');
+        }
+        s.push(HEX[usize::from(byte >> 4)] as char);
+        s.push(HEX[usize::from(byte & 15)] as char);
+    }
+    s
 }
 
 /// What a record is, for a reader of the conversation. Readers decide this from the format's
@@ -777,5 +881,43 @@ mod tests {
         assert_eq!(size_of::<Block>(), 48);
         assert_eq!(size_of::<Role>(), 24);
         assert_eq!(size_of::<Entry>(), 112);
+    }
+
+    /// Record ids (issue 12): canonical UUIDs and short ids need no heap, every id reads back
+    /// as written, and one text has one representation.
+    #[test]
+    fn record_ids_read_back_as_written() {
+        assert_eq!(size_of::<Option<RecordId>>(), 24);
+        assert_eq!(size_of::<EntryIds>(), 104);
+        for s in [
+            "0b3c9a54-7d1e-4c2f-9a8b-1c2d3e4f5a6b",
+            "0B3C9A54-7D1E-4C2F-9A8B-1C2D3E4F5A6B",
+            "0b3c9a54-7d1e-4c2f-9a8b-1c2d3e4f5a6",
+            "0b3c9a54x7d1e-4c2f-9a8b-1c2d3e4f5a6b",
+            "0b3c9a54-7d1e-4c2f-9a8b-1c2d3e4f5a6g",
+            "",
+            "u-1",
+            "a4ca7529859c158c2",
+            "1234567890123456789012",
+            "12345678901234567890123",
+            "é-ü-\u{FFFD}",
+        ] {
+            let id = RecordId::new(s);
+            assert_eq!(id.text(), s);
+            assert_eq!(id.to_string(), s);
+            assert_eq!(format!("{id:?}"), format!("{s:?}"));
+            assert!(id == *s, "{s}");
+            assert_eq!(id, RecordId::new(&String::from(s)));
+        }
+        assert!(matches!(
+            RecordId::new("0b3c9a54-7d1e-4c2f-9a8b-1c2d3e4f5a6b"),
+            RecordId::Uuid(_)
+        ));
+        assert!(matches!(RecordId::new("u-1"), RecordId::Short(3, _)));
+        assert!(RecordId::new("u-1") != *"u-2");
+        assert!(
+            RecordId::new("0b3c9a54-7d1e-4c2f-9a8b-1c2d3e4f5a6b")
+                != *"0b3c9a54-7d1e-4c2f-9a8b-1c2d3e4f5a6c"
+        );
     }
 }

@@ -152,7 +152,7 @@ pub fn turn(
     title: &str,
 ) -> Turn {
     Turn {
-        sidechain_usage: Default::default(),
+        sidechain_usage: None,
         n,
         kind,
         opener,
@@ -168,17 +168,15 @@ pub fn turn(
         comments: 0,
         tool_calls: 0,
         duration: None,
-        throughput: Throughput::None {
-            reason: "test".into(),
-        },
+        throughput: Throughput::None { reason: "test" },
         finished_at_ms: None,
         finished_at: None,
         usage: Default::default(),
-        steering: Vec::new(),
-        gates: Vec::new(),
-        subagent_calls: Vec::new(),
-        compactions: Vec::new(),
-        branches: Vec::new(),
+        steering: Default::default(),
+        gates: Default::default(),
+        subagent_calls: Default::default(),
+        compactions: Default::default(),
+        branches: Default::default(),
         replayed: false,
     }
 }
@@ -462,20 +460,20 @@ pub fn rich_session() -> (Doc, Analysis) {
     t1.final_answer = Some(FinalAnswer {
         stray_markers: Vec::new(),
         blocks: vec![(fin, 0)],
-        marker: Some(Marker {
+        marker: Some(Box::new(Marker {
             duplicate_lead: None,
             entry: fin,
             block: 0,
             span: m_at..m_end,
             answer_start: m_end,
-        }),
+        })),
         end_turn: true,
     });
     t1.tool_calls = 1;
-    t1.steering = vec![steer];
-    t1.gates = vec![0];
-    t1.subagent_calls = vec![0];
-    t1.compactions = vec![0];
+    t1.steering = vec![steer].into();
+    t1.gates = vec![0].into();
+    t1.subagent_calls = vec![0].into();
+    t1.compactions = vec![0].into();
     let mut t2 = turn(
         2,
         TurnKind::Wake,
