@@ -500,30 +500,48 @@ impl std::fmt::Debug for RecordId {
 }
 
 /// The 16 bytes of a canonical UUID text (lowercase hex, hyphens at 8, 13, 18 and 23).
+///
+/// Every record of a Claude Code file carries two ids, so this is on the reader's hot path
+/// (issue 12): the hyphens are checked at their fixed places, the 32 digits looked up in a
+/// table and an invalid digit found once at the end, without a branch per character.
 fn pack_uuid(s: &str) -> Option<[u8; 16]> {
-    let s = s.as_bytes();
-    if s.len() != 36 {
+    let s: &[u8; 36] = s.as_bytes().try_into().ok()?;
+    if s[8] != b'-' || s[13] != b'-' || s[18] != b'-' || s[23] != b'-' {
         return None;
     }
     let mut out = [0u8; 16];
-    let mut nibbles = 0;
-    for (i, &c) in s.iter().enumerate() {
-        if matches!(i, 8 | 13 | 18 | 23) {
-            if c != b'-' {
-                return None;
-            }
-            continue;
+    let mut bad = 0u8;
+    let mut k = 0;
+    // Each group's digits, as (start, end) in the text.
+    for (start, end) in [(0, 8), (9, 13), (14, 18), (19, 23), (24, 36)] {
+        for pair in s[start..end].chunks_exact(2) {
+            let (hi, lo) = (
+                HEX_DIGIT[usize::from(pair[0])],
+                HEX_DIGIT[usize::from(pair[1])],
+            );
+            bad |= hi | lo;
+            out[k] = (hi << 4) | (lo & 15);
+            k += 1;
         }
-        let v = match c {
-            b'0'..=b'9' => c - b'0',
-            b'a'..=b'f' => c - b'a' + 10,
-            _ => return None,
-        };
-        out[nibbles / 2] |= if nibbles % 2 == 0 { v << 4 } else { v };
-        nibbles += 1;
     }
-    Some(out)
+    (bad & 0x80 == 0).then_some(out)
 }
+
+/// The value of a lowercase hexadecimal digit; 0x80 for every other byte.
+static HEX_DIGIT: [u8; 256] = {
+    let mut t = [0x80u8; 256];
+    let mut c = 0;
+    while c < 10 {
+        t[b'0' as usize + c] = c as u8;
+        c += 1;
+    }
+    let mut c = 0;
+    while c < 6 {
+        t[b'a' as usize + c] = 10 + c as u8;
+        c += 1;
+    }
+    t
+};
 
 /// The canonical text of a packed UUID.
 fn unpack_uuid(b: &[u8; 16]) -> String {
