@@ -6,25 +6,8 @@
 
 mod lsp_common;
 
-use std::path::{Path, PathBuf};
-
 use lsp_common::*;
 use serde_json::{Value, json};
-
-fn jsonl_files(dir: &Path, out: &mut Vec<PathBuf>) {
-    let Ok(rd) = std::fs::read_dir(dir) else {
-        return;
-    };
-    let mut entries: Vec<PathBuf> = rd.filter_map(Result::ok).map(|e| e.path()).collect();
-    entries.sort();
-    for p in entries {
-        if p.is_dir() {
-            jsonl_files(&p, out);
-        } else if p.extension().is_some_and(|x| x == "jsonl") {
-            out.push(p);
-        }
-    }
-}
 
 fn count_symbols(v: &Value) -> usize {
     v.as_array()

@@ -17,21 +17,6 @@ use std::sync::atomic::Ordering;
 use lsp_common::*;
 use serde_json::{Value, json};
 
-fn jsonl_files(dir: &Path, out: &mut Vec<PathBuf>) {
-    let Ok(rd) = std::fs::read_dir(dir) else {
-        return;
-    };
-    let mut entries: Vec<PathBuf> = rd.filter_map(Result::ok).map(|e| e.path()).collect();
-    entries.sort();
-    for p in entries {
-        if p.is_dir() {
-            jsonl_files(&p, out);
-        } else if p.extension().is_some_and(|x| x == "jsonl") {
-            out.push(p);
-        }
-    }
-}
-
 fn corpus_files() -> Vec<PathBuf> {
     let mut files = Vec::new();
     jsonl_files(&shared_dir().join("corpus"), &mut files);

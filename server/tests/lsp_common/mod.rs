@@ -24,6 +24,24 @@ pub fn fixtures_dir() -> PathBuf {
     PathBuf::from(concat!(env!("CARGO_MANIFEST_DIR"), "/../fixtures"))
 }
 
+/// Appends every `.jsonl` file under `dir` to `out`, depth first, each directory's entries in
+/// sorted order (so the order of files, and of snapshot rows made from them, is fixed). A
+/// directory that cannot be read adds nothing.
+pub fn jsonl_files(dir: &Path, out: &mut Vec<PathBuf>) {
+    let Ok(rd) = std::fs::read_dir(dir) else {
+        return;
+    };
+    let mut entries: Vec<PathBuf> = rd.filter_map(Result::ok).map(|e| e.path()).collect();
+    entries.sort();
+    for p in entries {
+        if p.is_dir() {
+            jsonl_files(&p, out);
+        } else if p.extension().is_some_and(|x| x == "jsonl") {
+            out.push(p);
+        }
+    }
+}
+
 /// `file://` URI of a path.
 pub fn file_uri(p: &Path) -> String {
     let p = std::fs::canonicalize(p).unwrap_or_else(|_| p.to_path_buf());
