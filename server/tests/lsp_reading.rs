@@ -257,22 +257,6 @@ async fn stats_request_gives_the_cli_figures() {
     c.shutdown().await;
 }
 
-/// Every `.jsonl` under `dir`, sorted.
-fn jsonl_files(dir: &Path, out: &mut Vec<PathBuf>) {
-    let Ok(rd) = std::fs::read_dir(dir) else {
-        return;
-    };
-    let mut entries: Vec<PathBuf> = rd.filter_map(|e| e.ok().map(|e| e.path())).collect();
-    entries.sort();
-    for p in entries {
-        if p.is_dir() {
-            jsonl_files(&p, out);
-        } else if p.extension().is_some_and(|x| x == "jsonl") {
-            out.push(p);
-        }
-    }
-}
-
 /// Every file edit of the corpus's real sessions (Claude Code Edit / MultiEdit / Write /
 /// NotebookEdit, Codex apply_patch) renders as a diff in the verbose view: one diff fold per
 /// edit call, none left as a bare "…has been updated" line.
