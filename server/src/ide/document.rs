@@ -27,10 +27,10 @@ use crate::ide::session_files::{self, SessionFiles};
 use crate::ide::symbols::{self, Symbol};
 use crate::ide::view_index::ViewIndex;
 use crate::model::{Format, Transcript};
-use crate::source::LineIndex;
 use crate::source::age::FileState;
-use crate::source::load::{self, InvalidUtf8};
+use crate::source::load::{self, InvalidUtf8, complete_utf8_len};
 use crate::source::position::{self as sp, Encoding};
+use crate::source::{LineIndex, Text};
 use crate::view::{self, View};
 
 /// Where a source's text comes from.
@@ -45,8 +45,8 @@ pub enum Origin {
 /// The text of a source.
 #[derive(Debug, Clone)]
 enum Body {
-    /// One string: as opened, as read from disk, or as grown by appends.
-    Flat(Arc<String>),
+    /// One string: as opened, as read (or mapped: issue 12) from disk, or as grown by appends.
+    Flat(Arc<Text>),
     /// Edited by incremental changes.
     Rope(Rope),
 }
@@ -66,6 +66,8 @@ struct DiskState {
     missing: bool,
     /// Lines where invalid UTF-8 was replaced by U+FFFD (one warning each).
     invalid: Vec<InvalidUtf8>,
+    /// Files from this size on are mapped ([`load::MAP_FROM_BYTES`]; tests map small files).
+    map_from: u64,
 }
 
 #[derive(Debug)]
@@ -224,7 +226,7 @@ impl Source {
             text: Mutex::new(TextState {
                 generation: 1,
                 version: Some(version),
-                body: Body::Flat(Arc::new(text)),
+                body: Body::Flat(Arc::new(text.into())),
                 dirty_from: 0,
                 flat_index: None,
                 disk: None,
@@ -234,9 +236,16 @@ impl Source {
         }
     }
 
-    /// Reads a file from disk. Errors are I/O errors (missing file, permission).
+    /// Reads a file from disk: mapped when it is [`load::MAP_FROM_BYTES`] or more and valid
+    /// UTF-8 (issue 12), else read into memory. Errors are I/O errors (missing file,
+    /// permission) and [`load::LoadError`]s.
     pub fn disk(path: PathBuf) -> std::io::Result<Source> {
-        let (text, disk) = read_whole(&path)?;
+        Source::disk_mapping_from(path, load::MAP_FROM_BYTES)
+    }
+
+    /// [`Source::disk`], mapping files from `map_from` bytes on (tests map small files).
+    pub fn disk_mapping_from(path: PathBuf, map_from: u64) -> std::io::Result<Source> {
+        let (text, disk) = read_whole(&path, map_from)?;
         Ok(Source {
             path: Some(path),
             origin: Origin::Disk,
@@ -292,7 +301,7 @@ impl Source {
         for ch in changes {
             match ch.range {
                 None => {
-                    st.body = Body::Flat(Arc::new(ch.text));
+                    st.body = Body::Flat(Arc::new(ch.text.into()));
                     st.flat_index = None;
                     st.dirty_from = 0;
                 }
@@ -308,7 +317,7 @@ impl Source {
                                 build.reclaim(); // let the string grow without a copy
                             }
                             let old = s.len();
-                            let text = Arc::make_mut(s);
+                            let text = Arc::make_mut(s).make_mut();
                             text.push_str(&ch.text);
                             index.append(text, old);
                             st.dirty_from = st.dirty_from.min(old);
@@ -338,11 +347,11 @@ impl Source {
     }
 
     /// The current text as one string (materialises a rope; O(n)).
-    pub fn text(&self) -> Arc<String> {
+    pub fn text(&self) -> Arc<Text> {
         let body = lock(&self.text).body.clone();
         match body {
             Body::Flat(s) => s,
-            Body::Rope(r) => Arc::new(r.to_string()),
+            Body::Rope(r) => Arc::new(r.to_string().into()),
         }
     }
 
@@ -353,12 +362,14 @@ impl Source {
         let Some(path) = self.path.clone() else {
             return DiskChange::Unchanged;
         };
-        let (known_len, known_id, tail, was_missing) = {
+        let (known_len, known_id, tail, was_missing, torn, map_from) = {
             let st = lock(&self.text);
             let Some(d) = &st.disk else {
                 return DiskChange::Unchanged;
             };
-            (d.len, d.id, d.tail.clone(), d.missing)
+            // A mapped text the file was truncated under holds zeros: read it again.
+            let torn = matches!(&st.body, Body::Flat(t) if t.torn());
+            (d.len, d.id, d.tail.clone(), d.missing, torn, d.map_from)
         };
         let md = match std::fs::metadata(&path) {
             Ok(md) => md,
@@ -371,7 +382,8 @@ impl Source {
         };
         let id = file_id(&md);
         let len = md.len();
-        let replaced = was_missing || (id.is_some() && known_id.is_some() && id != known_id);
+        let replaced =
+            was_missing || torn || (id.is_some() && known_id.is_some() && id != known_id);
         if !replaced && len == known_len {
             return DiskChange::Unchanged;
         }
@@ -394,11 +406,23 @@ impl Source {
                     let st = &mut *st;
                     let mut s = match std::mem::replace(&mut st.body, Body::Flat(Arc::default())) {
                         Body::Flat(s) => s,
-                        Body::Rope(r) => Arc::new(r.to_string()),
+                        Body::Rope(r) => Arc::new(r.to_string().into()),
                     };
                     let from = s.len();
-                    if let Some(d) = st.disk.as_mut() {
-                        load::decode_into(&buf[..cut], Arc::make_mut(&mut s), &mut d.invalid);
+                    // A mapped text grows by a new mapping of the grown file, checked over the
+                    // appended bytes only (issue 12: no copy of the file into memory).
+                    let grown = s
+                        .is_mapped()
+                        .then(|| map_grown(&path, &s, &buf[..cut]))
+                        .flatten();
+                    if let Some(t) = grown {
+                        s = Arc::new(t);
+                    } else if let Some(d) = st.disk.as_mut() {
+                        load::decode_into(
+                            &buf[..cut],
+                            Arc::make_mut(&mut s).make_mut(),
+                            &mut d.invalid,
+                        );
                     }
                     st.body = Body::Flat(s);
                     st.dirty_from = st.dirty_from.min(from);
@@ -409,7 +433,7 @@ impl Source {
                 Err(e) => return self.set_missing(e.to_string()),
             }
         }
-        match read_whole(&path) {
+        match read_whole(&path, map_from) {
             Ok((text, disk)) => {
                 let mut st = lock(&self.text);
                 st.body = Body::Flat(Arc::new(text));
@@ -424,11 +448,16 @@ impl Source {
 
     fn set_missing(&self, why: String) -> DiskChange {
         let mut st = lock(&self.text);
-        st.body = Body::Flat(Arc::new(String::new()));
+        st.body = Body::Flat(Arc::default());
         st.dirty_from = 0;
         st.generation += 1;
+        let map_from = st
+            .disk
+            .as_ref()
+            .map_or(load::MAP_FROM_BYTES, |d| d.map_from);
         st.disk = Some(DiskState {
             missing: true,
+            map_from,
             ..DiskState::default()
         });
         DiskChange::Missing(why)
@@ -444,20 +473,35 @@ impl Source {
 
     /// The snapshot of the current text, built if needed (on a blocking thread; the reader is
     /// fed incrementally when only bytes after its consumed offset changed).
+    ///
+    /// A mapped disk text the file was truncated under ([`Text::torn`]) is read again from
+    /// disk and built again (up to [`load::READ_ATTEMPTS`] times): a file truncated and
+    /// rewritten while it was read is served with its new content, never with the zeros the
+    /// mapping showed (issue 12).
     pub async fn snapshot(self: &Arc<Self>, settings: &SettingsStamp) -> Arc<Snapshot> {
-        // The build runs in its own task: a cancelled request (the client's `$/cancelRequest`
-        // drops the handler's future) does not lose the work or the incremental reader.
-        let src = self.clone();
-        let stamp = settings.clone();
-        let task = tokio::spawn(async move { src.build_current(&stamp).await });
-        match task.await {
-            Ok(snap) => snap,
-            Err(_) => Arc::new(Snapshot::empty(
-                self.path.clone(),
-                self.generation(),
-                self.version(),
-                settings,
-            )),
+        let mut attempt = 0;
+        loop {
+            attempt += 1;
+            // The build runs in its own task: a cancelled request (the client's
+            // `$/cancelRequest` drops the handler's future) does not lose the work or the
+            // incremental reader.
+            let src = self.clone();
+            let stamp = settings.clone();
+            let task = tokio::spawn(async move { src.build_current(&stamp).await });
+            let snap = match task.await {
+                Ok(snap) => snap,
+                Err(_) => Arc::new(Snapshot::empty(
+                    self.path.clone(),
+                    self.generation(),
+                    self.version(),
+                    settings,
+                )),
+            };
+            if !snap.text.torn() || attempt >= load::READ_ATTEMPTS {
+                return snap;
+            }
+            let src = self.clone();
+            let _ = tokio::task::spawn_blocking(move || src.refresh_disk()).await;
         }
     }
 
@@ -480,6 +524,7 @@ impl Source {
         };
         if let Some(s) = &b.snapshot
             && s.generation == generation
+            && !s.text.torn()
             && s.settings == settings.stamp
             // A file read as still being written may have settled since (file-age rule).
             && (s.options.file_complete
@@ -591,7 +636,9 @@ pub struct Snapshot {
     /// The settings stamp it was built with.
     pub settings: u64,
     pub path: Option<PathBuf>,
-    pub text: Arc<String>,
+    /// The text it was read from: owned, or a mapped file (issue 12; its pages are released
+    /// after the build and after each render, [`Text::release_all`]).
+    pub text: Arc<Text>,
     pub lines: LineIndex,
     pub transcript: Transcript,
     pub analysis: Analysis,
@@ -774,18 +821,42 @@ fn build(
     let t0 = std::time::Instant::now();
     let text = match body {
         Body::Flat(s) => s,
-        Body::Rope(r) => Arc::new(r.to_string()),
+        Body::Rope(r) => Arc::new(r.to_string().into()),
     };
     // The previous build's index goes on over the appended bytes (the caller passes it only
     // when no byte it indexed changed).
-    let lines = match lines {
-        Some(mut l) => {
-            let old = l.len();
-            l.append(&text, old);
-            l
+    let mut lines = lines.unwrap_or_default();
+    let mut reader = reader.unwrap_or_default();
+    // A big read reports its progress (issue 12, item 4), and a mapped text is read a window
+    // at a time, its pages released behind the reader (issue 12: the file is never wholly
+    // resident beside the model). The pieces end after a line, which reads the same records
+    // and lines as one feed.
+    let from = reader.consumed_bytes();
+    let mut load = stamp
+        .progress
+        .start("Reading", path.as_deref(), text.len() - from);
+    if load.active() || text.is_mapped() {
+        let mut done = from.min(lines.len());
+        for cut in crate::ide::progress::line_cuts(&text, from, 4 << 20) {
+            if cut > lines.len() {
+                let old = lines.len();
+                lines.append(&text[..cut], old);
+            }
+            reader.feed(&text[..cut]);
+            load.read(cut - from);
+            text.release(done..cut);
+            done = cut;
         }
-        None => LineIndex::new(&text),
-    };
+    } else {
+        let old = lines.len();
+        lines.append(&text, old);
+        reader.feed(&text);
+    }
+    if lines.len() != text.len() {
+        let old = lines.len();
+        lines.append(&text, old);
+    }
+    reader.settle_tail(&text);
     // An editor buffer of a file on disk: the bytes on disk tell where the editor met invalid
     // UTF-8 (issue 8 defect 11); the warnings are placed on the buffer's lines.
     let editor_invalid = match (disk_check, &path) {
@@ -800,22 +871,6 @@ fn build(
     } else {
         &editor_invalid
     };
-    let mut reader = reader.unwrap_or_default();
-    // A big read reports its progress (issue 12, item 4): the reader is fed in pieces that
-    // end after a line, which reads the same records as one feed.
-    let from = reader.consumed_bytes();
-    let mut load = stamp
-        .progress
-        .start("Reading", path.as_deref(), text.len() - from);
-    if load.active() {
-        for cut in crate::ide::progress::line_cuts(&text, from, 4 << 20) {
-            reader.feed(&text[..cut]);
-            load.read(cut - from);
-        }
-    } else {
-        reader.feed(&text);
-    }
-    reader.settle_tail(&text);
     // A `/btw` aside file's snapshot marks records the reader did not (see below).
     let aside = path
         .as_deref()
@@ -879,6 +934,8 @@ fn build(
         }
     };
     load.end(format!("{} records", transcript.entries.len()));
+    // The analysis read spans of the text; none of it stays resident (issue 12).
+    text.release_all();
     let snap = Snapshot {
         generation,
         version,
@@ -1082,41 +1139,28 @@ fn file_id(_md: &std::fs::Metadata) -> Option<(u64, u64)> {
     None
 }
 
-/// Length of `bytes` without an incomplete UTF-8 sequence at the very end (at most 3 bytes,
-/// kept for the next read of a growing file). Invalid sequences elsewhere are left to the
-/// lossy decoding.
-///
-/// Only the last three bytes are looked at (issue 12: a whole check here was a second pass of
-/// UTF-8 validation over every file read; the decoding checks the rest): valid text never ends
-/// inside a sequence, so it keeps its whole length.
-fn complete_utf8_len(bytes: &[u8]) -> usize {
-    for back in 1..=3.min(bytes.len()) {
-        let b = bytes[bytes.len() - back];
-        if b & 0xC0 != 0x80 {
-            // A lead byte: is its sequence complete?
-            let need = if b >= 0xF0 {
-                4
-            } else if b >= 0xE0 {
-                3
-            } else if b >= 0xC0 {
-                2
-            } else {
-                1
-            };
-            if need > back {
-                return bytes.len() - back;
-            }
-            break;
-        }
-    }
-    bytes.len()
-}
-
 fn tail_of(bytes: &[u8], n: usize) -> Vec<u8> {
     bytes[bytes.len().saturating_sub(n)..].to_vec()
 }
 
-fn read_whole(path: &Path) -> std::io::Result<(String, DiskState)> {
+fn read_whole(path: &Path, map_from: u64) -> std::io::Result<(Text, DiskState)> {
+    if let Some(m) = load::map_file(path, load::MAX_FILE_BYTES, map_from, true)? {
+        let text_tail = &m.text.as_bytes()[m.text.len().saturating_sub(64)..];
+        let mut tail = text_tail.to_vec();
+        tail.extend_from_slice(&m.rest);
+        return Ok((
+            m.text.clone(),
+            DiskState {
+                len: (m.text.len() + m.rest.len()) as u64,
+                tail: tail_of(&tail, 64),
+                partial: m.rest,
+                id: file_id(&m.metadata),
+                missing: false,
+                invalid: Vec::new(),
+                map_from,
+            },
+        ));
+    }
     let read = load::read_checked(path, 0, load::MAX_FILE_BYTES)?;
     let md = read.metadata.clone();
     let checked = read.utf8;
@@ -1134,7 +1178,7 @@ fn read_whole(path: &Path) -> std::io::Result<(String, DiskState)> {
         None => load::decode_owned(bytes),
     };
     Ok((
-        text,
+        text.into(),
         DiskState {
             len,
             partial,
@@ -1142,8 +1186,23 @@ fn read_whole(path: &Path) -> std::io::Result<(String, DiskState)> {
             tail,
             missing: false,
             invalid,
+            map_from,
         },
     ))
+}
+
+/// A new mapping of the file at `path` grown by `appended` bytes after the mapped text `old`
+/// (a followed file): `None` when the file cannot be mapped again or its bytes after `old` are
+/// not `appended` (changed meanwhile), and the caller appends to an owned copy instead.
+fn map_grown(path: &Path, old: &Text, appended: &[u8]) -> Option<Text> {
+    let (f, _) = load::open_regular(path).ok()?;
+    let len = old.len() + appended.len();
+    let map = Arc::new(crate::source::mapped::Mapping::new(&f, len).ok()?);
+    let fresh = map.bytes().get(old.len()..len)?;
+    if fresh != appended || map.torn() {
+        return None;
+    }
+    Text::mapped_after(map, old.len(), len)
 }
 
 fn read_from(path: &Path, from: u64, to: u64) -> std::io::Result<Vec<u8>> {
