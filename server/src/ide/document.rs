@@ -194,6 +194,10 @@ pub enum DiskChange {
     Missing(String),
 }
 
+/// Bytes of a mapped text read (by the reader, the analysis or the rendering) between two
+/// drops of its resident pages (issue 12): 4 MiB.
+pub const RELEASE_STEP: usize = 4 << 20;
+
 /// Text size from which a build that read the text from the start hands the heap's free pages
 /// back to the system when it is done ([`release_free_heap`]); smaller documents leave too
 /// little behind to be worth the call.
@@ -463,6 +467,11 @@ impl Source {
         DiskChange::Missing(why)
     }
 
+    /// A mapped text the file was truncated under ([`Text::torn`]).
+    fn text_torn(&self) -> bool {
+        matches!(&lock(&self.text).body, Body::Flat(t) if t.torn())
+    }
+
     /// Drops the cached snapshot if no build is running, so that an append can grow the text
     /// in place instead of copying it.
     pub fn release_cache(&self) {
@@ -482,6 +491,10 @@ impl Source {
         let mut attempt = 0;
         loop {
             attempt += 1;
+            if self.origin == Origin::Disk && self.text_torn() {
+                let src = self.clone();
+                let _ = tokio::task::spawn_blocking(move || src.refresh_disk()).await;
+            }
             // The build runs in its own task: a cancelled request (the client's
             // `$/cancelRequest` drops the handler's future) does not lose the work or the
             // incremental reader.
@@ -698,12 +711,27 @@ impl Snapshot {
             return v;
         }
         let slot = usize::from(verbose);
-        let view = view::render_with_phases(
+        // Rendering reads spans of every turn: the pages of a mapped text are dropped each
+        // time it has gone [`RELEASE_STEP`] bytes further (issue 12).
+        let mut released_at = 0;
+        let view = view::render_turn_by_turn(
             &self.transcript,
             &self.analysis,
             &self.text,
             &view::ViewOptions { verbose },
             &self.options.gate_phases,
+            &mut |turn| {
+                let end = turn
+                    .entries
+                    .end
+                    .checked_sub(1)
+                    .and_then(|i| self.transcript.entries.get(i))
+                    .map_or(0, |e| e.span.end);
+                if self.text.is_mapped() && end >= released_at + RELEASE_STEP {
+                    self.text.release_all();
+                    released_at = end;
+                }
+            },
         );
         let vs = Arc::new(ViewSnap::new(view, self.generation, verbose));
         lock(&self.views)[slot] = Some(vs.clone());
@@ -835,16 +863,50 @@ fn build(
     let mut load = stamp
         .progress
         .start("Reading", path.as_deref(), text.len() - from);
+    let options = stamp.options_for(path.as_deref());
+    // A `/btw` aside file's snapshot marks records the reader did not (see below).
+    let aside = path
+        .as_deref()
+        .is_some_and(crate::formats::claude_code::aside::is_aside_file);
+    // A mapped file read from the start is also analysed as it is read (issue 12): the
+    // analysis reads spans of every record (text blocks, tool calls, prompts, answers), so
+    // analysing the whole file at the end would bring most of it back into memory. After a
+    // window the analysis resumes from the start of the last turn (`analysis::resume`, equal
+    // to one analysis of the whole), and only once as many bytes were read as that turn
+    // holds, so that the turn analysed again never costs more than the bytes read meanwhile.
+    let analyse_windows = text.is_mapped() && previous.is_none() && invalid.is_empty() && !aside;
+    let mut windowed: Option<(Analysis, analysis::Checkpoint)> = None;
     if load.active() || text.is_mapped() {
         let mut done = from.min(lines.len());
-        for cut in crate::ide::progress::line_cuts(&text, from, 4 << 20) {
+        let (mut analysed_to, mut last_turn_bytes) = (from, 0);
+        for cut in crate::ide::progress::line_cuts(&text, from, RELEASE_STEP) {
             if cut > lines.len() {
                 let old = lines.len();
                 lines.append(&text[..cut], old);
             }
             reader.feed(&text[..cut]);
             load.read(cut - from);
-            text.release(done..cut);
+            if analyse_windows
+                && cut < text.len()
+                && cut - analysed_to >= last_turn_bytes
+                && reader.transcript().format.is_some_and(Format::is_known)
+            {
+                let (mut t, lent) = reader.lend();
+                let revised = t.take_revised();
+                let (a, c) = match windowed.take() {
+                    Some((a, c)) => analysis::resume(a, c, revised, &t, &text, &options),
+                    None => analysis::analyze_resumable(&t, &text, &options),
+                };
+                let turn_start = t.entries.get(c.start()).map_or(cut, |e| e.span.start);
+                last_turn_bytes = cut.saturating_sub(turn_start);
+                analysed_to = cut;
+                windowed = Some((a, c));
+                reader = lent.restore(t);
+                // The analysis may have read anywhere before `cut`.
+                text.release(0..cut);
+            } else {
+                text.release(done..cut);
+            }
             done = cut;
         }
     } else {
@@ -871,10 +933,6 @@ fn build(
     } else {
         &editor_invalid
     };
-    // A `/btw` aside file's snapshot marks records the reader did not (see below).
-    let aside = path
-        .as_deref()
-        .is_some_and(crate::formats::claude_code::aside::is_aside_file);
     let (mut transcript, resume) = if reader.transcript().format.is_none() {
         // No record told the format yet: show the lines as `Unknown` now, but keep the
         // reader undecided so that records appended later are still detected (issue 8
@@ -899,7 +957,6 @@ fn build(
             crate::formats::claude_code::aside::apply(&mut transcript, p);
         }
     }
-    let options = stamp.options_for(path.as_deref());
     load.step("analysing");
     // Records appended to the reader's own transcript: the analysis resumes at the start of the
     // previous last turn, and the lookup tables are rebuilt from there (issue 12).
@@ -909,8 +966,14 @@ fn build(
     let (analysis, lookup, checkpoint, kept_turns) = match transcript.format() {
         Format::Unknown => (Analysis::default(), Lookup::default(), None, 0),
         _ => {
-            let (analysis, checkpoint, from) = match previous {
-                Some((a, lookup, symbols, c)) => {
+            let from_windows = windowed.is_some();
+            let (analysis, checkpoint, from) = match (previous, windowed) {
+                // Analysed while it was read: the records of the last window.
+                (_, Some((a, c))) => {
+                    let (a, c) = analysis::resume(a, c, revised, &transcript, &text, &options);
+                    (a, c, None)
+                }
+                (Some((a, lookup, symbols, c)), None) => {
                     let from = c.start();
                     let (a, c) = analysis::resume(a, c, revised, &transcript, &text, &options);
                     let from = if c.kept_turns() > 0 { from } else { 0 };
@@ -918,7 +981,7 @@ fn build(
                     seed.truncate(c.kept_turns());
                     (a, c, Some((lookup, from)))
                 }
-                None => {
+                (None, None) => {
                     let (a, c) = analysis::analyze_resumable(&transcript, &text, &options);
                     (a, c, None)
                 }
@@ -927,7 +990,12 @@ fn build(
                 Some((lookup, from)) if from > 0 => lookup.resume(&transcript, &analysis, from),
                 _ => Lookup::new(&transcript, &analysis),
             };
-            let kept = checkpoint.kept_turns();
+            // Turns kept from the previous snapshot (none for a file analysed as it was read).
+            let kept = if from_windows {
+                0
+            } else {
+                checkpoint.kept_turns()
+            };
             // Only the reader's own transcript grows by appends alone.
             let checkpoint = matches!(resume, Resume::Lent(_)).then_some(checkpoint);
             (analysis, lookup, checkpoint, kept)
@@ -1471,6 +1539,112 @@ mod tests {
         std::fs::write(&p, "{\"c\":3}\n").unwrap();
         assert_eq!(s.refresh_disk(), DiskChange::Reloaded);
         assert_eq!(*s.text(), "{\"c\":3}\n");
+    }
+}
+
+/// Issue 12: disk sources of mapped files (mapped from 1 byte on here, so that small files
+/// take the mapped path).
+#[cfg(all(test, unix))]
+mod mapped_tests {
+    use super::*;
+
+    fn records(from: usize, n: usize) -> String {
+        (from..from + n)
+            .map(|i| {
+                let u = serde_json::json!({"type":"user","uuid":format!("u{i}"),"sessionId":"s",
+                    "timestamp":"2026-01-01T00:00:00Z",
+                    "message":{"role":"user","content":format!("prompt {i:05} {}", "é".repeat(40))}});
+                format!("{u}\n")
+            })
+            .collect()
+    }
+
+    fn is_mapped(s: &Source) -> bool {
+        matches!(&lock(&s.text).body, Body::Flat(t) if t.is_mapped())
+    }
+
+    /// A mapped file that grows stays mapped (a new mapping, only the appended bytes checked),
+    /// with the same text, cut characters and warnings as the read path; invalid bytes appended
+    /// make it an owned text decoded lossily; a truncation reloads it.
+    #[test]
+    fn a_mapped_disk_file_grows_and_is_truncated_as_a_read_one() {
+        let dir = tempfile::tempdir().unwrap();
+        let p = dir.path().join("m.jsonl");
+        let smile = "😀".as_bytes();
+        let mut bytes = records(0, 3).into_bytes();
+        bytes.extend_from_slice(&smile[..2]);
+        std::fs::write(&p, &bytes).unwrap();
+        let s = Source::disk_mapping_from(p.clone(), 1).unwrap();
+        assert!(is_mapped(&s));
+        assert_eq!(*s.text(), records(0, 3), "the cut emoji waits for its end");
+        let mut f = std::fs::OpenOptions::new().append(true).open(&p).unwrap();
+        std::io::Write::write_all(&mut f, &smile[2..]).unwrap();
+        std::io::Write::write_all(&mut f, b"\n").unwrap();
+        std::io::Write::write_all(&mut f, records(3, 2).as_bytes()).unwrap();
+        let grown = 3 + records(3, 2).len() as u64;
+        assert_eq!(s.refresh_disk(), DiskChange::Appended(grown));
+        assert!(is_mapped(&s), "grown by a new mapping");
+        assert_eq!(*s.text(), records(0, 3) + "😀\n" + &records(3, 2));
+        assert_eq!(s.refresh_disk(), DiskChange::Unchanged);
+
+        std::io::Write::write_all(&mut f, b"{\"bad\":\"\xff\"}\n").unwrap();
+        assert_eq!(s.refresh_disk(), DiskChange::Appended(12));
+        assert!(!is_mapped(&s), "invalid bytes: an owned, lossy text");
+        assert!(s.text().ends_with("{\"bad\":\"\u{fffd}\"}\n"));
+        assert_eq!(lock(&s.text).disk.as_ref().unwrap().invalid.len(), 1);
+
+        std::fs::write(&p, records(7, 1)).unwrap();
+        assert_eq!(s.refresh_disk(), DiskChange::Reloaded);
+        assert!(is_mapped(&s));
+        assert_eq!(*s.text(), records(7, 1));
+        // A file with invalid bytes is read, not mapped, and decoded as before.
+        let bad = b"{\"a\":1}\n{\"b\":\"\xff\"}\n";
+        std::fs::write(&p, bad).unwrap();
+        let s = Source::disk_mapping_from(p.clone(), 1).unwrap();
+        assert!(!is_mapped(&s));
+        assert_eq!(*s.text(), load::decode(bad).0);
+    }
+
+    /// Issue 12: the file behind a mapped snapshot is truncated and rewritten shorter. Rendering
+    /// that snapshot touches pages past the new end: they read as zeros (SIGBUS handled, no
+    /// crash) and the text is torn; the next snapshot reads the file again and shows the new
+    /// content.
+    #[tokio::test]
+    async fn a_mapped_file_truncated_under_a_snapshot_is_read_again() {
+        let stamp = crate::ide::host::Host::new().stamp();
+        let dir = tempfile::tempdir().unwrap();
+        let p = dir.path().join("t.jsonl");
+        let old = records(0, 400);
+        assert!(old.len() > 16 * 4096);
+        std::fs::write(&p, &old).unwrap();
+        let s = Arc::new(Source::disk_mapping_from(p.clone(), 1).unwrap());
+        let snap = s.snapshot(&stamp).await;
+        assert!(snap.text.is_mapped());
+        assert_eq!(snap.transcript.entries.len(), 400);
+
+        let new = records(1000, 3);
+        std::fs::write(&p, &new).unwrap();
+        let view = snap.view(false);
+        assert!(snap.text.torn(), "pages past the new end were touched");
+        // Records of equal length: the first three spans hold the new records' bytes.
+        assert!(
+            view.view.text.contains("prompt 01000"),
+            "the new bytes, seen through the map"
+        );
+        assert!(
+            !view.view.text.contains("prompt 00399"),
+            "zeros past the end"
+        );
+
+        let fresh = s.snapshot(&stamp).await;
+        assert!(!fresh.text.torn());
+        assert_eq!(*fresh.text, new);
+        assert_eq!(fresh.transcript.entries.len(), 3);
+        let text = &fresh.view(false).view.text;
+        assert!(
+            text.contains("prompt 01002") && !text.contains("prompt 00003"),
+            "{text}"
+        );
     }
 }
 

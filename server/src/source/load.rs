@@ -647,6 +647,57 @@ mod tests {
         assert_eq!(reads, 1);
     }
 
+    /// Issue 12: a mapped file gives the text a read gives. Valid UTF-8 is mapped (a character
+    /// cut at the end left out only when asked); invalid bytes, a cut character otherwise, a
+    /// zstd file, an empty file or one below the size asked are not mapped, and `load` reads
+    /// them with the same text and warnings as before.
+    #[cfg(unix)]
+    #[test]
+    fn mapped_files_read_as_read_ones() {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("m.jsonl");
+        let valid = "{\"a\":\"é😀\"}\r\n".repeat(50);
+        let mut cut = valid.clone().into_bytes();
+        cut.extend_from_slice(&"😀".as_bytes()[..3]);
+        let mut invalid = valid.clone().into_bytes();
+        invalid.extend_from_slice(b"{\"b\":\"\xff\"}\n");
+        let zstd = crate::source::zstd::tests::SMALL.to_vec();
+        for (bytes, mapped, mapped_cut) in [
+            (valid.clone().into_bytes(), true, true),
+            (cut.clone(), false, true),
+            (invalid.clone(), false, false),
+            (zstd, false, false),
+            (Vec::new(), false, false),
+        ] {
+            std::fs::write(&path, &bytes).unwrap();
+            let m = map_file(&path, u64::MAX, 1, false).unwrap();
+            assert_eq!(m.is_some(), mapped, "{:?}", String::from_utf8_lossy(&bytes));
+            let m = map_file(&path, u64::MAX, 1, true).unwrap();
+            assert_eq!(m.is_some(), mapped_cut);
+            if let Some(m) = m {
+                let keep = complete_utf8_len(&bytes);
+                assert_eq!(m.text.as_bytes(), &bytes[..keep]);
+                assert_eq!(m.rest, &bytes[keep..]);
+                assert_eq!(m.metadata.len(), bytes.len() as u64);
+            }
+            let read = load_mapping_from(&path, u64::MAX, u64::MAX).unwrap();
+            let loaded = load_mapping_from(&path, u64::MAX, 1).unwrap();
+            assert_eq!(loaded.text.is_mapped(), mapped);
+            assert_eq!(loaded.text, read.text);
+            assert_eq!(loaded.invalid, read.invalid);
+            assert_eq!(loaded.compressed, read.compressed);
+        }
+        std::fs::write(&path, &valid).unwrap();
+        assert!(
+            map_file(&path, u64::MAX, valid.len() as u64 + 1, false)
+                .unwrap()
+                .is_none()
+        );
+        let m = map_file(&path, 10, 1, true).unwrap().unwrap();
+        assert_eq!(m.text, "{\"a\":\"é", "at most `max` bytes");
+        assert!(load(&path, u64::MAX).unwrap().text.len() == valid.len());
+    }
+
     #[cfg(unix)]
     #[test]
     fn refuses_fifos_and_devices_without_opening_them() {

@@ -12,6 +12,12 @@ use std::sync::Arc;
 
 use crate::source::mapped::Mapping;
 
+/// Bytes of a mapped file checked as UTF-8 at a time by [`Text::mapped`]: 4 MiB.
+pub const CHECK_WINDOW: usize = 4 << 20;
+
+/// How often [`Text::reading_spans`] drops a mapped text's resident pages: 5 ms.
+pub const DROP_EVERY: std::time::Duration = std::time::Duration::from_millis(5);
+
 /// A source text: owned, or the valid UTF-8 prefix of a mapped file.
 #[derive(Clone, Default)]
 pub struct Text(Repr);
@@ -34,10 +40,22 @@ impl Default for Repr {
 
 impl Text {
     /// The first `len` bytes of `map` as text, if they are valid UTF-8 (checked with
-    /// `simdutf8`); `None` otherwise (the caller decodes the file lossily instead).
+    /// `simdutf8`, a window of [`CHECK_WINDOW`] bytes at a time, each window's pages released
+    /// once checked); `None` otherwise (the caller decodes the file lossily instead).
     pub fn mapped(map: Arc<Mapping>, len: usize) -> Option<Text> {
         let bytes = map.bytes().get(..len)?;
-        simdutf8::basic::from_utf8(bytes).ok()?;
+        let mut at = 0;
+        while at < len {
+            // A window ends at a character boundary (at most 3 bytes further), so that each
+            // is checked as text on its own.
+            let mut end = (at + CHECK_WINDOW).min(len);
+            while end < len && bytes[end] & 0xC0 == 0x80 && end - at < CHECK_WINDOW + 3 {
+                end += 1;
+            }
+            simdutf8::basic::from_utf8(&bytes[at..end]).ok()?;
+            map.release(at..end);
+            at = end;
+        }
         Some(Text(Repr::Mapped { map, len }))
     }
 
@@ -87,6 +105,41 @@ impl Text {
         if let Repr::Mapped { map, len } = &self.0 {
             map.release(range.start.min(*len)..range.end.min(*len));
         }
+    }
+
+    /// Runs `f`, which reads spans anywhere in the text, while a helper thread drops the
+    /// resident pages of a mapped text every [`DROP_EVERY`] (an owned text: just `f`).
+    ///
+    /// Issue 12: the analysis and the rendering read spans of every record (text blocks,
+    /// prompts, answers, tool inputs), and a fault maps 64 KiB of file around each (the
+    /// kernel's fault-around, which `MADV_RANDOM` does not turn off), so one pass over the
+    /// model brought the whole file back beside it. Dropping pages while they may be read is
+    /// safe for a read-only file mapping: a reader whose page went away faults it in again
+    /// from the page cache, unchanged. Resident file pages then stay within what `f` touches
+    /// in [`DROP_EVERY`] (a few MB) at the cost of those faults.
+    pub fn reading_spans<T>(&self, f: impl FnOnce() -> T) -> T {
+        let Repr::Mapped { map, len } = &self.0 else {
+            return f();
+        };
+        struct Stop<'a>(&'a std::sync::atomic::AtomicBool, std::thread::Thread);
+        impl Drop for Stop<'_> {
+            fn drop(&mut self) {
+                self.0.store(true, std::sync::atomic::Ordering::Release);
+                self.1.unpark();
+            }
+        }
+        let done = std::sync::atomic::AtomicBool::new(false);
+        std::thread::scope(|s| {
+            let dropper = s.spawn(|| {
+                while !done.load(std::sync::atomic::Ordering::Acquire) {
+                    std::thread::park_timeout(DROP_EVERY);
+                    map.release(0..*len);
+                }
+            });
+            // Stops the helper however `f` ends (a panic too: the scope joins it first).
+            let _stop = Stop(&done, dropper.thread().clone());
+            f()
+        })
     }
 
     /// [`Text::release`] over the whole text: after a build, after an answer that read spans
