@@ -162,6 +162,10 @@ pub struct Source {
     /// Editor sources naming a file: what the one loader finds in the file's bytes on disk
     /// (the editor decodes the file itself, so its buffer cannot tell).
     disk_check: Arc<Mutex<DiskCheck>>,
+    /// [`Source::snapshot`] read a torn text again from disk: the next
+    /// [`Source::refresh_disk`] reports [`DiskChange::Reloaded`] even if it finds nothing new,
+    /// so that the watcher tells the clients (issue 12).
+    reread: std::sync::atomic::AtomicBool,
 }
 
 /// One edit of an editor text: `range` (start, end) in the session's position encoding, or
@@ -237,6 +241,7 @@ impl Source {
             }),
             build: tokio::sync::Mutex::new(BuildState::default()),
             disk_check: Arc::default(),
+            reread: Default::default(),
         }
     }
 
@@ -263,6 +268,7 @@ impl Source {
             }),
             build: tokio::sync::Mutex::new(BuildState::default()),
             disk_check: Arc::default(),
+            reread: Default::default(),
         })
     }
 
@@ -361,8 +367,28 @@ impl Source {
 
     /// Re-reads a disk source after the watcher reported a change: appended bytes only when
     /// the file grew and its known bytes are unchanged; the whole file when it was truncated
-    /// or replaced; an empty text when it is gone.
+    /// or replaced; an empty text when it is gone. A torn mapped text (the file was truncated
+    /// under it) is read again, and so reported when [`Source::snapshot`] read it again first.
     pub fn refresh_disk(&self) -> DiskChange {
+        let change = self.refresh_disk_now();
+        if change == DiskChange::Unchanged
+            && self.reread.swap(false, std::sync::atomic::Ordering::AcqRel)
+        {
+            return DiskChange::Reloaded;
+        }
+        change
+    }
+
+    /// Re-reads a torn disk text for [`Source::snapshot`], leaving the report to the watcher's
+    /// next [`Source::refresh_disk`].
+    fn reread_torn(&self) {
+        if self.refresh_disk_now() == DiskChange::Reloaded {
+            self.reread
+                .store(true, std::sync::atomic::Ordering::Release);
+        }
+    }
+
+    fn refresh_disk_now(&self) -> DiskChange {
         let Some(path) = self.path.clone() else {
             return DiskChange::Unchanged;
         };
@@ -493,7 +519,7 @@ impl Source {
             attempt += 1;
             if self.origin == Origin::Disk && self.text_torn() {
                 let src = self.clone();
-                let _ = tokio::task::spawn_blocking(move || src.refresh_disk()).await;
+                let _ = tokio::task::spawn_blocking(move || src.reread_torn()).await;
             }
             // The build runs in its own task: a cancelled request (the client's
             // `$/cancelRequest` drops the handler's future) does not lose the work or the
@@ -514,7 +540,7 @@ impl Source {
                 return snap;
             }
             let src = self.clone();
-            let _ = tokio::task::spawn_blocking(move || src.refresh_disk()).await;
+            let _ = tokio::task::spawn_blocking(move || src.reread_torn()).await;
         }
     }
 
@@ -1640,6 +1666,9 @@ mod mapped_tests {
         assert!(!fresh.text.torn());
         assert_eq!(*fresh.text, new);
         assert_eq!(fresh.transcript.entries.len(), 3);
+        // The watcher's next look reports the re-read once, so that clients are told.
+        assert_eq!(s.refresh_disk(), DiskChange::Reloaded);
+        assert_eq!(s.refresh_disk(), DiskChange::Unchanged);
         let text = &fresh.view(false).view.text;
         assert!(
             text.contains("prompt 01002") && !text.contains("prompt 00003"),
