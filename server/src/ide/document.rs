@@ -166,6 +166,8 @@ pub struct Source {
     /// [`Source::refresh_disk`] reports [`DiskChange::Reloaded`] even if it finds nothing new,
     /// so that the watcher tells the clients (issue 12).
     reread: std::sync::atomic::AtomicBool,
+    /// Bytes a mapped text is read (and analysed) at a time: [`RELEASE_STEP`] (tests: less).
+    window: usize,
 }
 
 /// One edit of an editor text: `range` (start, end) in the session's position encoding, or
@@ -242,6 +244,7 @@ impl Source {
             build: tokio::sync::Mutex::new(BuildState::default()),
             disk_check: Arc::default(),
             reread: Default::default(),
+            window: RELEASE_STEP,
         }
     }
 
@@ -250,6 +253,14 @@ impl Source {
     /// permission) and [`load::LoadError`]s.
     pub fn disk(path: PathBuf) -> std::io::Result<Source> {
         Source::disk_mapping_from(path, load::MAP_FROM_BYTES)
+    }
+
+    /// [`Source::disk`], mapping files from `map_from` bytes on and reading them `window`
+    /// bytes at a time (tests map small files and read them in small windows).
+    pub fn disk_windowed(path: PathBuf, map_from: u64, window: usize) -> std::io::Result<Source> {
+        let mut s = Source::disk_mapping_from(path, map_from)?;
+        s.window = window.max(1);
+        Ok(s)
     }
 
     /// [`Source::disk`], mapping files from `map_from` bytes on (tests map small files).
@@ -269,6 +280,7 @@ impl Source {
             build: tokio::sync::Mutex::new(BuildState::default()),
             disk_check: Arc::default(),
             reread: Default::default(),
+            window: RELEASE_STEP,
         })
     }
 
@@ -589,8 +601,10 @@ impl Source {
         let path = self.path.clone();
         let stamp = settings.clone();
         let check = (self.origin == Origin::Editor).then(|| self.disk_check.clone());
+        let window = self.window;
         let job = tokio::task::spawn_blocking(move || {
             build(
+                window,
                 path,
                 body,
                 reader,
@@ -861,6 +875,7 @@ pub fn rope_hash(rope: &Rope) -> u64 {
 
 #[allow(clippy::too_many_arguments)]
 fn build(
+    window: usize,
     path: Option<PathBuf>,
     body: Body,
     reader: Option<Reader>,
@@ -905,7 +920,7 @@ fn build(
     if load.active() || text.is_mapped() {
         let mut done = from.min(lines.len());
         let (mut analysed_to, mut last_turn_bytes) = (from, 0);
-        for cut in crate::ide::progress::line_cuts(&text, from, RELEASE_STEP) {
+        for cut in crate::ide::progress::line_cuts(&text, from, window) {
             if cut > lines.len() {
                 let old = lines.len();
                 lines.append(&text[..cut], old);
@@ -1629,6 +1644,55 @@ mod mapped_tests {
         let s = Source::disk_mapping_from(p.clone(), 1).unwrap();
         assert!(!is_mapped(&s));
         assert_eq!(*s.text(), load::decode(bad).0);
+    }
+
+    /// Issue 12: a mapped file read and analysed a window at a time (windows of 1 KiB to
+    /// 64 KiB here, so that turns span many of them, and a file of one long turn) gives the
+    /// snapshot a read file gives: the same records, figures and views.
+    #[tokio::test]
+    async fn a_mapped_file_analysed_in_windows_equals_a_read_one() {
+        let stamp = crate::ide::host::Host::new().stamp();
+        let dir = tempfile::tempdir().unwrap();
+        let demo =
+            std::fs::read_to_string("../fixtures/demo/3f8a2c61-9d4e-4b7a-8c15-e2d07b9a4f63.jsonl")
+                .unwrap();
+        // One prompt, then every other record of the demo session eight times: one turn.
+        let mut lines = demo.lines();
+        let first = lines.next().unwrap();
+        let rest: String = lines
+            .filter(|l| !l.contains("\"type\":\"user\"") || l.contains("tool_result"))
+            .map(|l| format!("{l}\n"))
+            .collect();
+        let one_turn = format!("{first}\n{}", rest.repeat(8));
+        for (name, text) in [("many.jsonl", demo.repeat(6)), ("one.jsonl", one_turn)] {
+            let p = dir.path().join(name);
+            std::fs::write(&p, &text).unwrap();
+            let read = Arc::new(Source::disk_mapping_from(p.clone(), u64::MAX).unwrap());
+            let want = read.snapshot(&stamp).await;
+            assert!(!want.text.is_mapped());
+            for window in [1 << 10, 7 << 10, 64 << 10] {
+                let s = Arc::new(Source::disk_windowed(p.clone(), 1, window).unwrap());
+                let got = s.snapshot(&stamp).await;
+                assert!(got.text.is_mapped());
+                let figures = |s: &Snapshot| {
+                    serde_json::to_value(crate::ide::stats::stats(
+                        String::new(),
+                        &s.transcript,
+                        &s.analysis,
+                    ))
+                    .unwrap()
+                };
+                assert_eq!(got.transcript.entries.len(), want.transcript.entries.len());
+                assert_eq!(figures(&got), figures(&want), "{name}, window {window}");
+                for verbose in [false, true] {
+                    assert_eq!(
+                        got.view(verbose).view.text,
+                        want.view(verbose).view.text,
+                        "{name}, window {window}"
+                    );
+                }
+            }
+        }
     }
 
     /// Issue 12: the file behind a mapped snapshot is truncated and rewritten shorter. Rendering
