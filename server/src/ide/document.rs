@@ -2,9 +2,9 @@
 //! (issue 8): its text (the editor's, changed by plain [`Edit`]s through a rope, or the file
 //! on disk read by `source::load` and grown by appends; a big file is mapped, read, analysed
 //! and rendered a window at a time with its pages dropped behind, issue 12), an incremental
-//! `formats::Reader`, and
-//! the analysis, lookup tables and rendered views of each version, built once per version and
-//! shared as an `Arc<Snapshot>` (DESIGN.md §6: cache analysis per document version).
+//! `formats::Reader`, and the analysis, lookup tables and rendered views of each version,
+//! built once per version and shared as an `Arc<Snapshot>` (DESIGN.md §6: cache analysis per
+//! document version).
 //!
 //! Ordering (LSP-NOTES §1.2): every text mutation here is synchronous (a `std::sync::Mutex`),
 //! so the `did_*` handlers apply it before their first `.await`. Builds take the text under
