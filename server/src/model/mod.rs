@@ -910,7 +910,13 @@ fn canonical_timestamp(s: &str) -> Option<i64> {
         2 => 28,
         _ => return None,
     };
-    if !(1..=9998).contains(&year) || day == 0 || day > month_days || hour > 23 || minute > 59 || second > 59 {
+    if !(1..=9998).contains(&year)
+        || day == 0
+        || day > month_days
+        || hour > 23
+        || minute > 59
+        || second > 59
+    {
         return None;
     }
     // Days from 1970-01-01 to the civil date (proleptic Gregorian; H. Hinnant's algorithm).
@@ -972,9 +978,13 @@ mod tests {
             stamps.push(format!(
                 "{year:04}-{month:02}-{day:02}T{h:02}:{m:02}:{sec:02}.{ms:03}Z"
             ));
-            stamps.push(format!("{year:04}-{month:02}-{day:02}T{h:02}:{m:02}:{sec:02}Z"));
+            stamps.push(format!(
+                "{year:04}-{month:02}-{day:02}T{h:02}:{m:02}:{sec:02}Z"
+            ));
         }
-        for year in [1, 4, 100, 400, 1600, 1900, 1969, 1970, 2000, 2024, 2100, 9999] {
+        for year in [
+            1, 4, 100, 400, 1600, 1900, 1969, 1970, 2000, 2024, 2100, 9999,
+        ] {
             for month in 1..=12 {
                 for day in 27..=32 {
                     stamps.push(format!("{year:04}-{month:02}-{day:02}T23:59:59.999Z"));
