@@ -214,8 +214,13 @@ struct Shared {
 impl Shared {
     const MAX: usize = 1024;
 
-    /// The shared string equal to `s` (a new one when it is not kept yet).
+    /// The shared string equal to `s` (a new one when it is not kept yet). A string that is
+    /// already shared (a reader gave the same one to several records, as the Claude Code
+    /// reader does with its record types and session ids) is kept as it is, unhashed.
     fn get(&mut self, s: &Arc<str>) -> Arc<str> {
+        if Arc::strong_count(s) > 1 {
+            return s.clone();
+        }
         if let Some(kept) = self.set.get(&**s) {
             return kept.clone();
         }

@@ -322,11 +322,16 @@ pub struct Entry {
 impl Entry {
     /// A bare entry with the given role; the other fields empty. For readers and tests.
     pub fn new(line: usize, span: Span, role: Role, record_type: &str) -> Entry {
+        Entry::with_record_type(line, span, role, record_type.into())
+    }
+
+    /// [`Entry::new`] with a record type already shared (no allocation).
+    pub fn with_record_type(line: usize, span: Span, role: Role, record_type: Arc<str>) -> Entry {
         Entry {
             line,
             span,
             role,
-            record_type: record_type.into(),
+            record_type,
             sidechain: false,
             ids: None,
             step: None,
