@@ -353,9 +353,10 @@ pub fn tool_use_result(raw: &RawValue) -> (bool, Option<SubagentResult>) {
         );
     }
     // Most results are not about sub-agents: skip the parse unless a sub-agent key may be
-    // there (`"agentId"`, or `"total` of `totalDurationMs`, `totalTokens`,
-    // `totalToolUseCount`): two searches of a sidecar that can be big, with searchers built
-    // once (issue 12: four, each building its searcher).
+    // there (`"agentId"`, `"totalDurationMs"`, `"totalTokens"`, `"totalToolUseCount"`): two
+    // searches of a sidecar that can be big, with searchers built once (issue 12: four, each
+    // building its searcher). Each `"total` found is checked for one of the three names:
+    // `Read` results carry `"totalLines"`, and parsing every one of them was 1 % of `stats`.
     static KEYS: std::sync::LazyLock<[memchr::memmem::Finder<'static>; 2]> =
         std::sync::LazyLock::new(|| {
             [
@@ -364,7 +365,15 @@ pub fn tool_use_result(raw: &RawValue) -> (bool, Option<SubagentResult>) {
             ]
         });
     let bytes = raw.get().as_bytes();
-    if !raw.get().starts_with('{') || !KEYS.iter().any(|k| k.find(bytes).is_some()) {
+    let total_key = || {
+        KEYS[1].find_iter(bytes).any(|at| {
+            let rest = &bytes[at + b"\"total".len()..];
+            [&b"DurationMs\""[..], b"Tokens\"", b"ToolUseCount\""]
+                .iter()
+                .any(|k| rest.starts_with(k))
+        })
+    };
+    if !raw.get().starts_with('{') || !(KEYS[0].find(bytes).is_some() || total_key()) {
         return (false, None);
     }
     let Ok(o) = serde_json::from_str::<ToolUseResultObj>(raw.get()) else {
@@ -523,6 +532,23 @@ mod tests {
         assert_eq!(r(r#""Error: exit code 1""#), (true, None));
         assert_eq!(r(r#""fine""#), (false, None));
         assert_eq!(r(r#"{"stdout":"x","stderr":""}"#), (false, None));
+        // A `Read` result's `totalLines` is no sub-agent total.
+        assert_eq!(
+            r(r#"{"type":"text","file":{"numLines":3,"totalLines":9,"totalTokensX":1}}"#),
+            (false, None)
+        );
+        assert_eq!(
+            r(r#"{"totalLines":9,"totalToolUseCount":2}"#),
+            (
+                false,
+                Some(SubagentResult {
+                    agent_id: None,
+                    duration_ms: None,
+                    total_tokens: None,
+                    tool_uses: Some(2),
+                })
+            )
+        );
         assert_eq!(
             r(
                 r#"{"agentId":"a1","totalDurationMs":85000,"totalTokens":24000,"totalToolUseCount":3,"content":[]}"#
