@@ -458,8 +458,7 @@ impl State {
             );
             return Role::Other;
         };
-        if let Some(c) = msg.content
-            && !blocks::content_blocks(r.ctx, c, &mut r.entry.blocks)
+        if let Some(c) = blocks::message_blocks(r.ctx, &msg.content, &mut r.entry.blocks)
             && c.get() != "null"
         {
             r.entry.blocks.push(Block {
@@ -582,9 +581,7 @@ impl State {
             );
             return Role::Other;
         };
-        if let Some(c) = msg.content {
-            blocks::content_blocks(r.ctx, c, &mut r.entry.blocks);
-        }
+        blocks::message_blocks(r.ctx, &msg.content, &mut r.entry.blocks);
         let id = msg.id.get().filter(|s| !s.is_empty());
         let req = rec.request_id.get().filter(|s| !s.is_empty());
         let key: Box<str> = match (id, req) {
