@@ -899,14 +899,21 @@ fn canonical_timestamp(s: &str) -> Option<i64> {
     if *b.last()? != b'Z' {
         return None;
     }
-    let num = |from: usize, len: usize| -> Option<i64> {
-        b[from..from + len].iter().try_fold(0i64, |acc, &c| {
-            c.is_ascii_digit().then(|| acc * 10 + i64::from(c - b'0'))
-        })
-    };
-    let (year, month, day) = (num(0, 4)?, num(5, 2)?, num(8, 2)?);
-    let (hour, minute, second) = (num(11, 2)?, num(14, 2)?, num(17, 2)?);
-    let ms = if frac { num(20, 3)? } else { 0 };
+    /// The decimal number of the ASCII digits `digits`.
+    #[inline(always)]
+    fn num(digits: &[u8]) -> Option<i64> {
+        let mut n = 0;
+        for &c in digits {
+            if !c.is_ascii_digit() {
+                return None;
+            }
+            n = n * 10 + i64::from(c - b'0');
+        }
+        Some(n)
+    }
+    let (year, month, day) = (num(&b[0..4])?, num(&b[5..7])?, num(&b[8..10])?);
+    let (hour, minute, second) = (num(&b[11..13])?, num(&b[14..16])?, num(&b[17..19])?);
+    let ms = if frac { num(&b[20..23])? } else { 0 };
     let leap = year % 4 == 0 && (year % 100 != 0 || year % 400 == 0);
     let month_days = match month {
         1 | 3 | 5 | 7 | 8 | 10 | 12 => 31,
