@@ -40,7 +40,7 @@ macro_rules! other_values_are_none {
 }
 
 /// A string field: `Some` for a JSON string, `None` for anything else (absent, null, number…).
-#[derive(Debug, Default, Clone)]
+#[derive(Debug, Default)]
 pub struct S<'a>(pub Option<Cow<'a, str>>);
 
 impl<'a> S<'a> {
@@ -172,7 +172,7 @@ impl<'de> Deserialize<'de> for B {
 }
 
 /// An object field read as `T`; `None` when the value is not an object (string, array, null…).
-#[derive(Debug, Clone)]
+#[derive(Debug)]
 pub struct Obj<T>(pub Option<T>);
 
 impl<T> Default for Obj<T> {
@@ -410,7 +410,7 @@ pub struct CompactMetadata<'a> {
 }
 
 /// One content block (FORMATS.md §1.4), any type.
-#[derive(Debug, Default, Clone, serde::Deserialize)]
+#[derive(Debug, Default, serde::Deserialize)]
 pub struct RawBlock<'a> {
     #[serde(rename = "type", borrow, default)]
     pub ty: S<'a>,
@@ -443,7 +443,7 @@ pub struct RawBlock<'a> {
 }
 
 /// `source` of an image block. `data` stays a borrowed raw literal: base64 is never decoded.
-#[derive(Debug, Default, Clone, serde::Deserialize)]
+#[derive(Debug, Default, serde::Deserialize)]
 pub struct ImageSource<'a> {
     #[serde(borrow, default)]
     pub media_type: S<'a>,
