@@ -18,6 +18,8 @@ pub const SUMMARY_MAX: usize = 160;
 /// How many raw source bytes of a string are decoded to find a summary line: a first try,
 /// then a longer one when the first holds only blank lines.
 const SUMMARY_SCAN_FIRST: usize = 1024;
+/// The first look of [`summary_line`], raw bytes.
+const SUMMARY_SCAN_QUICK: usize = 256;
 const SUMMARY_SCAN: usize = 16 * 1024;
 
 /// A tool-input string longer than this (raw bytes) is not "short" (fallback summary).
@@ -287,7 +289,7 @@ pub fn tool_summary(name: &str, input: &Members) -> (String, Option<SubagentSpaw
             .filter_map(|(_, v)| raw::str_contents(v))
             .find(|s| !s.trim().is_empty() && s.len() <= SHORT_FIELD)
     });
-    let summary = key.map_or_else(String::new, |raw| summary_line(raw, |_| None));
+    let summary = key.map_or_else(String::new, |raw| summary_line(raw, false));
     let subagent = (is("Task") || is("Agent")).then(|| SubagentSpawn {
         description: field("description").map(|r| json_string::decode(r).into_owned()),
         agent_type: field("subagent_type").map(|r| json_string::decode(r).into_owned()),
@@ -364,15 +366,30 @@ fn list_result_summary(ctx: Ctx, list: &RawValue, images: &mut Vec<(Box<str>, us
 /// The summary of a string result: its first meaningful line, or for a `<persisted-output>`
 /// result (FORMATS.md §1.5) `output saved to …/tool-results/<file> (141KB)`.
 pub fn result_summary(raw: &str) -> String {
-    summary_line(raw, |text| {
-        let rest = text.trim_start().strip_prefix("<persisted-output>")?;
-        persisted_summary(rest)
-    })
+    summary_line(raw, true)
 }
 
 /// [`one_line`] of a raw string literal, decoding a short prefix first and a longer one only
-/// when the short one holds no meaningful line; `special` may replace the summary.
-fn summary_line(raw: &str, special: impl Fn(&str) -> Option<String>) -> String {
+/// when the short one holds no meaningful line; with `persisted`, a `<persisted-output>`
+/// text gets its own summary.
+///
+/// A first look decodes only [`SUMMARY_SCAN_QUICK`] bytes: when they hold a whole first
+/// line and the start of another (not of exactly [`SUMMARY_MAX`] characters, and not a
+/// `<persisted-output>` text), the longer prefix gives the same summary (issue 12: decoding
+/// 1 KiB of every tool result was 2 % of `stats`).
+fn summary_line(raw: &str, persisted: bool) -> String {
+    let special = |text: &str| {
+        let rest = text.trim_start().strip_prefix("<persisted-output>")?;
+        persisted.then(|| persisted_summary(rest))?
+    };
+    if raw.len() > SUMMARY_SCAN_QUICK {
+        let text = decode_prefix(raw, SUMMARY_SCAN_QUICK);
+        if !(persisted && text.trim_start().starts_with("<persisted-output>"))
+            && let Some(out) = settled_line(&text, SUMMARY_MAX)
+        {
+            return out;
+        }
+    }
     let mut out = String::new();
     for limit in [SUMMARY_SCAN_FIRST, SUMMARY_SCAN] {
         let text = decode_prefix(raw, limit);
@@ -394,6 +411,17 @@ fn summary_line(raw: &str, special: impl Fn(&str) -> Option<String>) -> String {
         }
     }
     out
+}
+
+/// [`one_line`] of `text` when any longer text starting with it gives the same: its first
+/// non-blank line is followed by another non-blank one (so it is whole and the summary ends
+/// with `…`) and is not exactly `max` characters (then no `…` would follow it).
+fn settled_line(text: &str, max: usize) -> Option<String> {
+    let mut lines = text.lines().map(str::trim).filter(|l| !l.is_empty());
+    let first = lines.next()?;
+    lines.next()?;
+    let (out, n) = cut_line(first, true, max);
+    (n != max).then_some(out)
 }
 
 fn persisted_summary(rest: &str) -> Option<String> {
@@ -499,25 +527,35 @@ pub fn one_line(s: &str, max: usize) -> String {
     let Some(first) = lines.next() else {
         return String::new();
     };
+    let more = lines.next().is_some();
+    cut_line(first, more, max).0
+}
+
+/// [`one_line`] of its first non-blank line `first` (`more`: another non-blank line follows),
+/// and that line's length in characters once cleaned.
+fn cut_line(first: &str, more: bool, max: usize) -> (String, usize) {
     let first = strip_ansi(first);
     let first = first.trim();
-    let more = lines.next().is_some();
     let n = first.chars().count();
-    if n > max {
+    let out = if n > max {
         let mut out: String = first.chars().take(max.saturating_sub(1)).collect();
         out.push('…');
         out
     } else if more && n < max {
-        format!("{first}…")
+        let mut out = String::with_capacity(first.len() + '…'.len_utf8());
+        out.push_str(first);
+        out.push('…');
+        out
     } else {
         first.to_string()
-    }
+    };
+    (out, n)
 }
 
 /// Removes ANSI CSI / OSC escape sequences (`ESC [ … final`, `ESC ] … BEL`) and other control
 /// characters except tab.
 pub fn strip_ansi(s: &str) -> Cow<'_, str> {
-    if !s.chars().any(|c| c.is_control() && c != '\t') {
+    if !has_control(s) {
         return Cow::Borrowed(s);
     }
     let mut out = String::with_capacity(s.len());
@@ -552,6 +590,18 @@ pub fn strip_ansi(s: &str) -> Cow<'_, str> {
         }
     }
     Cow::Owned(out)
+}
+
+/// Whether `s` holds a control character other than tab (`char::is_control`: U+0000–U+001F,
+/// U+007F–U+009F), looked for in its bytes: U+0080–U+009F are `C2 80`–`C2 9F` in UTF-8
+/// (issue 12: a check per character was 1.4 % of `stats`).
+fn has_control(s: &str) -> bool {
+    let b = s.as_bytes();
+    b.iter().enumerate().any(|(i, &c)| {
+        (c < 0x20 && c != b'\t')
+            || c == 0x7f
+            || (c == 0xc2 && b.get(i + 1).is_some_and(|n| (0x80..=0x9f).contains(n)))
+    })
 }
 
 #[cfg(test)]
@@ -646,6 +696,22 @@ mod tests {
         eprintln!("{in_place} of {lines} message lines placed in the record pass");
     }
 
+    /// The byte check finds exactly the characters `char::is_control` finds (but tab).
+    #[test]
+    fn control_characters_found_in_bytes() {
+        for c in (0..=0x2ffu32).chain([0x2028, 0x202f, 0xfeff, 0x1f600]) {
+            let Some(c) = char::from_u32(c) else { continue };
+            for s in [format!("{c}"), format!("ab{c}"), format!("é{c}x")] {
+                assert_eq!(
+                    has_control(&s),
+                    s.chars().any(|c| c.is_control() && c != '\t'),
+                    "{:?}",
+                    s
+                );
+            }
+        }
+    }
+
     #[test]
     fn one_line_cuts_and_marks_more() {
         assert_eq!(one_line("\n\n  first  \nsecond", 160), "first…");
@@ -678,6 +744,92 @@ mod tests {
         assert!(s.ends_with('…'));
         assert_eq!(result_summary(r"short\nsecond"), "short…");
         assert_eq!(result_summary("short"), "short");
+    }
+
+    /// The summary as it was computed before the quick first look (issue 12).
+    fn summary_line_reference(raw: &str, persisted: bool) -> String {
+        let special = |text: &str| {
+            let rest = text.trim_start().strip_prefix("<persisted-output>")?;
+            persisted.then(|| persisted_summary(rest))?
+        };
+        let mut out = String::new();
+        for limit in [SUMMARY_SCAN_FIRST, SUMMARY_SCAN] {
+            let text = decode_prefix(raw, limit);
+            if let Some(s) = special(&text) {
+                return s;
+            }
+            let cut = raw.len() > limit;
+            out = one_line(&text, SUMMARY_MAX);
+            if cut
+                && !out.ends_with('…')
+                && !out.is_empty()
+                && text.trim_end().ends_with(out.as_str())
+            {
+                if out.chars().count() >= SUMMARY_MAX {
+                    out.pop();
+                }
+                out.push('…');
+            }
+            if !out.is_empty() || !cut {
+                break;
+            }
+        }
+        out
+    }
+
+    proptest::proptest! {
+        #![proptest_config(proptest::prelude::ProptestConfig::with_cases(3000))]
+        /// The quick first look never changes a summary: raw string contents built from
+        /// pieces that move line ends, blank lines, escapes, ANSI codes, wide characters and
+        /// first lines of 159–161 characters around the 256- and 1024-byte cuts.
+        #[test]
+        fn summaries_are_those_of_the_full_look(
+            pieces in proptest::collection::vec(0usize..16, 0..120),
+            persisted in proptest::bool::ANY,
+        ) {
+            const PIECES: [&str; 16] = [
+                "a", "é", " ", "\\n", "\\r\\n", "\\t", "\\u001b[1m", "<persisted-output>",
+                "saved to: /x/y/tool-results/t.txt", "too large (3KB)", "\\u00e9",
+                "\\\"", "\\n\\n   \\n", "日本", "yyyyyyyyyyyyyyyyyyyyyyyyyyyyyyyyyyyyyyyyyyyyyyyyyyyyyyyyyyyyyyyyyyyyyyyyyyyyyyyy",
+                "zzzzzzzzzzzzzzzzzzzzzzzzzzzzzzzzzzzzzzzzzzzzzzzzzzzzzzzzzzzzzzzzzzzzzzzzzzzzzzz",
+            ];
+            let raw: String = pieces.iter().map(|&i| PIECES[i]).collect();
+            proptest::prop_assert_eq!(
+                summary_line(&raw, persisted),
+                summary_line_reference(&raw, persisted),
+                "{}", raw
+            );
+        }
+    }
+
+    #[test]
+    fn quick_summaries_at_their_edges() {
+        let line = |n: usize| "x".repeat(n);
+        for n in [1, 150, 159, 160, 161, 250, 300] {
+            // The last: a second line like the first, so that a cut prefix ends as the
+            // first line does.
+            let same = format!("\\n{}", line(2000));
+            for tail in ["", "\\nmore", "\\n   \\nmore", "\\n", &same] {
+                for pad in [0, 100, 240, 300, 1100] {
+                    let raw = format!("{}{}{tail}{}", " ".repeat(pad), line(n), "w".repeat(pad));
+                    for persisted in [false, true] {
+                        assert_eq!(
+                            summary_line(&raw, persisted),
+                            summary_line_reference(&raw, persisted),
+                            "{raw}"
+                        );
+                    }
+                }
+            }
+        }
+        let persisted = format!(
+            "<persisted-output>\\nOutput too large (141KB). Full output saved to: /h/tool-results/t.txt\\n{}",
+            "p".repeat(2000)
+        );
+        assert_eq!(
+            result_summary(&persisted),
+            "output saved to …/tool-results/t.txt (141KB)"
+        );
     }
 
     #[test]
