@@ -501,8 +501,9 @@ impl State {
             .filter(|b| matches!(b.kind, BlockKind::ToolResult(_)))
             .count();
         if results > 0 {
-            if let Some(tur) = rec.tool_use_result {
-                let (is_error, subagent) = blocks::tool_use_result(tur);
+            if let Some((is_error, subagent)) =
+                blocks::sidecar_result(r.ctx.text, &rec.tool_use_result)
+            {
                 for b in &mut r.entry.blocks {
                     if let BlockKind::ToolResult(tr) = &mut b.kind {
                         tr.is_error |= is_error;

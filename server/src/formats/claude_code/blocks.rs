@@ -444,17 +444,53 @@ fn persisted_summary(rest: &str) -> Option<String> {
     Some(one_line(&s, SUMMARY_MAX))
 }
 
+/// [`tool_use_result`] of a sidecar read in the record's pass (`line`: the line it was read
+/// from, read again for [`raw::Sidecar::Again`]); `None` without a sidecar.
+pub fn sidecar_result(
+    line: &str,
+    sidecar: &raw::Sidecar,
+) -> Option<(bool, Option<SubagentResult>)> {
+    Some(match sidecar {
+        raw::Sidecar::Absent => return None,
+        raw::Sidecar::Str(s) => (string_is_error(s), None),
+        raw::Sidecar::Obj(o) => (false, o.as_ref().and_then(subagent_of)),
+        raw::Sidecar::Other => (false, None),
+        raw::Sidecar::Again => tool_use_result(
+            serde_json::from_str::<raw::SidecarRaw>(line)
+                .ok()?
+                .tool_use_result?,
+        ),
+    })
+}
+
+/// A string sidecar (raw contents) that says the call failed: `Error…` or `User rejected…`.
+fn string_is_error(s: &str) -> bool {
+    let head = decode_prefix(s, 64);
+    let head = head.trim_start();
+    head.starts_with("Error") || head.starts_with("User rejected")
+}
+
+/// What a sidecar object says about a sub-agent, when it says anything.
+fn subagent_of(o: &ToolUseResultObj) -> Option<SubagentResult> {
+    let r = SubagentResult {
+        agent_id: o.agent_id.get().map(str::to_string),
+        duration_ms: o.total_duration_ms.0,
+        total_tokens: o.total_tokens.0,
+        tool_uses: o.total_tool_use_count.0,
+    };
+    let any = r.agent_id.is_some()
+        || r.duration_ms.is_some()
+        || r.total_tokens.is_some()
+        || r.tool_uses.is_some();
+    any.then_some(r)
+}
+
 /// Reads a `toolUseResult` sidecar (FORMATS.md §1.5) into what it says about the result:
 /// `(is_error, subagent)`. A string starting with `Error` or `User rejected` is an error;
 /// an object with `agentId` or sub-agent totals reports on a sub-agent.
 pub fn tool_use_result(raw: &RawValue) -> (bool, Option<SubagentResult>) {
     if let Some(s) = raw::str_contents(raw) {
-        let head = decode_prefix(s, 64);
-        let head = head.trim_start();
-        return (
-            head.starts_with("Error") || head.starts_with("User rejected"),
-            None,
-        );
+        return (string_is_error(s), None);
     }
     // Most results are not about sub-agents: skip the parse unless a sub-agent key may be
     // there (`"agentId"`, `"totalDurationMs"`, `"totalTokens"`, `"totalToolUseCount"`): two
@@ -483,17 +519,7 @@ pub fn tool_use_result(raw: &RawValue) -> (bool, Option<SubagentResult>) {
     let Ok(o) = serde_json::from_str::<ToolUseResultObj>(raw.get()) else {
         return (false, None);
     };
-    let r = SubagentResult {
-        agent_id: o.agent_id.get().map(str::to_string),
-        duration_ms: o.total_duration_ms.0,
-        total_tokens: o.total_tokens.0,
-        tool_uses: o.total_tool_use_count.0,
-    };
-    let any = r.agent_id.is_some()
-        || r.duration_ms.is_some()
-        || r.total_tokens.is_some()
-        || r.tool_uses.is_some();
-    (false, any.then_some(r))
+    (false, subagent_of(&o))
 }
 
 /// Decodes at most `max_raw` bytes of the raw contents of a JSON string literal, cutting at a
@@ -710,6 +736,74 @@ mod tests {
                 );
             }
         }
+    }
+
+    /// A `toolUseResult` read in the record's own pass says what reading its raw value says,
+    /// on every shape (those it cannot settle are read again), over small lines and every
+    /// line of the corpus and the cases.
+    #[test]
+    fn sidecars_read_in_the_record_pass_as_their_raw_value_reads() {
+        fn check(line: &str) -> Option<bool> {
+            let rec = serde_json::from_str::<raw::Record>(line).ok()?;
+            let got = sidecar_result(line, &rec.tool_use_result);
+            let old: raw::SidecarRaw = serde_json::from_str(line).unwrap();
+            let want = old.tool_use_result.map(tool_use_result);
+            assert_eq!(got, want, "{line}");
+            Some(!matches!(rec.tool_use_result, raw::Sidecar::Again))
+        }
+        let settled = [
+            r#"{"toolUseResult":"fine"}"#,
+            r#"{"toolUseResult":"Error: exit 1"}"#,
+            r#"{"toolUseResult":"   User rejected tool use"}"#,
+            r#"{"toolUseResult":"                                                                      Error: late"}"#,
+            r#"{"toolUseResult":{"agentId":"a1","totalDurationMs":85000,"totalTokens":24000,"totalToolUseCount":3,"content":[]}}"#,
+            r#"{"toolUseResult":{"agentId":"a","agentId":"b"}}"#,
+            r#"{"toolUseResult":{"type":"text","file":{"totalLines":9}}}"#,
+            r#"{"toolUseResult":{"totalTokens":"x","totalDurationMs":-3}}"#,
+            r#"{"toolUseResult":{"stdout":"\"agentId\": 1","nested":{"agentId":"n"}}}"#,
+            r#"{"toolUseResult":{"agent\u0049d":"e","totalTokens":5}}"#,
+            r#"{"toolUseResult":null}"#,
+            r#"{"toolUseResult":7}"#,
+            r#"{"toolUseResult":[{"agentId":"x"}]}"#,
+            r#"{"type":"user"}"#,
+        ];
+        for line in settled {
+            assert_eq!(check(line), Some(true), "{line}");
+        }
+        let again = [
+            r#"{"toolUseResult":"Error:\n exit 1"}"#,
+            r#"{"toolUseResult":"\u0045rror"}"#,
+            r#"{"toolUseResult":{"agent\u0049d":"e"}}"#,
+            r#"{"toolUseResult":{"nested":{"agentId":"n"},"agent\u0049d":"e"}}"#,
+        ];
+        for line in again {
+            assert_eq!(check(line), Some(false), "{line}");
+        }
+
+        let shared = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../../shared");
+        let mut dirs = vec![shared.join("corpus"), shared.join("cases")];
+        let (mut lines, mut in_pass) = (0, 0);
+        while let Some(d) = dirs.pop() {
+            let Ok(rd) = std::fs::read_dir(&d) else {
+                continue;
+            };
+            for p in rd.flatten().map(|e| e.path()) {
+                if p.is_dir() {
+                    dirs.push(p);
+                } else if p.extension().is_some_and(|e| e == "jsonl")
+                    && let Ok(text) = std::fs::read_to_string(&p)
+                {
+                    for line in text.lines().filter(|l| l.contains("\"toolUseResult\"")) {
+                        if let Some(settled) = check(line) {
+                            lines += 1;
+                            in_pass += usize::from(settled);
+                        }
+                    }
+                }
+            }
+        }
+        assert!(lines > 500, "corpus not found: {lines} sidecar lines");
+        eprintln!("{in_pass} of {lines} sidecars settled in the record pass");
     }
 
     #[test]

@@ -266,7 +266,7 @@ pub struct Record<'a> {
     pub message: Obj<Message<'a>>,
     /// Sidecar on tool-result lines: a string (errors, rejections) or an object per tool.
     #[serde(borrow, default)]
-    pub tool_use_result: Option<&'a RawValue>,
+    pub tool_use_result: Sidecar<'a>,
     /// `content` of `system` lines (string) and `queue-operation` lines (string, list or null).
     #[serde(borrow, default)]
     pub content: Option<&'a RawValue>,
@@ -739,6 +739,118 @@ pub struct MessageContent<'a> {
 pub struct MessageContentOnly<'a> {
     #[serde(borrow, default)]
     pub content: Option<&'a RawValue>,
+}
+
+/// `toolUseResult`, read in the record's own pass for what `blocks::tool_use_result` needs
+/// (issue 12: it is a copy of the tool's output, a quarter of a session's bytes, and was kept
+/// raw, then searched twice for the sub-agent key names).
+#[derive(Debug, Default)]
+pub enum Sidecar<'a> {
+    /// No `toolUseResult`, or `null`.
+    #[default]
+    Absent,
+    /// A string without escapes: its contents, borrowed from the line.
+    Str(&'a str),
+    /// An object: its sub-agent fields as deriving `Deserialize` for [`ToolUseResultObj`]
+    /// reads them (`None` where that fails: a repeated field).
+    Obj(Option<ToolUseResultObj<'a>>),
+    /// A number, a boolean or a list: no error, no sub-agent.
+    Other,
+    /// A string with escapes, or an object whose sub-agent keys are all written with
+    /// escapes (the raw search for their names decides): to be read again from the raw
+    /// value ([`SidecarRaw`]).
+    Again,
+}
+
+/// `toolUseResult` alone, raw: read again for [`Sidecar::Again`].
+#[derive(Debug, Default, serde::Deserialize)]
+pub struct SidecarRaw<'a> {
+    #[serde(rename = "toolUseResult", borrow, default)]
+    pub tool_use_result: Option<&'a RawValue>,
+}
+
+impl<'de: 'a, 'a> Deserialize<'de> for Sidecar<'a> {
+    fn deserialize<D: Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+        struct V<'a>(PhantomData<&'a ()>);
+        impl<'de: 'a, 'a> Visitor<'de> for V<'a> {
+            type Value = Sidecar<'a>;
+            fn expecting(&self, f: &mut fmt::Formatter) -> fmt::Result {
+                f.write_str("any JSON value")
+            }
+            fn visit_borrowed_str<E: de::Error>(self, v: &'de str) -> Result<Sidecar<'a>, E> {
+                Ok(Sidecar::Str(v))
+            }
+            fn visit_str<E: de::Error>(self, _: &str) -> Result<Sidecar<'a>, E> {
+                Ok(Sidecar::Again)
+            }
+            fn visit_bool<E: de::Error>(self, _: bool) -> Result<Sidecar<'a>, E> {
+                Ok(Sidecar::Other)
+            }
+            fn visit_u64<E: de::Error>(self, _: u64) -> Result<Sidecar<'a>, E> {
+                Ok(Sidecar::Other)
+            }
+            fn visit_i64<E: de::Error>(self, _: i64) -> Result<Sidecar<'a>, E> {
+                Ok(Sidecar::Other)
+            }
+            fn visit_f64<E: de::Error>(self, _: f64) -> Result<Sidecar<'a>, E> {
+                Ok(Sidecar::Other)
+            }
+            fn visit_unit<E: de::Error>(self) -> Result<Sidecar<'a>, E> {
+                Ok(Sidecar::Absent)
+            }
+            fn visit_none<E: de::Error>(self) -> Result<Sidecar<'a>, E> {
+                Ok(Sidecar::Absent)
+            }
+            fn visit_some<D2: Deserializer<'de>>(self, d: D2) -> Result<Sidecar<'a>, D2::Error> {
+                d.deserialize_any(self)
+            }
+            fn visit_seq<A: SeqAccess<'de>>(self, mut seq: A) -> Result<Sidecar<'a>, A::Error> {
+                while seq.next_element::<IgnoredAny>()?.is_some() {}
+                Ok(Sidecar::Other)
+            }
+            fn visit_map<A: MapAccess<'de>>(self, mut map: A) -> Result<Sidecar<'a>, A::Error> {
+                let mut o = ToolUseResultObj::default();
+                let (mut seen, mut repeated) = (0u8, false);
+                let (mut literal, mut escaped) = (false, false);
+                while let Some(Key(k)) = map.next_key::<Key<'a>>()? {
+                    let bit = match &*k {
+                        "agentId" => {
+                            o.agent_id = map.next_value()?;
+                            0
+                        }
+                        "totalDurationMs" => {
+                            o.total_duration_ms = map.next_value()?;
+                            1
+                        }
+                        "totalTokens" => {
+                            o.total_tokens = map.next_value()?;
+                            2
+                        }
+                        "totalToolUseCount" => {
+                            o.total_tool_use_count = map.next_value()?;
+                            3
+                        }
+                        _ => {
+                            map.next_value::<IgnoredAny>()?;
+                            continue;
+                        }
+                    };
+                    match k {
+                        Cow::Borrowed(_) => literal = true,
+                        Cow::Owned(_) => escaped = true,
+                    }
+                    repeated |= seen & (1 << bit) != 0;
+                    seen |= 1 << bit;
+                }
+                Ok(if escaped && !literal {
+                    Sidecar::Again
+                } else {
+                    Sidecar::Obj((!repeated).then_some(o))
+                })
+            }
+        }
+        d.deserialize_any(V(PhantomData))
+    }
 }
 
 /// The members of a JSON object in order, values raw: `(key, value)`. Used for tool inputs,
