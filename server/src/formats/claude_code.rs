@@ -239,7 +239,7 @@ impl State {
         e.set_session_id(session.map(|s| self.session_id(s)));
         e.sidechain = rec.is_sidechain.is_true();
         e.set_agent_id(rec.agent_id.boxed());
-        self.update_meta(&rec, t);
+        self.update_meta(rec, t);
         let mut r = Reading {
             source,
             ctx,
@@ -251,7 +251,7 @@ impl State {
         let (role, record_type): (Role, TypeName) = match ty {
             "user" => {
                 self.hook_note = false;
-                let role = self.user(&mut r, &rec, content, t);
+                let role = self.user(&mut r, rec, content, t);
                 let rt = if std::mem::take(&mut self.hook_note) {
                     ("user", "hook-feedback")
                 } else {
@@ -259,14 +259,14 @@ impl State {
                 };
                 (role, rt)
             }
-            "assistant" => (self.assistant(&mut r, &rec, content, t), (ty, "")),
-            "system" => system(&mut r, &rec),
-            "attachment" => self.attachment(&mut r, &rec, t),
+            "assistant" => (self.assistant(&mut r, rec, content, t), (ty, "")),
+            "system" => system(&mut r, rec),
+            "attachment" => self.attachment(&mut r, rec, t),
             "progress" => {
                 let sub = rec.data.0.as_ref().and_then(|d| d.ty.get()).unwrap_or("");
                 (Role::Meta, ("progress", sub))
             }
-            "queue-operation" => self.queue_operation(&mut r, &rec, t),
+            "queue-operation" => self.queue_operation(&mut r, rec, t),
             "summary" => {
                 self.summary(t, rec.leaf_uuid.get(), rec.summary.get());
                 (Role::Meta, (ty, ""))
