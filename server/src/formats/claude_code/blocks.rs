@@ -129,16 +129,20 @@ pub fn message_blocks<'t>(
     let before = out.len();
     let placed = match content {
         raw::Content::Absent => return None,
-        raw::Content::Str(v) => ctx.offset(v.as_ptr() as usize).map(|at| {
-            out.push(Block {
-                span: at - 1..at + v.len() + 1,
-                kind: BlockKind::Text {
-                    text: Str {
-                        raw: at..at + v.len(),
+        // Past the line's first byte: the opening quote is before it.
+        raw::Content::Str(v) => ctx
+            .offset(v.as_ptr() as usize)
+            .filter(|&at| at > ctx.base)
+            .map(|at| {
+                out.push(Block {
+                    span: at - 1..at + v.len() + 1,
+                    kind: BlockKind::Text {
+                        text: Str {
+                            raw: at..at + v.len(),
+                        },
                     },
-                },
-            });
-        }),
+                });
+            }),
         raw::Content::List(elements) => elements.into_iter().try_for_each(|e| {
             let s = ctx.element(&e)?;
             out.push(block_read(ctx, s, e.block.flatten()));
