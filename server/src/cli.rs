@@ -425,7 +425,8 @@ fn write_paged(
 
 /// A file read and analysed.
 pub struct Loaded {
-    pub source: String,
+    /// The file's text: mapped when it is big and valid UTF-8 (`source::load::map_file`).
+    pub source: crate::source::Text,
     pub transcript: Transcript,
     pub analysis: Analysis,
 }
@@ -443,8 +444,24 @@ pub use crate::source::age::SETTLED_AFTER;
 /// not a regular file: not read`, `not a transcript: 3 lines of JSON with no Claude Code,
 /// Codex, Pi or Copilot CLI records`. Invalid UTF-8 is replaced, with one warning per line
 /// (the one policy of `source::load`). An empty (or whitespace-only) file is an empty
-/// transcript, not an error (case 03).
+/// transcript, not an error (case 03). A big file is mapped (issue 12); one truncated while it
+/// was read is read again, and after 3 tries refused (`was truncated while being read (3
+/// times): not read`).
 pub fn load(
+    path: &Path,
+    options: &analysis::Options,
+    complete: Option<bool>,
+) -> Result<Loaded, String> {
+    for _ in 0..crate::source::load::READ_ATTEMPTS {
+        let loaded = load_once(path, options, complete)?;
+        if !loaded.source.torn() {
+            return Ok(loaded);
+        }
+    }
+    Err(crate::source::load::LoadError::Changed.to_string())
+}
+
+fn load_once(
     path: &Path,
     options: &analysis::Options,
     complete: Option<bool>,
@@ -471,7 +488,7 @@ pub fn load(
             bytes = crate::source::zstd::decompress(&bytes)?;
         }
         let (text, invalid) = crate::source::load::decode(&bytes);
-        (complete.unwrap_or(true) || compressed, text, invalid)
+        (complete.unwrap_or(true) || compressed, text.into(), invalid)
     } else {
         // The one loader: regular files only, lossy UTF-8 with a warning per bad line.
         let loaded = crate::source::load::load(path, crate::source::load::MAX_FILE_BYTES)

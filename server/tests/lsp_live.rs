@@ -240,6 +240,89 @@ async fn appends_in_chunks_refresh_the_view_and_match_a_fresh_read() {
     c.shutdown().await;
 }
 
+/// Issue 12: a view of a big file (mapped, not read into memory) follows it like a read one:
+/// appended records (a new mapping, only the new bytes checked), then a truncation and a
+/// rewrite shorter, during which the other view is rendered from the old mapping (pages past
+/// the new end read as zeros: SIGBUS handled, no crash). The server goes on and serves the new
+/// content: every answer equals a fresh server's.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_mapped_file_truncated_and_rewritten_is_served_anew() {
+    let demo =
+        std::fs::read(fixtures_dir().join("demo/3f8a2c61-9d4e-4b7a-8c15-e2d07b9a4f63.jsonl"))
+            .unwrap();
+    let big = demo.repeat((1_200_000 / demo.len()) + 1);
+    assert!(big.len() as u64 > transcript_ls::source::load::MAP_FROM_BYTES);
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("big.jsonl");
+    std::fs::write(&path, &big).unwrap();
+
+    let (mut c, _) = TestClient::start(client_caps(false), json!({"roots": []})).await;
+    let quiet = view_uri(&path, Some(false));
+    let verbose = view_uri(&path, Some(true));
+    c.open_view(&quiet).await;
+    let source = |c: &TestClient| {
+        c.service
+            .shared()
+            .host
+            .loaded_disk_source(&path)
+            .expect("disk source")
+            .text()
+    };
+    assert!(source(&c).is_mapped());
+    assert_eq!(source(&c).as_bytes(), &big[..]);
+    tokio::time::sleep(Duration::from_millis(300)).await;
+
+    // Appended: still mapped, the grown text.
+    c.clear_sent();
+    append(&path, &demo);
+    assert!(
+        c.wait_for(Duration::from_secs(10), |s| s.method
+            == "transcript/didChangeVirtualDocument")
+            .await
+            .is_some()
+    );
+    let text = source(&c);
+    assert!(text.is_mapped());
+    assert_eq!(text.len(), big.len() + demo.len());
+    drop(text);
+
+    // Truncated, then (while the verbose view renders from the old mapping) rewritten shorter.
+    c.clear_sent();
+    let f = std::fs::OpenOptions::new().write(true).open(&path).unwrap();
+    f.set_len(1000).unwrap();
+    let during = c
+        .request("workspace/textDocumentContent", json!({"uri": verbose}))
+        .await;
+    assert!(during.is_ok(), "{during:?}");
+    let short = &demo[..demo.len() / 2
+        + demo[demo.len() / 2..]
+            .iter()
+            .position(|&b| b == b'\n')
+            .unwrap()
+        + 1];
+    std::fs::write(&path, short).unwrap();
+    let mut settled = false;
+    for _ in 0..100 {
+        if source(&c).as_bytes() == short {
+            settled = true;
+            break;
+        }
+        tokio::time::sleep(Duration::from_millis(100)).await;
+    }
+    assert!(settled, "the new content was read");
+    c.resync_view(&quiet, 2).await;
+    c.resync_view(&verbose, 2).await;
+    let (mut fresh, _) = TestClient::start(client_caps(false), json!({"roots": []})).await;
+    for uri in [&quiet, &verbose] {
+        let live = answers(&mut c, uri).await;
+        fresh.open_view(uri).await;
+        let from_scratch = answers(&mut fresh, uri).await;
+        assert_eq!(live, from_scratch, "{uri}");
+    }
+    fresh.shutdown().await;
+    c.shutdown().await;
+}
+
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn no_refresh_requests_without_client_support() {
     let dir = tempfile::tempdir().unwrap();

@@ -1,8 +1,10 @@
 //! One transcript source of the document host ([`crate::ide::host`]), free of LSP types
 //! (issue 8): its text (the editor's, changed by plain [`Edit`]s through a rope, or the file
-//! on disk read by `source::load` and grown by appends), an incremental `formats::Reader`, and
-//! the analysis, lookup tables and rendered views of each version, built once per version and
-//! shared as an `Arc<Snapshot>` (DESIGN.md §6: cache analysis per document version).
+//! on disk read by `source::load` and grown by appends; a big file is mapped, read, analysed
+//! and rendered a window at a time with its pages dropped behind, issue 12), an incremental
+//! `formats::Reader`, and the analysis, lookup tables and rendered views of each version,
+//! built once per version and shared as an `Arc<Snapshot>` (DESIGN.md §6: cache analysis per
+//! document version).
 //!
 //! Ordering (LSP-NOTES §1.2): every text mutation here is synchronous (a `std::sync::Mutex`),
 //! so the `did_*` handlers apply it before their first `.await`. Builds take the text under
@@ -27,10 +29,10 @@ use crate::ide::session_files::{self, SessionFiles};
 use crate::ide::symbols::{self, Symbol};
 use crate::ide::view_index::ViewIndex;
 use crate::model::{Format, Transcript};
-use crate::source::LineIndex;
 use crate::source::age::FileState;
-use crate::source::load::{self, InvalidUtf8};
+use crate::source::load::{self, InvalidUtf8, complete_utf8_len};
 use crate::source::position::{self as sp, Encoding};
+use crate::source::{LineIndex, Text};
 use crate::view::{self, View};
 
 /// Where a source's text comes from.
@@ -45,8 +47,8 @@ pub enum Origin {
 /// The text of a source.
 #[derive(Debug, Clone)]
 enum Body {
-    /// One string: as opened, as read from disk, or as grown by appends.
-    Flat(Arc<String>),
+    /// One string: as opened, as read (or mapped: issue 12) from disk, or as grown by appends.
+    Flat(Arc<Text>),
     /// Edited by incremental changes.
     Rope(Rope),
 }
@@ -66,6 +68,8 @@ struct DiskState {
     missing: bool,
     /// Lines where invalid UTF-8 was replaced by U+FFFD (one warning each).
     invalid: Vec<InvalidUtf8>,
+    /// Files from this size on are mapped ([`load::MAP_FROM_BYTES`]; tests map small files).
+    map_from: u64,
 }
 
 #[derive(Debug)]
@@ -160,6 +164,12 @@ pub struct Source {
     /// Editor sources naming a file: what the one loader finds in the file's bytes on disk
     /// (the editor decodes the file itself, so its buffer cannot tell).
     disk_check: Arc<Mutex<DiskCheck>>,
+    /// [`Source::snapshot`] read a torn text again from disk: the next
+    /// [`Source::refresh_disk`] reports [`DiskChange::Reloaded`] even if it finds nothing new,
+    /// so that the watcher tells the clients (issue 12).
+    reread: std::sync::atomic::AtomicBool,
+    /// Bytes a mapped text is read (and analysed) at a time: [`RELEASE_STEP`] (tests: less).
+    window: usize,
 }
 
 /// One edit of an editor text: `range` (start, end) in the session's position encoding, or
@@ -191,6 +201,10 @@ pub enum DiskChange {
     /// Deleted or unreadable: the text is now empty.
     Missing(String),
 }
+
+/// Bytes of a mapped text read (by the reader, the analysis or the rendering) between two
+/// drops of its resident pages (issue 12): 4 MiB.
+pub const RELEASE_STEP: usize = 4 << 20;
 
 /// Text size from which a build that read the text from the start hands the heap's free pages
 /// back to the system when it is done ([`release_free_heap`]); smaller documents leave too
@@ -224,19 +238,36 @@ impl Source {
             text: Mutex::new(TextState {
                 generation: 1,
                 version: Some(version),
-                body: Body::Flat(Arc::new(text)),
+                body: Body::Flat(Arc::new(text.into())),
                 dirty_from: 0,
                 flat_index: None,
                 disk: None,
             }),
             build: tokio::sync::Mutex::new(BuildState::default()),
             disk_check: Arc::default(),
+            reread: Default::default(),
+            window: RELEASE_STEP,
         }
     }
 
-    /// Reads a file from disk. Errors are I/O errors (missing file, permission).
+    /// Reads a file from disk: mapped when it is [`load::MAP_FROM_BYTES`] or more and valid
+    /// UTF-8 (issue 12), else read into memory. Errors are I/O errors (missing file,
+    /// permission) and [`load::LoadError`]s.
     pub fn disk(path: PathBuf) -> std::io::Result<Source> {
-        let (text, disk) = read_whole(&path)?;
+        Source::disk_mapping_from(path, load::MAP_FROM_BYTES)
+    }
+
+    /// [`Source::disk`], mapping files from `map_from` bytes on and reading them `window`
+    /// bytes at a time (tests map small files and read them in small windows).
+    pub fn disk_windowed(path: PathBuf, map_from: u64, window: usize) -> std::io::Result<Source> {
+        let mut s = Source::disk_mapping_from(path, map_from)?;
+        s.window = window.max(1);
+        Ok(s)
+    }
+
+    /// [`Source::disk`], mapping files from `map_from` bytes on (tests map small files).
+    pub fn disk_mapping_from(path: PathBuf, map_from: u64) -> std::io::Result<Source> {
+        let (text, disk) = read_whole(&path, map_from)?;
         Ok(Source {
             path: Some(path),
             origin: Origin::Disk,
@@ -250,6 +281,8 @@ impl Source {
             }),
             build: tokio::sync::Mutex::new(BuildState::default()),
             disk_check: Arc::default(),
+            reread: Default::default(),
+            window: RELEASE_STEP,
         })
     }
 
@@ -292,7 +325,7 @@ impl Source {
         for ch in changes {
             match ch.range {
                 None => {
-                    st.body = Body::Flat(Arc::new(ch.text));
+                    st.body = Body::Flat(Arc::new(ch.text.into()));
                     st.flat_index = None;
                     st.dirty_from = 0;
                 }
@@ -308,7 +341,7 @@ impl Source {
                                 build.reclaim(); // let the string grow without a copy
                             }
                             let old = s.len();
-                            let text = Arc::make_mut(s);
+                            let text = Arc::make_mut(s).make_mut();
                             text.push_str(&ch.text);
                             index.append(text, old);
                             st.dirty_from = st.dirty_from.min(old);
@@ -338,27 +371,49 @@ impl Source {
     }
 
     /// The current text as one string (materialises a rope; O(n)).
-    pub fn text(&self) -> Arc<String> {
+    pub fn text(&self) -> Arc<Text> {
         let body = lock(&self.text).body.clone();
         match body {
             Body::Flat(s) => s,
-            Body::Rope(r) => Arc::new(r.to_string()),
+            Body::Rope(r) => Arc::new(r.to_string().into()),
         }
     }
 
     /// Re-reads a disk source after the watcher reported a change: appended bytes only when
     /// the file grew and its known bytes are unchanged; the whole file when it was truncated
-    /// or replaced; an empty text when it is gone.
+    /// or replaced; an empty text when it is gone. A torn mapped text (the file was truncated
+    /// under it) is read again, and so reported when [`Source::snapshot`] read it again first.
     pub fn refresh_disk(&self) -> DiskChange {
+        let change = self.refresh_disk_now();
+        if change == DiskChange::Unchanged
+            && self.reread.swap(false, std::sync::atomic::Ordering::AcqRel)
+        {
+            return DiskChange::Reloaded;
+        }
+        change
+    }
+
+    /// Re-reads a torn disk text for [`Source::snapshot`], leaving the report to the watcher's
+    /// next [`Source::refresh_disk`].
+    fn reread_torn(&self) {
+        if self.refresh_disk_now() == DiskChange::Reloaded {
+            self.reread
+                .store(true, std::sync::atomic::Ordering::Release);
+        }
+    }
+
+    fn refresh_disk_now(&self) -> DiskChange {
         let Some(path) = self.path.clone() else {
             return DiskChange::Unchanged;
         };
-        let (known_len, known_id, tail, was_missing) = {
+        let (known_len, known_id, tail, was_missing, torn, map_from) = {
             let st = lock(&self.text);
             let Some(d) = &st.disk else {
                 return DiskChange::Unchanged;
             };
-            (d.len, d.id, d.tail.clone(), d.missing)
+            // A mapped text the file was truncated under holds zeros: read it again.
+            let torn = matches!(&st.body, Body::Flat(t) if t.torn());
+            (d.len, d.id, d.tail.clone(), d.missing, torn, d.map_from)
         };
         let md = match std::fs::metadata(&path) {
             Ok(md) => md,
@@ -371,7 +426,8 @@ impl Source {
         };
         let id = file_id(&md);
         let len = md.len();
-        let replaced = was_missing || (id.is_some() && known_id.is_some() && id != known_id);
+        let replaced =
+            was_missing || torn || (id.is_some() && known_id.is_some() && id != known_id);
         if !replaced && len == known_len {
             return DiskChange::Unchanged;
         }
@@ -394,11 +450,23 @@ impl Source {
                     let st = &mut *st;
                     let mut s = match std::mem::replace(&mut st.body, Body::Flat(Arc::default())) {
                         Body::Flat(s) => s,
-                        Body::Rope(r) => Arc::new(r.to_string()),
+                        Body::Rope(r) => Arc::new(r.to_string().into()),
                     };
                     let from = s.len();
-                    if let Some(d) = st.disk.as_mut() {
-                        load::decode_into(&buf[..cut], Arc::make_mut(&mut s), &mut d.invalid);
+                    // A mapped text grows by a new mapping of the grown file, checked over the
+                    // appended bytes only (issue 12: no copy of the file into memory).
+                    let grown = s
+                        .is_mapped()
+                        .then(|| map_grown(&path, &s, &buf[..cut]))
+                        .flatten();
+                    if let Some(t) = grown {
+                        s = Arc::new(t);
+                    } else if let Some(d) = st.disk.as_mut() {
+                        load::decode_into(
+                            &buf[..cut],
+                            Arc::make_mut(&mut s).make_mut(),
+                            &mut d.invalid,
+                        );
                     }
                     st.body = Body::Flat(s);
                     st.dirty_from = st.dirty_from.min(from);
@@ -409,7 +477,7 @@ impl Source {
                 Err(e) => return self.set_missing(e.to_string()),
             }
         }
-        match read_whole(&path) {
+        match read_whole(&path, map_from) {
             Ok((text, disk)) => {
                 let mut st = lock(&self.text);
                 st.body = Body::Flat(Arc::new(text));
@@ -424,14 +492,24 @@ impl Source {
 
     fn set_missing(&self, why: String) -> DiskChange {
         let mut st = lock(&self.text);
-        st.body = Body::Flat(Arc::new(String::new()));
+        st.body = Body::Flat(Arc::default());
         st.dirty_from = 0;
         st.generation += 1;
+        let map_from = st
+            .disk
+            .as_ref()
+            .map_or(load::MAP_FROM_BYTES, |d| d.map_from);
         st.disk = Some(DiskState {
             missing: true,
+            map_from,
             ..DiskState::default()
         });
         DiskChange::Missing(why)
+    }
+
+    /// A mapped text the file was truncated under ([`Text::torn`]).
+    fn text_torn(&self) -> bool {
+        matches!(&lock(&self.text).body, Body::Flat(t) if t.torn())
     }
 
     /// Drops the cached snapshot if no build is running, so that an append can grow the text
@@ -444,20 +522,39 @@ impl Source {
 
     /// The snapshot of the current text, built if needed (on a blocking thread; the reader is
     /// fed incrementally when only bytes after its consumed offset changed).
+    ///
+    /// A mapped disk text the file was truncated under ([`Text::torn`]) is read again from
+    /// disk and built again (up to [`load::READ_ATTEMPTS`] times): a file truncated and
+    /// rewritten while it was read is served with its new content, never with the zeros the
+    /// mapping showed (issue 12).
     pub async fn snapshot(self: &Arc<Self>, settings: &SettingsStamp) -> Arc<Snapshot> {
-        // The build runs in its own task: a cancelled request (the client's `$/cancelRequest`
-        // drops the handler's future) does not lose the work or the incremental reader.
-        let src = self.clone();
-        let stamp = settings.clone();
-        let task = tokio::spawn(async move { src.build_current(&stamp).await });
-        match task.await {
-            Ok(snap) => snap,
-            Err(_) => Arc::new(Snapshot::empty(
-                self.path.clone(),
-                self.generation(),
-                self.version(),
-                settings,
-            )),
+        let mut attempt = 0;
+        loop {
+            attempt += 1;
+            if self.origin == Origin::Disk && self.text_torn() {
+                let src = self.clone();
+                let _ = tokio::task::spawn_blocking(move || src.reread_torn()).await;
+            }
+            // The build runs in its own task: a cancelled request (the client's
+            // `$/cancelRequest` drops the handler's future) does not lose the work or the
+            // incremental reader.
+            let src = self.clone();
+            let stamp = settings.clone();
+            let task = tokio::spawn(async move { src.build_current(&stamp).await });
+            let snap = match task.await {
+                Ok(snap) => snap,
+                Err(_) => Arc::new(Snapshot::empty(
+                    self.path.clone(),
+                    self.generation(),
+                    self.version(),
+                    settings,
+                )),
+            };
+            if !snap.text.torn() || attempt >= load::READ_ATTEMPTS {
+                return snap;
+            }
+            let src = self.clone();
+            let _ = tokio::task::spawn_blocking(move || src.reread_torn()).await;
         }
     }
 
@@ -480,6 +577,7 @@ impl Source {
         };
         if let Some(s) = &b.snapshot
             && s.generation == generation
+            && !s.text.torn()
             && s.settings == settings.stamp
             // A file read as still being written may have settled since (file-age rule).
             && (s.options.file_complete
@@ -505,8 +603,10 @@ impl Source {
         let path = self.path.clone();
         let stamp = settings.clone();
         let check = (self.origin == Origin::Editor).then(|| self.disk_check.clone());
+        let window = self.window;
         let job = tokio::task::spawn_blocking(move || {
             build(
+                window,
                 path,
                 body,
                 reader,
@@ -591,7 +691,9 @@ pub struct Snapshot {
     /// The settings stamp it was built with.
     pub settings: u64,
     pub path: Option<PathBuf>,
-    pub text: Arc<String>,
+    /// The text it was read from: owned, or a mapped file (issue 12; its pages are released
+    /// after the build and after each render, [`Text::release_all`]).
+    pub text: Arc<Text>,
     pub lines: LineIndex,
     pub transcript: Transcript,
     pub analysis: Analysis,
@@ -651,12 +753,27 @@ impl Snapshot {
             return v;
         }
         let slot = usize::from(verbose);
-        let view = view::render_with_phases(
+        // Rendering reads spans of every turn: the pages of a mapped text are dropped each
+        // time it has gone [`RELEASE_STEP`] bytes further (issue 12).
+        let mut released_at = 0;
+        let view = view::render_turn_by_turn(
             &self.transcript,
             &self.analysis,
             &self.text,
             &view::ViewOptions { verbose },
             &self.options.gate_phases,
+            &mut |turn| {
+                let end = turn
+                    .entries
+                    .end
+                    .checked_sub(1)
+                    .and_then(|i| self.transcript.entries.get(i))
+                    .map_or(0, |e| e.span.end);
+                if self.text.is_mapped() && end >= released_at + RELEASE_STEP {
+                    self.text.release_all();
+                    released_at = end;
+                }
+            },
         );
         let vs = Arc::new(ViewSnap::new(view, self.generation, verbose));
         lock(&self.views)[slot] = Some(vs.clone());
@@ -760,6 +877,7 @@ pub fn rope_hash(rope: &Rope) -> u64 {
 
 #[allow(clippy::too_many_arguments)]
 fn build(
+    window: usize,
     path: Option<PathBuf>,
     body: Body,
     reader: Option<Reader>,
@@ -774,18 +892,76 @@ fn build(
     let t0 = std::time::Instant::now();
     let text = match body {
         Body::Flat(s) => s,
-        Body::Rope(r) => Arc::new(r.to_string()),
+        Body::Rope(r) => Arc::new(r.to_string().into()),
     };
     // The previous build's index goes on over the appended bytes (the caller passes it only
     // when no byte it indexed changed).
-    let lines = match lines {
-        Some(mut l) => {
-            let old = l.len();
-            l.append(&text, old);
-            l
+    let mut lines = lines.unwrap_or_default();
+    let mut reader = reader.unwrap_or_default();
+    // A big read reports its progress (issue 12, item 4), and a mapped text is read a window
+    // at a time, its pages released behind the reader (issue 12: the file is never wholly
+    // resident beside the model). The pieces end after a line, which reads the same records
+    // and lines as one feed.
+    let from = reader.consumed_bytes();
+    let mut load = stamp
+        .progress
+        .start("Reading", path.as_deref(), text.len() - from);
+    let options = stamp.options_for(path.as_deref());
+    // A `/btw` aside file's snapshot marks records the reader did not (see below).
+    let aside = path
+        .as_deref()
+        .is_some_and(crate::formats::claude_code::aside::is_aside_file);
+    // A mapped file read from the start is also analysed as it is read (issue 12): the
+    // analysis reads spans of every record (text blocks, tool calls, prompts, answers), so
+    // analysing the whole file at the end would bring most of it back into memory. After a
+    // window the analysis resumes from the start of the last turn (`analysis::resume`, equal
+    // to one analysis of the whole), and only once as many bytes were read as that turn
+    // holds, so that the turn analysed again never costs more than the bytes read meanwhile.
+    let analyse_windows = text.is_mapped() && previous.is_none() && invalid.is_empty() && !aside;
+    let mut windowed: Option<(Analysis, analysis::Checkpoint)> = None;
+    if load.active() || text.is_mapped() {
+        let mut done = from.min(lines.len());
+        let (mut analysed_to, mut last_turn_bytes) = (from, 0);
+        for cut in crate::ide::progress::line_cuts(&text, from, window) {
+            if cut > lines.len() {
+                let old = lines.len();
+                lines.append(&text[..cut], old);
+            }
+            reader.feed(&text[..cut]);
+            load.read(cut - from);
+            if analyse_windows
+                && cut < text.len()
+                && cut - analysed_to >= last_turn_bytes
+                && reader.transcript().format.is_some_and(Format::is_known)
+            {
+                let (mut t, lent) = reader.lend();
+                let revised = t.take_revised();
+                let (a, c) = match windowed.take() {
+                    Some((a, c)) => analysis::resume(a, c, revised, &t, &text, &options),
+                    None => analysis::analyze_resumable(&t, &text, &options),
+                };
+                let turn_start = t.entries.get(c.start()).map_or(cut, |e| e.span.start);
+                last_turn_bytes = cut.saturating_sub(turn_start);
+                analysed_to = cut;
+                windowed = Some((a, c));
+                reader = lent.restore(t);
+                // The analysis may have read anywhere before `cut`.
+                text.release(0..cut);
+            } else {
+                text.release(done..cut);
+            }
+            done = cut;
         }
-        None => LineIndex::new(&text),
-    };
+    } else {
+        let old = lines.len();
+        lines.append(&text, old);
+        reader.feed(&text);
+    }
+    if lines.len() != text.len() {
+        let old = lines.len();
+        lines.append(&text, old);
+    }
+    reader.settle_tail(&text);
     // An editor buffer of a file on disk: the bytes on disk tell where the editor met invalid
     // UTF-8 (issue 8 defect 11); the warnings are placed on the buffer's lines.
     let editor_invalid = match (disk_check, &path) {
@@ -800,26 +976,6 @@ fn build(
     } else {
         &editor_invalid
     };
-    let mut reader = reader.unwrap_or_default();
-    // A big read reports its progress (issue 12, item 4): the reader is fed in pieces that
-    // end after a line, which reads the same records as one feed.
-    let from = reader.consumed_bytes();
-    let mut load = stamp
-        .progress
-        .start("Reading", path.as_deref(), text.len() - from);
-    if load.active() {
-        for cut in crate::ide::progress::line_cuts(&text, from, 4 << 20) {
-            reader.feed(&text[..cut]);
-            load.read(cut - from);
-        }
-    } else {
-        reader.feed(&text);
-    }
-    reader.settle_tail(&text);
-    // A `/btw` aside file's snapshot marks records the reader did not (see below).
-    let aside = path
-        .as_deref()
-        .is_some_and(crate::formats::claude_code::aside::is_aside_file);
     let (mut transcript, resume) = if reader.transcript().format.is_none() {
         // No record told the format yet: show the lines as `Unknown` now, but keep the
         // reader undecided so that records appended later are still detected (issue 8
@@ -844,7 +1000,6 @@ fn build(
             crate::formats::claude_code::aside::apply(&mut transcript, p);
         }
     }
-    let options = stamp.options_for(path.as_deref());
     load.step("analysing");
     // Records appended to the reader's own transcript: the analysis resumes at the start of the
     // previous last turn, and the lookup tables are rebuilt from there (issue 12).
@@ -854,8 +1009,14 @@ fn build(
     let (analysis, lookup, checkpoint, kept_turns) = match transcript.format() {
         Format::Unknown => (Analysis::default(), Lookup::default(), None, 0),
         _ => {
-            let (analysis, checkpoint, from) = match previous {
-                Some((a, lookup, symbols, c)) => {
+            let from_windows = windowed.is_some();
+            let (analysis, checkpoint, from) = match (previous, windowed) {
+                // Analysed while it was read: the records of the last window.
+                (_, Some((a, c))) => {
+                    let (a, c) = analysis::resume(a, c, revised, &transcript, &text, &options);
+                    (a, c, None)
+                }
+                (Some((a, lookup, symbols, c)), None) => {
                     let from = c.start();
                     let (a, c) = analysis::resume(a, c, revised, &transcript, &text, &options);
                     let from = if c.kept_turns() > 0 { from } else { 0 };
@@ -863,7 +1024,7 @@ fn build(
                     seed.truncate(c.kept_turns());
                     (a, c, Some((lookup, from)))
                 }
-                None => {
+                (None, None) => {
                     let (a, c) = analysis::analyze_resumable(&transcript, &text, &options);
                     (a, c, None)
                 }
@@ -872,13 +1033,20 @@ fn build(
                 Some((lookup, from)) if from > 0 => lookup.resume(&transcript, &analysis, from),
                 _ => Lookup::new(&transcript, &analysis),
             };
-            let kept = checkpoint.kept_turns();
+            // Turns kept from the previous snapshot (none for a file analysed as it was read).
+            let kept = if from_windows {
+                0
+            } else {
+                checkpoint.kept_turns()
+            };
             // Only the reader's own transcript grows by appends alone.
             let checkpoint = matches!(resume, Resume::Lent(_)).then_some(checkpoint);
             (analysis, lookup, checkpoint, kept)
         }
     };
     load.end(format!("{} records", transcript.entries.len()));
+    // The analysis read spans of the text; none of it stays resident (issue 12).
+    text.release_all();
     let snap = Snapshot {
         generation,
         version,
@@ -1082,41 +1250,28 @@ fn file_id(_md: &std::fs::Metadata) -> Option<(u64, u64)> {
     None
 }
 
-/// Length of `bytes` without an incomplete UTF-8 sequence at the very end (at most 3 bytes,
-/// kept for the next read of a growing file). Invalid sequences elsewhere are left to the
-/// lossy decoding.
-///
-/// Only the last three bytes are looked at (issue 12: a whole check here was a second pass of
-/// UTF-8 validation over every file read; the decoding checks the rest): valid text never ends
-/// inside a sequence, so it keeps its whole length.
-fn complete_utf8_len(bytes: &[u8]) -> usize {
-    for back in 1..=3.min(bytes.len()) {
-        let b = bytes[bytes.len() - back];
-        if b & 0xC0 != 0x80 {
-            // A lead byte: is its sequence complete?
-            let need = if b >= 0xF0 {
-                4
-            } else if b >= 0xE0 {
-                3
-            } else if b >= 0xC0 {
-                2
-            } else {
-                1
-            };
-            if need > back {
-                return bytes.len() - back;
-            }
-            break;
-        }
-    }
-    bytes.len()
-}
-
 fn tail_of(bytes: &[u8], n: usize) -> Vec<u8> {
     bytes[bytes.len().saturating_sub(n)..].to_vec()
 }
 
-fn read_whole(path: &Path) -> std::io::Result<(String, DiskState)> {
+fn read_whole(path: &Path, map_from: u64) -> std::io::Result<(Text, DiskState)> {
+    if let Some(m) = load::map_file(path, load::MAX_FILE_BYTES, map_from, true)? {
+        let text_tail = &m.text.as_bytes()[m.text.len().saturating_sub(64)..];
+        let mut tail = text_tail.to_vec();
+        tail.extend_from_slice(&m.rest);
+        return Ok((
+            m.text.clone(),
+            DiskState {
+                len: (m.text.len() + m.rest.len()) as u64,
+                tail: tail_of(&tail, 64),
+                partial: m.rest,
+                id: file_id(&m.metadata),
+                missing: false,
+                invalid: Vec::new(),
+                map_from,
+            },
+        ));
+    }
     let read = load::read_checked(path, 0, load::MAX_FILE_BYTES)?;
     let md = read.metadata.clone();
     let checked = read.utf8;
@@ -1134,7 +1289,7 @@ fn read_whole(path: &Path) -> std::io::Result<(String, DiskState)> {
         None => load::decode_owned(bytes),
     };
     Ok((
-        text,
+        text.into(),
         DiskState {
             len,
             partial,
@@ -1142,8 +1297,23 @@ fn read_whole(path: &Path) -> std::io::Result<(String, DiskState)> {
             tail,
             missing: false,
             invalid,
+            map_from,
         },
     ))
+}
+
+/// A new mapping of the file at `path` grown by `appended` bytes after the mapped text `old`
+/// (a followed file): `None` when the file cannot be mapped again or its bytes after `old` are
+/// not `appended` (changed meanwhile), and the caller appends to an owned copy instead.
+fn map_grown(path: &Path, old: &Text, appended: &[u8]) -> Option<Text> {
+    let (f, _) = load::open_regular(path).ok()?;
+    let len = old.len() + appended.len();
+    let map = Arc::new(crate::source::mapped::Mapping::new(&f, len).ok()?);
+    let fresh = map.bytes().get(old.len()..len)?;
+    if fresh != appended || map.torn() {
+        return None;
+    }
+    Text::mapped_after(map, old.len(), len)
 }
 
 fn read_from(path: &Path, from: u64, to: u64) -> std::io::Result<Vec<u8>> {
@@ -1412,6 +1582,164 @@ mod tests {
         std::fs::write(&p, "{\"c\":3}\n").unwrap();
         assert_eq!(s.refresh_disk(), DiskChange::Reloaded);
         assert_eq!(*s.text(), "{\"c\":3}\n");
+    }
+}
+
+/// Issue 12: disk sources of mapped files (mapped from 1 byte on here, so that small files
+/// take the mapped path).
+#[cfg(all(test, unix))]
+mod mapped_tests {
+    use super::*;
+
+    fn records(from: usize, n: usize) -> String {
+        (from..from + n)
+            .map(|i| {
+                let u = serde_json::json!({"type":"user","uuid":format!("u{i}"),"sessionId":"s",
+                    "timestamp":"2026-01-01T00:00:00Z",
+                    "message":{"role":"user","content":format!("prompt {i:05} {}", "é".repeat(40))}});
+                format!("{u}\n")
+            })
+            .collect()
+    }
+
+    fn is_mapped(s: &Source) -> bool {
+        matches!(&lock(&s.text).body, Body::Flat(t) if t.is_mapped())
+    }
+
+    /// A mapped file that grows stays mapped (a new mapping, only the appended bytes checked),
+    /// with the same text, cut characters and warnings as the read path; invalid bytes appended
+    /// make it an owned text decoded lossily; a truncation reloads it.
+    #[test]
+    fn a_mapped_disk_file_grows_and_is_truncated_as_a_read_one() {
+        let dir = tempfile::tempdir().unwrap();
+        let p = dir.path().join("m.jsonl");
+        let smile = "😀".as_bytes();
+        let mut bytes = records(0, 3).into_bytes();
+        bytes.extend_from_slice(&smile[..2]);
+        std::fs::write(&p, &bytes).unwrap();
+        let s = Source::disk_mapping_from(p.clone(), 1).unwrap();
+        assert!(is_mapped(&s));
+        assert_eq!(*s.text(), records(0, 3), "the cut emoji waits for its end");
+        let mut f = std::fs::OpenOptions::new().append(true).open(&p).unwrap();
+        std::io::Write::write_all(&mut f, &smile[2..]).unwrap();
+        std::io::Write::write_all(&mut f, b"\n").unwrap();
+        std::io::Write::write_all(&mut f, records(3, 2).as_bytes()).unwrap();
+        let grown = 3 + records(3, 2).len() as u64;
+        assert_eq!(s.refresh_disk(), DiskChange::Appended(grown));
+        assert!(is_mapped(&s), "grown by a new mapping");
+        assert_eq!(*s.text(), records(0, 3) + "😀\n" + &records(3, 2));
+        assert_eq!(s.refresh_disk(), DiskChange::Unchanged);
+
+        std::io::Write::write_all(&mut f, b"{\"bad\":\"\xff\"}\n").unwrap();
+        assert_eq!(s.refresh_disk(), DiskChange::Appended(12));
+        assert!(!is_mapped(&s), "invalid bytes: an owned, lossy text");
+        assert!(s.text().ends_with("{\"bad\":\"\u{fffd}\"}\n"));
+        assert_eq!(lock(&s.text).disk.as_ref().unwrap().invalid.len(), 1);
+
+        std::fs::write(&p, records(7, 1)).unwrap();
+        assert_eq!(s.refresh_disk(), DiskChange::Reloaded);
+        assert!(is_mapped(&s));
+        assert_eq!(*s.text(), records(7, 1));
+        // A file with invalid bytes is read, not mapped, and decoded as before.
+        let bad = b"{\"a\":1}\n{\"b\":\"\xff\"}\n";
+        std::fs::write(&p, bad).unwrap();
+        let s = Source::disk_mapping_from(p.clone(), 1).unwrap();
+        assert!(!is_mapped(&s));
+        assert_eq!(*s.text(), load::decode(bad).0);
+    }
+
+    /// Issue 12: a mapped file read and analysed a window at a time (windows of 1 KiB to
+    /// 64 KiB here, so that turns span many of them, and a file of one long turn) gives the
+    /// snapshot a read file gives: the same records, figures and views.
+    #[tokio::test]
+    async fn a_mapped_file_analysed_in_windows_equals_a_read_one() {
+        let stamp = crate::ide::host::Host::new().stamp();
+        let dir = tempfile::tempdir().unwrap();
+        let demo =
+            std::fs::read_to_string("../fixtures/demo/3f8a2c61-9d4e-4b7a-8c15-e2d07b9a4f63.jsonl")
+                .unwrap();
+        // One prompt, then every other record of the demo session eight times: one turn.
+        let mut lines = demo.lines();
+        let first = lines.next().unwrap();
+        let rest: String = lines
+            .filter(|l| !l.contains("\"type\":\"user\"") || l.contains("tool_result"))
+            .map(|l| format!("{l}\n"))
+            .collect();
+        let one_turn = format!("{first}\n{}", rest.repeat(8));
+        for (name, text) in [("many.jsonl", demo.repeat(6)), ("one.jsonl", one_turn)] {
+            let p = dir.path().join(name);
+            std::fs::write(&p, &text).unwrap();
+            let read = Arc::new(Source::disk_mapping_from(p.clone(), u64::MAX).unwrap());
+            let want = read.snapshot(&stamp).await;
+            assert!(!want.text.is_mapped());
+            for window in [1 << 10, 7 << 10, 64 << 10] {
+                let s = Arc::new(Source::disk_windowed(p.clone(), 1, window).unwrap());
+                let got = s.snapshot(&stamp).await;
+                assert!(got.text.is_mapped());
+                let figures = |s: &Snapshot| {
+                    serde_json::to_value(crate::ide::stats::stats(
+                        String::new(),
+                        &s.transcript,
+                        &s.analysis,
+                    ))
+                    .unwrap()
+                };
+                assert_eq!(got.transcript.entries.len(), want.transcript.entries.len());
+                assert_eq!(figures(&got), figures(&want), "{name}, window {window}");
+                for verbose in [false, true] {
+                    assert_eq!(
+                        got.view(verbose).view.text,
+                        want.view(verbose).view.text,
+                        "{name}, window {window}"
+                    );
+                }
+            }
+        }
+    }
+
+    /// Issue 12: the file behind a mapped snapshot is truncated and rewritten shorter. Rendering
+    /// that snapshot touches pages past the new end: they read as zeros (SIGBUS handled, no
+    /// crash) and the text is torn; the next snapshot reads the file again and shows the new
+    /// content.
+    #[tokio::test]
+    async fn a_mapped_file_truncated_under_a_snapshot_is_read_again() {
+        let stamp = crate::ide::host::Host::new().stamp();
+        let dir = tempfile::tempdir().unwrap();
+        let p = dir.path().join("t.jsonl");
+        let old = records(0, 400);
+        assert!(old.len() > 16 * 4096);
+        std::fs::write(&p, &old).unwrap();
+        let s = Arc::new(Source::disk_mapping_from(p.clone(), 1).unwrap());
+        let snap = s.snapshot(&stamp).await;
+        assert!(snap.text.is_mapped());
+        assert_eq!(snap.transcript.entries.len(), 400);
+
+        let new = records(1000, 3);
+        std::fs::write(&p, &new).unwrap();
+        let view = snap.view(false);
+        assert!(snap.text.torn(), "pages past the new end were touched");
+        // Records of equal length: the first three spans hold the new records' bytes.
+        assert!(
+            view.view.text.contains("prompt 01000"),
+            "the new bytes, seen through the map"
+        );
+        assert!(
+            !view.view.text.contains("prompt 00399"),
+            "zeros past the end"
+        );
+
+        let fresh = s.snapshot(&stamp).await;
+        assert!(!fresh.text.torn());
+        assert_eq!(*fresh.text, new);
+        assert_eq!(fresh.transcript.entries.len(), 3);
+        // The watcher's next look reports the re-read once, so that clients are told.
+        assert_eq!(s.refresh_disk(), DiskChange::Reloaded);
+        assert_eq!(s.refresh_disk(), DiskChange::Unchanged);
+        let text = &fresh.view(false).view.text;
+        assert!(
+            text.contains("prompt 01002") && !text.contains("prompt 00003"),
+            "{text}"
+        );
     }
 }
 

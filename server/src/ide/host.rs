@@ -599,6 +599,10 @@ impl Host {
             .filter_map(|e| e.step.as_ref().map(|s| &*s.key))
             .collect();
         let n = keys.len();
+        if text.torn() {
+            // Truncated while it was read (issue 12): counted again on its next change.
+            return None;
+        }
         lock(&self.steps_cache).insert(path.to_path_buf(), (len, n));
         Some(n)
     }
@@ -629,6 +633,8 @@ async fn render(
     tokio::task::spawn_blocking(move || {
         let load = progress.start("Rendering", s.path.as_deref(), s.text.len());
         let v = s.view(verbose);
+        // Rendering read spans of a mapped text: none of it stays resident (issue 12).
+        s.text.release_all();
         load.end(format!("{} lines", v.lines.line_count()));
         v
     })

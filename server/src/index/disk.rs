@@ -81,6 +81,11 @@ pub fn refresh(path: &Path, old: Option<&SessionEntry>) -> std::io::Result<Refre
             crate::formats::claude_code::aside::apply(t, path);
         }
     });
+    if loaded.text.torn() {
+        // Truncated while it was read (issue 12): the entry stays as it was; the watcher
+        // reports the change and the file is read again.
+        return Err(load::LoadError::Changed.into());
+    }
     entry.bytes = len;
     entry.modified_ms = modified_ms;
     Ok(Refresh::Whole(entry))

@@ -13,12 +13,19 @@
 //!   12): each window is checked as UTF-8 while it is fresh in the cache (valid text becomes a
 //!   `String` without a second pass), and a file that shrinks while it is read (truncated, or
 //!   truncated and rewritten) is read again rather than returned as a mix of two contents.
+//! - A whole file of [`MAP_FROM_BYTES`] or more is mapped rather than read ([`map_file`], issue
+//!   12): valid UTF-8 (checked with `simdutf8`) becomes a mapped [`Text`] without a copy; a
+//!   zstd file, invalid UTF-8 or a refused mapping falls back to the read above (same text,
+//!   same warnings). A file truncated while mapped is mapped again, like a read.
 
 use std::fs::{File, Metadata};
 use std::io::{Read, Seek, SeekFrom};
 use std::path::Path;
+use std::sync::Arc;
 
 use crate::model::{Problem, Severity};
+use crate::source::mapped::Mapping;
+use crate::source::text::Text;
 
 /// Largest file read: 4 GiB. Bigger files are refused with [`LoadError::TooBig`].
 pub const MAX_FILE_BYTES: u64 = 4 << 30;
@@ -352,10 +359,104 @@ pub fn decode_owned(bytes: Vec<u8>) -> (String, Vec<InvalidUtf8>) {
     }
 }
 
+/// Files from this size on (bytes) are mapped rather than read by [`load`] and by disk
+/// sources: 1 MiB. Below it a read costs less than a mapping's system calls.
+pub const MAP_FROM_BYTES: u64 = 1 << 20;
+
+/// A whole file mapped as text by [`map_file`].
+#[derive(Debug)]
+pub struct MappedFile {
+    /// The file's bytes up to the last whole character, checked as UTF-8.
+    pub text: Text,
+    /// The start of one character cut by the end of the file (at most 3 bytes; empty when the
+    /// file ends at a character boundary), not in `text`.
+    pub rest: Vec<u8>,
+    pub metadata: Metadata,
+}
+
+/// Maps a whole regular file of at least `min_len` bytes (at most `max` bytes of it) as text.
+/// `Ok(None)` when it is not mapped and the caller reads it instead ([`read_checked`]): it is
+/// smaller than `min_len` or empty, zstd-compressed, holds invalid UTF-8 (anywhere, or a cut
+/// character at the end unless `cut_end`), or the mapping was refused (see
+/// [`Mapping::new`]). `cut_end`: a character cut by the end of the file (one being written)
+/// is left out of the text and returned as [`MappedFile::rest`]. A file that shrinks while it
+/// is checked (the mapping is torn, or the file ends before the mapped length) is mapped
+/// again, up to [`READ_ATTEMPTS`] times, then refused with [`LoadError::Changed`]; errors are
+/// otherwise those of [`open_regular`].
+pub fn map_file(
+    path: &Path,
+    max: u64,
+    min_len: u64,
+    cut_end: bool,
+) -> Result<Option<MappedFile>, LoadError> {
+    for _ in 0..READ_ATTEMPTS {
+        let (f, md) = open_regular(path)?;
+        let len = md.len().min(max);
+        if len < min_len.max(1) || usize::try_from(len).is_err() {
+            return Ok(None);
+        }
+        let Ok(map) = Mapping::new(&f, len as usize) else {
+            return Ok(None);
+        };
+        let map = Arc::new(map);
+        let bytes = map.bytes();
+        let cut = if cut_end {
+            complete_utf8_len(bytes)
+        } else {
+            bytes.len()
+        };
+        let text = (!crate::source::zstd::is_zstd(bytes))
+            .then(|| Text::mapped(map.clone(), cut))
+            .flatten();
+        let now = f.metadata()?.len();
+        if map.torn() || now < len {
+            continue;
+        }
+        return Ok(text.map(|text| MappedFile {
+            rest: bytes[cut..].to_vec(),
+            text,
+            metadata: md,
+        }));
+    }
+    Err(LoadError::Changed)
+}
+
+/// Length of `bytes` without an incomplete UTF-8 sequence at the very end (at most 3 bytes,
+/// kept for the next read of a growing file). Invalid sequences elsewhere are left to the
+/// lossy decoding.
+///
+/// Only the last three bytes are looked at (issue 12: a whole check here was a second pass of
+/// UTF-8 validation over every file read; the decoding checks the rest): valid text never ends
+/// inside a sequence, so it keeps its whole length.
+pub fn complete_utf8_len(bytes: &[u8]) -> usize {
+    for back in 1..=3.min(bytes.len()) {
+        let b = bytes[bytes.len() - back];
+        if b & 0xC0 != 0x80 {
+            // A lead byte: is its sequence complete?
+            let need = if b >= 0xF0 {
+                4
+            } else if b >= 0xE0 {
+                3
+            } else if b >= 0xC0 {
+                2
+            } else {
+                1
+            };
+            if need > back {
+                return bytes.len() - back;
+            }
+            break;
+        }
+    }
+    bytes.len()
+}
+
 /// A whole regular file, decoded.
 #[derive(Debug)]
 pub struct Loaded {
-    pub text: String,
+    /// Mapped when the file is big and valid UTF-8 ([`map_file`]); check [`Text::torn`] after
+    /// reading it (a file truncated meanwhile: load it again).
+    pub text: Text,
     pub invalid: Vec<InvalidUtf8>,
     pub metadata: Metadata,
     /// The file was zstd-compressed (a `.jsonl.zst` archive, read as finished; issue 9).
@@ -363,8 +464,22 @@ pub struct Loaded {
 }
 
 /// Reads and decodes a whole regular file (at most `max` bytes); a zstd-compressed file is
-/// decompressed first (`source::zstd`, at most 1 GiB).
+/// decompressed first (`source::zstd`, at most 1 GiB). A file of [`MAP_FROM_BYTES`] or more
+/// that is valid UTF-8 is mapped ([`map_file`]).
 pub fn load(path: &Path, max: u64) -> Result<Loaded, LoadError> {
+    load_mapping_from(path, max, MAP_FROM_BYTES)
+}
+
+/// [`load`], mapping files from `map_from` bytes on (tests map small files).
+pub fn load_mapping_from(path: &Path, max: u64, map_from: u64) -> Result<Loaded, LoadError> {
+    if let Some(m) = map_file(path, max, map_from, false)? {
+        return Ok(Loaded {
+            text: m.text,
+            invalid: Vec::new(),
+            metadata: m.metadata,
+            compressed: false,
+        });
+    }
     let read = read_checked(path, 0, max)?;
     let metadata = read.metadata.clone();
     let compressed = crate::source::zstd::is_zstd(&read.bytes);
@@ -379,7 +494,7 @@ pub fn load(path: &Path, max: u64) -> Result<Loaded, LoadError> {
         }
     };
     Ok(Loaded {
-        text,
+        text: text.into(),
         invalid,
         metadata,
         compressed,
@@ -464,7 +579,7 @@ mod tests {
                 assert_eq!(windows, bytes.len().div_ceil(window), "window {window}");
             }
             let loaded = load(&path, u64::MAX).unwrap();
-            assert_eq!((loaded.text, loaded.invalid), decode(&bytes));
+            assert_eq!((loaded.text.into_string(), loaded.invalid), decode(&bytes));
         }
         // From an offset (the appended bytes of a followed file), and at most `max` bytes.
         std::fs::write(&path, &valid).unwrap();
@@ -530,6 +645,57 @@ mod tests {
         .unwrap();
         assert_eq!(r.bytes, old.as_bytes());
         assert_eq!(reads, 1);
+    }
+
+    /// Issue 12: a mapped file gives the text a read gives. Valid UTF-8 is mapped (a character
+    /// cut at the end left out only when asked); invalid bytes, a cut character otherwise, a
+    /// zstd file, an empty file or one below the size asked are not mapped, and `load` reads
+    /// them with the same text and warnings as before.
+    #[cfg(unix)]
+    #[test]
+    fn mapped_files_read_as_read_ones() {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("m.jsonl");
+        let valid = "{\"a\":\"é😀\"}\r\n".repeat(50);
+        let mut cut = valid.clone().into_bytes();
+        cut.extend_from_slice(&"😀".as_bytes()[..3]);
+        let mut invalid = valid.clone().into_bytes();
+        invalid.extend_from_slice(b"{\"b\":\"\xff\"}\n");
+        let zstd = crate::source::zstd::tests::SMALL.to_vec();
+        for (bytes, mapped, mapped_cut) in [
+            (valid.clone().into_bytes(), true, true),
+            (cut.clone(), false, true),
+            (invalid.clone(), false, false),
+            (zstd, false, false),
+            (Vec::new(), false, false),
+        ] {
+            std::fs::write(&path, &bytes).unwrap();
+            let m = map_file(&path, u64::MAX, 1, false).unwrap();
+            assert_eq!(m.is_some(), mapped, "{:?}", String::from_utf8_lossy(&bytes));
+            let m = map_file(&path, u64::MAX, 1, true).unwrap();
+            assert_eq!(m.is_some(), mapped_cut);
+            if let Some(m) = m {
+                let keep = complete_utf8_len(&bytes);
+                assert_eq!(m.text.as_bytes(), &bytes[..keep]);
+                assert_eq!(m.rest, &bytes[keep..]);
+                assert_eq!(m.metadata.len(), bytes.len() as u64);
+            }
+            let read = load_mapping_from(&path, u64::MAX, u64::MAX).unwrap();
+            let loaded = load_mapping_from(&path, u64::MAX, 1).unwrap();
+            assert_eq!(loaded.text.is_mapped(), mapped);
+            assert_eq!(loaded.text, read.text);
+            assert_eq!(loaded.invalid, read.invalid);
+            assert_eq!(loaded.compressed, read.compressed);
+        }
+        std::fs::write(&path, &valid).unwrap();
+        assert!(
+            map_file(&path, u64::MAX, valid.len() as u64 + 1, false)
+                .unwrap()
+                .is_none()
+        );
+        let m = map_file(&path, 10, 1, true).unwrap().unwrap();
+        assert_eq!(m.text, "{\"a\":\"é", "at most `max` bytes");
+        assert!(load(&path, u64::MAX).unwrap().text.len() == valid.len());
     }
 
     #[cfg(unix)]

@@ -4,14 +4,18 @@
 //! ([`json_string`]); the one loader of files ([`load`]: regular files only, lossy UTF-8 with
 //! a warning per line); the file-age rule that tells a finished file from one still being
 //! written ([`age`]). Everything here works in byte offsets into one text and knows nothing
-//! of formats or editors.
+//! of formats or editors. A file's text is owned or memory-mapped ([`text::Text`],
+//! [`mapped`]: issue 12).
 
 pub mod age;
 pub mod json_string;
 pub mod lines;
 pub mod load;
+pub mod mapped;
 pub mod position;
+pub mod text;
 pub mod zstd;
 
 pub use lines::LineIndex;
 pub use position::{Encoding, LineCursor, Position, PositionError};
+pub use text::Text;

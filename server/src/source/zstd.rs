@@ -42,11 +42,11 @@ pub fn decompress(bytes: &[u8]) -> Result<Vec<u8>, String> {
 }
 
 #[cfg(test)]
-mod tests {
+pub(crate) mod tests {
     use super::*;
 
     /// `printf '{"a":1}\n' | zstd -c` (zstd 1.5.4, written for this test).
-    const SMALL: [u8; 21] = [
+    pub(crate) const SMALL: [u8; 21] = [
         0x28, 0xb5, 0x2f, 0xfd, 0x04, 0x58, 0x41, 0x00, 0x00, 0x7b, 0x22, 0x61, 0x22, 0x3a, 0x31,
         0x7d, 0x0a, 0xe2, 0xef, 0xec, 0xe0,
     ];

@@ -177,6 +177,7 @@ pub fn render(
         source,
         options,
         &crate::analysis::default_phases(),
+        &mut |_| {},
     )
 }
 
@@ -189,7 +190,21 @@ pub fn render_with_phases(
     options: &ViewOptions,
     phases: &[Phase],
 ) -> View {
-    render::render(transcript, analysis, source, options, phases)
+    render::render(transcript, analysis, source, options, phases, &mut |_| {})
+}
+
+/// [`render_with_phases`], calling `after_turn` after each turn is rendered, in order (issue
+/// 12: the caller drops the pages of a memory-mapped source the turn read, so rendering a
+/// big file does not bring it back into memory whole).
+pub fn render_turn_by_turn(
+    transcript: &Transcript,
+    analysis: &Analysis,
+    source: &str,
+    options: &ViewOptions,
+    phases: &[Phase],
+    after_turn: &mut dyn FnMut(&crate::analysis::Turn),
+) -> View {
+    render::render(transcript, analysis, source, options, phases, after_turn)
 }
 
 /// The collapsed label of a work run (seed 003, in [`words`]): `Worked · 3 tool calls` or

@@ -76,6 +76,7 @@ pub(super) fn render(
     src: &str,
     opts: &ViewOptions,
     phases: &[Phase],
+    after_turn: &mut dyn FnMut(&Turn),
 ) -> View {
     let mut pairs = HashMap::new();
     let mut use_of_result = HashMap::new();
@@ -135,6 +136,7 @@ pub(super) fn render(
         activity_head: None,
         activity_closed: false,
         answer_last: None,
+        after_turn,
     };
     r.header();
     r.body();
@@ -237,6 +239,8 @@ enum Ev {
 }
 
 struct Renderer<'a> {
+    /// Called after each turn is rendered (`view::render_turn_by_turn`).
+    after_turn: &'a mut dyn FnMut(&Turn),
     t: &'a Transcript,
     a: &'a Analysis,
     src: &'a str,
@@ -641,6 +645,7 @@ impl<'a> Renderer<'a> {
                 break;
             }
             self.render_turn(turn);
+            (self.after_turn)(turn);
         }
     }
 

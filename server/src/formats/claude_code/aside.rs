@@ -116,6 +116,10 @@ pub fn apply(t: &mut Transcript, path: &Path) -> usize {
                     .unwrap_or_default()
             });
             let ids = Arc::new((message_ids(&pt), sid));
+            if loaded.text.torn() {
+                // Truncated while it was read (issue 12): nothing trustworthy to mark or keep.
+                return 0;
+            }
             *LAST_PARENT.lock().unwrap_or_else(|e| e.into_inner()) =
                 Some((parent, len, modified, ids.clone()));
             ids
