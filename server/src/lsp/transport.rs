@@ -168,12 +168,13 @@ impl Decoder {
     }
 
     /// Reads once from `from` straight into the buffer (no copy of a big body through a read
-    /// buffer; issue 12); `Ok(0)` at the end of input.
-    pub async fn read_from<R: AsyncRead + Unpin>(&mut self, from: &mut R) -> io::Result<usize> {
+    /// buffer; issue 12); `Ok(0)` at the end of input. Blocking: [`serve`] calls it on a
+    /// thread of its own.
+    pub fn read_from(&mut self, from: &mut Input) -> io::Result<usize> {
         if self.skip > 0 {
             // An oversized body is dropped: read it through a small buffer, never kept.
             let mut scratch = [0u8; 8192];
-            let n = from.read(&mut scratch).await?;
+            let n = from.read(&mut scratch)?;
             self.push(&scratch[..n]);
             return Ok(n);
         }
@@ -181,12 +182,7 @@ impl Decoder {
             // While a body arrives, `next_frame` reserves room ahead; this is the rest.
             self.buf.reserve_exact(READ_BYTES);
         }
-        if self.buf.is_empty() {
-            // Between messages, a read of at most `READ_BYTES`: tokio's stdin zeroes the room
-            // it is given (the 1 MiB kept after a big message, at every small message).
-            return from.take(READ_BYTES as u64).read_buf(&mut self.buf).await;
-        }
-        from.read_buf(&mut self.buf).await
+        from.read_into_spare(&mut self.buf)
     }
 
     /// The next complete frame, or `None` when more bytes are needed.
@@ -891,14 +887,13 @@ const BIG_ANSWER_BYTES: usize = 256 << 10;
 /// messages. With `pending`, `didOpen` texts go to the server through it; with `raw`, the
 /// server's JSON answers are written in place of their placeholders (see the module's doc).
 /// Returns when the input ends (or `exit`) and the server finished.
-pub async fn serve<I, O, F>(
-    input: I,
+pub async fn serve<O, F>(
+    input: Input,
     output: O,
     pending: Option<std::sync::Arc<PendingTexts>>,
     raw: Option<std::sync::Arc<RawResults>>,
     server: impl FnOnce(PipeIn, PipeOut) -> F,
 ) where
-    I: AsyncRead + Unpin + Send + 'static,
     O: std::io::Write + Send + 'static,
     F: std::future::Future<Output = ()>,
 {
@@ -929,12 +924,25 @@ pub async fn serve<I, O, F>(
     let outbound = tokio::spawn(async move {
         let _ = pump_frames(from_server, out_tx, raw).await;
     });
-    let inbound = tokio::spawn(async move {
+    // The reader: a thread of its own reading the client's bytes straight into the decoder
+    // (see `Input`); its writes to the server's pipe run on this runtime. It is not joined:
+    // at the end it may be waiting in a read of the client's pipe.
+    let rt = tokio::runtime::Handle::current();
+    // A weak sender: the writer ends once the server's output ends, while this thread may
+    // still wait for the client's next bytes.
+    let errors = tx.downgrade();
+    drop(tx);
+    let send = move |f: Pieces| {
+        if let Some(tx) = errors.upgrade() {
+            let _ = tx.send(f);
+        }
+    };
+    let inbound = move || {
         let mut input = input;
         let mut to_server = to_server;
         let mut dec = Decoder::default();
         loop {
-            match dec.read_from(&mut input).await {
+            match dec.read_from(&mut input) {
                 Ok(0) | Err(_) => break,
                 Ok(_) => {}
             }
@@ -949,7 +957,7 @@ pub async fn serve<I, O, F>(
                                             continue; // shut down meanwhile
                                         };
                                         let f = frame(pending_body(&params, id).as_bytes());
-                                        if to_server.write_all(&f).await.is_err() {
+                                        if rt.block_on(to_server.write_all(&f)).is_err() {
                                             return;
                                         }
                                         continue;
@@ -967,9 +975,11 @@ pub async fn serve<I, O, F>(
                             Ok(()) => {
                                 // Header, then the body as it is (no framed copy of a big body).
                                 let head = format!("Content-Length: {}\r\n\r\n", b.len());
-                                if to_server.write_all(head.as_bytes()).await.is_err()
-                                    || to_server.write_all(&b).await.is_err()
-                                {
+                                let sent = rt.block_on(async {
+                                    to_server.write_all(head.as_bytes()).await?;
+                                    to_server.write_all(&b).await
+                                });
+                                if sent.is_err() {
                                     return;
                                 }
                             }
@@ -978,7 +988,7 @@ pub async fn serve<I, O, F>(
                                     "transcript-ls: dropped a malformed message: {}",
                                     resp["error"]["message"]
                                 );
-                                let _ = tx.send(vec![frame(resp.to_string().as_bytes())]);
+                                send(vec![frame(resp.to_string().as_bytes())]);
                             }
                         }
                     }
@@ -986,26 +996,32 @@ pub async fn serve<I, O, F>(
                         eprintln!("transcript-ls: dropped {why}");
                         let resp = json!({"jsonrpc": "2.0", "id": null,
                             "error": {"code": -32600, "message": format!("invalid request: {why}")}});
-                        let _ = tx.send(vec![frame(resp.to_string().as_bytes())]);
+                        send(vec![frame(resp.to_string().as_bytes())]);
                         // A dropped didOpen is otherwise silent in the editor.
                         let note = json!({"jsonrpc": "2.0", "method": "window/showMessage",
                             "params": {"type": 1, "message": format!("transcript-ls: dropped {why}")}});
-                        let _ = tx.send(vec![frame(note.to_string().as_bytes())]);
+                        send(vec![frame(note.to_string().as_bytes())]);
                     }
                     Frame::Garbage(why) => {
                         eprintln!("transcript-ls: dropped {why}");
                         let resp = json!({"jsonrpc": "2.0", "id": null,
                             "error": {"code": -32700, "message": format!("parse error: {why}")}});
-                        let _ = tx.send(vec![frame(resp.to_string().as_bytes())]);
+                        send(vec![frame(resp.to_string().as_bytes())]);
                     }
                 }
             }
         }
         // End of input: the server sees the end of its pipe and stops.
-        let _ = to_server.shutdown().await;
-    });
+        let _ = rt.block_on(to_server.shutdown());
+    };
+    if let Err(e) = std::thread::Builder::new()
+        .name("transcript-ls-input".into())
+        .spawn(inbound)
+    {
+        eprintln!("transcript-ls: cannot start the input thread: {e}");
+        return;
+    }
     server(server_in, server_out).await;
-    inbound.abort();
     // Let the last responses out.
     let _ = outbound.await;
     let _ = writer.await;
@@ -1030,6 +1046,96 @@ pub fn raw_stdout() -> Box<dyn std::io::Write + Send> {
 pub type PipeIn = tokio::io::DuplexStream;
 /// The server's end of the output pipe.
 pub type PipeOut = tokio::io::DuplexStream;
+
+/// What [`serve`] reads the client's messages from, on a thread of its own (issue 12: tokio's
+/// `stdin()` read each piece of a 100 MB `didOpen` on its blocking pool into a buffer of its
+/// own, then copied it into the decoder's, with two thread hand-overs per 64 KiB).
+pub enum Input {
+    /// A file descriptor (the process's standard input), read straight into the decoder's
+    /// buffer.
+    #[cfg(unix)]
+    Fd(std::fs::File),
+    /// Any reader (where there is no descriptor to read): its room is zeroed before each read.
+    Reader(Box<dyn std::io::Read + Send>),
+}
+
+impl Input {
+    /// The process's standard input: a duplicate of its descriptor, whose pipe (when it is
+    /// one) is enlarged to take 1 MiB at a time (fewer reads and wake-ups for a big
+    /// `didOpen`; the kernel caps it at `/proc/sys/fs/pipe-max-size`, errors are ignored).
+    pub fn stdin() -> Input {
+        #[cfg(unix)]
+        {
+            use std::os::fd::{AsFd, AsRawFd};
+            if let Ok(fd) = std::io::stdin().as_fd().try_clone_to_owned() {
+                #[cfg(target_os = "linux")]
+                // SAFETY: fcntl on a descriptor we own; F_SETPIPE_SZ takes an int and fails
+                // harmlessly (EBADF, EINVAL, EPERM) on anything but a pipe it may resize.
+                unsafe {
+                    libc::fcntl(fd.as_raw_fd(), libc::F_SETPIPE_SZ, 1 << 20);
+                }
+                return Input::Fd(std::fs::File::from(fd));
+            }
+        }
+        Input::Reader(Box::new(std::io::stdin()))
+    }
+
+    fn read(&mut self, buf: &mut [u8]) -> io::Result<usize> {
+        use std::io::Read;
+        loop {
+            let r = match self {
+                #[cfg(unix)]
+                Input::Fd(f) => f.read(buf),
+                Input::Reader(r) => r.read(buf),
+            };
+            match r {
+                Err(e) if e.kind() == io::ErrorKind::Interrupted => {}
+                r => return r,
+            }
+        }
+    }
+
+    /// Reads once into the spare capacity of `buf` (at least one byte of it), extending its
+    /// length by the bytes read.
+    fn read_into_spare(&mut self, buf: &mut Vec<u8>) -> io::Result<usize> {
+        let len = buf.len();
+        let room = buf.capacity() - len;
+        match self {
+            #[cfg(unix)]
+            Input::Fd(f) => {
+                use std::os::fd::AsRawFd;
+                let n = loop {
+                    // SAFETY: `read(2)` writes at most `room` bytes at the vector's spare
+                    // capacity (allocated, `room` bytes long) through a raw pointer; nothing
+                    // reads that memory before `set_len` below covers what was written.
+                    let n = unsafe {
+                        libc::read(
+                            f.as_raw_fd(),
+                            buf.as_mut_ptr().add(len).cast::<libc::c_void>(),
+                            room,
+                        )
+                    };
+                    if n >= 0 {
+                        break n as usize;
+                    }
+                    let e = io::Error::last_os_error();
+                    if e.kind() != io::ErrorKind::Interrupted {
+                        return Err(e);
+                    }
+                };
+                // SAFETY: `read(2)` initialised `n <= room` bytes after `len`.
+                unsafe { buf.set_len(len + n.min(room)) };
+                Ok(n)
+            }
+            Input::Reader(_) => {
+                buf.resize(len + room, 0);
+                let r = self.read(&mut buf[len..]);
+                buf.truncate(len + *r.as_ref().unwrap_or(&0));
+                r
+            }
+        }
+    }
+}
 
 #[cfg(test)]
 mod tests {
