@@ -137,13 +137,18 @@ impl Backend {
         params: FoldingRangeParams,
     ) -> Result<crate::lsp::transport::RawAnswer> {
         let uri = params.text_document.uri.clone();
-        self.on_doc_json(
-            "textDocument/foldingRange",
-            &uri,
-            params,
-            handlers::folding::folding_range,
-        )
-        .await
+        let json = self
+            .on_doc(
+                "textDocument/foldingRange",
+                &uri,
+                params,
+                handlers::folding::folding_range,
+            )
+            .await?;
+        self.shared
+            .raw_results
+            .answer(json)
+            .map_err(|e| crate::lsp::state::internal(format!("an answer that is not JSON: {e}")))
     }
 
     /// `textDocument/semanticTokens/full`, answered as JSON bytes (`dispatch::RAW_ANSWERED`).

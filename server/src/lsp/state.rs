@@ -45,6 +45,9 @@ pub struct Shared {
     /// made from (issue 12: an append converts only the turns it changed; an entry kept by the
     /// snapshot is the same `Arc`, its lines unchanged).
     pub(crate) symbols: Mutex<HashMap<String, TurnSymbols>>,
+    /// Last folding ranges per raw document URI, one piece per turn with the outline entry
+    /// of the turn (issue 12; `crate::lsp::handlers::folding`).
+    pub(crate) folds: Mutex<HashMap<String, TurnFolds>>,
     token_ids: AtomicU64,
     pub shutdown: tokio::sync::watch::Sender<bool>,
     pub shutdown_requested: AtomicBool,
@@ -67,6 +70,16 @@ pub(crate) struct TurnSymbols {
     /// Per turn: the outline entry and the JSON of its `DocumentSymbol`, or of the
     /// `SymbolInformation`s of it and its descendants separated by commas (UTF-8 bytes).
     pub turns: Vec<(Arc<crate::ide::symbols::Symbol>, Box<[u8]>)>,
+}
+
+/// The folding ranges of one raw document as JSON, per turn beside the turn's outline entry
+/// (issue 12): a turn kept by an append has the same entry (`Arc`) and the same folds.
+pub(crate) struct TurnFolds {
+    /// Per turn: its outline entry and the JSON of the folding ranges starting in its lines.
+    pub turns: Vec<(
+        Arc<crate::ide::symbols::Symbol>,
+        crate::lsp::handlers::folding::TurnPiece,
+    )>,
 }
 
 pub(crate) fn lock<T>(m: &Mutex<T>) -> std::sync::MutexGuard<'_, T> {
@@ -126,6 +139,7 @@ impl Shared {
             reference_answers: AtomicBool::new(false),
             tokens: Mutex::new(HashMap::new()),
             symbols: Mutex::new(HashMap::new()),
+            folds: Mutex::new(HashMap::new()),
             token_ids: AtomicU64::new(1),
             shutdown: stx,
             shutdown_requested: AtomicBool::new(false),
