@@ -197,6 +197,9 @@ pub enum DiskChange {
 /// little behind to be worth the call.
 pub const TRIM_AFTER_BYTES: usize = 8 << 20;
 
+/// How long after such a build its trim waits (the first answers are made meanwhile).
+const TRIM_DELAY: std::time::Duration = std::time::Duration::from_millis(500);
+
 /// Hands the allocator's free pages back to the system (glibc `malloc_trim`; nothing
 /// elsewhere). A big build or a big answer leaves megabytes of freed small blocks spread over
 /// the allocator's per-thread arenas, which glibc keeps resident: on a 100 MB document, 15
@@ -531,8 +534,13 @@ impl Source {
                 if snap.text.len() >= TRIM_AFTER_BYTES && snap.kept_turns == 0 {
                     // A whole read: the reader's temporaries and the previous snapshot are
                     // freed by now. Not after an append (it frees little, and each trim makes
-                    // the next big allocation fault its pages in again).
-                    release_free_heap();
+                    // the next big allocation fault its pages in again). Later, off the way
+                    // of the first answers (issue 12: a walk over the free lists, and the
+                    // outline made next would fault in the pages given back).
+                    tokio::spawn(async {
+                        tokio::time::sleep(TRIM_DELAY).await;
+                        let _ = tokio::task::spawn_blocking(release_free_heap).await;
+                    });
                 }
                 // The text once (issue 12): a rope the build made a string of is replaced by
                 // that string, shared with the snapshot (the next edit inside the text makes
