@@ -80,6 +80,12 @@ pub(crate) struct TurnFolds {
         Arc<crate::ide::symbols::Symbol>,
         crate::lsp::handlers::folding::TurnPiece,
     )>,
+    /// The last whole answer: the snapshot it was made of, the client's `rangeLimit`, JSON.
+    pub answer: Option<(
+        std::sync::Weak<crate::ide::document::Snapshot>,
+        usize,
+        Vec<u8>,
+    )>,
 }
 
 pub(crate) fn lock<T>(m: &Mutex<T>) -> std::sync::MutexGuard<'_, T> {

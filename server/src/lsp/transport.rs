@@ -879,7 +879,8 @@ fn pending_body(params: &str, id: u64) -> String {
 }
 
 /// Size of an outgoing message from which the writer hands the heap's free pages back to
-/// the system before writing it ([`crate::ide::document::release_free_heap`]).
+/// the system before writing it, when a snapshot was built since it last did
+/// ([`crate::ide::document::release_free_heap_after_builds`]).
 const BIG_ANSWER_BYTES: usize = 256 << 10;
 
 /// Serves `server` (tower-lsp-server's `Server::serve` given the inner pipe ends) with
@@ -910,7 +911,7 @@ pub async fn serve<O, F>(
             // small blocks, all freed once it was encoded: give their pages back before the
             // client sees it (issue 12, RSS after appends).
             if f.iter().map(Vec::len).sum::<usize>() >= BIG_ANSWER_BYTES {
-                crate::ide::document::release_free_heap();
+                crate::ide::document::release_free_heap_after_builds();
             }
             if write_pieces(&mut output, &f).is_err() {
                 break;

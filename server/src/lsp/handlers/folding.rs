@@ -22,7 +22,8 @@ use crate::lsp::to_proto;
 /// that start within its lines, see [`TurnFolds`]), cached per document beside the turn's
 /// outline entry: a turn the snapshot kept (same `Arc`) is not folded nor serialised again,
 /// so an append costs the turns it changed plus copying the bytes (issue 12: 57 ms per request
-/// on a 1 GB transcript in Neovim). A turn in which a fold of the whole document starts
+/// on a 1 GB transcript in Neovim); asked again of the same snapshot, the last answer is
+/// copied. A turn in which a fold of the whole document starts
 /// (a compaction window, a sub-agent span, an abandoned branch, inherited history) is made
 /// afresh together with those folds; when the client's `rangeLimit` is exceeded the whole
 /// answer is made afresh. With `Shared::reference_answers`, made from scratch through a
@@ -69,10 +70,20 @@ pub(crate) fn folding_range(
 fn per_turn(
     b: &Backend,
     ctx: &Ctx,
-    snap: &ide::document::Snapshot,
+    snap: &Arc<ide::document::Snapshot>,
     limit: usize,
     last: usize,
 ) -> Result<Option<Vec<u8>>> {
+    let uri = ctx.uri().as_str();
+    // Asked again of the same snapshot (Neovim asks after every change it makes, and on
+    // every screen of a big file): the last answer as it was.
+    if let Some(c) = lock(&b.shared.folds).get(uri)
+        && let Some((of, limit_then, json)) = &c.answer
+        && *limit_then == limit
+        && of.upgrade().is_some_and(|s| Arc::ptr_eq(&s, snap))
+    {
+        return Ok(Some(json.clone()));
+    }
     let turns = &snap.analysis.turns;
     let syms = snap.raw_symbols();
     if syms.len() != turns.len() || turns.windows(2).any(|w| w[0].start_line >= w[1].start_line) {
@@ -93,7 +104,6 @@ fn per_turn(
             None => before_first.push(f),
         }
     }
-    let uri = ctx.uri().as_str();
     let cached = lock(&b.shared.folds)
         .remove(uri)
         .map(|c| c.turns)
@@ -138,7 +148,13 @@ fn per_turn(
     let pieces = std::iter::once(&head.json[..]).chain(fresh.iter().map(|(_, p)| &p.json[..]));
     let out = json_array(pieces);
     if b.shared.host.raw_source(uri).is_some() {
-        lock(&b.shared.folds).insert(uri.to_string(), TurnFolds { turns: fresh });
+        lock(&b.shared.folds).insert(
+            uri.to_string(),
+            TurnFolds {
+                turns: fresh,
+                answer: Some((Arc::downgrade(snap), limit, out.clone())),
+            },
+        );
     }
     Ok(Some(out))
 }
