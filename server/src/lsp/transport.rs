@@ -335,6 +335,10 @@ fn header(len: usize) -> Vec<u8> {
 /// behind its header).
 type Pieces = Vec<Vec<u8>>;
 
+/// A frame for the writer and whether it is an answer assembled from kept pieces
+/// ([`RawResults::answer_kept`]).
+type Outgoing = (Pieces, bool);
+
 /// Writes `pieces` whole to `out` (vectored: one system call for a header and its body).
 fn write_pieces(out: &mut impl std::io::Write, pieces: &[Vec<u8>]) -> io::Result<()> {
     let mut slices: Vec<io::IoSlice> = pieces.iter().map(|p| io::IoSlice::new(p)).collect();
@@ -481,7 +485,9 @@ pub struct RawResults {
     /// so that no text of a document can pass for one.
     prefix: String,
     next: AtomicU64,
-    waiting: Mutex<VecDeque<(u64, Vec<u8>)>>,
+    /// Per answer: its key, its bytes, and whether it was made without building much to
+    /// free (`answer_kept`).
+    waiting: Mutex<VecDeque<(u64, Vec<u8>, bool)>>,
 }
 
 impl Default for RawResults {
@@ -504,7 +510,7 @@ impl RawResults {
         self.spliced.store(true, Ordering::SeqCst);
     }
 
-    fn lock(&self) -> std::sync::MutexGuard<'_, VecDeque<(u64, Vec<u8>)>> {
+    fn lock(&self) -> std::sync::MutexGuard<'_, VecDeque<(u64, Vec<u8>, bool)>> {
         self.waiting.lock().unwrap_or_else(|e| e.into_inner())
     }
 
@@ -514,6 +520,18 @@ impl RawResults {
     /// the handler's future completes (not from work that a cancelled request leaves
     /// running), so that a kept answer is one about to be written.
     pub fn answer(&self, json: Vec<u8>) -> Result<RawAnswer, String> {
+        self.put(json, false)
+    }
+
+    /// [`RawResults::answer`] for an answer assembled from kept pieces (per-turn JSON, a kept
+    /// answer): making it freed little, so the writer hands the heap's free pages back before
+    /// writing it only when a snapshot was built since it last did (issue 12: the trim cost
+    /// 10-15 ms per answer on a 1 GB document, for nothing when the answer was kept).
+    pub fn answer_kept(&self, json: Vec<u8>) -> Result<RawAnswer, String> {
+        self.put(json, true)
+    }
+
+    fn put(&self, json: Vec<u8>, kept: bool) -> Result<RawAnswer, String> {
         if !self.spliced.load(Ordering::SeqCst) {
             let text = String::from_utf8(json).map_err(|e| e.to_string())?;
             return RawValue::from_string(text)
@@ -525,17 +543,20 @@ impl RawResults {
         while waiting.len() >= MAX_WAITING_RAW {
             waiting.pop_front();
         }
-        waiting.push_back((key, json));
+        waiting.push_back((key, json, kept));
         Ok(RawAnswer::Spliced(format!("{}{key}", self.prefix)))
     }
 
     /// Takes the bytes of the placeholder `ph` (`None`: not a placeholder of this process,
     /// `Some(None)`: one whose bytes were dropped).
-    fn take(&self, ph: &str) -> Option<Option<Vec<u8>>> {
+    fn take(&self, ph: &str) -> Option<Option<(Vec<u8>, bool)>> {
         let key: u64 = ph.strip_prefix(&self.prefix)?.parse().ok()?;
         let mut waiting = self.lock();
-        let at = waiting.iter().position(|(k, _)| *k == key);
-        Some(at.and_then(|i| waiting.remove(i)).map(|(_, b)| b))
+        let at = waiting.iter().position(|(k, _, _)| *k == key);
+        Some(
+            at.and_then(|i| waiting.remove(i))
+                .map(|(_, b, kept)| (b, kept)),
+        )
     }
 
     /// Number of answers waiting (tests).
@@ -548,6 +569,12 @@ impl RawResults {
     /// response with the bytes in place of the placeholder (not copied), or an
     /// `InternalError` response when they were dropped.
     pub fn splice(&self, body: &[u8]) -> Option<Vec<Vec<u8>>> {
+        self.splice_frame(body).map(|(pieces, _)| pieces)
+    }
+
+    /// [`RawResults::splice`], and whether the answer was put with
+    /// [`RawResults::answer_kept`].
+    fn splice_frame(&self, body: &[u8]) -> Option<(Vec<Vec<u8>>, bool)> {
         // tower-lsp-server writes a response as `{"jsonrpc":"2.0","result":"<placeholder>",
         // "id":<id>}`: the placeholder starts near the front (the id, of any length, comes
         // after it), so a big message is not searched through.
@@ -563,17 +590,17 @@ impl RawResults {
         let resp: Placeholder = serde_json::from_slice(body).ok()?;
         let id = resp.id.get();
         match self.take(&resp.result)? {
-            Some(json) => {
+            Some((json, kept)) => {
                 let head = format!(r#"{{"jsonrpc":"2.0","id":{id},"result":"#);
                 let len = head.len() + json.len() + 1;
                 let head = format!("Content-Length: {len}\r\n\r\n{head}").into_bytes();
-                Some(vec![head, json, b"}".to_vec()])
+                Some((vec![head, json, b"}".to_vec()], kept))
             }
             None => {
                 eprintln!("transcript-ls: a response's answer was dropped before it was written");
                 let resp = json!({"jsonrpc": "2.0", "id": serde_json::from_str::<Value>(id).ok(),
                     "error": {"code": -32603, "message": "internal error: the answer was dropped before it was written (too many answers waiting); ask again"}});
-                Some(vec![frame(resp.to_string().as_bytes())])
+                Some((vec![frame(resp.to_string().as_bytes())], false))
             }
         }
     }
@@ -847,7 +874,7 @@ pub fn check(body: &[u8]) -> Result<(), Value> {
 /// in place of their placeholders ([`RawResults::splice`]).
 async fn pump_frames<R: AsyncRead + Unpin>(
     mut from: R,
-    to: mpsc::UnboundedSender<Pieces>,
+    to: mpsc::UnboundedSender<Outgoing>,
     raw: Option<std::sync::Arc<RawResults>>,
 ) -> io::Result<()> {
     let mut dec = Decoder::default();
@@ -862,8 +889,8 @@ async fn pump_frames<R: AsyncRead + Unpin>(
             if let Frame::Body(b) = f {
                 let out = raw
                     .as_ref()
-                    .and_then(|r| r.splice(&b))
-                    .unwrap_or_else(|| vec![header(b.len()), b]);
+                    .and_then(|r| r.splice_frame(&b))
+                    .unwrap_or_else(|| (vec![header(b.len()), b], false));
                 if to.send(out).is_err() {
                     return Ok(());
                 }
@@ -879,8 +906,8 @@ fn pending_body(params: &str, id: u64) -> String {
 }
 
 /// Size of an outgoing message from which the writer hands the heap's free pages back to
-/// the system before writing it, when a snapshot was built since it last did
-/// ([`crate::ide::document::release_free_heap_after_builds`]).
+/// the system before writing it ([`crate::ide::document::release_free_heap`]; for an answer
+/// assembled from kept pieces, only when a snapshot was built since the last trim).
 const BIG_ANSWER_BYTES: usize = 256 << 10;
 
 /// Serves `server` (tower-lsp-server's `Server::serve` given the inner pipe ends) with
@@ -900,18 +927,23 @@ pub async fn serve<O, F>(
 {
     let (to_server, server_in) = tokio::io::duplex(1 << 16);
     let (server_out, from_server) = tokio::io::duplex(1 << 16);
-    let (tx, mut rx) = mpsc::unbounded_channel::<Pieces>();
+    let (tx, mut rx) = mpsc::unbounded_channel::<Outgoing>();
 
     // The one writer: whole frames, from the server or from the checks below, written by a
     // thread of its own straight to `output` (a big answer is written without a copy).
     let writer = tokio::task::spawn_blocking(move || {
         let mut output = output;
-        while let Some(f) = rx.blocking_recv() {
-            // A big answer (semantic tokens, folding, a view) may have been built as many
+        while let Some((f, kept)) = rx.blocking_recv() {
+            // A big answer (semantic tokens, code lenses, a view) may have been built as many
             // small blocks, all freed once it was encoded: give their pages back before the
-            // client sees it (issue 12, RSS after appends).
+            // client sees it (issue 12, RSS after appends). One assembled from kept pieces
+            // freed little: only when a snapshot was built since the last trim.
             if f.iter().map(Vec::len).sum::<usize>() >= BIG_ANSWER_BYTES {
-                crate::ide::document::release_free_heap_after_builds();
+                if kept {
+                    crate::ide::document::release_free_heap_after_builds();
+                } else {
+                    crate::ide::document::release_free_heap();
+                }
             }
             if write_pieces(&mut output, &f).is_err() {
                 break;
@@ -935,7 +967,7 @@ pub async fn serve<O, F>(
     drop(tx);
     let send = move |f: Pieces| {
         if let Some(tx) = errors.upgrade() {
-            let _ = tx.send(f);
+            let _ = tx.send((f, false));
         }
     };
     let inbound = move || {
@@ -1067,12 +1099,13 @@ impl Input {
     pub fn stdin() -> Input {
         #[cfg(unix)]
         {
-            use std::os::fd::{AsFd, AsRawFd};
+            use std::os::fd::AsFd;
             if let Ok(fd) = std::io::stdin().as_fd().try_clone_to_owned() {
                 #[cfg(target_os = "linux")]
                 // SAFETY: fcntl on a descriptor we own; F_SETPIPE_SZ takes an int and fails
                 // harmlessly (EBADF, EINVAL, EPERM) on anything but a pipe it may resize.
                 unsafe {
+                    use std::os::fd::AsRawFd;
                     libc::fcntl(fd.as_raw_fd(), libc::F_SETPIPE_SZ, 1 << 20);
                 }
                 return Input::Fd(std::fs::File::from(fd));
