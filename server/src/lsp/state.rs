@@ -76,16 +76,31 @@ pub(crate) struct TurnSymbols {
 /// (issue 12): a turn kept by an append has the same entry (`Arc`) and the same folds.
 pub(crate) struct TurnFolds {
     /// Per turn: its outline entry and the JSON of the folding ranges starting in its lines.
-    pub turns: Vec<(
-        Arc<crate::ide::symbols::Symbol>,
-        crate::lsp::handlers::folding::TurnPiece,
-    )>,
+    pub turns: Vec<(Arc<crate::ide::symbols::Symbol>, TurnPiece)>,
     /// The last whole answer: the snapshot it was made of, the client's `rangeLimit`, JSON.
     pub answer: Option<(
         std::sync::Weak<crate::ide::document::Snapshot>,
         usize,
         Vec<u8>,
     )>,
+}
+
+/// The JSON of some normalised folds as `FoldingRange`s, elements of the answer's array
+/// separated by commas, with what the handler (`crate::lsp::handlers::folding`) checks
+/// before reusing it.
+#[derive(Debug)]
+pub(crate) struct TurnPiece {
+    pub json: Box<[u8]>,
+    /// Ranges in it.
+    pub count: usize,
+    /// First and last start line, and the last end line, of its folds (before the end line
+    /// is limited to the document's last line): a piece is reused only while that last end
+    /// line is within the document, and only when it was when the piece was made (`exact`):
+    /// the limit (and the filter of folds starting on the last line) then changed nothing.
+    pub min_start: Option<usize>,
+    pub max_start: Option<usize>,
+    pub max_end: usize,
+    pub exact: bool,
 }
 
 pub(crate) fn lock<T>(m: &Mutex<T>) -> std::sync::MutexGuard<'_, T> {

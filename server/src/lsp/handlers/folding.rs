@@ -12,7 +12,7 @@ use crate::ide;
 use crate::ide::folding::Fold;
 use crate::ide::host::DocSnap;
 use crate::ide::symbols::Symbol;
-use crate::lsp::state::{Backend, Ctx, TurnFolds, internal, lock, read};
+use crate::lsp::state::{Backend, Ctx, TurnFolds, TurnPiece, internal, lock, read};
 use crate::lsp::to_proto;
 
 /// The answer to `textDocument/foldingRange` as the JSON of a `FoldingRange[]`: the same JSON
@@ -157,23 +157,6 @@ fn per_turn(
         );
     }
     Ok(Some(out))
-}
-
-/// The JSON of some normalised folds as `FoldingRange`s, elements of the answer's array
-/// separated by commas, with what [`per_turn`] checks.
-#[derive(Debug)]
-pub(crate) struct TurnPiece {
-    json: Box<[u8]>,
-    /// Ranges in it.
-    count: usize,
-    /// First and last start line, and the last end line, of its folds (before the end line
-    /// is limited to the document's last line): a piece is reused only while that last end
-    /// line is within the document, and only when it was when the piece was made (`exact`):
-    /// the limit (and the filter of folds starting on the last line) then changed nothing.
-    min_start: Option<usize>,
-    max_start: Option<usize>,
-    max_end: usize,
-    exact: bool,
 }
 
 fn piece(folds: Vec<Fold>, last: usize) -> Result<TurnPiece> {
