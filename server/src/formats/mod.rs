@@ -214,15 +214,19 @@ struct Shared {
 impl Shared {
     const MAX: usize = 1024;
 
-    /// The shared string equal to `s` (a new one when it is not kept yet).
-    fn get(&mut self, s: &Arc<str>) -> Arc<str> {
-        if let Some(kept) = self.set.get(&**s) {
-            return kept.clone();
+    /// Replaces `s` by the kept string equal to it (keeps `s` when there is none yet). A
+    /// string that is already shared (a reader gave the same one to several records, as the
+    /// Claude Code reader does with its record types and session ids) is left as it is,
+    /// unhashed and untouched.
+    fn share(&mut self, s: &mut Arc<str>) {
+        if Arc::strong_count(s) > 1 {
+            return;
         }
-        if self.set.len() < Self::MAX {
+        if let Some(kept) = self.set.get(&**s) {
+            *s = kept.clone();
+        } else if self.set.len() < Self::MAX {
             self.set.insert(s.clone());
         }
-        s.clone()
     }
 }
 
@@ -425,11 +429,11 @@ impl Reader {
         // The records this line pushed (not a revision of earlier ones).
         for e in entries.iter_mut().skip(from) {
             e.blocks.shrink_to_fit();
-            e.record_type = self.shared.get(&e.record_type);
+            self.shared.share(&mut e.record_type);
             if let Some(ids) = &mut e.ids
-                && let Some(id) = &ids.session_id
+                && let Some(id) = &mut ids.session_id
             {
-                ids.session_id = Some(self.shared.get(id));
+                self.shared.share(id);
             }
         }
     }

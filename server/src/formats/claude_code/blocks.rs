@@ -18,6 +18,8 @@ pub const SUMMARY_MAX: usize = 160;
 /// How many raw source bytes of a string are decoded to find a summary line: a first try,
 /// then a longer one when the first holds only blank lines.
 const SUMMARY_SCAN_FIRST: usize = 1024;
+/// The first look of [`summary_line`], raw bytes.
+const SUMMARY_SCAN_QUICK: usize = 256;
 const SUMMARY_SCAN: usize = 16 * 1024;
 
 /// A tool-input string longer than this (raw bytes) is not "short" (fallback summary).
@@ -46,6 +48,40 @@ impl<'t> Ctx<'t> {
             return "";
         };
         self.text.get(a..b).unwrap_or("")
+    }
+
+    /// The source offset of the byte at address `addr`, when it is inside the line.
+    pub fn offset(&self, addr: usize) -> Option<usize> {
+        let at = addr.checked_sub(self.text.as_ptr() as usize)?;
+        (at <= self.text.len()).then_some(self.base + at)
+    }
+
+    /// The raw text of a content list element found by the record's pass: a string literal,
+    /// or an object from its `{` to its `}` (checked to be there).
+    fn element(&self, e: &raw::Element) -> Option<&'t str> {
+        let b = self.text.as_bytes();
+        let from = e.from.checked_sub(self.text.as_ptr() as usize)?;
+        let to = e.to.checked_sub(self.text.as_ptr() as usize)?;
+        let (mut start, mut end) = (from.checked_sub(1)?, to);
+        if b.get(start) != Some(&b'"') {
+            return None;
+        }
+        if e.block.is_none() {
+            end += 1;
+            return (b.get(to) == Some(&b'"')).then(|| self.text.get(start..end))?;
+        }
+        let ws = |c: &u8| matches!(c, b' ' | b'\n' | b'\r' | b'\t');
+        while start > 0 && ws(&b[start - 1]) {
+            start -= 1;
+        }
+        start = start.checked_sub(1)?;
+        while b.get(end).is_some_and(ws) {
+            end += 1;
+        }
+        if b.get(start) != Some(&b'{') || b.get(end) != Some(&b'}') {
+            return None;
+        }
+        self.text.get(start..end + 1)
     }
 
     /// A `Str` for a string literal; `None` for any other JSON value.
@@ -78,6 +114,52 @@ pub fn content_blocks(ctx: Ctx, content: &RawValue, out: &mut Vec<Block>) -> boo
     } else {
         false
     }
+}
+
+/// Reads `message.content` as [`content_blocks`] reads its raw value, from what the record's
+/// own pass found ([`raw::Content`]): a string becomes one `Text` block, each list element one
+/// block at the place it was found. Content that pass could not place is read again from the
+/// line. Returns the raw content when it is neither a string nor a list (nothing is pushed;
+/// the caller reports its shape).
+pub fn message_blocks<'t>(
+    ctx: Ctx<'t>,
+    content: raw::Content<'t>,
+    out: &mut Vec<Block>,
+) -> Option<&'t RawValue> {
+    let before = out.len();
+    let placed = match content {
+        raw::Content::Absent => return None,
+        // Past the line's first byte: the opening quote is before it.
+        raw::Content::Str(v) => ctx
+            .offset(v.as_ptr() as usize)
+            .filter(|&at| at > ctx.base)
+            .map(|at| {
+                out.push(Block {
+                    span: at - 1..at + v.len() + 1,
+                    kind: BlockKind::Text {
+                        text: Str {
+                            raw: at..at + v.len(),
+                        },
+                    },
+                });
+            }),
+        raw::Content::List(elements) => elements.into_iter().try_for_each(|e| {
+            let s = ctx.element(&e)?;
+            out.push(block_read(ctx, s, e.block.flatten()));
+            Some(())
+        }),
+        raw::Content::Again => None,
+    };
+    if placed.is_some() {
+        return None;
+    }
+    out.truncate(before);
+    let c = serde_json::from_str::<raw::MessageContent>(ctx.text)
+        .ok()?
+        .message
+        .0?
+        .content?;
+    (!content_blocks(ctx, c, out)).then_some(c)
 }
 
 /// One content block from its raw text `s` (a slice of the line) and, when it is an object
@@ -211,7 +293,7 @@ pub fn tool_summary(name: &str, input: &Members) -> (String, Option<SubagentSpaw
             .filter_map(|(_, v)| raw::str_contents(v))
             .find(|s| !s.trim().is_empty() && s.len() <= SHORT_FIELD)
     });
-    let summary = key.map_or_else(String::new, |raw| summary_line(raw, |_| None));
+    let summary = key.map_or_else(String::new, |raw| summary_line(raw, false));
     let subagent = (is("Task") || is("Agent")).then(|| SubagentSpawn {
         description: field("description").map(|r| json_string::decode(r).into_owned()),
         agent_type: field("subagent_type").map(|r| json_string::decode(r).into_owned()),
@@ -288,15 +370,30 @@ fn list_result_summary(ctx: Ctx, list: &RawValue, images: &mut Vec<(Box<str>, us
 /// The summary of a string result: its first meaningful line, or for a `<persisted-output>`
 /// result (FORMATS.md §1.5) `output saved to …/tool-results/<file> (141KB)`.
 pub fn result_summary(raw: &str) -> String {
-    summary_line(raw, |text| {
-        let rest = text.trim_start().strip_prefix("<persisted-output>")?;
-        persisted_summary(rest)
-    })
+    summary_line(raw, true)
 }
 
 /// [`one_line`] of a raw string literal, decoding a short prefix first and a longer one only
-/// when the short one holds no meaningful line; `special` may replace the summary.
-fn summary_line(raw: &str, special: impl Fn(&str) -> Option<String>) -> String {
+/// when the short one holds no meaningful line; with `persisted`, a `<persisted-output>`
+/// text gets its own summary.
+///
+/// A first look decodes only [`SUMMARY_SCAN_QUICK`] bytes: when they hold a whole first
+/// line and the start of another (not of exactly [`SUMMARY_MAX`] characters, and not a
+/// `<persisted-output>` text), the longer prefix gives the same summary (issue 12: decoding
+/// 1 KiB of every tool result was 2 % of `stats`).
+fn summary_line(raw: &str, persisted: bool) -> String {
+    let special = |text: &str| {
+        let rest = text.trim_start().strip_prefix("<persisted-output>")?;
+        persisted.then(|| persisted_summary(rest))?
+    };
+    if raw.len() > SUMMARY_SCAN_QUICK {
+        let text = decode_prefix(raw, SUMMARY_SCAN_QUICK);
+        if !(persisted && text.trim_start().starts_with("<persisted-output>"))
+            && let Some(out) = settled_line(&text, SUMMARY_MAX)
+        {
+            return out;
+        }
+    }
     let mut out = String::new();
     for limit in [SUMMARY_SCAN_FIRST, SUMMARY_SCAN] {
         let text = decode_prefix(raw, limit);
@@ -320,6 +417,17 @@ fn summary_line(raw: &str, special: impl Fn(&str) -> Option<String>) -> String {
     out
 }
 
+/// [`one_line`] of `text` when any longer text starting with it gives the same: its first
+/// non-blank line is followed by another non-blank one (so it is whole and the summary ends
+/// with `…`) and is not exactly `max` characters (then no `…` would follow it).
+fn settled_line(text: &str, max: usize) -> Option<String> {
+    let mut lines = text.lines().map(str::trim).filter(|l| !l.is_empty());
+    let first = lines.next()?;
+    lines.next()?;
+    let (out, n) = cut_line(first, true, max);
+    (n != max).then_some(out)
+}
+
 fn persisted_summary(rest: &str) -> Option<String> {
     let path_at = rest.find("saved to: ")? + "saved to: ".len();
     let path = rest[path_at..].lines().next()?.trim();
@@ -340,36 +448,34 @@ fn persisted_summary(rest: &str) -> Option<String> {
     Some(one_line(&s, SUMMARY_MAX))
 }
 
-/// Reads a `toolUseResult` sidecar (FORMATS.md §1.5) into what it says about the result:
-/// `(is_error, subagent)`. A string starting with `Error` or `User rejected` is an error;
-/// an object with `agentId` or sub-agent totals reports on a sub-agent.
-pub fn tool_use_result(raw: &RawValue) -> (bool, Option<SubagentResult>) {
-    if let Some(s) = raw::str_contents(raw) {
-        let head = decode_prefix(s, 64);
-        let head = head.trim_start();
-        return (
-            head.starts_with("Error") || head.starts_with("User rejected"),
-            None,
-        );
-    }
-    // Most results are not about sub-agents: skip the parse unless a sub-agent key may be
-    // there (`"agentId"`, or `"total` of `totalDurationMs`, `totalTokens`,
-    // `totalToolUseCount`): two searches of a sidecar that can be big, with searchers built
-    // once (issue 12: four, each building its searcher).
-    static KEYS: std::sync::LazyLock<[memchr::memmem::Finder<'static>; 2]> =
-        std::sync::LazyLock::new(|| {
-            [
-                memchr::memmem::Finder::new(b"\"agentId\""),
-                memchr::memmem::Finder::new(b"\"total"),
-            ]
-        });
-    let bytes = raw.get().as_bytes();
-    if !raw.get().starts_with('{') || !KEYS.iter().any(|k| k.find(bytes).is_some()) {
-        return (false, None);
-    }
-    let Ok(o) = serde_json::from_str::<ToolUseResultObj>(raw.get()) else {
-        return (false, None);
-    };
+/// [`tool_use_result`] of a sidecar read in the record's pass (`line`: the line it was read
+/// from, read again for [`raw::Sidecar::Again`]); `None` without a sidecar.
+pub fn sidecar_result(
+    line: &str,
+    sidecar: &raw::Sidecar,
+) -> Option<(bool, Option<SubagentResult>)> {
+    Some(match sidecar {
+        raw::Sidecar::Absent => return None,
+        raw::Sidecar::Str(s) => (string_is_error(s), None),
+        raw::Sidecar::Obj(o) => (false, o.as_ref().and_then(subagent_of)),
+        raw::Sidecar::Other => (false, None),
+        raw::Sidecar::Again => tool_use_result(
+            serde_json::from_str::<raw::SidecarRaw>(line)
+                .ok()?
+                .tool_use_result?,
+        ),
+    })
+}
+
+/// A string sidecar (raw contents) that says the call failed: `Error…` or `User rejected…`.
+fn string_is_error(s: &str) -> bool {
+    let head = decode_prefix(s, 64);
+    let head = head.trim_start();
+    head.starts_with("Error") || head.starts_with("User rejected")
+}
+
+/// What a sidecar object says about a sub-agent, when it says anything.
+fn subagent_of(o: &ToolUseResultObj) -> Option<SubagentResult> {
     let r = SubagentResult {
         agent_id: o.agent_id.get().map(str::to_string),
         duration_ms: o.total_duration_ms.0,
@@ -380,7 +486,44 @@ pub fn tool_use_result(raw: &RawValue) -> (bool, Option<SubagentResult>) {
         || r.duration_ms.is_some()
         || r.total_tokens.is_some()
         || r.tool_uses.is_some();
-    (false, any.then_some(r))
+    any.then_some(r)
+}
+
+/// Reads a `toolUseResult` sidecar (FORMATS.md §1.5) into what it says about the result:
+/// `(is_error, subagent)`. A string starting with `Error` or `User rejected` is an error;
+/// an object with `agentId` or sub-agent totals reports on a sub-agent.
+pub fn tool_use_result(raw: &RawValue) -> (bool, Option<SubagentResult>) {
+    if let Some(s) = raw::str_contents(raw) {
+        return (string_is_error(s), None);
+    }
+    // Most results are not about sub-agents: skip the parse unless a sub-agent key may be
+    // there (`"agentId"`, `"totalDurationMs"`, `"totalTokens"`, `"totalToolUseCount"`): two
+    // searches of a sidecar that can be big, with searchers built once (issue 12: four, each
+    // building its searcher). Each `"total` found is checked for one of the three names:
+    // `Read` results carry `"totalLines"`, and parsing every one of them was 1 % of `stats`.
+    static KEYS: std::sync::LazyLock<[memchr::memmem::Finder<'static>; 2]> =
+        std::sync::LazyLock::new(|| {
+            [
+                memchr::memmem::Finder::new(b"\"agentId\""),
+                memchr::memmem::Finder::new(b"\"total"),
+            ]
+        });
+    let bytes = raw.get().as_bytes();
+    let total_key = || {
+        KEYS[1].find_iter(bytes).any(|at| {
+            let rest = &bytes[at + b"\"total".len()..];
+            [&b"DurationMs\""[..], b"Tokens\"", b"ToolUseCount\""]
+                .iter()
+                .any(|k| rest.starts_with(k))
+        })
+    };
+    if !raw.get().starts_with('{') || !(KEYS[0].find(bytes).is_some() || total_key()) {
+        return (false, None);
+    }
+    let Ok(o) = serde_json::from_str::<ToolUseResultObj>(raw.get()) else {
+        return (false, None);
+    };
+    (false, subagent_of(&o))
 }
 
 /// Decodes at most `max_raw` bytes of the raw contents of a JSON string literal, cutting at a
@@ -414,25 +557,35 @@ pub fn one_line(s: &str, max: usize) -> String {
     let Some(first) = lines.next() else {
         return String::new();
     };
+    let more = lines.next().is_some();
+    cut_line(first, more, max).0
+}
+
+/// [`one_line`] of its first non-blank line `first` (`more`: another non-blank line follows),
+/// and that line's length in characters once cleaned.
+fn cut_line(first: &str, more: bool, max: usize) -> (String, usize) {
     let first = strip_ansi(first);
     let first = first.trim();
-    let more = lines.next().is_some();
     let n = first.chars().count();
-    if n > max {
+    let out = if n > max {
         let mut out: String = first.chars().take(max.saturating_sub(1)).collect();
         out.push('…');
         out
     } else if more && n < max {
-        format!("{first}…")
+        let mut out = String::with_capacity(first.len() + '…'.len_utf8());
+        out.push_str(first);
+        out.push('…');
+        out
     } else {
         first.to_string()
-    }
+    };
+    (out, n)
 }
 
 /// Removes ANSI CSI / OSC escape sequences (`ESC [ … final`, `ESC ] … BEL`) and other control
 /// characters except tab.
 pub fn strip_ansi(s: &str) -> Cow<'_, str> {
-    if !s.chars().any(|c| c.is_control() && c != '\t') {
+    if !has_control(s) {
         return Cow::Borrowed(s);
     }
     let mut out = String::with_capacity(s.len());
@@ -469,9 +622,193 @@ pub fn strip_ansi(s: &str) -> Cow<'_, str> {
     Cow::Owned(out)
 }
 
+/// Whether `s` holds a control character other than tab (`char::is_control`: U+0000–U+001F,
+/// U+007F–U+009F), looked for in its bytes: U+0080–U+009F are `C2 80`–`C2 9F` in UTF-8
+/// (issue 12: a check per character was 1.4 % of `stats`).
+fn has_control(s: &str) -> bool {
+    let b = s.as_bytes();
+    b.iter().enumerate().any(|(i, &c)| {
+        (c < 0x20 && c != b'\t')
+            || c == 0x7f
+            || (c == 0xc2 && b.get(i + 1).is_some_and(|n| (0x80..=0x9f).contains(n)))
+    })
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// `message.content` read in the record's own pass gives the blocks (and the shape
+    /// report) that reading its raw value gives, on every shape: the oddities are read again,
+    /// the common ones are placed without it. Over small lines and every line of the corpus
+    /// and the cases.
+    #[test]
+    fn message_content_read_in_place_as_its_raw_value_reads() {
+        fn check(line: &str) -> Option<bool> {
+            let rec = serde_json::from_str::<raw::Record>(line).ok()?;
+            let msg = rec.message.0?;
+            let ctx = Ctx {
+                text: line,
+                base: 7,
+            };
+            let mut got = Vec::new();
+            let placed = matches!(msg.content, raw::Content::Str(_) | raw::Content::List(_));
+            let shape = message_blocks(ctx, msg.content, &mut got).map(RawValue::get);
+            let old: raw::MessageContent = serde_json::from_str(line).unwrap();
+            let mut want = Vec::new();
+            let old_shape = old
+                .message
+                .0
+                .and_then(|m| m.content)
+                .and_then(|c| (!content_blocks(ctx, c, &mut want)).then_some(c.get()));
+            assert_eq!(got, want, "{line}");
+            assert_eq!(shape, old_shape, "{line}");
+            Some(placed)
+        }
+        let placed = [
+            r#"{"message":{"content":"plain"}}"#,
+            r#"{"message":{"content":""}}"#,
+            r#"{"message":{"content":[]}}"#,
+            r#"{"message":{"content": [ {"type":"text","text":"a\nb"} , "bare" ,{ "type" : "thinking", "thinking":"t", "signature":"x"}
+             ]}}"#,
+            r#"{"message":{"content":[{"":1,"type":"text","text":"a"}]}}"#,
+            r#"{"message":{"content":[{"type":"tool_use","id":"t1","name":"Bash","input":{"command":"ls -l"}},{"type":"tool_result","tool_use_id":"t1","content":[{"type":"text","text":"ok"},{"type":"image","source":{"media_type":"image/png","data":"QUJD"}}],"is_error":true}]}}"#,
+            r#"{"message":{"content":[{"type":"text","text":"a","type":"text"}]}}"#,
+            r#"{"message":{"content":[{"type":"image","source":{"data":"x","data":"y"}}]}}"#,
+            r#"{"message":{"content":[{"type":"image","source":"nope"},{"type":7},{"text":null,"type":"text"}]}}"#,
+            r#"{"message":{"content":[{"type":"tool_result","tool_use_id":"t","content":null,"is_error":"yes"}]}}"#,
+            r#"{"message":{"content":[{"type":"mystery","x":{"y":[1,2]}},{"type":"text","text":"\u00e9","t\u0065xt":"dup"}]}}"#,
+        ];
+        for line in placed {
+            assert_eq!(check(line), Some(true), "{line}");
+        }
+        let again = [
+            r#"{"message":{"content":"esc\"aped"}}"#,
+            r#"{"message":{"content":7}}"#,
+            r#"{"message":{"content":{"type":"text"}}}"#,
+            r#"{"message":{"content":true}}"#,
+            r#"{"message":{"content":[{}]}}"#,
+            r#"{"message":{"content":[{"\u0074ype":"text","text":"a"}]}}"#,
+            r#"{"message":{"content":["esc\n", {"type":"text","text":"a"}]}}"#,
+            r#"{"message":{"content":[1,{"type":"text","text":"a"}]}}"#,
+            r#"{"message":{"content":[[{"type":"text","text":"a"}],null]}}"#,
+        ];
+        for line in again {
+            assert_eq!(check(line), Some(false), "{line}");
+        }
+        assert_eq!(check(r#"{"message":{"content":null}}"#), Some(false));
+        assert_eq!(check(r#"{"message":{}}"#), Some(false));
+
+        let shared = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../../shared");
+        let mut dirs = vec![shared.join("corpus"), shared.join("cases")];
+        let (mut lines, mut in_place) = (0, 0);
+        while let Some(d) = dirs.pop() {
+            let Ok(rd) = std::fs::read_dir(&d) else {
+                continue;
+            };
+            for p in rd.flatten().map(|e| e.path()) {
+                if p.is_dir() {
+                    dirs.push(p);
+                } else if p.extension().is_some_and(|e| e == "jsonl")
+                    && let Ok(text) = std::fs::read_to_string(&p)
+                {
+                    for line in text.lines() {
+                        if let Some(placed) = check(line) {
+                            lines += 1;
+                            in_place += usize::from(placed);
+                        }
+                    }
+                }
+            }
+        }
+        assert!(lines > 2_000, "corpus not found: {lines} message lines");
+        assert!(in_place * 10 > lines * 9, "{in_place} of {lines} placed");
+        eprintln!("{in_place} of {lines} message lines placed in the record pass");
+    }
+
+    /// The byte check finds exactly the characters `char::is_control` finds (but tab).
+    #[test]
+    fn control_characters_found_in_bytes() {
+        for c in (0..=0x2ffu32).chain([0x2028, 0x202f, 0xfeff, 0x1f600]) {
+            let Some(c) = char::from_u32(c) else { continue };
+            for s in [format!("{c}"), format!("ab{c}"), format!("é{c}x")] {
+                assert_eq!(
+                    has_control(&s),
+                    s.chars().any(|c| c.is_control() && c != '\t'),
+                    "{:?}",
+                    s
+                );
+            }
+        }
+    }
+
+    /// A `toolUseResult` read in the record's own pass says what reading its raw value says,
+    /// on every shape (those it cannot settle are read again), over small lines and every
+    /// line of the corpus and the cases.
+    #[test]
+    fn sidecars_read_in_the_record_pass_as_their_raw_value_reads() {
+        fn check(line: &str) -> Option<bool> {
+            let rec = serde_json::from_str::<raw::Record>(line).ok()?;
+            let got = sidecar_result(line, &rec.tool_use_result);
+            let old: raw::SidecarRaw = serde_json::from_str(line).unwrap();
+            let want = old.tool_use_result.map(tool_use_result);
+            assert_eq!(got, want, "{line}");
+            Some(!matches!(rec.tool_use_result, raw::Sidecar::Again))
+        }
+        let settled = [
+            r#"{"toolUseResult":"fine"}"#,
+            r#"{"toolUseResult":"Error: exit 1"}"#,
+            r#"{"toolUseResult":"   User rejected tool use"}"#,
+            r#"{"toolUseResult":"                                                                      Error: late"}"#,
+            r#"{"toolUseResult":{"agentId":"a1","totalDurationMs":85000,"totalTokens":24000,"totalToolUseCount":3,"content":[]}}"#,
+            r#"{"toolUseResult":{"agentId":"a","agentId":"b"}}"#,
+            r#"{"toolUseResult":{"type":"text","file":{"totalLines":9}}}"#,
+            r#"{"toolUseResult":{"totalTokens":"x","totalDurationMs":-3}}"#,
+            r#"{"toolUseResult":{"stdout":"\"agentId\": 1","nested":{"agentId":"n"}}}"#,
+            r#"{"toolUseResult":{"agent\u0049d":"e","totalTokens":5}}"#,
+            r#"{"toolUseResult":null}"#,
+            r#"{"toolUseResult":7}"#,
+            r#"{"toolUseResult":[{"agentId":"x"}]}"#,
+            r#"{"type":"user"}"#,
+        ];
+        for line in settled {
+            assert_eq!(check(line), Some(true), "{line}");
+        }
+        let again = [
+            r#"{"toolUseResult":"Error:\n exit 1"}"#,
+            r#"{"toolUseResult":"\u0045rror"}"#,
+            r#"{"toolUseResult":{"agent\u0049d":"e"}}"#,
+            r#"{"toolUseResult":{"nested":{"agentId":"n"},"agent\u0049d":"e"}}"#,
+        ];
+        for line in again {
+            assert_eq!(check(line), Some(false), "{line}");
+        }
+
+        let shared = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../../shared");
+        let mut dirs = vec![shared.join("corpus"), shared.join("cases")];
+        let (mut lines, mut in_pass) = (0, 0);
+        while let Some(d) = dirs.pop() {
+            let Ok(rd) = std::fs::read_dir(&d) else {
+                continue;
+            };
+            for p in rd.flatten().map(|e| e.path()) {
+                if p.is_dir() {
+                    dirs.push(p);
+                } else if p.extension().is_some_and(|e| e == "jsonl")
+                    && let Ok(text) = std::fs::read_to_string(&p)
+                {
+                    for line in text.lines().filter(|l| l.contains("\"toolUseResult\"")) {
+                        if let Some(settled) = check(line) {
+                            lines += 1;
+                            in_pass += usize::from(settled);
+                        }
+                    }
+                }
+            }
+        }
+        assert!(lines > 500, "corpus not found: {lines} sidecar lines");
+        eprintln!("{in_pass} of {lines} sidecars settled in the record pass");
+    }
 
     #[test]
     fn one_line_cuts_and_marks_more() {
@@ -507,6 +844,92 @@ mod tests {
         assert_eq!(result_summary("short"), "short");
     }
 
+    /// The summary as it was computed before the quick first look (issue 12).
+    fn summary_line_reference(raw: &str, persisted: bool) -> String {
+        let special = |text: &str| {
+            let rest = text.trim_start().strip_prefix("<persisted-output>")?;
+            persisted.then(|| persisted_summary(rest))?
+        };
+        let mut out = String::new();
+        for limit in [SUMMARY_SCAN_FIRST, SUMMARY_SCAN] {
+            let text = decode_prefix(raw, limit);
+            if let Some(s) = special(&text) {
+                return s;
+            }
+            let cut = raw.len() > limit;
+            out = one_line(&text, SUMMARY_MAX);
+            if cut
+                && !out.ends_with('…')
+                && !out.is_empty()
+                && text.trim_end().ends_with(out.as_str())
+            {
+                if out.chars().count() >= SUMMARY_MAX {
+                    out.pop();
+                }
+                out.push('…');
+            }
+            if !out.is_empty() || !cut {
+                break;
+            }
+        }
+        out
+    }
+
+    proptest::proptest! {
+        #![proptest_config(proptest::prelude::ProptestConfig::with_cases(3000))]
+        /// The quick first look never changes a summary: raw string contents built from
+        /// pieces that move line ends, blank lines, escapes, ANSI codes, wide characters and
+        /// first lines of 159–161 characters around the 256- and 1024-byte cuts.
+        #[test]
+        fn summaries_are_those_of_the_full_look(
+            pieces in proptest::collection::vec(0usize..16, 0..120),
+            persisted in proptest::bool::ANY,
+        ) {
+            const PIECES: [&str; 16] = [
+                "a", "é", " ", "\\n", "\\r\\n", "\\t", "\\u001b[1m", "<persisted-output>",
+                "saved to: /x/y/tool-results/t.txt", "too large (3KB)", "\\u00e9",
+                "\\\"", "\\n\\n   \\n", "日本", "yyyyyyyyyyyyyyyyyyyyyyyyyyyyyyyyyyyyyyyyyyyyyyyyyyyyyyyyyyyyyyyyyyyyyyyyyyyyyyyy",
+                "zzzzzzzzzzzzzzzzzzzzzzzzzzzzzzzzzzzzzzzzzzzzzzzzzzzzzzzzzzzzzzzzzzzzzzzzzzzzzzz",
+            ];
+            let raw: String = pieces.iter().map(|&i| PIECES[i]).collect();
+            proptest::prop_assert_eq!(
+                summary_line(&raw, persisted),
+                summary_line_reference(&raw, persisted),
+                "{}", raw
+            );
+        }
+    }
+
+    #[test]
+    fn quick_summaries_at_their_edges() {
+        let line = |n: usize| "x".repeat(n);
+        for n in [1, 150, 159, 160, 161, 250, 300] {
+            // The last: a second line like the first, so that a cut prefix ends as the
+            // first line does.
+            let same = format!("\\n{}", line(2000));
+            for tail in ["", "\\nmore", "\\n   \\nmore", "\\n", &same] {
+                for pad in [0, 100, 240, 300, 1100] {
+                    let raw = format!("{}{}{tail}{}", " ".repeat(pad), line(n), "w".repeat(pad));
+                    for persisted in [false, true] {
+                        assert_eq!(
+                            summary_line(&raw, persisted),
+                            summary_line_reference(&raw, persisted),
+                            "{raw}"
+                        );
+                    }
+                }
+            }
+        }
+        let persisted = format!(
+            "<persisted-output>\\nOutput too large (141KB). Full output saved to: /h/tool-results/t.txt\\n{}",
+            "p".repeat(2000)
+        );
+        assert_eq!(
+            result_summary(&persisted),
+            "output saved to …/tool-results/t.txt (141KB)"
+        );
+    }
+
     #[test]
     fn persisted_output_summary() {
         let raw = r"<persisted-output>\nOutput too large (141KB). Full output saved to: /home/u/.claude/projects/p/s/tool-results/toolu_019C.txt\n\nPreview (first 2KB):\nfoo";
@@ -523,6 +946,23 @@ mod tests {
         assert_eq!(r(r#""Error: exit code 1""#), (true, None));
         assert_eq!(r(r#""fine""#), (false, None));
         assert_eq!(r(r#"{"stdout":"x","stderr":""}"#), (false, None));
+        // A `Read` result's `totalLines` is no sub-agent total.
+        assert_eq!(
+            r(r#"{"type":"text","file":{"numLines":3,"totalLines":9,"totalTokensX":1}}"#),
+            (false, None)
+        );
+        assert_eq!(
+            r(r#"{"totalLines":9,"totalToolUseCount":2}"#),
+            (
+                false,
+                Some(SubagentResult {
+                    agent_id: None,
+                    duration_ms: None,
+                    total_tokens: None,
+                    tool_uses: Some(2),
+                })
+            )
+        );
         assert_eq!(
             r(
                 r#"{"agentId":"a1","totalDurationMs":85000,"totalTokens":24000,"totalToolUseCount":3,"content":[]}"#

@@ -266,7 +266,7 @@ pub struct Record<'a> {
     pub message: Obj<Message<'a>>,
     /// Sidecar on tool-result lines: a string (errors, rejections) or an object per tool.
     #[serde(borrow, default)]
-    pub tool_use_result: Option<&'a RawValue>,
+    pub tool_use_result: Sidecar<'a>,
     /// `content` of `system` lines (string) and `queue-operation` lines (string, list or null).
     #[serde(borrow, default)]
     pub content: Option<&'a RawValue>,
@@ -330,9 +330,9 @@ pub struct Message<'a> {
     pub id: S<'a>,
     #[serde(borrow, default)]
     pub model: S<'a>,
-    /// A string or a list of content blocks.
+    /// A string or a list of content blocks, read in the record's own pass ([`Content`]).
     #[serde(borrow, default)]
-    pub content: Option<&'a RawValue>,
+    pub content: Content<'a>,
     #[serde(borrow, default)]
     pub stop_reason: S<'a>,
     #[serde(borrow, default)]
@@ -463,6 +463,394 @@ pub struct ToolUseResultObj<'a> {
     pub total_tokens: N,
     #[serde(default)]
     pub total_tool_use_count: N,
+}
+
+/// `message.content`, read in the record's own pass (issue 12: kept raw, then read again
+/// block by block, every content byte was scanned twice; `message.content` holds most of a
+/// session's bytes). Where a block sits is taken from where serde's borrowed keys and raw
+/// values sit in the line. What cannot be placed that way (a string with escapes, a block
+/// `{}` or one whose first key has escapes, a number or an object as content) is
+/// [`Content::Again`]: the caller reads the raw value again ([`MessageContent`]) and reads it
+/// as before.
+#[derive(Debug, Default)]
+pub enum Content<'a> {
+    /// No `content` member, or `null` (as `Option<&RawValue>` read them).
+    #[default]
+    Absent,
+    /// A string literal without escapes: its contents, borrowed from the line.
+    Str(&'a str),
+    /// A list, every element placed and read.
+    List(Vec<Element<'a>>),
+    /// Something else: to be read again from its raw value.
+    Again,
+}
+
+impl<'a> Content<'a> {
+    /// True when the content is the string literal `"{s}"` exactly as written (no escapes).
+    pub fn is_literal(&self, s: &str) -> bool {
+        matches!(self, Content::Str(v) if *v == s)
+    }
+}
+
+/// One element of a [`Content::List`]: where it sits (addresses in the line read: `from` is
+/// the first byte of its first key's contents, or of a string's contents; `to` the byte after
+/// its last value, or after a string's contents) and, for an object, the block read as
+/// [`RawBlock`] would read it (`None` when that would fail, e.g. a repeated field).
+#[derive(Debug)]
+pub struct Element<'a> {
+    pub from: usize,
+    pub to: usize,
+    /// `None` for a string element, `Some(block)` for an object.
+    pub block: Option<Option<RawBlock<'a>>>,
+}
+
+/// A list element as read: `None` when it could not be placed (see [`Content`]).
+struct Placed<'a>(Option<Element<'a>>);
+
+impl<'de: 'a, 'a> Deserialize<'de> for Content<'a> {
+    fn deserialize<D: Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+        struct V<'a>(PhantomData<&'a ()>);
+        impl<'de: 'a, 'a> Visitor<'de> for V<'a> {
+            type Value = Content<'a>;
+            fn expecting(&self, f: &mut fmt::Formatter) -> fmt::Result {
+                f.write_str("any JSON value")
+            }
+            fn visit_borrowed_str<E: de::Error>(self, v: &'de str) -> Result<Content<'a>, E> {
+                Ok(Content::Str(v))
+            }
+            fn visit_str<E: de::Error>(self, _: &str) -> Result<Content<'a>, E> {
+                Ok(Content::Again)
+            }
+            fn visit_bool<E: de::Error>(self, _: bool) -> Result<Content<'a>, E> {
+                Ok(Content::Again)
+            }
+            fn visit_u64<E: de::Error>(self, _: u64) -> Result<Content<'a>, E> {
+                Ok(Content::Again)
+            }
+            fn visit_i64<E: de::Error>(self, _: i64) -> Result<Content<'a>, E> {
+                Ok(Content::Again)
+            }
+            fn visit_f64<E: de::Error>(self, _: f64) -> Result<Content<'a>, E> {
+                Ok(Content::Again)
+            }
+            fn visit_unit<E: de::Error>(self) -> Result<Content<'a>, E> {
+                Ok(Content::Absent)
+            }
+            fn visit_none<E: de::Error>(self) -> Result<Content<'a>, E> {
+                Ok(Content::Absent)
+            }
+            fn visit_some<D2: Deserializer<'de>>(self, d: D2) -> Result<Content<'a>, D2::Error> {
+                d.deserialize_any(self)
+            }
+            fn visit_map<A: MapAccess<'de>>(self, mut map: A) -> Result<Content<'a>, A::Error> {
+                while map.next_entry::<IgnoredAny, IgnoredAny>()?.is_some() {}
+                Ok(Content::Again)
+            }
+            fn visit_seq<A: SeqAccess<'de>>(self, mut seq: A) -> Result<Content<'a>, A::Error> {
+                let mut out = Vec::new();
+                let mut placed = true;
+                while let Some(Placed(e)) = seq.next_element::<Placed<'a>>()? {
+                    match e {
+                        Some(e) if placed => out.push(e),
+                        _ => placed = false,
+                    }
+                }
+                Ok(if placed {
+                    Content::List(out)
+                } else {
+                    Content::Again
+                })
+            }
+        }
+        d.deserialize_any(V(PhantomData))
+    }
+}
+
+/// A key as serde gives it: borrowed from the line (no escapes) or decoded.
+struct Key<'a>(Cow<'a, str>);
+
+impl<'de: 'a, 'a> Deserialize<'de> for Key<'a> {
+    fn deserialize<D: Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+        struct V<'a>(PhantomData<&'a ()>);
+        impl<'de: 'a, 'a> Visitor<'de> for V<'a> {
+            type Value = Key<'a>;
+            fn expecting(&self, f: &mut fmt::Formatter) -> fmt::Result {
+                f.write_str("a key")
+            }
+            fn visit_borrowed_str<E: de::Error>(self, v: &'de str) -> Result<Key<'a>, E> {
+                Ok(Key(Cow::Borrowed(v)))
+            }
+            fn visit_str<E: de::Error>(self, v: &str) -> Result<Key<'a>, E> {
+                Ok(Key(Cow::Owned(v.to_owned())))
+            }
+        }
+        d.deserialize_str(V(PhantomData))
+    }
+}
+
+impl<'de: 'a, 'a> Deserialize<'de> for Placed<'a> {
+    fn deserialize<D: Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+        struct V<'a>(PhantomData<&'a ()>);
+        impl<'de: 'a, 'a> Visitor<'de> for V<'a> {
+            type Value = Placed<'a>;
+            fn expecting(&self, f: &mut fmt::Formatter) -> fmt::Result {
+                f.write_str("any JSON value")
+            }
+            fn visit_borrowed_str<E: de::Error>(self, v: &'de str) -> Result<Placed<'a>, E> {
+                let from = v.as_ptr() as usize;
+                Ok(Placed(Some(Element {
+                    from,
+                    to: from + v.len(),
+                    block: None,
+                })))
+            }
+            fn visit_str<E: de::Error>(self, _: &str) -> Result<Placed<'a>, E> {
+                Ok(Placed(None))
+            }
+            fn visit_bool<E: de::Error>(self, _: bool) -> Result<Placed<'a>, E> {
+                Ok(Placed(None))
+            }
+            fn visit_u64<E: de::Error>(self, _: u64) -> Result<Placed<'a>, E> {
+                Ok(Placed(None))
+            }
+            fn visit_i64<E: de::Error>(self, _: i64) -> Result<Placed<'a>, E> {
+                Ok(Placed(None))
+            }
+            fn visit_f64<E: de::Error>(self, _: f64) -> Result<Placed<'a>, E> {
+                Ok(Placed(None))
+            }
+            fn visit_unit<E: de::Error>(self) -> Result<Placed<'a>, E> {
+                Ok(Placed(None))
+            }
+            fn visit_none<E: de::Error>(self) -> Result<Placed<'a>, E> {
+                Ok(Placed(None))
+            }
+            fn visit_some<D2: Deserializer<'de>>(self, d: D2) -> Result<Placed<'a>, D2::Error> {
+                d.deserialize_any(self)
+            }
+            fn visit_seq<A: SeqAccess<'de>>(self, mut seq: A) -> Result<Placed<'a>, A::Error> {
+                while seq.next_element::<IgnoredAny>()?.is_some() {}
+                Ok(Placed(None))
+            }
+            fn visit_map<A: MapAccess<'de>>(self, map: A) -> Result<Placed<'a>, A::Error> {
+                read_block(map).map(Placed)
+            }
+        }
+        d.deserialize_any(V(PhantomData))
+    }
+}
+
+/// Reads a content block object member by member, every value raw, into what deriving
+/// `Deserialize` for [`RawBlock`] gives (`Some(None)` where that fails: a repeated field, an
+/// image `source` that does not read) and where it sits; `None` when it cannot be placed (no
+/// member, or a first key with escapes).
+fn read_block<'de: 'a, 'a, A: MapAccess<'de>>(mut map: A) -> Result<Option<Element<'a>>, A::Error> {
+    let mut b = RawBlock::default();
+    let mut from = None;
+    let mut to = 0;
+    let mut seen = 0u16;
+    let mut ok = true;
+    let mut first = true;
+    while let Some(Key(k)) = map.next_key::<Key<'a>>()? {
+        if std::mem::take(&mut first)
+            && let Cow::Borrowed(k) = &k
+        {
+            from = Some(k.as_ptr() as usize);
+        }
+        let v: &'a RawValue = map.next_value()?;
+        to = v.get().as_ptr() as usize + v.get().len();
+        if !ok {
+            continue;
+        }
+        let raw = |v: &'a RawValue| (v.get() != "null").then_some(v);
+        let lenient_s =
+            |v: &'a RawValue| serde_json::from_str::<S<'a>>(v.get()).unwrap_or_default();
+        let bit = match &*k {
+            "type" => {
+                b.ty = lenient_s(v);
+                0
+            }
+            "text" => {
+                b.text = raw(v);
+                1
+            }
+            "thinking" => {
+                b.thinking = raw(v);
+                2
+            }
+            "id" => {
+                b.id = lenient_s(v);
+                3
+            }
+            "name" => {
+                b.name = lenient_s(v);
+                4
+            }
+            "input" => {
+                b.input = raw(v);
+                5
+            }
+            "tool_use_id" => {
+                b.tool_use_id = lenient_s(v);
+                6
+            }
+            "content" => {
+                b.content = raw(v);
+                7
+            }
+            "is_error" => {
+                b.is_error = serde_json::from_str::<B>(v.get()).unwrap_or_default();
+                8
+            }
+            "source" => {
+                match serde_json::from_str::<Obj<ImageSource<'a>>>(v.get()) {
+                    Ok(src) => b.source = src,
+                    Err(_) => ok = false,
+                }
+                9
+            }
+            "tool_name" => {
+                b.tool_name = lenient_s(v);
+                10
+            }
+            _ => continue,
+        };
+        if seen & (1 << bit) != 0 {
+            ok = false;
+        }
+        seen |= 1 << bit;
+    }
+    Ok(from.map(|from| Element {
+        from,
+        to,
+        block: Some(ok.then_some(b)),
+    }))
+}
+
+/// `message.content` alone, raw: read again when [`Content`] could not place it.
+#[derive(Debug, Default, serde::Deserialize)]
+pub struct MessageContent<'a> {
+    #[serde(borrow, default)]
+    pub message: Obj<MessageContentOnly<'a>>,
+}
+
+/// See [`MessageContent`].
+#[derive(Debug, Default, serde::Deserialize)]
+pub struct MessageContentOnly<'a> {
+    #[serde(borrow, default)]
+    pub content: Option<&'a RawValue>,
+}
+
+/// `toolUseResult`, read in the record's own pass for what `blocks::tool_use_result` needs
+/// (issue 12: it is a copy of the tool's output, a quarter of a session's bytes, and was kept
+/// raw, then searched twice for the sub-agent key names).
+#[derive(Debug, Default)]
+pub enum Sidecar<'a> {
+    /// No `toolUseResult`, or `null`.
+    #[default]
+    Absent,
+    /// A string without escapes: its contents, borrowed from the line.
+    Str(&'a str),
+    /// An object: its sub-agent fields as deriving `Deserialize` for [`ToolUseResultObj`]
+    /// reads them (`None` where that fails: a repeated field).
+    Obj(Option<ToolUseResultObj<'a>>),
+    /// A number, a boolean or a list: no error, no sub-agent.
+    Other,
+    /// A string with escapes, or an object whose sub-agent keys are all written with
+    /// escapes (the raw search for their names decides): to be read again from the raw
+    /// value ([`SidecarRaw`]).
+    Again,
+}
+
+/// `toolUseResult` alone, raw: read again for [`Sidecar::Again`].
+#[derive(Debug, Default, serde::Deserialize)]
+pub struct SidecarRaw<'a> {
+    #[serde(rename = "toolUseResult", borrow, default)]
+    pub tool_use_result: Option<&'a RawValue>,
+}
+
+impl<'de: 'a, 'a> Deserialize<'de> for Sidecar<'a> {
+    fn deserialize<D: Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+        struct V<'a>(PhantomData<&'a ()>);
+        impl<'de: 'a, 'a> Visitor<'de> for V<'a> {
+            type Value = Sidecar<'a>;
+            fn expecting(&self, f: &mut fmt::Formatter) -> fmt::Result {
+                f.write_str("any JSON value")
+            }
+            fn visit_borrowed_str<E: de::Error>(self, v: &'de str) -> Result<Sidecar<'a>, E> {
+                Ok(Sidecar::Str(v))
+            }
+            fn visit_str<E: de::Error>(self, _: &str) -> Result<Sidecar<'a>, E> {
+                Ok(Sidecar::Again)
+            }
+            fn visit_bool<E: de::Error>(self, _: bool) -> Result<Sidecar<'a>, E> {
+                Ok(Sidecar::Other)
+            }
+            fn visit_u64<E: de::Error>(self, _: u64) -> Result<Sidecar<'a>, E> {
+                Ok(Sidecar::Other)
+            }
+            fn visit_i64<E: de::Error>(self, _: i64) -> Result<Sidecar<'a>, E> {
+                Ok(Sidecar::Other)
+            }
+            fn visit_f64<E: de::Error>(self, _: f64) -> Result<Sidecar<'a>, E> {
+                Ok(Sidecar::Other)
+            }
+            fn visit_unit<E: de::Error>(self) -> Result<Sidecar<'a>, E> {
+                Ok(Sidecar::Absent)
+            }
+            fn visit_none<E: de::Error>(self) -> Result<Sidecar<'a>, E> {
+                Ok(Sidecar::Absent)
+            }
+            fn visit_some<D2: Deserializer<'de>>(self, d: D2) -> Result<Sidecar<'a>, D2::Error> {
+                d.deserialize_any(self)
+            }
+            fn visit_seq<A: SeqAccess<'de>>(self, mut seq: A) -> Result<Sidecar<'a>, A::Error> {
+                while seq.next_element::<IgnoredAny>()?.is_some() {}
+                Ok(Sidecar::Other)
+            }
+            fn visit_map<A: MapAccess<'de>>(self, mut map: A) -> Result<Sidecar<'a>, A::Error> {
+                let mut o = ToolUseResultObj::default();
+                let (mut seen, mut repeated) = (0u8, false);
+                let (mut literal, mut escaped) = (false, false);
+                while let Some(Key(k)) = map.next_key::<Key<'a>>()? {
+                    let bit = match &*k {
+                        "agentId" => {
+                            o.agent_id = map.next_value()?;
+                            0
+                        }
+                        "totalDurationMs" => {
+                            o.total_duration_ms = map.next_value()?;
+                            1
+                        }
+                        "totalTokens" => {
+                            o.total_tokens = map.next_value()?;
+                            2
+                        }
+                        "totalToolUseCount" => {
+                            o.total_tool_use_count = map.next_value()?;
+                            3
+                        }
+                        _ => {
+                            map.next_value::<IgnoredAny>()?;
+                            continue;
+                        }
+                    };
+                    match k {
+                        Cow::Borrowed(_) => literal = true,
+                        Cow::Owned(_) => escaped = true,
+                    }
+                    repeated |= seen & (1 << bit) != 0;
+                    seen |= 1 << bit;
+                }
+                Ok(if escaped && !literal {
+                    Sidecar::Again
+                } else {
+                    Sidecar::Obj((!repeated).then_some(o))
+                })
+            }
+        }
+        d.deserialize_any(V(PhantomData))
+    }
 }
 
 /// The members of a JSON object in order, values raw: `(key, value)`. Used for tool inputs,

@@ -131,8 +131,7 @@ fn first_record(path: &Path) -> Option<First> {
             .message
             .0
             .as_ref()
-            .and_then(|m| m.content)
-            .is_some_and(|c| c.get() == "\"Warmup\"");
+            .is_some_and(|m| m.content.is_literal("Warmup"));
     Some(First {
         session_id: head.session_id.get().map(str::to_string),
         warmup_prompt,
