@@ -72,43 +72,61 @@ pub fn inherited_label(inh: &crate::analysis::Inherited) -> String {
 }
 
 /// Folds of the raw `.jsonl` document, sorted by start line, one per start line (the outer
-/// one), without single-line ranges.
+/// one), without single-line ranges: [`turn_folds`] of every turn and [`document_folds`],
+/// [`normalize`]d together.
 pub fn raw_folds(transcript: &Transcript, analysis: &Analysis) -> Vec<Fold> {
-    let entries = &transcript.entries;
-    let line_of = |e: usize| entries.get(e).map(|x| x.line);
     let mut out = Vec::new();
     for turn in &analysis.turns {
-        out.push(Fold {
-            start_line: turn.start_line,
-            end_line: turn.end_line,
-            kind: FoldKind::Turn,
-            label: turn_label(turn),
-        });
-        if let Some(act) = &turn.activity
-            && act.end > act.start
-            && let (Some(s), Some(e)) = (line_of(act.start), line_of(act.end - 1))
-        {
-            out.push(Fold {
-                start_line: s,
-                end_line: e,
-                kind: FoldKind::Activity,
-                label: words::activity(turn.comments, turn.tool_calls),
-            });
-        }
-        for run in &turn.runs {
-            let kind = match run.kind {
-                RunKind::Prose => continue,
-                RunKind::Work => FoldKind::WorkRun,
-                RunKind::Thought => FoldKind::Thought,
-            };
-            out.push(Fold {
-                start_line: run.start_line,
-                end_line: run.end_line,
-                kind,
-                label: view::run_label(run),
-            });
-        }
+        out.extend(turn_folds(transcript, turn));
     }
+    out.extend(document_folds(analysis));
+    normalize(out)
+}
+
+/// The folds one turn makes by itself, in the order [`raw_folds`] takes them: the turn, its
+/// activity (seed 000), its work runs and thoughts (seed 003). They start within the turn's
+/// lines, and depend on nothing but the turn and the lines of its records (issue 12: an
+/// append leaves the folds of the turns it did not change as they were).
+pub fn turn_folds(transcript: &Transcript, turn: &Turn) -> Vec<Fold> {
+    let entries = &transcript.entries;
+    let line_of = |e: usize| entries.get(e).map(|x| x.line);
+    let mut out = vec![Fold {
+        start_line: turn.start_line,
+        end_line: turn.end_line,
+        kind: FoldKind::Turn,
+        label: turn_label(turn),
+    }];
+    if let Some(act) = &turn.activity
+        && act.end > act.start
+        && let (Some(s), Some(e)) = (line_of(act.start), line_of(act.end - 1))
+    {
+        out.push(Fold {
+            start_line: s,
+            end_line: e,
+            kind: FoldKind::Activity,
+            label: words::activity(turn.comments, turn.tool_calls),
+        });
+    }
+    for run in &turn.runs {
+        let kind = match run.kind {
+            RunKind::Prose => continue,
+            RunKind::Work => FoldKind::WorkRun,
+            RunKind::Thought => FoldKind::Thought,
+        };
+        out.push(Fold {
+            start_line: run.start_line,
+            end_line: run.end_line,
+            kind,
+            label: view::run_label(run),
+        });
+    }
+    out
+}
+
+/// The folds of the raw document that belong to no one turn, in the order [`raw_folds`]
+/// takes them: inherited history, compaction windows, abandoned branches, sub-agent spans.
+pub fn document_folds(analysis: &Analysis) -> Vec<Fold> {
+    let mut out = Vec::new();
     if let Some(inh) = &analysis.inherited {
         out.push(Fold {
             start_line: inh.start_line,
@@ -141,7 +159,7 @@ pub fn raw_folds(transcript: &Transcript, analysis: &Analysis) -> Vec<Fold> {
             label: subagent_label(call),
         });
     }
-    normalize(out)
+    out
 }
 
 /// `Sub-agent: Audit auth (a111)`.
@@ -183,7 +201,11 @@ pub fn view_folds(view: &View) -> Vec<Fold> {
 /// collapsed text per start line (Neovim's `vim.lsp.foldtext()` takes the last range's, VS
 /// Code keeps the first range), so an inner fold sharing its first line with an outer one would
 /// put its label on the outer fold: a turn's activity labelled `Worked · 1 tool call` (issue 11).
-fn normalize(mut folds: Vec<Fold>) -> Vec<Fold> {
+///
+/// Each fold's place depends only on folds with the same start line: the normalised folds
+/// starting in a range of lines are the normalised folds of those starting there (what a
+/// per-turn cache relies on, `crate::lsp::handlers::folding`).
+pub fn normalize(mut folds: Vec<Fold>) -> Vec<Fold> {
     folds.retain(|f| f.start_line < f.end_line);
     folds.sort_by(|a, b| {
         a.start_line

@@ -173,7 +173,7 @@ pub fn serve_stdio() -> i32 {
         let pending = Some(shared.pending_texts.clone());
         let raw = Some(shared.raw_results.clone());
         let serve = transport::serve(
-            tokio::io::stdin(),
+            transport::Input::stdin(),
             transport::raw_stdout(),
             pending,
             raw,

@@ -90,10 +90,15 @@ impl Backend {
                 handlers::symbols::document_symbol,
             )
             .await?;
-        self.shared
-            .raw_results
-            .answer(json)
-            .map_err(|e| crate::lsp::state::internal(format!("an answer that is not JSON: {e}")))
+        // A raw document's answer is assembled from kept per-turn pieces; a view's is made
+        // afresh.
+        let raw = &self.shared.raw_results;
+        if crate::lsp::from_proto::is_view(&uri) {
+            raw.answer(json)
+        } else {
+            raw.answer_kept(json)
+        }
+        .map_err(|e| crate::lsp::state::internal(format!("an answer that is not JSON: {e}")))
     }
 
     /// Resolves `uri` and runs `work` on the blocking pool like [`Backend::on_doc`], and
@@ -137,13 +142,23 @@ impl Backend {
         params: FoldingRangeParams,
     ) -> Result<crate::lsp::transport::RawAnswer> {
         let uri = params.text_document.uri.clone();
-        self.on_doc_json(
-            "textDocument/foldingRange",
-            &uri,
-            params,
-            handlers::folding::folding_range,
-        )
-        .await
+        let json = self
+            .on_doc(
+                "textDocument/foldingRange",
+                &uri,
+                params,
+                handlers::folding::folding_range,
+            )
+            .await?;
+        // A raw document's answer is assembled from kept per-turn pieces; a view's is made
+        // afresh.
+        let raw = &self.shared.raw_results;
+        if crate::lsp::from_proto::is_view(&uri) {
+            raw.answer(json)
+        } else {
+            raw.answer_kept(json)
+        }
+        .map_err(|e| crate::lsp::state::internal(format!("an answer that is not JSON: {e}")))
     }
 
     /// `textDocument/semanticTokens/full`, answered as JSON bytes (`dispatch::RAW_ANSWERED`).

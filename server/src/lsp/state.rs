@@ -45,6 +45,9 @@ pub struct Shared {
     /// made from (issue 12: an append converts only the turns it changed; an entry kept by the
     /// snapshot is the same `Arc`, its lines unchanged).
     pub(crate) symbols: Mutex<HashMap<String, TurnSymbols>>,
+    /// Last folding ranges per raw document URI, one piece per turn with the outline entry
+    /// of the turn (issue 12; `crate::lsp::handlers::folding`).
+    pub(crate) folds: Mutex<HashMap<String, TurnFolds>>,
     token_ids: AtomicU64,
     pub shutdown: tokio::sync::watch::Sender<bool>,
     pub shutdown_requested: AtomicBool,
@@ -67,6 +70,37 @@ pub(crate) struct TurnSymbols {
     /// Per turn: the outline entry and the JSON of its `DocumentSymbol`, or of the
     /// `SymbolInformation`s of it and its descendants separated by commas (UTF-8 bytes).
     pub turns: Vec<(Arc<crate::ide::symbols::Symbol>, Box<[u8]>)>,
+}
+
+/// The folding ranges of one raw document as JSON, per turn beside the turn's outline entry
+/// (issue 12): a turn kept by an append has the same entry (`Arc`) and the same folds.
+pub(crate) struct TurnFolds {
+    /// Per turn: its outline entry and the JSON of the folding ranges starting in its lines.
+    pub turns: Vec<(Arc<crate::ide::symbols::Symbol>, TurnPiece)>,
+    /// The last whole answer: the snapshot it was made of, the client's `rangeLimit`, JSON.
+    pub answer: Option<(
+        std::sync::Weak<crate::ide::document::Snapshot>,
+        usize,
+        Vec<u8>,
+    )>,
+}
+
+/// The JSON of some normalised folds as `FoldingRange`s, elements of the answer's array
+/// separated by commas, with what the handler (`crate::lsp::handlers::folding`) checks
+/// before reusing it.
+#[derive(Debug)]
+pub(crate) struct TurnPiece {
+    pub json: Box<[u8]>,
+    /// Ranges in it.
+    pub count: usize,
+    /// First and last start line, and the last end line, of its folds (before the end line
+    /// is limited to the document's last line): a piece is reused only while that last end
+    /// line is within the document, and only when it was when the piece was made (`exact`):
+    /// the limit (and the filter of folds starting on the last line) then changed nothing.
+    pub min_start: Option<usize>,
+    pub max_start: Option<usize>,
+    pub max_end: usize,
+    pub exact: bool,
 }
 
 pub(crate) fn lock<T>(m: &Mutex<T>) -> std::sync::MutexGuard<'_, T> {
@@ -126,6 +160,7 @@ impl Shared {
             reference_answers: AtomicBool::new(false),
             tokens: Mutex::new(HashMap::new()),
             symbols: Mutex::new(HashMap::new()),
+            folds: Mutex::new(HashMap::new()),
             token_ids: AtomicU64::new(1),
             shutdown: stx,
             shutdown_requested: AtomicBool::new(false),

@@ -168,12 +168,13 @@ impl Decoder {
     }
 
     /// Reads once from `from` straight into the buffer (no copy of a big body through a read
-    /// buffer; issue 12); `Ok(0)` at the end of input.
-    pub async fn read_from<R: AsyncRead + Unpin>(&mut self, from: &mut R) -> io::Result<usize> {
+    /// buffer; issue 12); `Ok(0)` at the end of input. Blocking: [`serve`] calls it on a
+    /// thread of its own.
+    pub fn read_from(&mut self, from: &mut Input) -> io::Result<usize> {
         if self.skip > 0 {
             // An oversized body is dropped: read it through a small buffer, never kept.
             let mut scratch = [0u8; 8192];
-            let n = from.read(&mut scratch).await?;
+            let n = from.read(&mut scratch)?;
             self.push(&scratch[..n]);
             return Ok(n);
         }
@@ -181,12 +182,7 @@ impl Decoder {
             // While a body arrives, `next_frame` reserves room ahead; this is the rest.
             self.buf.reserve_exact(READ_BYTES);
         }
-        if self.buf.is_empty() {
-            // Between messages, a read of at most `READ_BYTES`: tokio's stdin zeroes the room
-            // it is given (the 1 MiB kept after a big message, at every small message).
-            return from.take(READ_BYTES as u64).read_buf(&mut self.buf).await;
-        }
-        from.read_buf(&mut self.buf).await
+        from.read_into_spare(&mut self.buf)
     }
 
     /// The next complete frame, or `None` when more bytes are needed.
@@ -339,6 +335,10 @@ fn header(len: usize) -> Vec<u8> {
 /// behind its header).
 type Pieces = Vec<Vec<u8>>;
 
+/// A frame for the writer and whether it is an answer assembled from kept pieces
+/// ([`RawResults::answer_kept`]).
+type Outgoing = (Pieces, bool);
+
 /// Writes `pieces` whole to `out` (vectored: one system call for a header and its body).
 fn write_pieces(out: &mut impl std::io::Write, pieces: &[Vec<u8>]) -> io::Result<()> {
     let mut slices: Vec<io::IoSlice> = pieces.iter().map(|p| io::IoSlice::new(p)).collect();
@@ -485,7 +485,9 @@ pub struct RawResults {
     /// so that no text of a document can pass for one.
     prefix: String,
     next: AtomicU64,
-    waiting: Mutex<VecDeque<(u64, Vec<u8>)>>,
+    /// Per answer: its key, its bytes, and whether it was made without building much to
+    /// free (`answer_kept`).
+    waiting: Mutex<VecDeque<(u64, Vec<u8>, bool)>>,
 }
 
 impl Default for RawResults {
@@ -508,7 +510,7 @@ impl RawResults {
         self.spliced.store(true, Ordering::SeqCst);
     }
 
-    fn lock(&self) -> std::sync::MutexGuard<'_, VecDeque<(u64, Vec<u8>)>> {
+    fn lock(&self) -> std::sync::MutexGuard<'_, VecDeque<(u64, Vec<u8>, bool)>> {
         self.waiting.lock().unwrap_or_else(|e| e.into_inner())
     }
 
@@ -518,6 +520,18 @@ impl RawResults {
     /// the handler's future completes (not from work that a cancelled request leaves
     /// running), so that a kept answer is one about to be written.
     pub fn answer(&self, json: Vec<u8>) -> Result<RawAnswer, String> {
+        self.put(json, false)
+    }
+
+    /// [`RawResults::answer`] for an answer assembled from kept pieces (per-turn JSON, a kept
+    /// answer): making it freed little, so the writer hands the heap's free pages back before
+    /// writing it only when a snapshot was built since it last did (issue 12: the trim cost
+    /// 10-15 ms per answer on a 1 GB document, for nothing when the answer was kept).
+    pub fn answer_kept(&self, json: Vec<u8>) -> Result<RawAnswer, String> {
+        self.put(json, true)
+    }
+
+    fn put(&self, json: Vec<u8>, kept: bool) -> Result<RawAnswer, String> {
         if !self.spliced.load(Ordering::SeqCst) {
             let text = String::from_utf8(json).map_err(|e| e.to_string())?;
             return RawValue::from_string(text)
@@ -529,17 +543,20 @@ impl RawResults {
         while waiting.len() >= MAX_WAITING_RAW {
             waiting.pop_front();
         }
-        waiting.push_back((key, json));
+        waiting.push_back((key, json, kept));
         Ok(RawAnswer::Spliced(format!("{}{key}", self.prefix)))
     }
 
     /// Takes the bytes of the placeholder `ph` (`None`: not a placeholder of this process,
     /// `Some(None)`: one whose bytes were dropped).
-    fn take(&self, ph: &str) -> Option<Option<Vec<u8>>> {
+    fn take(&self, ph: &str) -> Option<Option<(Vec<u8>, bool)>> {
         let key: u64 = ph.strip_prefix(&self.prefix)?.parse().ok()?;
         let mut waiting = self.lock();
-        let at = waiting.iter().position(|(k, _)| *k == key);
-        Some(at.and_then(|i| waiting.remove(i)).map(|(_, b)| b))
+        let at = waiting.iter().position(|(k, _, _)| *k == key);
+        Some(
+            at.and_then(|i| waiting.remove(i))
+                .map(|(_, b, kept)| (b, kept)),
+        )
     }
 
     /// Number of answers waiting (tests).
@@ -552,6 +569,12 @@ impl RawResults {
     /// response with the bytes in place of the placeholder (not copied), or an
     /// `InternalError` response when they were dropped.
     pub fn splice(&self, body: &[u8]) -> Option<Vec<Vec<u8>>> {
+        self.splice_frame(body).map(|(pieces, _)| pieces)
+    }
+
+    /// [`RawResults::splice`], and whether the answer was put with
+    /// [`RawResults::answer_kept`].
+    fn splice_frame(&self, body: &[u8]) -> Option<(Vec<Vec<u8>>, bool)> {
         // tower-lsp-server writes a response as `{"jsonrpc":"2.0","result":"<placeholder>",
         // "id":<id>}`: the placeholder starts near the front (the id, of any length, comes
         // after it), so a big message is not searched through.
@@ -567,17 +590,17 @@ impl RawResults {
         let resp: Placeholder = serde_json::from_slice(body).ok()?;
         let id = resp.id.get();
         match self.take(&resp.result)? {
-            Some(json) => {
+            Some((json, kept)) => {
                 let head = format!(r#"{{"jsonrpc":"2.0","id":{id},"result":"#);
                 let len = head.len() + json.len() + 1;
                 let head = format!("Content-Length: {len}\r\n\r\n{head}").into_bytes();
-                Some(vec![head, json, b"}".to_vec()])
+                Some((vec![head, json, b"}".to_vec()], kept))
             }
             None => {
                 eprintln!("transcript-ls: a response's answer was dropped before it was written");
                 let resp = json!({"jsonrpc": "2.0", "id": serde_json::from_str::<Value>(id).ok(),
                     "error": {"code": -32603, "message": "internal error: the answer was dropped before it was written (too many answers waiting); ask again"}});
-                Some(vec![frame(resp.to_string().as_bytes())])
+                Some((vec![frame(resp.to_string().as_bytes())], false))
             }
         }
     }
@@ -851,7 +874,7 @@ pub fn check(body: &[u8]) -> Result<(), Value> {
 /// in place of their placeholders ([`RawResults::splice`]).
 async fn pump_frames<R: AsyncRead + Unpin>(
     mut from: R,
-    to: mpsc::UnboundedSender<Pieces>,
+    to: mpsc::UnboundedSender<Outgoing>,
     raw: Option<std::sync::Arc<RawResults>>,
 ) -> io::Result<()> {
     let mut dec = Decoder::default();
@@ -866,8 +889,8 @@ async fn pump_frames<R: AsyncRead + Unpin>(
             if let Frame::Body(b) = f {
                 let out = raw
                     .as_ref()
-                    .and_then(|r| r.splice(&b))
-                    .unwrap_or_else(|| vec![header(b.len()), b]);
+                    .and_then(|r| r.splice_frame(&b))
+                    .unwrap_or_else(|| (vec![header(b.len()), b], false));
                 if to.send(out).is_err() {
                     return Ok(());
                 }
@@ -883,7 +906,8 @@ fn pending_body(params: &str, id: u64) -> String {
 }
 
 /// Size of an outgoing message from which the writer hands the heap's free pages back to
-/// the system before writing it ([`crate::ide::document::release_free_heap`]).
+/// the system before writing it ([`crate::ide::document::release_free_heap`]; for an answer
+/// assembled from kept pieces, only when a snapshot was built since the last trim).
 const BIG_ANSWER_BYTES: usize = 256 << 10;
 
 /// Serves `server` (tower-lsp-server's `Server::serve` given the inner pipe ends) with
@@ -891,31 +915,35 @@ const BIG_ANSWER_BYTES: usize = 256 << 10;
 /// messages. With `pending`, `didOpen` texts go to the server through it; with `raw`, the
 /// server's JSON answers are written in place of their placeholders (see the module's doc).
 /// Returns when the input ends (or `exit`) and the server finished.
-pub async fn serve<I, O, F>(
-    input: I,
+pub async fn serve<O, F>(
+    input: Input,
     output: O,
     pending: Option<std::sync::Arc<PendingTexts>>,
     raw: Option<std::sync::Arc<RawResults>>,
     server: impl FnOnce(PipeIn, PipeOut) -> F,
 ) where
-    I: AsyncRead + Unpin + Send + 'static,
     O: std::io::Write + Send + 'static,
     F: std::future::Future<Output = ()>,
 {
     let (to_server, server_in) = tokio::io::duplex(1 << 16);
     let (server_out, from_server) = tokio::io::duplex(1 << 16);
-    let (tx, mut rx) = mpsc::unbounded_channel::<Pieces>();
+    let (tx, mut rx) = mpsc::unbounded_channel::<Outgoing>();
 
     // The one writer: whole frames, from the server or from the checks below, written by a
     // thread of its own straight to `output` (a big answer is written without a copy).
     let writer = tokio::task::spawn_blocking(move || {
         let mut output = output;
-        while let Some(f) = rx.blocking_recv() {
-            // A big answer (semantic tokens, folding, a view) may have been built as many
+        while let Some((f, kept)) = rx.blocking_recv() {
+            // A big answer (semantic tokens, code lenses, a view) may have been built as many
             // small blocks, all freed once it was encoded: give their pages back before the
-            // client sees it (issue 12, RSS after appends).
+            // client sees it (issue 12, RSS after appends). One assembled from kept pieces
+            // freed little: only when a snapshot was built since the last trim.
             if f.iter().map(Vec::len).sum::<usize>() >= BIG_ANSWER_BYTES {
-                crate::ide::document::release_free_heap();
+                if kept {
+                    crate::ide::document::release_free_heap_after_builds();
+                } else {
+                    crate::ide::document::release_free_heap();
+                }
             }
             if write_pieces(&mut output, &f).is_err() {
                 break;
@@ -929,12 +957,25 @@ pub async fn serve<I, O, F>(
     let outbound = tokio::spawn(async move {
         let _ = pump_frames(from_server, out_tx, raw).await;
     });
-    let inbound = tokio::spawn(async move {
+    // The reader: a thread of its own reading the client's bytes straight into the decoder
+    // (see `Input`); its writes to the server's pipe run on this runtime. It is not joined:
+    // at the end it may be waiting in a read of the client's pipe.
+    let rt = tokio::runtime::Handle::current();
+    // A weak sender: the writer ends once the server's output ends, while this thread may
+    // still wait for the client's next bytes.
+    let errors = tx.downgrade();
+    drop(tx);
+    let send = move |f: Pieces| {
+        if let Some(tx) = errors.upgrade() {
+            let _ = tx.send((f, false));
+        }
+    };
+    let inbound = move || {
         let mut input = input;
         let mut to_server = to_server;
         let mut dec = Decoder::default();
         loop {
-            match dec.read_from(&mut input).await {
+            match dec.read_from(&mut input) {
                 Ok(0) | Err(_) => break,
                 Ok(_) => {}
             }
@@ -949,7 +990,7 @@ pub async fn serve<I, O, F>(
                                             continue; // shut down meanwhile
                                         };
                                         let f = frame(pending_body(&params, id).as_bytes());
-                                        if to_server.write_all(&f).await.is_err() {
+                                        if rt.block_on(to_server.write_all(&f)).is_err() {
                                             return;
                                         }
                                         continue;
@@ -967,9 +1008,11 @@ pub async fn serve<I, O, F>(
                             Ok(()) => {
                                 // Header, then the body as it is (no framed copy of a big body).
                                 let head = format!("Content-Length: {}\r\n\r\n", b.len());
-                                if to_server.write_all(head.as_bytes()).await.is_err()
-                                    || to_server.write_all(&b).await.is_err()
-                                {
+                                let sent = rt.block_on(async {
+                                    to_server.write_all(head.as_bytes()).await?;
+                                    to_server.write_all(&b).await
+                                });
+                                if sent.is_err() {
                                     return;
                                 }
                             }
@@ -978,7 +1021,7 @@ pub async fn serve<I, O, F>(
                                     "transcript-ls: dropped a malformed message: {}",
                                     resp["error"]["message"]
                                 );
-                                let _ = tx.send(vec![frame(resp.to_string().as_bytes())]);
+                                send(vec![frame(resp.to_string().as_bytes())]);
                             }
                         }
                     }
@@ -986,26 +1029,32 @@ pub async fn serve<I, O, F>(
                         eprintln!("transcript-ls: dropped {why}");
                         let resp = json!({"jsonrpc": "2.0", "id": null,
                             "error": {"code": -32600, "message": format!("invalid request: {why}")}});
-                        let _ = tx.send(vec![frame(resp.to_string().as_bytes())]);
+                        send(vec![frame(resp.to_string().as_bytes())]);
                         // A dropped didOpen is otherwise silent in the editor.
                         let note = json!({"jsonrpc": "2.0", "method": "window/showMessage",
                             "params": {"type": 1, "message": format!("transcript-ls: dropped {why}")}});
-                        let _ = tx.send(vec![frame(note.to_string().as_bytes())]);
+                        send(vec![frame(note.to_string().as_bytes())]);
                     }
                     Frame::Garbage(why) => {
                         eprintln!("transcript-ls: dropped {why}");
                         let resp = json!({"jsonrpc": "2.0", "id": null,
                             "error": {"code": -32700, "message": format!("parse error: {why}")}});
-                        let _ = tx.send(vec![frame(resp.to_string().as_bytes())]);
+                        send(vec![frame(resp.to_string().as_bytes())]);
                     }
                 }
             }
         }
         // End of input: the server sees the end of its pipe and stops.
-        let _ = to_server.shutdown().await;
-    });
+        let _ = rt.block_on(to_server.shutdown());
+    };
+    if let Err(e) = std::thread::Builder::new()
+        .name("transcript-ls-input".into())
+        .spawn(inbound)
+    {
+        eprintln!("transcript-ls: cannot start the input thread: {e}");
+        return;
+    }
     server(server_in, server_out).await;
-    inbound.abort();
     // Let the last responses out.
     let _ = outbound.await;
     let _ = writer.await;
@@ -1030,6 +1079,97 @@ pub fn raw_stdout() -> Box<dyn std::io::Write + Send> {
 pub type PipeIn = tokio::io::DuplexStream;
 /// The server's end of the output pipe.
 pub type PipeOut = tokio::io::DuplexStream;
+
+/// What [`serve`] reads the client's messages from, on a thread of its own (issue 12: tokio's
+/// `stdin()` read each piece of a 100 MB `didOpen` on its blocking pool into a buffer of its
+/// own, then copied it into the decoder's, with two thread hand-overs per 64 KiB).
+pub enum Input {
+    /// A file descriptor (the process's standard input), read straight into the decoder's
+    /// buffer.
+    #[cfg(unix)]
+    Fd(std::fs::File),
+    /// Any reader (where there is no descriptor to read): its room is zeroed before each read.
+    Reader(Box<dyn std::io::Read + Send>),
+}
+
+impl Input {
+    /// The process's standard input: a duplicate of its descriptor, whose pipe (when it is
+    /// one) is enlarged to take 1 MiB at a time (fewer reads and wake-ups for a big
+    /// `didOpen`; the kernel caps it at `/proc/sys/fs/pipe-max-size`, errors are ignored).
+    pub fn stdin() -> Input {
+        #[cfg(unix)]
+        {
+            use std::os::fd::AsFd;
+            if let Ok(fd) = std::io::stdin().as_fd().try_clone_to_owned() {
+                #[cfg(target_os = "linux")]
+                // SAFETY: fcntl on a descriptor we own; F_SETPIPE_SZ takes an int and fails
+                // harmlessly (EBADF, EINVAL, EPERM) on anything but a pipe it may resize.
+                unsafe {
+                    use std::os::fd::AsRawFd;
+                    libc::fcntl(fd.as_raw_fd(), libc::F_SETPIPE_SZ, 1 << 20);
+                }
+                return Input::Fd(std::fs::File::from(fd));
+            }
+        }
+        Input::Reader(Box::new(std::io::stdin()))
+    }
+
+    fn read(&mut self, buf: &mut [u8]) -> io::Result<usize> {
+        use std::io::Read;
+        loop {
+            let r = match self {
+                #[cfg(unix)]
+                Input::Fd(f) => f.read(buf),
+                Input::Reader(r) => r.read(buf),
+            };
+            match r {
+                Err(e) if e.kind() == io::ErrorKind::Interrupted => {}
+                r => return r,
+            }
+        }
+    }
+
+    /// Reads once into the spare capacity of `buf` (at least one byte of it), extending its
+    /// length by the bytes read.
+    fn read_into_spare(&mut self, buf: &mut Vec<u8>) -> io::Result<usize> {
+        let len = buf.len();
+        let room = buf.capacity() - len;
+        match self {
+            #[cfg(unix)]
+            Input::Fd(f) => {
+                use std::os::fd::AsRawFd;
+                let n = loop {
+                    // SAFETY: `read(2)` writes at most `room` bytes at the vector's spare
+                    // capacity (allocated, `room` bytes long) through a raw pointer; nothing
+                    // reads that memory before `set_len` below covers what was written.
+                    let n = unsafe {
+                        libc::read(
+                            f.as_raw_fd(),
+                            buf.as_mut_ptr().add(len).cast::<libc::c_void>(),
+                            room,
+                        )
+                    };
+                    if n >= 0 {
+                        break n as usize;
+                    }
+                    let e = io::Error::last_os_error();
+                    if e.kind() != io::ErrorKind::Interrupted {
+                        return Err(e);
+                    }
+                };
+                // SAFETY: `read(2)` initialised `n <= room` bytes after `len`.
+                unsafe { buf.set_len(len + n.min(room)) };
+                Ok(n)
+            }
+            Input::Reader(_) => {
+                buf.resize(len + room, 0);
+                let r = self.read(&mut buf[len..]);
+                buf.truncate(len + *r.as_ref().unwrap_or(&0));
+                r
+            }
+        }
+    }
+}
 
 #[cfg(test)]
 mod tests {

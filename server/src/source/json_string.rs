@@ -214,15 +214,17 @@ static UNESCAPE: [u8; 256] = {
 };
 
 /// The fast part of [`decode_literal_in_place`]: decodes whole 64-byte blocks read at `r`,
-/// writing at `w`, as long as they hold only plain ASCII and two-byte escapes; returns the
-/// new `(w, r)`, stopped at the first byte that needs the careful path (a quote that is not
-/// escaped, `\u`, a malformed escape, a control character, non-ASCII) or where fewer than
-/// 80 bytes are left.
+/// writing at `w`, as long as they hold only plain ASCII, valid UTF-8 characters and
+/// two-byte escapes; returns the new `(w, r)`, stopped at the first byte that needs the
+/// careful path (a quote that is not escaped, `\u`, a malformed escape, a control character,
+/// invalid UTF-8 or a character across the block's end) or where fewer than 80 bytes are left.
 ///
-/// Each block is classified at once (SSE2 on x86-64: a bit per byte for `\`, and for
-/// `"`, control and non-ASCII bytes), then its escapes are taken in order from the bits, so
-/// the bytes between two escapes are looked at once (issue 12: the careful path decoded a
-/// 100 MB `didOpen` at well under 1 GB/s, mispredicting a branch at nearly every escape).
+/// Each block is classified at once (SSE2 on x86-64: a bit per byte for `\`, for non-ASCII,
+/// and for `"`, control and non-ASCII bytes), then its escapes are taken in order from the
+/// bits, so the bytes between two escapes are looked at once (issue 12: the careful path
+/// decoded a 100 MB `didOpen` at well under 1 GB/s, mispredicting a branch at nearly every
+/// escape); a non-ASCII character is checked where it stands and stays in the run (it sent
+/// the whole block to the careful path, a third of a 100 MB `didOpen`'s decoding time).
 /// Runs are copied 16 bytes at a time, which needs the writing to stay 16 bytes behind the
 /// reading (the message's bytes before its text give at least that).
 #[cfg(target_arch = "x86_64")]
@@ -231,70 +233,112 @@ fn blocks(buf: &mut [u8], mut w: usize, mut r: usize) -> (usize, usize) {
         __m128i, _mm_cmpeq_epi8, _mm_cmplt_epi8, _mm_loadu_si128, _mm_movemask_epi8, _mm_or_si128,
         _mm_set1_epi8,
     };
-    while r + 80 <= buf.len() && r - w >= 16 {
-        let block: &[u8; 64] = match buf[r..r + 64].try_into() {
-            Ok(b) => b,
-            Err(_) => break,
-        };
-        let (mut backslash, mut special) = (0u64, 0u64);
-        for (k, chunk) in block.chunks_exact(16).enumerate() {
-            // SAFETY: SSE2 is part of x86-64; the load reads the 16 bytes of `chunk`
-            // (unaligned loads are allowed).
-            let (b, s) = unsafe {
-                let v = _mm_loadu_si128(chunk.as_ptr().cast::<__m128i>());
+    let len = buf.len();
+    let base = buf.as_mut_ptr();
+    while r + 80 <= len && r - w >= 16 {
+        // SAFETY (the whole block): every read is below `r + 80 <= len` — the 64 bytes of the
+        // block, an escape's second byte (at most `r + 64`), a character's bytes (at most
+        // `r + 63`), a 16-byte run chunk starting before the run's end (at most `r + 64`), so
+        // ending before `r + 80`; every write is at `w`, at most 16 bytes past the start of a
+        // chunk read 16 or more bytes further on (`r - w >= 16`, a gap that only grows), so
+        // inside the buffer, and only over bytes already read. SSE2 is part of x86-64;
+        // unaligned loads are allowed.
+        unsafe {
+            let (mut backslash, mut special, mut high) = (0u64, 0u64, 0u64);
+            for k in 0..4 {
+                let v = _mm_loadu_si128(base.add(r + 16 * k).cast::<__m128i>());
                 let b = _mm_cmpeq_epi8(v, _mm_set1_epi8(b'\\' as i8));
                 // Signed: below 0x20 are the control bytes and every byte >= 0x80.
                 let s = _mm_or_si128(
                     _mm_cmpeq_epi8(v, _mm_set1_epi8(b'"' as i8)),
                     _mm_cmplt_epi8(v, _mm_set1_epi8(0x20)),
                 );
-                (_mm_movemask_epi8(b) as u32, _mm_movemask_epi8(s) as u32)
-            };
-            backslash |= u64::from(b & 0xffff) << (16 * k);
-            special |= u64::from(s & 0xffff) << (16 * k);
-        }
-        let mut all = backslash | special;
-        // Bytes of the block consumed so far.
-        let mut p = 0usize;
-        loop {
-            // Bytes consumed as the second byte of an escape (`\"`, `\\`) are no stop.
-            all &= u64::MAX.checked_shl(p as u32).unwrap_or(0);
-            let q = if all == 0 {
-                64
-            } else {
-                all.trailing_zeros() as usize
-            };
-            // The run up to `q`, 16 bytes at a time: reads stay inside the 80 bytes left,
-            // writes stay 16 bytes behind the reading, so below every byte not read yet.
-            let mut k = p;
-            while k < q {
-                let chunk: [u8; 16] = buf[r + k..r + k + 16].try_into().unwrap_or([0; 16]);
-                buf[w + k - p..w + k - p + 16].copy_from_slice(&chunk);
-                k += 16;
+                backslash |= u64::from(_mm_movemask_epi8(b) as u32 & 0xffff) << (16 * k);
+                special |= u64::from(_mm_movemask_epi8(s) as u32 & 0xffff) << (16 * k);
+                high |= u64::from(_mm_movemask_epi8(v) as u32 & 0xffff) << (16 * k);
             }
-            w += q - p;
-            p = q;
-            if q == 64 || backslash >> q & 1 == 0 {
+            let mut stops = backslash | special;
+            // Bytes of the block consumed (written, or the start of the run being read).
+            let mut p = 0usize;
+            loop {
+                // `p < 64` here.
+                let m = stops & (u64::MAX << p);
+                let q = if m == 0 {
+                    64
+                } else {
+                    m.trailing_zeros() as usize
+                };
+                if q < 64 && high >> q & 1 == 1 {
+                    // A character: part of the run when valid and inside the block.
+                    match char_len(base.add(r + q)) {
+                        Some(n) if q + n <= 64 => {
+                            stops &= !(((1u64 << n) - 1) << q);
+                            continue;
+                        }
+                        _ => {}
+                    }
+                }
+                // The run `p..q`, 16 bytes at a time.
+                let (src, dst) = (base.add(r + p), base.add(w));
+                std::ptr::copy_nonoverlapping(src, dst, 16);
+                let mut k = 16;
+                while k < q - p {
+                    std::ptr::copy_nonoverlapping(src.add(k), dst.add(k), 16);
+                    k += 16;
+                }
+                w += q - p;
+                p = q;
+                if q == 64 || backslash >> q & 1 == 0 {
+                    break;
+                }
+                let d = UNESCAPE[usize::from(*base.add(r + q + 1))];
+                if d == 0 {
+                    break;
+                }
+                *base.add(w) = d;
+                w += 1;
+                p = q + 2;
+                if p >= 64 {
+                    break;
+                }
+            }
+            r += p;
+            if p < 64 {
+                // Stopped at a byte for the careful path.
                 break;
             }
-            let d = UNESCAPE[usize::from(buf[r + q + 1])];
-            if d == 0 {
-                break;
-            }
-            buf[w] = d;
-            w += 1;
-            p = q + 2;
-            if p >= 64 {
-                break;
-            }
-        }
-        r += p;
-        if p < 64 {
-            // Stopped at a byte for the careful path.
-            break;
         }
     }
     (w, r)
+}
+
+/// Length of the valid UTF-8 character starting with the non-ASCII byte at `at` (RFC 3629:
+/// no overlong forms, no surrogates, nothing above U+10FFFF), or `None`.
+///
+/// # Safety
+/// The three bytes after `at` must be readable.
+#[cfg(target_arch = "x86_64")]
+#[inline(always)]
+unsafe fn char_len(at: *const u8) -> Option<usize> {
+    // SAFETY: the caller makes `at..at + 4` readable.
+    let b = unsafe { [*at, *at.add(1), *at.add(2), *at.add(3)] };
+    let cont = |x: u8| x & 0xC0 == 0x80;
+    let n = match b[0] {
+        0xC2..=0xDF => 2,
+        0xE0 if (0xA0..=0xBF).contains(&b[1]) => 3,
+        0xE1..=0xEC | 0xEE..=0xEF if cont(b[1]) => 3,
+        0xED if (0x80..=0x9F).contains(&b[1]) => 3,
+        0xF0 if (0x90..=0xBF).contains(&b[1]) => 4,
+        0xF1..=0xF3 if cont(b[1]) => 4,
+        0xF4 if (0x80..=0x8F).contains(&b[1]) => 4,
+        _ => return None,
+    };
+    let ok = match n {
+        2 => cont(b[1]),
+        3 => cont(b[2]),
+        _ => cont(b[2]) && cont(b[3]),
+    };
+    ok.then_some(n)
 }
 
 /// Elsewhere the careful path does all the work.
@@ -424,7 +468,7 @@ pub fn decode_escape(bytes: &[u8], i: usize) -> (char, usize) {
 fn utf8_len(b: u8) -> usize {
     match b {
         0x00..=0x7F => 1,
-        0xC0..=0xDF => 2,
+        0xC2..=0xDF => 2,
         0xE0..=0xEF => 3,
         _ => 4,
     }
@@ -876,7 +920,25 @@ mod tests {
             // Not inside an escape: back to the start of the one it cuts.
             let decoded_before = raw_to_decoded(&raw, cut);
             let cut = decoded_to_raw(&raw, decoded_before);
-            for bad in [&b"\x02"[..], b"\xff", br"\x", br"\u00g0"] {
+            // Invalid UTF-8 too: overlong forms, a surrogate, above U+10FFFF, a cut
+            // character, a lone continuation byte (checked where they stand, issue 12).
+            for bad in [
+                &b"\x02"[..],
+                b"\xff",
+                br"\x",
+                br"\u00g0",
+                b"\xc0\x80",
+                b"\xc1\xbf",
+                b"\xe0\x80\x80",
+                b"\xe0\x9f\xbf",
+                b"\xed\xa0\x80",
+                b"\xf0\x8f\xbf\xbf",
+                b"\xf4\x90\x80\x80",
+                b"\xf5\x80\x80\x80",
+                b"\xe4\xb8x",
+                b"\xf0\x9f\x98x",
+                b"\x80",
+            ] {
                 let mut lit = raw.as_bytes()[..cut].to_vec();
                 lit.extend_from_slice(bad);
                 lit.extend_from_slice(&raw.as_bytes()[cut..]);

@@ -1,34 +1,200 @@
 //! `textDocument/foldingRange`: turn, activity, thought and gate folds of the raw document or
-//! the view (`ide::folding`), limited to the client's `rangeLimit`.
+//! the view (`ide::folding`), limited to the client's `rangeLimit`, answered as JSON bytes
+//! that the transport writes as they are (`lsp::transport::RawResults`; issue 12).
+
+use std::sync::Arc;
+use std::sync::atomic::Ordering;
 
 use tower_lsp_server::jsonrpc::Result;
 use tower_lsp_server::ls_types::*;
 
 use crate::ide;
+use crate::ide::folding::Fold;
 use crate::ide::host::DocSnap;
-use crate::lsp::state::{Backend, Ctx, read};
+use crate::ide::symbols::Symbol;
+use crate::lsp::state::{Backend, Ctx, TurnFolds, TurnPiece, internal, lock, read};
 use crate::lsp::to_proto;
 
+/// The answer to `textDocument/foldingRange` as the JSON of a `FoldingRange[]`: the same JSON
+/// as the typed answer tower-lsp-server would write.
+///
+/// On a raw transcript the answer is assembled from one piece of JSON per turn (the folds
+/// that start within its lines, see [`TurnFolds`]), cached per document beside the turn's
+/// outline entry: a turn the snapshot kept (same `Arc`) is not folded nor serialised again,
+/// so an append costs the turns it changed plus copying the bytes (issue 12: 57 ms per request
+/// on a 1 GB transcript in Neovim); asked again of the same snapshot, the last answer is
+/// copied. A turn in which a fold of the whole document starts
+/// (a compaction window, a sub-agent span, an abandoned branch, inherited history) is made
+/// afresh together with those folds; when the client's `rangeLimit` is exceeded the whole
+/// answer is made afresh. With `Shared::reference_answers`, made from scratch through a
+/// `Value` (the tests' reference).
 pub(crate) fn folding_range(
     b: &Backend,
     ctx: &Ctx,
     _params: FoldingRangeParams,
-) -> Result<Option<Vec<FoldingRange>>> {
+) -> Result<Vec<u8>> {
+    let limit = read(&b.shared.caps)
+        .folding_range_limit
+        .unwrap_or(usize::MAX);
+    let last = ctx.lines().line_count().saturating_sub(1);
+    let reference = b.shared.reference_answers.load(Ordering::Relaxed);
+    if let DocSnap::Raw { snap } = &ctx.doc
+        && snap.is_transcript()
+        && !reference
+        && let Some(json) = per_turn(b, ctx, snap, limit, last)?
+    {
+        return Ok(json);
+    }
     let folds = match &ctx.doc {
         DocSnap::Raw { snap } if !snap.is_transcript() => Vec::new(),
         DocSnap::Raw { snap } => ide::folding::raw_folds(&snap.transcript, &snap.analysis),
         DocSnap::View { view, .. } => ide::folding::view_folds(&view.view),
     };
-    let limit = read(&b.shared.caps)
-        .folding_range_limit
-        .unwrap_or(usize::MAX);
     let folds = ide::folding::limit_folds(folds, limit);
-    let last = ctx.lines().line_count().saturating_sub(1);
-    Ok(Some(
-        folds
-            .into_iter()
-            .filter(|f| f.start_line < last)
-            .map(|f| to_proto::folding_range(f, last))
-            .collect(),
-    ))
+    let answer: Vec<FoldingRange> = folds
+        .into_iter()
+        .filter(|f| f.start_line < last)
+        .map(|f| to_proto::folding_range(f, last))
+        .collect();
+    let json = if reference {
+        serde_json::to_value(&answer).and_then(|v| serde_json::to_vec(&v))
+    } else {
+        serde_json::to_vec(&answer)
+    };
+    json.map_err(|e| internal(format!("folding ranges as JSON: {e}")))
+}
+
+/// The answer assembled from per-turn pieces (see [`folding_range`]); `None` when it cannot
+/// be (the turns are not in line order, a turn's folds start outside its lines, or more folds
+/// than `limit`): the caller makes it whole.
+fn per_turn(
+    b: &Backend,
+    ctx: &Ctx,
+    snap: &Arc<ide::document::Snapshot>,
+    limit: usize,
+    last: usize,
+) -> Result<Option<Vec<u8>>> {
+    let uri = ctx.uri().as_str();
+    // Asked again of the same snapshot (Neovim asks after every change it makes, and on
+    // every screen of a big file): the last answer as it was.
+    if let Some(c) = lock(&b.shared.folds).get(uri)
+        && let Some((of, limit_then, json)) = &c.answer
+        && *limit_then == limit
+        && of.upgrade().is_some_and(|s| Arc::ptr_eq(&s, snap))
+    {
+        return Ok(Some(json.clone()));
+    }
+    let turns = &snap.analysis.turns;
+    let syms = snap.raw_symbols();
+    if syms.len() != turns.len() || turns.windows(2).any(|w| w[0].start_line >= w[1].start_line) {
+        return Ok(None);
+    }
+    // The folds of the whole document, by the turn whose lines they start in (`None`: before
+    // the first turn).
+    let group = |line: usize| {
+        turns
+            .partition_point(|t| t.start_line <= line)
+            .checked_sub(1)
+    };
+    let mut before_first = Vec::new();
+    let mut extra: std::collections::BTreeMap<usize, Vec<Fold>> = Default::default();
+    for f in ide::folding::document_folds(&snap.analysis) {
+        match group(f.start_line) {
+            Some(i) => extra.entry(i).or_default().push(f),
+            None => before_first.push(f),
+        }
+    }
+    let cached = lock(&b.shared.folds)
+        .remove(uri)
+        .map(|c| c.turns)
+        .unwrap_or_default();
+    let mut cached = cached.into_iter();
+    let mut fresh: Vec<(Arc<Symbol>, TurnPiece)> = Vec::with_capacity(turns.len());
+    let head = piece(ide::folding::normalize(before_first), last)?;
+    let mut count = head.count;
+    // Lines where the next turn starts: a turn's folds must start before it.
+    let mut ok = head
+        .max_start
+        .is_none_or(|s| turns.first().is_none_or(|t| s < t.start_line));
+    for (i, (turn, sym)) in turns.iter().zip(syms).enumerate() {
+        let next = turns.get(i + 1).map_or(usize::MAX, |t| t.start_line);
+        let reuse = match cached.next() {
+            Some((old, p))
+                if Arc::ptr_eq(&old, sym)
+                    && !extra.contains_key(&i)
+                    && p.exact
+                    && p.max_end <= last =>
+            {
+                Some(p)
+            }
+            _ => None,
+        };
+        let p = match reuse {
+            Some(p) => p,
+            None => {
+                let mut folds = ide::folding::turn_folds(&snap.transcript, turn);
+                folds.extend(extra.remove(&i).unwrap_or_default());
+                piece(ide::folding::normalize(folds), last)?
+            }
+        };
+        ok &= p.min_start.is_none_or(|s| s >= turn.start_line)
+            && p.max_start.is_none_or(|s| s < next);
+        count += p.count;
+        fresh.push((sym.clone(), p));
+    }
+    if !ok || count > limit {
+        return Ok(None);
+    }
+    let pieces = std::iter::once(&head.json[..]).chain(fresh.iter().map(|(_, p)| &p.json[..]));
+    let out = json_array(pieces);
+    if b.shared.host.raw_source(uri).is_some() {
+        lock(&b.shared.folds).insert(
+            uri.to_string(),
+            TurnFolds {
+                turns: fresh,
+                answer: Some((Arc::downgrade(snap), limit, out.clone())),
+            },
+        );
+    }
+    Ok(Some(out))
+}
+
+fn piece(folds: Vec<Fold>, last: usize) -> Result<TurnPiece> {
+    let min_start = folds.iter().map(|f| f.start_line).min();
+    let max_start = folds.iter().map(|f| f.start_line).max();
+    let max_end = folds.iter().map(|f| f.end_line).max().unwrap_or(0);
+    let mut json = Vec::new();
+    let mut count = 0;
+    for f in folds.into_iter().filter(|f| f.start_line < last) {
+        if count > 0 {
+            json.push(b',');
+        }
+        serde_json::to_writer(&mut json, &to_proto::folding_range(f, last))
+            .map_err(|e| internal(format!("folding range as JSON: {e}")))?;
+        count += 1;
+    }
+    Ok(TurnPiece {
+        json: json.into_boxed_slice(),
+        count,
+        min_start,
+        max_start,
+        max_end,
+        exact: max_end <= last,
+    })
+}
+
+/// The JSON array of `pieces` (each one or more JSON values separated by commas; empty ones
+/// are skipped): `[a,b,…]`, in one allocation.
+fn json_array<'a>(pieces: impl Iterator<Item = &'a [u8]> + Clone) -> Vec<u8> {
+    let len: usize = pieces.clone().map(|i| i.len() + 1).sum::<usize>() + 2;
+    let mut out = Vec::with_capacity(len);
+    out.push(b'[');
+    for piece in pieces.filter(|p| !p.is_empty()) {
+        if out.len() > 1 {
+            out.push(b',');
+        }
+        out.extend_from_slice(piece);
+    }
+    out.push(b']');
+    out
 }

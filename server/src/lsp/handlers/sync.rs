@@ -120,6 +120,7 @@ pub(crate) fn did_close(b: &Backend, params: &DidCloseTextDocumentParams) -> boo
     let removed = b.shared.host.close(uri.as_str());
     lock(&b.shared.tokens).remove(uri.as_str());
     lock(&b.shared.symbols).remove(uri.as_str());
+    lock(&b.shared.folds).remove(uri.as_str());
     removed.is_some()
 }
 
