@@ -17,6 +17,7 @@ pub mod pi;
 use std::sync::Arc;
 
 use crate::model::{Entry, Format, PendingTail, Problem, Role, Severity, Span, Transcript};
+use crate::source::lines::LineIndex;
 
 /// Reads a whole source at once as a snapshot of a file that may still be growing: a last line
 /// without `\n` is read if it is valid JSON, else it stays the pending tail. Lines of a file
@@ -275,6 +276,32 @@ impl Reader {
     /// start with the bytes already consumed (append-only growth). A last line without `\n`
     /// is never read here: it becomes the pending tail (it may still be being written).
     pub fn feed(&mut self, source: &str) {
+        self.feed_seeing_lines(source, |_| {});
+    }
+
+    /// [`Reader::feed`], also extending `lines` over the bytes it reads, from the `\n` bytes
+    /// the reader finds anyway: one scan of the bytes instead of two (issue 12: a disk view
+    /// scanned each window for its line index, then again for its records). `lines` must
+    /// index the text the reader consumed so far (`lines.len()` equal to
+    /// [`Reader::consumed_bytes`]); otherwise it is brought up to date by its own scan
+    /// ([`LineIndex::append`]), as before. Afterwards `lines` indexes all of `source`.
+    pub fn feed_indexing(&mut self, source: &str, lines: &mut LineIndex) {
+        let from = self.consumed;
+        if lines.len() != from || source.len() < from {
+            let old = lines.len();
+            lines.append(source, old);
+            self.feed(source);
+            return;
+        }
+        let mut starts = Vec::new();
+        self.feed_seeing_lines(source, |at| starts.push(at));
+        // Every `\n` of `source[from..]` was seen: `feed` stops only where none is left.
+        lines.extend_found(source, starts);
+    }
+
+    /// [`Reader::feed`], calling `line_start` with the offset after each `\n` it passes, in
+    /// order: all those of `source[consumed_bytes()..]` (it reads up to the last one).
+    fn feed_seeing_lines(&mut self, source: &str, mut line_start: impl FnMut(usize)) {
         let bytes = source.as_bytes();
         self.transcript.pending_tail = None;
         let mut start = self.consumed;
@@ -298,6 +325,7 @@ impl Reader {
             self.mid_line = false;
             self.next_line += 1;
             start += n + 1;
+            line_start(start);
             self.consumed = start;
         }
         while start < bytes.len() {
@@ -321,6 +349,7 @@ impl Reader {
             self.read_line(source, line, start..end);
             self.next_line += 1;
             start += n + 1;
+            line_start(start);
             self.consumed = start;
             self.transcript.line_count = self.next_line;
         }
@@ -540,5 +569,57 @@ mod tests {
         let (a, b) = (sid(&e[0]), sid(&e[1]));
         assert_eq!(a.as_deref(), Some("s-1"));
         assert!(Arc::ptr_eq(&a.unwrap(), &b.unwrap()));
+    }
+
+    /// Issue 12: the line index a reader extends from the `\n` bytes it finds equals the one
+    /// a scan of the text makes, however the text is cut into feeds (mid-line cuts, a torn
+    /// last line, CRLF, blank lines, a settled tail, an index that lags behind the reader).
+    #[test]
+    fn a_reader_indexes_the_lines_it_reads() {
+        let text = concat!(
+            r#"{"type":"user","uuid":"u1","sessionId":"s","message":{"role":"user","content":"hi"}}"#,
+            "\r\n\n",
+            r#"{"type":"assistant","uuid":"a1","parentUuid":"u1","sessionId":"s","message":{"role":"assistant","content":[{"type":"text","text":"a\u2028b"}]}}"#,
+            "\nnot json\n\n{}\n",
+            r#"{"type":"user","uuid":"u2","sessionId":"s","message":{"role":"user","content":"torn"#,
+        );
+        let whole = LineIndex::new(text);
+        for step in [1, 2, 3, 7, 40, text.len()] {
+            let (mut reader, mut lines) = (Reader::new(), LineIndex::default());
+            let mut cut = 0;
+            while cut < text.len() {
+                cut = (cut + step).min(text.len());
+                while !text.is_char_boundary(cut) {
+                    cut += 1;
+                }
+                reader.feed_indexing(&text[..cut], &mut lines);
+                assert_eq!(
+                    lines,
+                    LineIndex::new(&text[..cut]),
+                    "step {step}, cut {cut}"
+                );
+            }
+            assert_eq!(lines, whole, "step {step}");
+            let mut plain = Reader::new();
+            plain.feed(text);
+            assert_eq!(
+                format!("{:?}", reader.transcript()),
+                format!("{:?}", plain.transcript()),
+                "step {step}"
+            );
+        }
+        // An index behind the reader, and one after a settled tail: scanned, never wrong.
+        let mut reader = Reader::new();
+        reader.feed(&text[..100]);
+        let mut lines = LineIndex::default();
+        reader.feed_indexing(text, &mut lines);
+        assert_eq!(lines, whole);
+        let done = &text[..text.rfind('\n').unwrap()];
+        let (mut reader, mut lines) = (Reader::new(), LineIndex::default());
+        reader.feed_indexing(done, &mut lines);
+        reader.settle_tail(done);
+        let longer = format!("{done}\n{{}}\n");
+        reader.feed_indexing(&longer, &mut lines);
+        assert_eq!(lines, LineIndex::new(&longer));
     }
 }

@@ -945,10 +945,11 @@ fn build(
         let (mut analysed_to, mut last_turn_bytes) = (from, 0);
         for cut in crate::ide::progress::line_cuts(&text, from, window) {
             if cut > lines.len() {
-                let old = lines.len();
-                lines.append(&text[..cut], old);
+                // The line index grows from the `\n` bytes the reader finds (one scan).
+                reader.feed_indexing(&text[..cut], &mut lines);
+            } else {
+                reader.feed(&text[..cut]);
             }
-            reader.feed(&text[..cut]);
             load.read(cut - from);
             if analyse_windows
                 && cut < text.len()

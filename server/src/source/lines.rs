@@ -57,6 +57,37 @@ impl LineIndex {
         self.scan_from(text, old_len);
     }
 
+    /// Extends the index from [`LineIndex::len`] to all of `text`, given the offsets after
+    /// every `\n` of `text[self.len()..]`, in order, as another scan of those bytes found them
+    /// (`formats::Reader::feed_indexing`: issue 12, the bytes scanned once). `text` must
+    /// start with the indexed text. Offsets that do not follow a `\n` of that part, or that
+    /// are out of order, make it scan the bytes itself ([`LineIndex::append`]): never wrong,
+    /// only slower. Debug builds also check that no `\n` was left out.
+    pub fn extend_found(&mut self, text: &str, found: Vec<usize>) {
+        let from = self.len;
+        let bytes = text.as_bytes();
+        let mut last = from;
+        let trusted = text.len() >= from
+            && found.iter().all(|&at| {
+                let ok = at > last && at <= bytes.len() && bytes[at - 1] == b'\n';
+                last = at;
+                ok
+            });
+        if !trusted {
+            self.append(text, from);
+            return;
+        }
+        debug_assert_eq!(
+            found,
+            memchr::memchr_iter(b'\n', &bytes[from..])
+                .map(|i| from + i + 1)
+                .collect::<Vec<_>>(),
+            "a line start was left out"
+        );
+        self.starts.extend(found);
+        self.len = text.len();
+    }
+
     /// Records the line starts found in `text[from..]` and sets the length to `text.len()`.
     fn scan_from(&mut self, text: &str, from: usize) {
         let bytes = text.as_bytes();
@@ -281,5 +312,21 @@ mod tests {
         index.append("a\nb\nc\nd", 1);
         assert_eq!(index, LineIndex::new("a\nb\nc\nd"));
         assert_eq!(index.line_count(), 4);
+    }
+
+    /// Issue 12: line starts found by another scan extend the index as a scan would; offsets
+    /// that do not follow a `\n` of the new part, or out of order, fall back to a scan.
+    #[test]
+    fn extend_found_takes_starts_after_newlines_only() {
+        let text = "ab\ncd\r\n\nef";
+        let mut i = LineIndex::new("ab\nc");
+        i.extend_found(text, vec![7, 8]);
+        assert_eq!(i, LineIndex::new(text));
+        assert_eq!(i.line_count(), 4);
+        for wrong in [vec![8, 7], vec![6, 7, 8], vec![3, 7, 8], vec![7, 8, 99]] {
+            let mut i = LineIndex::new("ab\nc");
+            i.extend_found(text, wrong.clone());
+            assert_eq!(i, LineIndex::new(text), "{wrong:?}");
+        }
     }
 }
