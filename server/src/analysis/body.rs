@@ -139,7 +139,7 @@ fn sides(items: &[Item]) -> Vec<Option<bool>> {
 /// (leading ones join the first run, so nothing of the body is left out of a run). A work run
 /// holding only thinking is [`RunKind::Thought`]. `entry_step` maps entries to step indices
 /// for [`Run::steps`] (a model record without a step counts as a step of its own).
-pub fn runs(t: &Transcript, items: &[Item], entry_step: &[Option<usize>]) -> Vec<Run> {
+pub fn runs(t: &Transcript, items: &[Item], entry_step: &super::steps::EntrySteps) -> Vec<Run> {
     // (is_prose, item indices)
     let mut groups: Vec<(bool, Vec<usize>)> = Vec::new();
     let mut pending: Vec<usize> = Vec::new();
@@ -182,7 +182,7 @@ pub fn runs(t: &Transcript, items: &[Item], entry_step: &[Option<usize>]) -> Vec
         for &i in &ixs {
             let it = items[i];
             if t.entries[it.entry].role == Role::Model {
-                match entry_step.get(it.entry).copied().flatten() {
+                match entry_step.get(it.entry) {
                     Some(s) => steps.push(s),
                     None => {
                         if last_stepless_entry != it.entry {

@@ -186,7 +186,7 @@ pub(super) fn analyze_from(
     // The step of each entry: only the turns from `from` on read it, so the kept entries' part
     // stays zeroed memory, never touched (the checkpoint need not hold a table as long as the
     // file).
-    let mut entry_step: Vec<Option<usize>> = vec![None; from];
+    let mut entry_step = steps::EntrySteps::resuming_at(from);
     let steps_at = steps::build_from(t, main, cp.steps_at, &mut steps, &mut entry_step, save_at);
 
     // Tool pairs from `from`.
@@ -321,13 +321,7 @@ pub(super) fn analyze_from(
             .skip(first_branch)
             .map(|(i, b)| (i, b.turn)),
     );
-    let row_of = |e: usize| {
-        entry_step
-            .get(e)
-            .copied()
-            .flatten()
-            .unwrap_or(steps.len() + e)
-    };
+    let row_of = |e: usize| entry_step.get(e).unwrap_or(steps.len() + e);
 
     let mut turns: Vec<Turn> = std::mem::take(&mut prev.turns);
     turns.reserve(turns_here);
@@ -392,11 +386,7 @@ pub(super) fn analyze_from(
         } else {
             let narration_folds = |item: usize| {
                 let e = items[item].entry;
-                let step_end = entry_step
-                    .get(e)
-                    .copied()
-                    .flatten()
-                    .is_some_and(|s| steps[s].end_turn);
+                let step_end = entry_step.get(e).is_some_and(|s| steps[s].end_turn);
                 let terminal = terminal_closers.iter().any(|&c| c > e);
                 let moved = later_turn || interruptions.iter().any(|&c| c > e);
                 moved && !step_end && !terminal
@@ -420,11 +410,7 @@ pub(super) fn analyze_from(
                     .collect(),
                 marker: decision.marker.clone().map(Box::new),
                 stray_markers: decision.stray_markers.clone(),
-                end_turn: entry_step
-                    .get(le)
-                    .copied()
-                    .flatten()
-                    .is_some_and(|s| steps[s].end_turn),
+                end_turn: entry_step.get(le).is_some_and(|s| steps[s].end_turn),
             }
         });
 
