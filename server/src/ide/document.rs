@@ -529,6 +529,19 @@ impl Source {
         matches!(&lock(&self.text).body, Body::Flat(t) if t.torn())
     }
 
+    /// Drops the resident pages of a mapped text (nothing for an owned one): called after a
+    /// request that may have read spans of it (issue 12: hover, lenses and tokens of a 1 GB
+    /// view left their pages resident, 1.20x the file's size in Neovim after the first
+    /// requests, where the disk view's goal is 1.0x). The bytes are re-read from the page
+    /// cache when touched again.
+    pub fn release_mapped_pages(&self) {
+        let text = match &lock(&self.text).body {
+            Body::Flat(t) if t.is_mapped() => t.clone(),
+            _ => return,
+        };
+        text.release_all();
+    }
+
     /// Drops the cached snapshot if no build is running, so that an append can grow the text
     /// in place instead of copying it.
     pub fn release_cache(&self) {

@@ -430,6 +430,20 @@ impl Host {
         lock(&self.store).disk.get(path).map(|d| d.source.clone())
     }
 
+    /// Drops the resident pages of every mapped disk text ([`Source::release_mapped_pages`]),
+    /// after a request that may have read spans of one (issue 12). A few system calls: one
+    /// `madvise` per mapped disk source.
+    pub fn release_mapped_pages(&self) {
+        let sources: Vec<Arc<Source>> = lock(&self.store)
+            .disk
+            .values()
+            .map(|d| d.source.clone())
+            .collect();
+        for s in sources {
+            s.release_mapped_pages();
+        }
+    }
+
     /// The disk source of `path`, loading it with the one loader (on a blocking thread) and
     /// following it when needed. Idle sources (no open view) beyond
     /// [`MAX_IDLE_DISK_SOURCES`] are dropped, least recently used first.

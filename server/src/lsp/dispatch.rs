@@ -193,11 +193,15 @@ where
     let armed = crate::lsp::state::lock(&shared.armed_panics).remove(method);
     #[cfg(not(debug_assertions))]
     let armed = false;
+    let host = shared.host.clone();
     let job = move || {
         if armed {
             panic!("deliberate panic in {method} (armed by transcript/debugPanic)");
         }
-        work()
+        let r = work();
+        // Spans of a mapped file read by the request stay out of memory (issue 12).
+        host.release_mapped_pages();
+        r
     };
     match tokio::task::spawn_blocking(job).await {
         Ok(r) => r,
