@@ -120,14 +120,8 @@ impl Backend {
         let this = self.clone();
         let json = off_loop(&self.shared, method, move || {
             let answer = work(&this, &ctx, params)?;
-            let json = if this.shared.reference_answers.load(Ordering::Relaxed) {
-                serde_json::to_value(&answer).and_then(|v| serde_json::to_vec(&v))
-            } else {
-                serde_json::to_vec(&answer)
-            };
-            json.map_err(|e| {
-                crate::lsp::state::internal(format!("{method}: the answer as JSON: {e}"))
-            })
+            let reference = this.shared.reference_answers.load(Ordering::Relaxed);
+            crate::lsp::state::answer_json(&answer, reference, &format!("{method}: the answer"))
         })
         .await?;
         self.shared

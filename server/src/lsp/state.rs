@@ -124,6 +124,22 @@ pub fn invalid(msg: impl Into<String>) -> Error {
     }
 }
 
+/// `answer` serialised to JSON bytes; with `reference` (`Shared::reference_answers`, the tests'
+/// reference path) through a `serde_json::Value` first, as tower-lsp-server's typed path does.
+/// Errors: an `InternalError` naming `what` (`"folding ranges"`, a method name).
+pub fn answer_json<T: serde::Serialize>(
+    answer: &T,
+    reference: bool,
+    what: &str,
+) -> Result<Vec<u8>> {
+    let json = if reference {
+        serde_json::to_value(answer).and_then(|v| serde_json::to_vec(&v))
+    } else {
+        serde_json::to_vec(answer)
+    };
+    json.map_err(|e| internal(format!("{what} as JSON: {e}")))
+}
+
 /// An `InternalError` with a message.
 pub fn internal(msg: impl Into<String>) -> Error {
     Error {

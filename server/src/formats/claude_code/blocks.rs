@@ -638,6 +638,26 @@ fn has_control(s: &str) -> bool {
 mod tests {
     use super::*;
 
+    /// Calls `f` with every line of every `.jsonl` file under the shared corpus and cases.
+    fn each_corpus_line(mut f: impl FnMut(&str)) {
+        let shared = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../../shared");
+        let mut dirs = vec![shared.join("corpus"), shared.join("cases")];
+        while let Some(d) = dirs.pop() {
+            let Ok(rd) = std::fs::read_dir(&d) else {
+                continue;
+            };
+            for p in rd.flatten().map(|e| e.path()) {
+                if p.is_dir() {
+                    dirs.push(p);
+                } else if p.extension().is_some_and(|e| e == "jsonl")
+                    && let Ok(text) = std::fs::read_to_string(&p)
+                {
+                    text.lines().for_each(&mut f);
+                }
+            }
+        }
+    }
+
     /// `message.content` read in the record's own pass gives the blocks (and the shape
     /// report) that reading its raw value gives, on every shape: the oddities are read again,
     /// the common ones are placed without it. Over small lines and every line of the corpus
@@ -699,28 +719,13 @@ mod tests {
         assert_eq!(check(r#"{"message":{"content":null}}"#), Some(false));
         assert_eq!(check(r#"{"message":{}}"#), Some(false));
 
-        let shared = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../../shared");
-        let mut dirs = vec![shared.join("corpus"), shared.join("cases")];
         let (mut lines, mut in_place) = (0, 0);
-        while let Some(d) = dirs.pop() {
-            let Ok(rd) = std::fs::read_dir(&d) else {
-                continue;
-            };
-            for p in rd.flatten().map(|e| e.path()) {
-                if p.is_dir() {
-                    dirs.push(p);
-                } else if p.extension().is_some_and(|e| e == "jsonl")
-                    && let Ok(text) = std::fs::read_to_string(&p)
-                {
-                    for line in text.lines() {
-                        if let Some(placed) = check(line) {
-                            lines += 1;
-                            in_place += usize::from(placed);
-                        }
-                    }
-                }
+        each_corpus_line(|line| {
+            if let Some(placed) = check(line) {
+                lines += 1;
+                in_place += usize::from(placed);
             }
-        }
+        });
         assert!(lines > 2_000, "corpus not found: {lines} message lines");
         assert!(in_place * 10 > lines * 9, "{in_place} of {lines} placed");
         eprintln!("{in_place} of {lines} message lines placed in the record pass");
@@ -784,28 +789,15 @@ mod tests {
             assert_eq!(check(line), Some(false), "{line}");
         }
 
-        let shared = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../../shared");
-        let mut dirs = vec![shared.join("corpus"), shared.join("cases")];
         let (mut lines, mut in_pass) = (0, 0);
-        while let Some(d) = dirs.pop() {
-            let Ok(rd) = std::fs::read_dir(&d) else {
-                continue;
-            };
-            for p in rd.flatten().map(|e| e.path()) {
-                if p.is_dir() {
-                    dirs.push(p);
-                } else if p.extension().is_some_and(|e| e == "jsonl")
-                    && let Ok(text) = std::fs::read_to_string(&p)
-                {
-                    for line in text.lines().filter(|l| l.contains("\"toolUseResult\"")) {
-                        if let Some(settled) = check(line) {
-                            lines += 1;
-                            in_pass += usize::from(settled);
-                        }
-                    }
-                }
+        each_corpus_line(|line| {
+            if line.contains("\"toolUseResult\"")
+                && let Some(settled) = check(line)
+            {
+                lines += 1;
+                in_pass += usize::from(settled);
             }
-        }
+        });
         assert!(lines > 500, "corpus not found: {lines} sidecar lines");
         eprintln!("{in_pass} of {lines} sidecars settled in the record pass");
     }

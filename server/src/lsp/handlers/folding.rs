@@ -56,12 +56,7 @@ pub(crate) fn folding_range(
         .filter(|f| f.start_line < last)
         .map(|f| to_proto::folding_range(f, last))
         .collect();
-    let json = if reference {
-        serde_json::to_value(&answer).and_then(|v| serde_json::to_vec(&v))
-    } else {
-        serde_json::to_vec(&answer)
-    };
-    json.map_err(|e| internal(format!("folding ranges as JSON: {e}")))
+    crate::lsp::state::answer_json(&answer, reference, "folding ranges")
 }
 
 /// The answer assembled from per-turn pieces (see [`folding_range`]); `None` when it cannot

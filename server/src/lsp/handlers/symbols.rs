@@ -81,12 +81,7 @@ pub(crate) fn document_symbol(
         to_proto::flatten_symbols(&doc_syms, ctx.uri(), None, &mut flat);
         DocumentSymbolResponse::Flat(flat)
     };
-    let json = if reference {
-        serde_json::to_value(&answer).and_then(|v| serde_json::to_vec(&v))
-    } else {
-        serde_json::to_vec(&answer)
-    };
-    json.map_err(|e| internal(format!("document symbols as JSON: {e}")))
+    crate::lsp::state::answer_json(&answer, reference, "document symbols")
 }
 
 /// The JSON of one turn's outline entry `s`, as elements of the answer's array: its
