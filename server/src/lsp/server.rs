@@ -26,6 +26,22 @@ use crate::lsp::stats::StatsParams;
 use crate::source::position::Encoding;
 
 impl Backend {
+    /// Hands the JSON of a documentSymbol or foldingRange answer to the transport: a raw
+    /// document's answer is assembled from kept per-turn pieces (`answer_kept`), a view's is
+    /// made afresh (`answer`).
+    fn answer_per_turn(
+        &self,
+        uri: &Uri,
+        json: Vec<u8>,
+    ) -> std::result::Result<crate::lsp::transport::RawAnswer, String> {
+        let raw = &self.shared.raw_results;
+        if crate::lsp::from_proto::is_view(uri) {
+            raw.answer(json)
+        } else {
+            raw.answer_kept(json)
+        }
+    }
+
     /// Resolves `uri` and runs `work` on the blocking pool (the common shape of document
     /// requests).
     async fn on_doc<P, R>(
@@ -90,15 +106,8 @@ impl Backend {
                 handlers::symbols::document_symbol,
             )
             .await?;
-        // A raw document's answer is assembled from kept per-turn pieces; a view's is made
-        // afresh.
-        let raw = &self.shared.raw_results;
-        if crate::lsp::from_proto::is_view(&uri) {
-            raw.answer(json)
-        } else {
-            raw.answer_kept(json)
-        }
-        .map_err(|e| crate::lsp::state::internal(format!("an answer that is not JSON: {e}")))
+        self.answer_per_turn(&uri, json)
+            .map_err(|e| crate::lsp::state::internal(format!("an answer that is not JSON: {e}")))
     }
 
     /// Resolves `uri` and runs `work` on the blocking pool like [`Backend::on_doc`], and
@@ -144,15 +153,8 @@ impl Backend {
                 handlers::folding::folding_range,
             )
             .await?;
-        // A raw document's answer is assembled from kept per-turn pieces; a view's is made
-        // afresh.
-        let raw = &self.shared.raw_results;
-        if crate::lsp::from_proto::is_view(&uri) {
-            raw.answer(json)
-        } else {
-            raw.answer_kept(json)
-        }
-        .map_err(|e| crate::lsp::state::internal(format!("an answer that is not JSON: {e}")))
+        self.answer_per_turn(&uri, json)
+            .map_err(|e| crate::lsp::state::internal(format!("an answer that is not JSON: {e}")))
     }
 
     /// `textDocument/semanticTokens/full`, answered as JSON bytes (`dispatch::RAW_ANSWERED`).
