@@ -963,7 +963,11 @@ mod tests {
                     assert!(serde(&lit).is_err(), "round {round}: {stop:?}");
                     // What was decoded is the decoding of the bytes before the stop.
                     let raw = std::str::from_utf8(&lit[..stop.at - start]).unwrap();
-                    assert_eq!(&buf[..stop.decoded], decode(raw).as_bytes(), "round {round}");
+                    assert_eq!(
+                        &buf[..stop.decoded],
+                        decode(raw).as_bytes(),
+                        "round {round}"
+                    );
                     assert_eq!(&buf[stop.at..buf.len() - 2], &lit[stop.at - start..]);
                 }
             }
