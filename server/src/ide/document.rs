@@ -988,9 +988,8 @@ fn build(
             done = cut;
         }
     } else {
-        let old = lines.len();
-        lines.append(&text, old);
-        reader.feed(&text);
+        // The line index grows from the `\n` bytes the reader finds (one scan, issue 12).
+        reader.feed_indexing(&text, &mut lines);
     }
     if lines.len() != text.len() {
         let old = lines.len();
