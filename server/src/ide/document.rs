@@ -449,11 +449,9 @@ impl Source {
             (d.len, d.id, d.tail.clone(), d.missing, text, d.map_from)
         };
         // A mapped text the file was truncated under holds zeros: read it again. So is one
-        // that is not UTF-8 (checked to its end here, outside the lock, if the build has not
-        // yet: an append must not grow its valid prefix only); it is read lossily.
-        let invalid = text.as_ref().is_some_and(|t| !t.check_all());
-        let torn = invalid || text.as_ref().is_some_and(|t| t.torn());
-        drop(text);
+        // found not to be UTF-8 as it was read; it is read lossily.
+        let known_invalid = text.as_ref().is_some_and(|t| t.invalid());
+        let torn = known_invalid || text.as_ref().is_some_and(|t| t.torn());
         let md = match std::fs::metadata(&path) {
             Ok(md) => md,
             Err(e) => {
@@ -470,7 +468,12 @@ impl Source {
         if !replaced && len == known_len {
             return DiskChange::Unchanged;
         }
-        if !replaced && len > known_len {
+        // The file changed. A mapped text is checked to its end first if its build has not
+        // yet (outside the lock; issue 12): an append must not grow a valid prefix only, and
+        // a text that is not UTF-8 is read again lossily.
+        let invalid = known_invalid || text.as_ref().is_some_and(|t| !t.check_all());
+        drop(text);
+        if !replaced && !invalid && len > known_len {
             match read_from(&path, known_len - tail.len() as u64, len) {
                 Ok(bytes) if bytes.len() >= tail.len() && bytes[..tail.len()] == tail[..] => {
                     let new = &bytes[tail.len()..];
@@ -1753,6 +1756,20 @@ mod mapped_tests {
         assert!(!is_mapped(&s));
         assert_eq!(lock(&s.text).disk.as_ref().unwrap().invalid.len(), 1);
         assert_eq!(s.refresh_disk(), DiskChange::Unchanged, "nothing to report");
+        // Not checked yet when the file grows: the append does not grow its valid prefix,
+        // the file is read again lossily.
+        std::fs::write(&p, bad).unwrap();
+        let s = Source::disk_mapping_from(p.clone(), 1).unwrap();
+        assert!(is_mapped(&s));
+        std::io::Write::write_all(
+            &mut std::fs::OpenOptions::new().append(true).open(&p).unwrap(),
+            records(9, 1).as_bytes(),
+        )
+        .unwrap();
+        assert_eq!(s.refresh_disk(), DiskChange::Reloaded);
+        assert!(!is_mapped(&s));
+        assert_eq!(*s.text(), load::decode(bad).0 + &records(9, 1));
+        assert_eq!(lock(&s.text).disk.as_ref().unwrap().invalid.len(), 1);
     }
 
     /// Issue 12: a mapped file is checked as UTF-8 a window at a time as the build reads it.
