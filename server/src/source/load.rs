@@ -16,7 +16,9 @@
 //! - A whole file of [`MAP_FROM_BYTES`] or more is mapped rather than read ([`map_file`], issue
 //!   12): valid UTF-8 (checked with `simdutf8`) becomes a mapped [`Text`] without a copy; a
 //!   zstd file, invalid UTF-8 or a refused mapping falls back to the read above (same text,
-//!   same warnings). A file truncated while mapped is mapped again, like a read.
+//!   same warnings). A file truncated while mapped is mapped again, like a read. A disk view's
+//!   file is mapped without the check ([`map_file_lazily`]): its build checks each window as it
+//!   reads it, and reads the file again as above when it finds invalid UTF-8.
 
 use std::fs::{File, Metadata};
 use std::io::{Read, Seek, SeekFrom};
