@@ -99,12 +99,35 @@ pub struct Stopped {
 /// back. Every escape is at least as long as what it decodes to, so the writing never passes
 /// the reading.
 pub fn decode_literal_in_place(buf: &mut [u8], from: usize) -> Result<(usize, usize), Stopped> {
+    decode_literal_with(buf, from, compacting())
+}
+
+/// Whether this processor runs the compacting block path ([`blocks`]): x86-64 with SSSE3
+/// (detected once at run time, then a cached flag).
+fn compacting() -> bool {
+    #[cfg(target_arch = "x86_64")]
+    {
+        std::arch::is_x86_feature_detected!("ssse3")
+    }
+    #[cfg(not(target_arch = "x86_64"))]
+    {
+        false
+    }
+}
+
+/// [`decode_literal_in_place`], with the compacting block path or without it (`compact`;
+/// tests run both on every processor that has SSSE3).
+fn decode_literal_with(
+    buf: &mut [u8],
+    from: usize,
+    compact: bool,
+) -> Result<(usize, usize), Stopped> {
     let len = buf.len();
     let (mut w, mut r) = (0, from);
     loop {
         // Whole 64-byte blocks of plain bytes and two-byte escapes first, then what they
         // leave (a closing quote, `\u`, a control character, non-ASCII, the last bytes) below.
-        (w, r) = blocks(buf, w, r);
+        (w, r) = blocks(buf, w, r, compact);
         // Plain ASCII eight bytes at a time, up to the next byte that needs a look (JSONL
         // inside a JSON string has an escape every ten bytes or so: no call per run).
         while r + 8 <= len {
@@ -219,97 +242,288 @@ static UNESCAPE: [u8; 256] = {
 /// careful path (a quote that is not escaped, `\u`, a malformed escape, a control character,
 /// invalid UTF-8 or a character across the block's end) or where fewer than 80 bytes are left.
 ///
-/// Each block is classified at once (SSE2 on x86-64: a bit per byte for `\`, for non-ASCII,
-/// and for `"`, control and non-ASCII bytes), then its escapes are taken in order from the
-/// bits, so the bytes between two escapes are looked at once (issue 12: the careful path
-/// decoded a 100 MB `didOpen` at well under 1 GB/s, mispredicting a branch at nearly every
-/// escape); a non-ASCII character is checked where it stands and stays in the run (it sent
-/// the whole block to the careful path, a third of a 100 MB `didOpen`'s decoding time).
-/// Runs are copied 16 bytes at a time, which needs the writing to stay 16 bytes behind the
-/// reading (the message's bytes before its text give at least that).
+/// `compact` (SSSE3, checked by the caller): a block whose bytes are all of those kinds is
+/// decoded without a branch per escape ([`compact_block`]: issue 12, JSONL inside a JSON
+/// string has an escape every ten bytes or so, and taking them one by one cost 17 % of the
+/// CPU of opening a 1 GB transcript). Other blocks, and every block without SSSE3, go escape
+/// by escape ([`block_by_escapes`]).
 #[cfg(target_arch = "x86_64")]
-fn blocks(buf: &mut [u8], mut w: usize, mut r: usize) -> (usize, usize) {
+fn blocks(buf: &mut [u8], w: usize, r: usize, compact: bool) -> (usize, usize) {
+    if compact {
+        // SAFETY: the caller checked that the processor has SSSE3.
+        unsafe { blocks_ssse3(buf, w, r) }
+    } else {
+        // SAFETY: no feature beyond x86-64's own SSE2 is used.
+        unsafe { blocks_with::<false>(buf, w, r) }
+    }
+}
+
+/// [`blocks_with`] compiled with SSSE3.
+///
+/// # Safety
+/// The processor must have SSSE3.
+#[cfg(target_arch = "x86_64")]
+#[target_feature(enable = "ssse3")]
+unsafe fn blocks_ssse3(buf: &mut [u8], w: usize, r: usize) -> (usize, usize) {
+    // SAFETY: SSSE3 is there (the caller's promise).
+    unsafe { blocks_with::<true>(buf, w, r) }
+}
+
+/// The loop of [`blocks`]; `COMPACT` tries [`compact_block`] on each block first.
+///
+/// # Safety
+/// With `COMPACT`, the processor must have SSSE3.
+#[cfg(target_arch = "x86_64")]
+#[inline(always)]
+unsafe fn blocks_with<const COMPACT: bool>(
+    buf: &mut [u8],
+    mut w: usize,
+    mut r: usize,
+) -> (usize, usize) {
     use std::arch::x86_64::{
-        __m128i, _mm_cmpeq_epi8, _mm_cmplt_epi8, _mm_loadu_si128, _mm_movemask_epi8, _mm_or_si128,
-        _mm_set1_epi8,
+        __m128i, _mm_cmpeq_epi8, _mm_cmplt_epi8, _mm_loadu_si128, _mm_movemask_epi8, _mm_set1_epi8,
     };
     let len = buf.len();
     let base = buf.as_mut_ptr();
     while r + 80 <= len && r - w >= 16 {
-        // SAFETY (the whole block): every read is below `r + 80 <= len` — the 64 bytes of the
-        // block, an escape's second byte (at most `r + 64`), a character's bytes (at most
-        // `r + 63`), a 16-byte run chunk starting before the run's end (at most `r + 64`), so
-        // ending before `r + 80`; every write is at `w`, at most 16 bytes past the start of a
-        // chunk read 16 or more bytes further on (`r - w >= 16`, a gap that only grows), so
-        // inside the buffer, and only over bytes already read. SSE2 is part of x86-64;
-        // unaligned loads are allowed.
-        unsafe {
-            let (mut backslash, mut special, mut high) = (0u64, 0u64, 0u64);
+        // SAFETY: the 64 bytes at `r` are inside the buffer (`r + 80 <= len`); SSE2 is part
+        // of x86-64; unaligned loads are allowed.
+        let masks = unsafe {
+            let mut m = Masks::default();
             for k in 0..4 {
                 let v = _mm_loadu_si128(base.add(r + 16 * k).cast::<__m128i>());
-                let b = _mm_cmpeq_epi8(v, _mm_set1_epi8(b'\\' as i8));
+                let bit = |x: __m128i| u64::from(_mm_movemask_epi8(x) as u32 & 0xffff) << (16 * k);
+                m.backslash |= bit(_mm_cmpeq_epi8(v, _mm_set1_epi8(b'\\' as i8)));
+                m.quote |= bit(_mm_cmpeq_epi8(v, _mm_set1_epi8(b'"' as i8)));
                 // Signed: below 0x20 are the control bytes and every byte >= 0x80.
-                let s = _mm_or_si128(
-                    _mm_cmpeq_epi8(v, _mm_set1_epi8(b'"' as i8)),
-                    _mm_cmplt_epi8(v, _mm_set1_epi8(0x20)),
-                );
-                backslash |= u64::from(_mm_movemask_epi8(b) as u32 & 0xffff) << (16 * k);
-                special |= u64::from(_mm_movemask_epi8(s) as u32 & 0xffff) << (16 * k);
-                high |= u64::from(_mm_movemask_epi8(v) as u32 & 0xffff) << (16 * k);
+                m.low |= bit(_mm_cmplt_epi8(v, _mm_set1_epi8(0x20)));
+                m.high |= bit(v);
             }
-            let mut stops = backslash | special;
-            // Bytes of the block consumed (written, or the start of the run being read).
-            let mut p = 0usize;
-            loop {
-                // `p < 64` here.
-                let m = stops & (u64::MAX << p);
-                let q = if m == 0 {
-                    64
-                } else {
-                    m.trailing_zeros() as usize
-                };
-                if q < 64 && high >> q & 1 == 1 {
-                    // A character: part of the run when valid and inside the block.
-                    match char_len(base.add(r + q)) {
-                        Some(n) if q + n <= 64 => {
-                            stops &= !(((1u64 << n) - 1) << q);
-                            continue;
-                        }
-                        _ => {}
+            m
+        };
+        if COMPACT {
+            // SAFETY: as for `blocks`, and SSSE3 is there (the caller's promise).
+            if let Some((dw, dr)) = unsafe { compact_block(base, w, r, &masks) } {
+                w += dw;
+                r += dr;
+                continue;
+            }
+        }
+        // SAFETY: `r + 80 <= len` and `r - w >= 16`, as `block_by_escapes` needs.
+        let (dw, dr) = unsafe { block_by_escapes(base, w, r, &masks) };
+        w += dw;
+        r += dr;
+        if dr < 64 {
+            // Stopped at a byte for the careful path.
+            break;
+        }
+    }
+    (w, r)
+}
+
+/// One bit per byte of a 64-byte block (bit `i` for byte `i`).
+#[derive(Default)]
+struct Masks {
+    /// `\`.
+    backslash: u64,
+    /// `"`.
+    quote: u64,
+    /// Below 0x20 or above 0x7f (signed below 0x20).
+    low: u64,
+    /// Above 0x7f.
+    high: u64,
+}
+
+/// Decodes one 64-byte block at `r` escape by escape, writing at `w`: `(bytes written,
+/// bytes read)`, fewer than 64 read when it stopped at a byte for the careful path.
+///
+/// Each escape is found from the block's bits, so the bytes between two escapes are looked
+/// at once (issue 12: the careful path decoded a 100 MB `didOpen` at well under 1 GB/s,
+/// mispredicting a branch at nearly every escape); a non-ASCII character is checked where it
+/// stands and stays in the run (it sent the whole block to the careful path, a third of a
+/// 100 MB `didOpen`'s decoding time). Runs are copied 16 bytes at a time.
+///
+/// # Safety
+/// `base` points to a buffer of at least `r + 80` bytes, and `r - w >= 16`: every read is
+/// below `r + 80` — the 64 bytes of the block, an escape's second byte (at most `r + 64`), a
+/// character's bytes (at most `r + 63`), a 16-byte run chunk starting before the run's end
+/// (at most `r + 64`), so ending before `r + 80`; every write is at `w`, at most 16 bytes
+/// past the start of a chunk read 16 or more bytes further on, so inside the buffer, and
+/// only over bytes already read.
+#[cfg(target_arch = "x86_64")]
+#[inline(always)]
+unsafe fn block_by_escapes(base: *mut u8, w: usize, r: usize, m: &Masks) -> (usize, usize) {
+    let (backslash, high) = (m.backslash, m.high);
+    let mut stops = backslash | m.quote | m.low;
+    // Bytes of the block consumed (written, or the start of the run being read).
+    let mut p = 0usize;
+    let mut out = w;
+    // SAFETY: see the function's contract.
+    unsafe {
+        loop {
+            // `p < 64` here.
+            let s = stops & (u64::MAX << p);
+            let q = if s == 0 {
+                64
+            } else {
+                s.trailing_zeros() as usize
+            };
+            if q < 64 && high >> q & 1 == 1 {
+                // A character: part of the run when valid and inside the block.
+                match char_len(base.add(r + q)) {
+                    Some(n) if q + n <= 64 => {
+                        stops &= !(((1u64 << n) - 1) << q);
+                        continue;
                     }
-                }
-                // The run `p..q`, 16 bytes at a time.
-                let (src, dst) = (base.add(r + p), base.add(w));
-                std::ptr::copy_nonoverlapping(src, dst, 16);
-                let mut k = 16;
-                while k < q - p {
-                    std::ptr::copy_nonoverlapping(src.add(k), dst.add(k), 16);
-                    k += 16;
-                }
-                w += q - p;
-                p = q;
-                if q == 64 || backslash >> q & 1 == 0 {
-                    break;
-                }
-                let d = UNESCAPE[usize::from(*base.add(r + q + 1))];
-                if d == 0 {
-                    break;
-                }
-                *base.add(w) = d;
-                w += 1;
-                p = q + 2;
-                if p >= 64 {
-                    break;
+                    _ => {}
                 }
             }
-            r += p;
-            if p < 64 {
-                // Stopped at a byte for the careful path.
+            // The run `p..q`, 16 bytes at a time.
+            let (src, dst) = (base.add(r + p), base.add(out));
+            std::ptr::copy_nonoverlapping(src, dst, 16);
+            let mut k = 16;
+            while k < q - p {
+                std::ptr::copy_nonoverlapping(src.add(k), dst.add(k), 16);
+                k += 16;
+            }
+            out += q - p;
+            p = q;
+            if q == 64 || backslash >> q & 1 == 0 {
+                break;
+            }
+            let d = UNESCAPE[usize::from(*base.add(r + q + 1))];
+            if d == 0 {
+                break;
+            }
+            *base.add(out) = d;
+            out += 1;
+            p = q + 2;
+            if p >= 64 {
                 break;
             }
         }
     }
-    (w, r)
+    (out - w, p)
+}
+
+/// Bits of the even bytes of a block.
+const EVEN_BYTES: u64 = 0x5555_5555_5555_5555;
+
+/// Of the backslashes of a block that starts outside an escape (bit `i` for byte `i`): the
+/// ones that start an escape, and the bytes they escape (the byte after each; one past the
+/// block for a backslash at byte 63 is left out). In a run of backslashes every other one
+/// starts an escape, from the first on; computed without a loop (carries of an addition
+/// mark the runs that start at odd bytes, as in simdjson's escape scanner).
+fn escapes(backslash: u64) -> (u64, u64) {
+    let follows = backslash << 1;
+    let odd_starts = backslash & !EVEN_BYTES & !follows;
+    let runs = odd_starts.wrapping_add(backslash);
+    let escaped = (EVEN_BYTES ^ (runs << 1)) & follows;
+    (backslash & !escaped, escaped)
+}
+
+/// For each set of bytes to drop from an 8-byte group (bit `i`: byte `i`), the `pshufb`
+/// indices of the bytes kept, in order (0x80, a zero byte, after them).
+static KEPT_INDICES: [[u8; 8]; 256] = {
+    let mut t = [[0x80u8; 8]; 256];
+    let mut m = 0;
+    while m < 256 {
+        let (mut i, mut j) = (0, 0);
+        while i < 8 {
+            if m >> i & 1 == 0 {
+                t[m][j] = i as u8;
+                j += 1;
+            }
+            i += 1;
+        }
+        m += 1;
+    }
+    t
+};
+
+/// For each set of bytes to drop from an 8-byte group, how many are kept.
+static KEPT_COUNT: [u8; 256] = {
+    let mut t = [0u8; 256];
+    let mut m = 0;
+    while m < 256 {
+        t[m] = 8 - (m as u32).count_ones() as u8;
+        m += 1;
+    }
+    t
+};
+
+/// Decodes the 64-byte block at `r` to `w` without a branch per escape, when all its bytes
+/// are plain ASCII, whole valid UTF-8 characters, and two-byte escapes (`\"` `\\` `\/` `\b`
+/// `\f` `\n` `\r` `\t`): `Some((bytes written, bytes read))`, 63 read when byte 63 starts an
+/// escape (the next block starts with it). `None`, nothing written, for any other block (a
+/// quote that is not escaped, a control character, `\u` or a malformed escape, invalid UTF-8
+/// or a character across the block's end): [`block_by_escapes`] takes it.
+///
+/// The escapes come from the backslash bits at once ([`escapes`]); the few escapes that
+/// decode to another byte (`\n`, `\t`, …) are written over their second byte in place;
+/// then the escapes' backslashes are dropped from each 8-byte group with one shuffle
+/// (`pshufb` by a table of the bytes kept), and the group stored 8 bytes wide.
+///
+/// # Safety
+/// The processor has SSSE3; `base` points to a buffer of at least `r + 80` bytes, and
+/// `r - w >= 16`: each 16 bytes of the block are loaded before their own two groups are
+/// stored, and the stores of the groups before them end at most at `w + 16 k <= r + 16 k -
+/// 16`, below them; the last store ends at most at `w + 64 <= r + 48`, below the byte 63
+/// that may be read again.
+#[cfg(target_arch = "x86_64")]
+#[inline(always)]
+unsafe fn compact_block(base: *mut u8, w: usize, r: usize, m: &Masks) -> Option<(usize, usize)> {
+    use std::arch::x86_64::{
+        __m128i, _mm_loadl_epi64, _mm_loadu_si128, _mm_shuffle_epi8, _mm_srli_si128,
+        _mm_storel_epi64,
+    };
+    let (starts, escaped) = escapes(m.backslash);
+    let control = m.low & !m.high;
+    if control != 0 || m.quote & !escaped != 0 {
+        return None;
+    }
+    // SAFETY (the rest): reads are inside the block plus three bytes (`char_len`), below
+    // `r + 80`; writes are over escaped bytes of the block (loaded only after that) and the
+    // stores of the contract.
+    unsafe {
+        // Every non-ASCII byte belongs to a valid character inside the block.
+        let mut high = m.high;
+        while high != 0 {
+            let q = high.trailing_zeros() as usize;
+            match char_len(base.add(r + q)) {
+                Some(n) if q + n <= 64 => high &= !(((1u64 << n) - 1) << q),
+                _ => return None,
+            }
+        }
+        // Escaped bytes other than `"` and `\\`: `/`, the letters of `\b \f \n \r \t`, or a
+        // byte that makes no two-byte escape (`u` among them).
+        let other = escaped & !(m.quote | m.backslash);
+        let mut o = other;
+        while o != 0 {
+            if UNESCAPE[usize::from(*base.add(r + o.trailing_zeros() as usize))] == 0 {
+                return None;
+            }
+            o &= o - 1;
+        }
+        let mut o = other;
+        while o != 0 {
+            let at = base.add(r + o.trailing_zeros() as usize);
+            *at = UNESCAPE[usize::from(*at)];
+            o &= o - 1;
+        }
+        let mut out = base.add(w);
+        for k in 0..4 {
+            let v = _mm_loadu_si128(base.add(r + 16 * k).cast::<__m128i>());
+            for (half, v) in [v, _mm_srli_si128::<8>(v)].into_iter().enumerate() {
+                let drop = usize::from((starts >> (16 * k + 8 * half)) as u8);
+                let keep = _mm_loadl_epi64(KEPT_INDICES[drop].as_ptr().cast::<__m128i>());
+                _mm_storel_epi64(out.cast::<__m128i>(), _mm_shuffle_epi8(v, keep));
+                out = out.add(usize::from(KEPT_COUNT[drop]));
+            }
+        }
+        let read = if starts >> 63 == 1 { 63 } else { 64 };
+        Some((out.offset_from(base) as usize - w, read))
+    }
 }
 
 /// Length of the valid UTF-8 character starting with the non-ASCII byte at `at` (RFC 3629:
@@ -343,7 +557,7 @@ unsafe fn char_len(at: *const u8) -> Option<usize> {
 
 /// Elsewhere the careful path does all the work.
 #[cfg(not(target_arch = "x86_64"))]
-fn blocks(_buf: &mut [u8], w: usize, r: usize) -> (usize, usize) {
+fn blocks(_buf: &mut [u8], w: usize, r: usize, _compact: bool) -> (usize, usize) {
     (w, r)
 }
 
@@ -613,8 +827,151 @@ mod tests {
         buf.extend_from_slice(lit);
         buf.push(b'"');
         buf.extend_from_slice(suffix.as_bytes());
+        let mut escape_by_escape = buf.clone();
         let got = decode_literal_in_place(&mut buf, prefix.len() + 1);
+        // The compacting block path (where the processor has it) and the one without it
+        // leave the same bytes and stop at the same place.
+        let plain = decode_literal_with(&mut escape_by_escape, prefix.len() + 1, false);
+        assert_eq!(got, plain, "with and without compaction: {lit:?}");
+        // The same text, and the same bytes from where decoding stopped (the bytes between
+        // are spent: each path leaves its own).
+        let (n, at) = match got {
+            Ok((n, close)) => (n, close),
+            Err(s) => (s.decoded, s.at),
+        };
+        assert_eq!(buf[..n], escape_by_escape[..n], "{lit:?}");
+        assert_eq!(buf[at..], escape_by_escape[at..], "{lit:?}");
         (buf, got)
+    }
+
+    /// The escapes of a block as [`escapes`] finds them, one byte at a time.
+    fn escapes_one_by_one(backslash: u64) -> (u64, u64) {
+        let (mut starts, mut escaped) = (0, 0);
+        let mut i = 0;
+        while i < 64 {
+            if backslash >> i & 1 == 1 {
+                starts |= 1 << i;
+                if i < 63 {
+                    escaped |= 1 << (i + 1);
+                }
+                i += 2;
+            } else {
+                i += 1;
+            }
+        }
+        (starts, escaped)
+    }
+
+    #[test]
+    fn block_escapes_equal_a_scan_byte_by_byte() {
+        let mut rng = SplitMix(5);
+        let mut cases = vec![0, u64::MAX, EVEN_BYTES, !EVEN_BYTES, 1, 1 << 63, 3 << 62];
+        for _ in 0..20_000 {
+            // Sparse, dense and run-heavy masks.
+            let a = rng.below(usize::MAX) as u64;
+            let b = rng.below(usize::MAX) as u64;
+            cases.extend([a, a & b, a | b, a & (a >> 1), a & b & (a << 3)]);
+        }
+        for m in cases {
+            assert_eq!(escapes(m), escapes_one_by_one(m), "{m:#066b}");
+        }
+    }
+
+    /// Transcript-like literals (JSONL lines written inside a JSON string, so escapes of
+    /// escapes: `\\\"`, runs of backslashes, a `\n` per line), with non-ASCII characters,
+    /// `\/`, `\t`, `\u` escapes and refused bytes at random places, long enough for many
+    /// 64-byte blocks: decoded as serde_json decodes them, by both block paths alike (checked
+    /// in `in_place`), and stopped where serde_json refuses.
+    #[test]
+    fn transcript_like_literals_decode_as_serde_does() {
+        const PIECES: &[&str] = &[
+            r"\\",
+            r"\\\\",
+            r"\\\\\\",
+            r"\\\\\\\\",
+            r#"\\\""#,
+            r#"\\\\\\\""#,
+            r#"\""#,
+            r"\n",
+            r"\t",
+            r"\/",
+            r"\r",
+            r"\b",
+            r"\f",
+            "é",
+            "中文",
+            "😀",
+            r"\u00e9",
+            r"\ud83d\ude00",
+            r"\u000a",
+            r#"{\"type\":\"user\"}"#,
+        ];
+        const REFUSED: &[&[u8]] = &[
+            b"\x01",
+            b"\xff",
+            b"\xc3",
+            b"\xe4\xb8",
+            b"\xed\xa0\x80",
+            br"\q",
+            br"\u12",
+            br"\",
+        ];
+        let mut rng = SplitMix(2026);
+        for round in 0..3000 {
+            let mut lit = Vec::new();
+            let n = rng.below(900);
+            while lit.len() < n {
+                if rng.below(3) == 0 {
+                    lit.extend_from_slice(PIECES[rng.below(PIECES.len())].as_bytes());
+                } else {
+                    let k = rng.below(12);
+                    lit.extend(std::iter::repeat_n(b'a' + (round % 26) as u8, k));
+                }
+            }
+            // One refused byte (or none) at a random place: serde_json says where it stops.
+            if rng.below(3) == 0 {
+                let at = rng.below(lit.len() + 1);
+                let bad = REFUSED[rng.below(REFUSED.len())];
+                lit.splice(at..at, bad.iter().copied());
+            }
+            let serde = |raw: &[u8]| {
+                let mut quoted = vec![b'"'];
+                quoted.extend_from_slice(raw);
+                quoted.push(b'"');
+                serde_json::from_slice::<String>(&quoted)
+            };
+            let prefix = "p".repeat(16 + rng.below(70));
+            let start = prefix.len() + 1;
+            let (buf, got) = in_place(&prefix, &lit, "}");
+            match got {
+                Ok((n, close)) => {
+                    // Closed at the first quote that is not escaped (the literal's end, or a
+                    // quote a lone backslash left unescaped).
+                    let raw = &lit[..close - start];
+                    assert!(close - start == lit.len() || serde(&lit).is_err());
+                    match serde(raw) {
+                        Ok(text) => assert_eq!(&buf[..n], text.as_bytes(), "round {round}"),
+                        // A lone surrogate (which serde_json refuses) becomes U+FFFD.
+                        Err(_) => {
+                            let raw = std::str::from_utf8(raw).unwrap();
+                            assert_eq!(&buf[..n], decode(raw).as_bytes(), "round {round}");
+                            assert!(decode(raw).contains('\u{FFFD}'), "round {round}");
+                        }
+                    }
+                }
+                Err(stop) => {
+                    assert!(serde(&lit).is_err(), "round {round}: {stop:?}");
+                    // What was decoded is the decoding of the bytes before the stop.
+                    let raw = std::str::from_utf8(&lit[..stop.at - start]).unwrap();
+                    assert_eq!(
+                        &buf[..stop.decoded],
+                        decode(raw).as_bytes(),
+                        "round {round}"
+                    );
+                    assert_eq!(&buf[stop.at..buf.len() - 2], &lit[stop.at - start..]);
+                }
+            }
+        }
     }
 
     /// One-pass decoding gives what serde_json decodes, for every literal it writes or
