@@ -59,16 +59,28 @@ impl<'t> Ctx<'t> {
     /// The raw text of a content list element found by the record's pass: a string literal,
     /// or an object from its `{` to its `}` (checked to be there).
     fn element(&self, e: &raw::Element) -> Option<&'t str> {
+        if e.block.is_some() {
+            return self.object(e.from, e.to);
+        }
         let b = self.text.as_bytes();
         let from = e.from.checked_sub(self.text.as_ptr() as usize)?;
         let to = e.to.checked_sub(self.text.as_ptr() as usize)?;
-        let (mut start, mut end) = (from.checked_sub(1)?, to);
-        if b.get(start) != Some(&b'"') {
+        let start = from.checked_sub(1)?;
+        if b.get(start) != Some(&b'"') || b.get(to) != Some(&b'"') {
             return None;
         }
-        if e.block.is_none() {
-            end += 1;
-            return (b.get(to) == Some(&b'"')).then(|| self.text.get(start..end))?;
+        self.text.get(start..to + 1)
+    }
+
+    /// The raw text of an object of the line from its `{` to its `}` (checked to be there),
+    /// given the address `from` of its first key's contents and `to` after its last value.
+    pub fn object(&self, from: usize, to: usize) -> Option<&'t str> {
+        let b = self.text.as_bytes();
+        let from = from.checked_sub(self.text.as_ptr() as usize)?;
+        let mut end = to.checked_sub(self.text.as_ptr() as usize)?;
+        let mut start = from.checked_sub(1)?;
+        if b.get(start) != Some(&b'"') {
+            return None;
         }
         let ws = |c: &u8| matches!(c, b' ' | b'\n' | b'\r' | b'\t');
         while start > 0 && ws(&b[start - 1]) {
@@ -134,6 +146,7 @@ pub fn message_blocks<'t>(
             .offset(v.as_ptr() as usize)
             .filter(|&at| at > ctx.base)
             .map(|at| {
+                out.reserve_exact(1);
                 out.push(Block {
                     span: at - 1..at + v.len() + 1,
                     kind: BlockKind::Text {
@@ -143,11 +156,25 @@ pub fn message_blocks<'t>(
                     },
                 });
             }),
-        raw::Content::List(elements) => elements.into_iter().try_for_each(|e| {
-            let s = ctx.element(&e)?;
-            out.push(block_read(ctx, s, e.block.flatten()));
-            Some(())
-        }),
+        raw::Content::List(elements) => {
+            out.reserve_exact(elements.len());
+            elements.into_iter().try_for_each(|mut e| {
+                // A block's `input` object must be placed too; when it is the last member,
+                // the block ends after it.
+                if let Some((from, to)) = e.last_input {
+                    let s = ctx.object(from, to)?;
+                    e.to = s.as_ptr() as usize + s.len();
+                }
+                if let Some(Some(b)) = &e.block
+                    && let Some(o) = &b.input_object
+                {
+                    ctx.object(o.from, o.to)?;
+                }
+                let s = ctx.element(&e)?;
+                out.push(block_read(ctx, s, e.block.flatten()));
+                Some(())
+            })
+        }
         raw::Content::Again => None,
     };
     if placed.is_some() {
@@ -237,12 +264,23 @@ fn image(b: &RawBlock) -> BlockKind {
 
 fn tool_use(ctx: Ctx, b: &RawBlock, end: usize) -> ToolUse {
     let name = b.name.get().unwrap_or("");
-    let input = b.input.map_or(end..end, |i| ctx.span(i));
-    let members = b
-        .input
-        .and_then(|i| serde_json::from_str::<Members>(i.get()).ok())
-        .unwrap_or_default();
-    let (summary, subagent) = tool_summary(name, &members);
+    let placed = b
+        .input_object
+        .as_ref()
+        .and_then(|o| Some((ctx.object(o.from, o.to)?, &o.members)));
+    let read;
+    let (input, members) = match placed {
+        // Read in the record's pass (`message_blocks` checked that it is placed).
+        Some((s, members)) => (raw::span_of_str(s, ctx.text, ctx.base), members),
+        None => {
+            read = b
+                .input
+                .and_then(|i| serde_json::from_str::<Members>(i.get()).ok())
+                .unwrap_or_default();
+            (b.input.map_or(end..end, |i| ctx.span(i)), &read)
+        }
+    };
+    let (summary, subagent) = tool_summary(name, members);
     ToolUse {
         id: b.id.get().unwrap_or("").into(),
         name: name.into(),
@@ -698,6 +736,11 @@ mod tests {
             r#"{"message":{"content":[{"type":"image","source":"nope"},{"type":7},{"text":null,"type":"text"}]}}"#,
             r#"{"message":{"content":[{"type":"tool_result","tool_use_id":"t","content":null,"is_error":"yes"}]}}"#,
             r#"{"message":{"content":[{"type":"mystery","x":{"y":[1,2]}},{"type":"text","text":"\u00e9","t\u0065xt":"dup"}]}}"#,
+            r#"{"message":{"content":[{"type":"tool_use","id":"t\u0031","name":"Read","input": {  "file_path" : "/a\"b" ,"limit":[1,{"x":2}] } }]}}"#,
+            r#"{"message":{"content":[{"input":{"description":"d","subagent_type":"s\n"},"type":"tool_use","name":"Task","id":"t2"}]}}"#,
+            r#"{"message":{"content":[{"type":"tool_use","name":"Bash","input":{"command":"a"},"input":{"command":"b"}}]}}"#,
+            r#"{"message":{"content":[{"type":"tool_use","name":"Bash","input":{"command":"a"},"name":"x"}]}}"#,
+            r#"{"message":{"content":[{"type":"tool_use","name":"X","input":{"k":"v","k\u0031":"w"}}]}}"#,
         ];
         for line in placed {
             assert_eq!(check(line), Some(true), "{line}");
@@ -712,6 +755,13 @@ mod tests {
             r#"{"message":{"content":["esc\n", {"type":"text","text":"a"}]}}"#,
             r#"{"message":{"content":[1,{"type":"text","text":"a"}]}}"#,
             r#"{"message":{"content":[[{"type":"text","text":"a"}],null]}}"#,
+            r#"{"message":{"content":[{"type":"tool_use","name":"Bash","input":{}}]}}"#,
+            r#"{"message":{"content":[{"type":"tool_use","name":"Bash","input":null}]}}"#,
+            r#"{"message":{"content":[{"type":"tool_use","name":"Bash","input":"ls"}]}}"#,
+            r#"{"message":{"content":[{"type":"tool_use","name":"Bash","input":[1]}]}}"#,
+            r#"{"message":{"content":[{"type":"tool_use","name":"Bash","input":{"\u0063ommand":"ls"}}]}}"#,
+            r#"{"message":{"content":[{"type":"tool_use","name":"Bash","input":{"command":"a"},"input":null}]}}"#,
+            r#"{"message":{"content":[{"type":"tool_use","name":"X","input":{"k\u0031":"v","k":"w"}}]}}"#,
         ];
         for line in again {
             assert_eq!(check(line), Some(false), "{line}");
