@@ -781,6 +781,60 @@ mod tests {
         eprintln!("{in_place} of {lines} message lines placed in the record pass");
     }
 
+    /// A record read in place is the record deriving reads, field for field, and a line
+    /// deriving refuses is refused with the same message at the same column: over crafted
+    /// lines (repeated fields, written plainly or with escapes, at the top and inside) and
+    /// every line of the corpus and the cases.
+    #[test]
+    fn records_read_in_place_as_deriving_reads_them() {
+        fn check(line: &str) -> bool {
+            let want = serde_json::from_str::<raw::Record>(line);
+            let mut got = raw::Record::default();
+            let got = raw::read_record(line, &mut got).map(|()| got);
+            match (&got, &want) {
+                (Ok(g), Ok(w)) => assert_eq!(format!("{g:?}"), format!("{w:?}"), "{line}"),
+                (Err(g), Err(w)) => assert_eq!(g.to_string(), w.to_string(), "{line}"),
+                _ => panic!("{line}: {got:?} vs {want:?}"),
+            }
+            got.is_ok()
+        }
+        let lines = [
+            r#"{"type":"user","uuid":"a","parentUuid":null,"isSidechain":false,"message":{"role":"user","content":"hi"},"timestamp":"2026-01-01T00:00:00Z","x":[1,{"y":2}]}"#,
+            r#"{"uuid":"a","uuid":"b"}"#,
+            r#"{"type":"x","ty\u0070e":"y"}"#,
+            r#"{"toolUseResult":1,"toolUseResult":{"agentId":"a"}}"#,
+            r#"{"message":{"id":"a","id":"b"}}"#,
+            r#"{"message":{"content":[{"type":"text"}],"usage":{"input_tokens":1,"input_tokens":2}}}"#,
+            r#"{"isMeta":true,"isMeta":"yes"}"#,
+            r#"{"totalCostUSD":1.5,"totalAPIDuration":"x","durationMs":-1,"content":null}"#,
+            r#"{"attachment":{"type":"queued_command","prompt":[1]},"data":7,"origin":{"kind":"human"}}"#,
+            r#"{"compactMetadata":{"trigger":"auto","preTokens":9},"trigger":"manual","error":{}}"#,
+            r#"{"summary":"s","leafUuid":"l","aiTitle":"t","customTitle":"c","promptSource":"typed","effort":"high"}"#,
+            r#"{"sessionId":"s","version":"2","cwd":"/","agentId":"a","requestId":"r","subtype":"x","operation":"enqueue"}"#,
+            r#"{"isCompactSummary":true,"isApiErrorMessage":false,"isSidechain":null}"#,
+            r#"{"a":1} x"#,
+            r#"{"a":1"#,
+            r#"{"a":"\ud800"}"#,
+            r#"{}"#,
+            r#"  { "type" : "user" }  "#,
+        ];
+        for line in lines {
+            check(line);
+        }
+        let (mut read, mut refused) = (0, 0);
+        each_corpus_line(|line| {
+            if line.trim_start().starts_with('{') {
+                if check(line) {
+                    read += 1;
+                } else {
+                    refused += 1;
+                }
+            }
+        });
+        assert!(read > 5_000, "corpus not found: {read} records");
+        eprintln!("{read} records read in place, {refused} refused alike");
+    }
+
     /// The byte check finds exactly the characters `char::is_control` finds (but tab).
     #[test]
     fn control_characters_found_in_bytes() {

@@ -316,6 +316,94 @@ pub struct Record<'a> {
     pub total_api_duration: N,
 }
 
+/// Reads `text`, one JSON object, into `rec` (which must be [`Record::default`]) as
+/// `serde_json::from_str::<Record>` reads it: the same fields, the same values, the same
+/// errors at the same places (a repeated field: ``duplicate field `uuid` ``). Issue 12: the
+/// derived reading builds the record (some 900 bytes) in its own frame and moves it out
+/// through three more, 3 % of `stats`; this one writes each field where it stays.
+pub fn read_record<'a>(text: &'a str, rec: &mut Record<'a>) -> serde_json::Result<()> {
+    let mut de = serde_json::Deserializer::from_str(text);
+    de::DeserializeSeed::deserialize(RecordSeed(rec), &mut de)?;
+    de.end()
+}
+
+/// [`read_record`]'s seed: the record to fill.
+struct RecordSeed<'r, 'a>(&'r mut Record<'a>);
+
+impl<'de: 'a, 'a> de::DeserializeSeed<'de> for RecordSeed<'_, 'a> {
+    type Value = ();
+    fn deserialize<D: Deserializer<'de>>(self, d: D) -> Result<(), D::Error> {
+        d.deserialize_struct("Record", &[], self)
+    }
+}
+
+impl<'de: 'a, 'a> Visitor<'de> for RecordSeed<'_, 'a> {
+    type Value = ();
+    fn expecting(&self, f: &mut fmt::Formatter) -> fmt::Result {
+        f.write_str("struct Record")
+    }
+    fn visit_map<A: MapAccess<'de>>(self, mut map: A) -> Result<(), A::Error> {
+        let r = self.0;
+        let mut seen = 0u64;
+        // Each field: its JSON name, its place, and its bit in `seen`, in the order of
+        // `Record`'s declaration (a field met twice fails, as deriving does).
+        macro_rules! fields {
+            ($key:expr; $($bit:literal $name:literal => $field:ident),* $(,)?) => {
+                match $key {
+                    $($name => {
+                        if seen & (1u64 << $bit) != 0 {
+                            return Err(de::Error::duplicate_field($name));
+                        }
+                        seen |= 1u64 << $bit;
+                        r.$field = map.next_value()?;
+                    })*
+                    _ => {
+                        map.next_value::<IgnoredAny>()?;
+                    }
+                }
+            };
+        }
+        while let Some(Key(k)) = map.next_key::<Key<'a>>()? {
+            fields!(&*k;
+                0 "type" => ty,
+                1 "subtype" => subtype,
+                2 "uuid" => uuid,
+                3 "parentUuid" => parent_uuid,
+                4 "sessionId" => session_id,
+                5 "timestamp" => timestamp,
+                6 "version" => version,
+                7 "cwd" => cwd,
+                8 "agentId" => agent_id,
+                9 "requestId" => request_id,
+                10 "isSidechain" => is_sidechain,
+                11 "isMeta" => is_meta,
+                12 "isCompactSummary" => is_compact_summary,
+                13 "isApiErrorMessage" => is_api_error_message,
+                14 "message" => message,
+                15 "toolUseResult" => tool_use_result,
+                16 "content" => content,
+                17 "operation" => operation,
+                18 "attachment" => attachment,
+                19 "data" => data,
+                20 "compactMetadata" => compact_metadata,
+                21 "trigger" => trigger,
+                22 "durationMs" => duration_ms,
+                23 "error" => error,
+                24 "summary" => summary,
+                25 "leafUuid" => leaf_uuid,
+                26 "aiTitle" => ai_title,
+                27 "customTitle" => custom_title,
+                28 "origin" => origin,
+                29 "promptSource" => prompt_source,
+                30 "effort" => effort,
+                31 "totalCostUSD" => total_cost_usd,
+                32 "totalAPIDuration" => total_api_duration,
+            );
+        }
+        Ok(())
+    }
+}
+
 /// An object with a `kind` (`origin`).
 #[derive(Debug, Default, serde::Deserialize)]
 pub struct Typed2<'a> {
