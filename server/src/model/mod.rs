@@ -507,46 +507,51 @@ impl std::fmt::Debug for RecordId {
 /// The 16 bytes of a canonical UUID text (lowercase hex, hyphens at 8, 13, 18 and 23).
 ///
 /// Every record of a Claude Code file carries two ids, so this is on the reader's hot path
-/// (issue 12): the hyphens are checked at their fixed places, the 32 digits looked up in a
-/// table and an invalid digit found once at the end, without a branch per character.
+/// (issue 12): the hyphens are checked at their fixed places and the 32 digits read eight at
+/// a time in a `u64` (each byte checked to be `0-9` or `a-f`, then turned into its value and
+/// paired with its neighbour), without a branch or a table look-up per character.
 fn pack_uuid(s: &str) -> Option<[u8; 16]> {
     let s: &[u8; 36] = s.as_bytes().try_into().ok()?;
     if s[8] != b'-' || s[13] != b'-' || s[18] != b'-' || s[23] != b'-' {
         return None;
     }
+    let word = |at: usize| u64::from_le_bytes(s[at..at + 8].try_into().unwrap_or([0; 8]));
+    let half = |at: usize| {
+        u64::from(u32::from_le_bytes(
+            s[at..at + 4].try_into().unwrap_or([0; 4]),
+        ))
+    };
+    let word2 = |a: usize, b: usize| half(a) | (half(b) << 32);
     let mut out = [0u8; 16];
-    let mut bad = 0u8;
-    let mut k = 0;
-    // Each group's digits, as (start, end) in the text.
-    for (start, end) in [(0, 8), (9, 13), (14, 18), (19, 23), (24, 36)] {
-        for pair in s[start..end].chunks_exact(2) {
-            let (hi, lo) = (
-                HEX_DIGIT[usize::from(pair[0])],
-                HEX_DIGIT[usize::from(pair[1])],
-            );
-            bad |= hi | lo;
-            out[k] = (hi << 4) | (lo & 15);
-            k += 1;
-        }
+    for (i, w) in [word(0), word2(9, 14), word2(19, 24), word(28)]
+        .into_iter()
+        .enumerate()
+    {
+        out[i * 4..i * 4 + 4].copy_from_slice(&hex8(w)?.to_le_bytes());
     }
-    (bad & 0x80 == 0).then_some(out)
+    Some(out)
 }
 
-/// The value of a lowercase hexadecimal digit; 0x80 for every other byte.
-static HEX_DIGIT: [u8; 256] = {
-    let mut t = [0x80u8; 256];
-    let mut c = 0;
-    while c < 10 {
-        t[b'0' as usize + c] = c as u8;
-        c += 1;
+/// The four bytes written as eight lowercase hex digits in `w` (first digit in its lowest
+/// byte), first byte lowest; `None` when a byte is not a lowercase hex digit.
+fn hex8(w: u64) -> Option<u32> {
+    const ONES: u64 = 0x0101_0101_0101_0101;
+    const HIGH: u64 = 0x8080_8080_8080_8080;
+    // Per byte, with every byte below 0x80: its high bit set when the byte is >= c (no
+    // borrow crosses bytes, since each byte is made >= 0x80 first).
+    let at_least = |c: u8| (w | HIGH).wrapping_sub(ONES * u64::from(c)) & HIGH;
+    let digit = at_least(b'0') & !at_least(b'9' + 1);
+    let letter = at_least(b'a') & !at_least(b'f' + 1);
+    if w & HIGH != 0 || digit | letter != HIGH {
+        return None;
     }
-    let mut c = 0;
-    while c < 6 {
-        t[b'a' as usize + c] = 10 + c as u8;
-        c += 1;
-    }
-    t
-};
+    // '0'-'9' are 0x30-0x39, 'a'-'f' 0x61-0x66: the low nibble, plus 9 for a letter (bit 6).
+    let v = (w & (ONES * 0x0f)) + ((w >> 6) & ONES) * 9;
+    // Pairs: byte 2k becomes (digit 2k) << 4 | digit 2k+1; then bytes 0, 2, 4, 6 close up.
+    let pairs = ((v << 4) | (v >> 8)) & 0x00ff_00ff_00ff_00ff;
+    let halves = (pairs | (pairs >> 8)) & 0x0000_ffff_0000_ffff;
+    Some((halves | (halves >> 16)) as u32)
+}
 
 /// The canonical text of a packed UUID.
 fn unpack_uuid(b: &[u8; 16]) -> String {
@@ -1091,5 +1096,70 @@ mod tests {
             RecordId::new("0b3c9a54-7d1e-4c2f-9a8b-1c2d3e4f5a6b")
                 != *"0b3c9a54-7d1e-4c2f-9a8b-1c2d3e4f5a6c"
         );
+    }
+
+    /// The word-at-a-time UUID reading packs what reading digit by digit packs, and refuses
+    /// what it refuses: every byte value at every place of a few UUIDs (each digit place's
+    /// neighbours of `0-9`/`a-f`, upper case, `-`, non-ASCII bytes as the lead byte of a
+    /// character), and the bytes of every UUID of the digits 0-f in turn.
+    #[test]
+    fn uuids_pack_as_digit_by_digit() {
+        fn reference(s: &str) -> Option<[u8; 16]> {
+            let s: &[u8; 36] = s.as_bytes().try_into().ok()?;
+            let mut out = [0u8; 16];
+            let mut k = 0;
+            for (i, &c) in s.iter().enumerate() {
+                if [8, 13, 18, 23].contains(&i) {
+                    if c != b'-' {
+                        return None;
+                    }
+                    continue;
+                }
+                let d = match c {
+                    b'0'..=b'9' => c - b'0',
+                    b'a'..=b'f' => c - b'a' + 10,
+                    _ => return None,
+                };
+                out[k / 2] |= if k % 2 == 0 { d << 4 } else { d };
+                k += 1;
+            }
+            Some(out)
+        }
+        let mut tried = 0;
+        for base in [
+            "0b3c9a54-7d1e-4c2f-9a8b-1c2d3e4f5a6b",
+            "00000000-0000-0000-0000-000000000000",
+            "ffffffff-ffff-ffff-ffff-ffffffffffff",
+            "01234567-89ab-cdef-0123-456789abcdef",
+            "fedcba98-7654-3210-fedc-ba9876543210",
+        ] {
+            assert_eq!(pack_uuid(base), reference(base), "{base}");
+            assert!(pack_uuid(base).is_some());
+            for at in 0..36 {
+                for c in 0u8..=0x7f {
+                    let mut b = base.as_bytes().to_vec();
+                    b[at] = c;
+                    let t = std::str::from_utf8(&b).unwrap();
+                    assert_eq!(pack_uuid(t), reference(t), "{t:?}");
+                    tried += 1;
+                }
+                // A two-byte character in place of this byte and the next: 37 bytes.
+                let t = format!("{}é{}", &base[..at], &base[at + 1..]);
+                assert_eq!(pack_uuid(&t), None);
+                // Two bytes replaced by one two-byte character: still 36 bytes.
+                if at < 35 {
+                    let t = format!("{}é{}", &base[..at], &base[at + 2..]);
+                    assert_eq!(pack_uuid(&t), reference(&t), "{t:?}");
+                }
+            }
+        }
+        for d in "0123456789abcdef".chars() {
+            let u: String = (0..36)
+                .map(|i| if [8, 13, 18, 23].contains(&i) { '-' } else { d })
+                .collect();
+            assert_eq!(pack_uuid(&u), reference(&u), "{u}");
+            assert_eq!(unpack_uuid(&pack_uuid(&u).unwrap()), u);
+        }
+        assert!(tried > 20_000);
     }
 }
