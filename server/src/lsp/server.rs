@@ -26,7 +26,7 @@ use crate::lsp::stats::StatsParams;
 use crate::source::position::Encoding;
 
 impl Backend {
-    /// Hands the JSON of a documentSymbol or foldingRange answer to the transport: a raw
+    /// Hands the JSON of a documentSymbol, foldingRange or inlayHint answer to the transport: a raw
     /// document's answer is assembled from kept per-turn pieces (`answer_kept`), a view's is
     /// made afresh (`answer`).
     fn answer_per_turn(
@@ -187,6 +187,25 @@ impl Backend {
         .await
     }
 
+    /// `textDocument/inlayHint`, answered as JSON bytes (`dispatch::RAW_ANSWERED`): the
+    /// hints of a raw document are assembled from kept per-turn pieces.
+    pub async fn inlay_hint_raw(
+        &self,
+        params: InlayHintParams,
+    ) -> Result<crate::lsp::transport::RawAnswer> {
+        let uri = params.text_document.uri.clone();
+        let json = self
+            .on_doc(
+                "textDocument/inlayHint",
+                &uri,
+                params,
+                handlers::hints::inlay_hint,
+            )
+            .await?;
+        self.answer_per_turn(&uri, json)
+            .map_err(|e| crate::lsp::state::internal(format!("an answer that is not JSON: {e}")))
+    }
+
     /// `transcript/debugPanic` (debug builds only).
     #[cfg(debug_assertions)]
     pub async fn debug_panic(
@@ -313,17 +332,6 @@ impl LanguageServer for Backend {
             &uri,
             params,
             handlers::tokens::range,
-        )
-        .await
-    }
-
-    async fn inlay_hint(&self, params: InlayHintParams) -> Result<Option<Vec<InlayHint>>> {
-        let uri = params.text_document.uri.clone();
-        self.on_doc(
-            "textDocument/inlayHint",
-            &uri,
-            params,
-            handlers::hints::inlay_hint,
         )
         .await
     }

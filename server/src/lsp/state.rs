@@ -48,6 +48,16 @@ pub struct Shared {
     /// Last folding ranges per raw document URI, one piece per turn with the outline entry
     /// of the turn (issue 12; `crate::lsp::handlers::folding`).
     pub(crate) folds: Mutex<HashMap<String, TurnFolds>>,
+    /// Inlay hints per raw document URI, one piece of JSON per turn
+    /// (issue 12; `crate::lsp::handlers::hints`).
+    pub(crate) hints: Mutex<HashMap<String, crate::lsp::handlers::hints::TurnHints>>,
+    /// Held while inlay hints are assembled from per-turn pieces, so that requests arriving
+    /// together (Neovim asks twice for the whole buffer as it opens a file) make the missing
+    /// pieces once, the others copying them: on a 1 GB transcript each making held ~80 MB.
+    pub(crate) hints_making: Mutex<()>,
+    /// Full semantic tokens per raw document URI, one piece per turn
+    /// (issue 12; `crate::lsp::handlers::tokens`).
+    pub(crate) turn_tokens: Mutex<HashMap<String, crate::lsp::handlers::tokens::TurnTokens>>,
     token_ids: AtomicU64,
     pub shutdown: tokio::sync::watch::Sender<bool>,
     pub shutdown_requested: AtomicBool,
@@ -177,6 +187,9 @@ impl Shared {
             tokens: Mutex::new(HashMap::new()),
             symbols: Mutex::new(HashMap::new()),
             folds: Mutex::new(HashMap::new()),
+            hints: Mutex::new(HashMap::new()),
+            hints_making: Mutex::new(()),
+            turn_tokens: Mutex::new(HashMap::new()),
             token_ids: AtomicU64::new(1),
             shutdown: stx,
             shutdown_requested: AtomicBool::new(false),
