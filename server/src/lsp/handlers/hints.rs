@@ -10,38 +10,10 @@ use tower_lsp_server::ls_types::*;
 
 use crate::ide;
 use crate::ide::host::DocSnap;
-use crate::ide::symbols::Symbol;
 use crate::lsp::handlers::json_array;
-use crate::lsp::state::{Backend, Ctx, internal, invalid, lock, read};
+use crate::lsp::state::{Backend, Ctx, HintPiece, TurnHints, internal, invalid, lock, read};
 use crate::lsp::to_proto;
 use crate::source::position::Encoding;
-
-/// The inlay hints of one raw document as JSON, per turn beside the turn's outline entry
-/// (issue 12: Neovim asks for the hints of the whole buffer on every change; on a 1 GB
-/// transcript that answer is 27 MB, and made through tower-lsp-server's `serde_json::Value`
-/// three of them at once raised the server's peak from 1.29× to 1.64× the file's size).
-pub(crate) struct TurnHints {
-    /// The position encoding of their positions.
-    pub encoding: Encoding,
-    /// The `timeZone` setting their tooltips were made with.
-    pub time_zone: Option<String>,
-    /// `Analysis::turn_count` when they were made: every turn's label says `n/total`.
-    pub total: usize,
-    /// Per turn (by index): the piece made for it, if any.
-    pub turns: Vec<Option<HintPiece>>,
-}
-
-/// The hints on the lines of one turn as JSON.
-pub(crate) struct HintPiece {
-    /// The turn's outline entry when the piece was made (an append keeps the entries of the
-    /// turns it left alone: the same `Arc`).
-    pub symbol: Arc<Symbol>,
-    /// The turn's lines, `start..end` (0-based, `end` exclusive: the next turn's first line,
-    /// or the document's line count for the last turn).
-    pub lines: (usize, usize),
-    /// Its `InlayHint`s, elements of the answer's array separated by commas (UTF-8).
-    pub json: Box<[u8]>,
-}
 
 /// The answer to `textDocument/inlayHint` as the JSON of an `InlayHint[]` on the lines of the
 /// request's range: the same JSON as the typed answer tower-lsp-server would write.

@@ -12,38 +12,8 @@ use tower_lsp_server::ls_types::*;
 use crate::ide;
 use crate::ide::host::DocSnap;
 use crate::ide::semantic_tokens::Token;
-use crate::ide::symbols::Symbol;
-use crate::lsp::config::TokenLegend;
-use crate::lsp::state::{Backend, Ctx, invalid, lock, read};
+use crate::lsp::state::{Backend, Ctx, TokenPiece, TurnTokens, invalid, lock, read};
 use crate::lsp::to_proto;
-use crate::source::position::Encoding;
-
-/// The semantic tokens of one raw document, per turn beside the turn's outline entry (issue
-/// 12: an append encodes the tokens of the turns it changed, not those of the whole file;
-/// 145 ms per request on a 1 GB transcript in Neovim).
-pub(crate) struct TurnTokens {
-    /// The position encoding and legend they were encoded in.
-    pub encoding: Encoding,
-    pub legend: TokenLegend,
-    /// Per turn (by index): its piece.
-    pub turns: Vec<TokenPiece>,
-}
-
-/// The tokens on the lines of one turn, encoded relative to each other as LSP sends them.
-pub(crate) struct TokenPiece {
-    /// The turn's outline entry when the piece was made (an append keeps the entries of the
-    /// turns it left alone: the same `Arc`).
-    pub symbol: Arc<Symbol>,
-    /// The turn's lines, `start..end` (0-based, `end` exclusive: the next turn's first line,
-    /// or `usize::MAX` for the last turn).
-    pub lines: (usize, usize),
-    /// The tokens, the first relative to the document's start (its `delta_line` and
-    /// `delta_start` are its line and column): the answer re-bases it on the previous
-    /// piece's last token ([`append_piece`]).
-    pub data: Box<[SemanticToken]>,
-    /// Line and column of the last token (`None`: no token).
-    pub last: Option<(u32, u32)>,
-}
 
 /// Appends `piece` (tokens encoded from the document's start, see [`TokenPiece::data`]) to
 /// `out`, whose last token is at `prev` (line, column): the piece's first token is re-based on
