@@ -178,13 +178,18 @@ impl Backend {
         params: CodeLensParams,
     ) -> Result<crate::lsp::transport::RawAnswer> {
         let uri = params.text_document.uri.clone();
-        self.on_doc_json(
-            "textDocument/codeLens",
-            &uri,
-            params,
-            handlers::code_lens::code_lens,
-        )
-        .await
+        let json = self
+            .on_doc(
+                "textDocument/codeLens",
+                &uri,
+                params,
+                handlers::code_lens::code_lens,
+            )
+            .await?;
+        self.shared
+            .raw_results
+            .answer(json)
+            .map_err(|e| crate::lsp::state::internal(format!("an answer that is not JSON: {e}")))
     }
 
     /// `textDocument/inlayHint`, answered as JSON bytes (`dispatch::RAW_ANSWERED`): the
