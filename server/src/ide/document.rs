@@ -387,8 +387,19 @@ impl Source {
         Ok(())
     }
 
-    /// The current text as one string (materialises a rope; O(n)).
+    /// The current text as one string (materialises a rope; O(n)). A mapped disk text not yet
+    /// checked as UTF-8 is checked to its end, and read again lossily when it is not UTF-8
+    /// (the text and warnings of a file read whole).
     pub fn text(&self) -> Arc<Text> {
+        if self.origin == Origin::Disk {
+            let mapped = match &lock(&self.text).body {
+                Body::Flat(t) if t.is_mapped() => Some(t.clone()),
+                _ => None,
+            };
+            if mapped.is_some_and(|t| !t.check_all()) {
+                self.reread_torn();
+            }
+        }
         let body = lock(&self.text).body.clone();
         match body {
             Body::Flat(s) => s,
@@ -413,7 +424,10 @@ impl Source {
     /// Re-reads a torn disk text for [`Source::snapshot`], leaving the report to the watcher's
     /// next [`Source::refresh_disk`].
     fn reread_torn(&self) {
-        if self.refresh_disk_now() == DiskChange::Reloaded {
+        // A text found not to be UTF-8 as it was read is read again lossily: the file did not
+        // change, so nothing is reported.
+        let invalid = self.text_invalid();
+        if self.refresh_disk_now() == DiskChange::Reloaded && !invalid {
             self.reread
                 .store(true, std::sync::atomic::Ordering::Release);
         }
@@ -423,15 +437,21 @@ impl Source {
         let Some(path) = self.path.clone() else {
             return DiskChange::Unchanged;
         };
-        let (known_len, known_id, tail, was_missing, torn, map_from) = {
+        let (known_len, known_id, tail, was_missing, text, map_from) = {
             let st = lock(&self.text);
             let Some(d) = &st.disk else {
                 return DiskChange::Unchanged;
             };
-            // A mapped text the file was truncated under holds zeros: read it again.
-            let torn = matches!(&st.body, Body::Flat(t) if t.torn());
-            (d.len, d.id, d.tail.clone(), d.missing, torn, d.map_from)
+            let text = match &st.body {
+                Body::Flat(t) => Some(t.clone()),
+                Body::Rope(_) => None,
+            };
+            (d.len, d.id, d.tail.clone(), d.missing, text, d.map_from)
         };
+        // A mapped text the file was truncated under holds zeros: read it again. So is one
+        // found not to be UTF-8 as it was read; it is read lossily.
+        let known_invalid = text.as_ref().is_some_and(|t| t.invalid());
+        let torn = known_invalid || text.as_ref().is_some_and(|t| t.torn());
         let md = match std::fs::metadata(&path) {
             Ok(md) => md,
             Err(e) => {
@@ -448,7 +468,12 @@ impl Source {
         if !replaced && len == known_len {
             return DiskChange::Unchanged;
         }
-        if !replaced && len > known_len {
+        // The file changed. A mapped text is checked to its end first if its build has not
+        // yet (outside the lock; issue 12): an append must not grow a valid prefix only, and
+        // a text that is not UTF-8 is read again lossily.
+        let invalid = known_invalid || text.as_ref().is_some_and(|t| !t.check_all());
+        drop(text);
+        if !replaced && !invalid && len > known_len {
             match read_from(&path, known_len - tail.len() as u64, len) {
                 Ok(bytes) if bytes.len() >= tail.len() && bytes[..tail.len()] == tail[..] => {
                     let new = &bytes[tail.len()..];
@@ -494,7 +519,12 @@ impl Source {
                 Err(e) => return self.set_missing(e.to_string()),
             }
         }
-        match read_whole(&path, map_from) {
+        let read = if invalid {
+            read_whole_lossily(&path, map_from)
+        } else {
+            read_whole(&path, map_from)
+        };
+        match read {
             Ok((text, disk)) => {
                 let mut st = lock(&self.text);
                 st.body = Body::Flat(Arc::new(text));
@@ -524,9 +554,15 @@ impl Source {
         DiskChange::Missing(why)
     }
 
-    /// A mapped text the file was truncated under ([`Text::torn`]).
+    /// A mapped text the file was truncated under ([`Text::torn`]), or found not to be UTF-8
+    /// as it was read ([`Text::invalid`]): to be read again.
     fn text_torn(&self) -> bool {
-        matches!(&lock(&self.text).body, Body::Flat(t) if t.torn())
+        matches!(&lock(&self.text).body, Body::Flat(t) if t.torn() || t.invalid())
+    }
+
+    /// A mapped text found not to be UTF-8 as it was read ([`Text::invalid`]).
+    fn text_invalid(&self) -> bool {
+        matches!(&lock(&self.text).body, Body::Flat(t) if t.invalid())
     }
 
     /// Drops the resident pages of a mapped text (nothing for an owned one): called after a
@@ -556,7 +592,9 @@ impl Source {
     /// A mapped disk text the file was truncated under ([`Text::torn`]) is read again from
     /// disk and built again (up to [`load::READ_ATTEMPTS`] times): a file truncated and
     /// rewritten while it was read is served with its new content, never with the zeros the
-    /// mapping showed (issue 12).
+    /// mapping showed (issue 12). A mapped text found not to be UTF-8 as the build read it
+    /// ([`Text::invalid`]) is read again lossily and built again: the same text and warnings
+    /// as a file read whole.
     pub async fn snapshot(self: &Arc<Self>, settings: &SettingsStamp) -> Arc<Snapshot> {
         let mut attempt = 0;
         loop {
@@ -580,7 +618,9 @@ impl Source {
                     settings,
                 )),
             };
-            if !snap.text.torn() || attempt >= load::READ_ATTEMPTS {
+            // A text found not to be UTF-8 as the build read it is read again lossily (and
+            // built again) like a torn one.
+            if !(snap.text.torn() || snap.text.invalid()) || attempt >= load::READ_ATTEMPTS {
                 return snap;
             }
             let src = self.clone();
@@ -608,6 +648,7 @@ impl Source {
         if let Some(s) = &b.snapshot
             && s.generation == generation
             && !s.text.torn()
+            && !s.text.invalid()
             && s.settings == settings.stamp
             // A file read as still being written may have settled since (file-age rule).
             && (s.options.file_complete
@@ -937,9 +978,11 @@ fn build(
     // resident beside the model). The pieces end after a line, which reads the same records
     // and lines as one feed.
     let from = reader.consumed_bytes();
+    // Not `text.len()`: a text mapped lazily is checked as UTF-8 window by window below.
+    let total = text.byte_len();
     let mut load = stamp
         .progress
-        .start("Reading", path.as_deref(), text.len() - from);
+        .start("Reading", path.as_deref(), total - from);
     let options = stamp.options_for(path.as_deref());
     // A `/btw` aside file's snapshot marks records the reader did not (see below).
     let aside = path
@@ -956,24 +999,31 @@ fn build(
     if load.active() || text.is_mapped() {
         let mut done = from.min(lines.len());
         let (mut analysed_to, mut last_turn_bytes) = (from, 0);
-        for cut in crate::ide::progress::line_cuts(&text, from, window) {
+        for cut in crate::ide::progress::line_cuts(text.raw_bytes(), from, window) {
+            // A text mapped lazily is checked as UTF-8 up to `cut` here, just before the
+            // reader reads the window (issue 12: its pages are faulted in once). Bytes that
+            // are not UTF-8 stop the build: the text is `invalid` and the source reads the
+            // file again lossily (`Source::snapshot`).
+            let Some(upto) = text.prefix(cut) else {
+                break;
+            };
             if cut > lines.len() {
                 // The line index grows from the `\n` bytes the reader finds (one scan).
-                reader.feed_indexing(&text[..cut], &mut lines);
+                reader.feed_indexing(upto, &mut lines);
             } else {
-                reader.feed(&text[..cut]);
+                reader.feed(upto);
             }
             load.read(cut - from);
             if analyse_windows
-                && cut < text.len()
+                && cut < total
                 && cut - analysed_to >= last_turn_bytes
                 && reader.transcript().format.is_some_and(Format::is_known)
             {
                 let (mut t, lent) = reader.lend();
                 let revised = t.take_revised();
                 let (a, c) = match windowed.take() {
-                    Some((a, c)) => analysis::resume(a, c, revised, &t, &text, &options),
-                    None => analysis::analyze_resumable(&t, &text, &options),
+                    Some((a, c)) => analysis::resume(a, c, revised, &t, upto, &options),
+                    None => analysis::analyze_resumable(&t, upto, &options),
                 };
                 let turn_start = t.entries.get(c.start()).map_or(cut, |e| e.span.start);
                 last_turn_bytes = cut.saturating_sub(turn_start);
@@ -991,6 +1041,14 @@ fn build(
         let old = lines.len();
         lines.append(&text, old);
         reader.feed(&text);
+    }
+    if text.invalid() {
+        // Read again lossily and built anew (`Source::snapshot`): nothing of this is kept.
+        load.end("invalid UTF-8: reading again".into());
+        text.release_all();
+        let mut snap = Snapshot::empty(path, generation, version, stamp);
+        snap.text = text;
+        return (snap, Resume::Reader(Reader::default()), None);
     }
     if lines.len() != text.len() {
         let old = lines.len();
@@ -1289,15 +1347,20 @@ fn tail_of(bytes: &[u8], n: usize) -> Vec<u8> {
     bytes[bytes.len().saturating_sub(n)..].to_vec()
 }
 
+/// Reads the file at `path` as a disk source's text: mapped when it is `map_from` bytes or
+/// more, and then checked as UTF-8 as the build reads it (issue 12; bytes that are not UTF-8
+/// make the text [`Text::invalid`], and the source reads the file again with
+/// [`read_whole_lossily`]), else read and decoded lossily.
 fn read_whole(path: &Path, map_from: u64) -> std::io::Result<(Text, DiskState)> {
-    if let Some(m) = load::map_file(path, load::MAX_FILE_BYTES, map_from, true)? {
-        let text_tail = &m.text.as_bytes()[m.text.len().saturating_sub(64)..];
-        let mut tail = text_tail.to_vec();
+    if let Some(m) = load::map_file_lazily(path, load::MAX_FILE_BYTES, map_from, true)? {
+        // Bytes, not text: the text is not checked yet.
+        let bytes = m.text.raw_bytes();
+        let mut tail = bytes[bytes.len().saturating_sub(64)..].to_vec();
         tail.extend_from_slice(&m.rest);
         return Ok((
             m.text.clone(),
             DiskState {
-                len: (m.text.len() + m.rest.len()) as u64,
+                len: (m.text.byte_len() + m.rest.len()) as u64,
                 tail: tail_of(&tail, 64),
                 partial: m.rest,
                 id: file_id(&m.metadata),
@@ -1349,6 +1412,15 @@ fn map_grown(path: &Path, old: &Text, appended: &[u8]) -> Option<Text> {
         return None;
     }
     Text::mapped_after(map, old.len(), len)
+}
+
+/// [`read_whole`] without a mapping: the whole file read and decoded lossily (invalid UTF-8
+/// replaced by U+FFFD and one warning per line), for a mapped text found
+/// [`Text::invalid`]. The state keeps `map_from` for later reads of the file.
+fn read_whole_lossily(path: &Path, map_from: u64) -> std::io::Result<(Text, DiskState)> {
+    let (text, mut disk) = read_whole(path, u64::MAX)?;
+    disk.map_from = map_from;
+    Ok((text, disk))
 }
 
 fn read_from(path: &Path, from: u64, to: u64) -> std::io::Result<Vec<u8>> {
@@ -1675,12 +1747,71 @@ mod mapped_tests {
         assert_eq!(s.refresh_disk(), DiskChange::Reloaded);
         assert!(is_mapped(&s));
         assert_eq!(*s.text(), records(7, 1));
-        // A file with invalid bytes is read, not mapped, and decoded as before.
+        // A file with invalid bytes is mapped and checked as it is read (issue 12); once the
+        // invalid bytes are found it is read again, not mapped, and decoded as before.
         let bad = b"{\"a\":1}\n{\"b\":\"\xff\"}\n";
         std::fs::write(&p, bad).unwrap();
         let s = Source::disk_mapping_from(p.clone(), 1).unwrap();
-        assert!(!is_mapped(&s));
         assert_eq!(*s.text(), load::decode(bad).0);
+        assert!(!is_mapped(&s));
+        assert_eq!(lock(&s.text).disk.as_ref().unwrap().invalid.len(), 1);
+        assert_eq!(s.refresh_disk(), DiskChange::Unchanged, "nothing to report");
+        // Not checked yet when the file grows: the append does not grow its valid prefix,
+        // the file is read again lossily.
+        std::fs::write(&p, bad).unwrap();
+        let s = Source::disk_mapping_from(p.clone(), 1).unwrap();
+        assert!(is_mapped(&s));
+        std::io::Write::write_all(
+            &mut std::fs::OpenOptions::new().append(true).open(&p).unwrap(),
+            records(9, 1).as_bytes(),
+        )
+        .unwrap();
+        assert_eq!(s.refresh_disk(), DiskChange::Reloaded);
+        assert!(!is_mapped(&s));
+        assert_eq!(*s.text(), load::decode(bad).0 + &records(9, 1));
+        assert_eq!(lock(&s.text).disk.as_ref().unwrap().invalid.len(), 1);
+    }
+
+    /// Issue 12: a mapped file is checked as UTF-8 a window at a time as the build reads it.
+    /// Invalid bytes in a late window (after many windows were read and analysed) give the
+    /// snapshot of a file read whole: the text decoded lossily, one warning per bad line,
+    /// the same records, figures and views; the early windows' text is never served.
+    #[tokio::test]
+    async fn invalid_utf8_in_a_late_window_reads_as_a_read_file() {
+        let stamp = crate::ide::host::Host::new().stamp();
+        let dir = tempfile::tempdir().unwrap();
+        let p = dir.path().join("late.jsonl");
+        let mut bytes = records(0, 300).into_bytes();
+        let early = bytes.len();
+        bytes.extend_from_slice(b"{\"type\":\"user\",\"uuid\":\"bad\",\"sessionId\":\"s\",\"message\":{\"role\":\"user\",\"content\":\"x\xff\xfey\"}}\n");
+        bytes.extend_from_slice(records(300, 20).as_bytes());
+        // And a character cut in the middle of a later line.
+        bytes.extend_from_slice(b"{\"a\":\"\xc3\"}\n");
+        bytes.extend_from_slice(records(320, 5).as_bytes());
+        assert!(early > 40 << 10, "the bad line is many 1 KiB windows in");
+        std::fs::write(&p, &bytes).unwrap();
+        let read = Arc::new(Source::disk_mapping_from(p.clone(), u64::MAX).unwrap());
+        let want = read.snapshot(&stamp).await;
+        assert!(!want.text.is_mapped());
+        assert_eq!(lock(&read.text).disk.as_ref().unwrap().invalid.len(), 2);
+        for window in [1 << 10, 64 << 10, 4 << 20] {
+            let s = Arc::new(Source::disk_windowed(p.clone(), 1, window).unwrap());
+            assert!(is_mapped(&s), "mapped, not checked yet");
+            let got = s.snapshot(&stamp).await;
+            assert!(!got.text.is_mapped() && !got.text.invalid(), "read again");
+            assert_eq!(*got.text, *want.text, "window {window}");
+            assert_eq!(got.transcript.problems, want.transcript.problems);
+            assert_eq!(got.transcript.entries.len(), want.transcript.entries.len());
+            for verbose in [false, true] {
+                assert_eq!(
+                    got.view(verbose).view.text,
+                    want.view(verbose).view.text,
+                    "window {window}"
+                );
+            }
+            // Reading it again lossily is no change of the file to report.
+            assert_eq!(s.refresh_disk(), DiskChange::Unchanged);
+        }
     }
 
     /// Issue 12: a mapped file read and analysed a window at a time (windows of 1 KiB to

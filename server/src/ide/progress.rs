@@ -144,13 +144,13 @@ fn mb(bytes: usize) -> usize {
     bytes / 1_000_000
 }
 
-/// Splits `text[from..]` into pieces of about `step` bytes that end after a `\n` (the last
-/// piece ends at `text.len()`): the offsets to feed the reader up to, in order.
-pub fn line_cuts(text: &str, from: usize, step: usize) -> Vec<usize> {
-    let bytes = text.as_bytes();
+/// Splits `bytes[from..]` (a text's bytes) into pieces of about `step` bytes that end after a
+/// `\n` (the last piece ends at `bytes.len()`): the offsets to feed the reader up to, in
+/// order.
+pub fn line_cuts(bytes: &[u8], from: usize, step: usize) -> Vec<usize> {
     let mut out = Vec::new();
     let mut at = from;
-    while text.len() - at > step {
+    while bytes.len() - at > step {
         match memchr::memchr(b'\n', &bytes[at + step..]) {
             Some(n) => {
                 at += step + n + 1;
@@ -159,8 +159,8 @@ pub fn line_cuts(text: &str, from: usize, step: usize) -> Vec<usize> {
             None => break,
         }
     }
-    if out.last() != Some(&text.len()) {
-        out.push(text.len());
+    if out.last() != Some(&bytes.len()) {
+        out.push(bytes.len());
     }
     out
 }
@@ -172,11 +172,11 @@ mod tests {
 
     #[test]
     fn cuts_end_after_a_newline_and_cover_the_text() {
-        let text = "aaaa\nbb\ncccccc\nd";
+        let text = b"aaaa\nbb\ncccccc\nd";
         assert_eq!(line_cuts(text, 0, 3), vec![5, 15, 16]);
         assert_eq!(line_cuts(text, 5, 3), vec![15, 16]);
         assert_eq!(line_cuts(text, 0, 100), vec![16]);
-        assert_eq!(line_cuts("", 0, 3), vec![0]);
+        assert_eq!(line_cuts(b"", 0, 3), vec![0]);
     }
 
     #[test]

@@ -16,7 +16,9 @@
 //! - A whole file of [`MAP_FROM_BYTES`] or more is mapped rather than read ([`map_file`], issue
 //!   12): valid UTF-8 (checked with `simdutf8`) becomes a mapped [`Text`] without a copy; a
 //!   zstd file, invalid UTF-8 or a refused mapping falls back to the read above (same text,
-//!   same warnings). A file truncated while mapped is mapped again, like a read.
+//!   same warnings). A file truncated while mapped is mapped again, like a read. A disk view's
+//!   file is mapped without the check ([`map_file_lazily`]): its build checks each window as it
+//!   reads it, and reads the file again as above when it finds invalid UTF-8.
 
 use std::fs::{File, Metadata};
 use std::io::{Read, Seek, SeekFrom};
@@ -389,6 +391,30 @@ pub fn map_file(
     min_len: u64,
     cut_end: bool,
 ) -> Result<Option<MappedFile>, LoadError> {
+    map_file_checking(path, max, min_len, cut_end, false)
+}
+
+/// [`map_file`] without checking the text as UTF-8 now: it is checked as it is read
+/// ([`Text::mapped_lazily`]; issue 12: the disk view's build checks each window as it
+/// reaches it). So invalid UTF-8 does not give `Ok(None)` here: the text then reads as its
+/// valid prefix with [`Text::invalid`] set, and the caller reads the file again with
+/// [`read_checked`] (the lossy decoding and its warnings).
+pub fn map_file_lazily(
+    path: &Path,
+    max: u64,
+    min_len: u64,
+    cut_end: bool,
+) -> Result<Option<MappedFile>, LoadError> {
+    map_file_checking(path, max, min_len, cut_end, true)
+}
+
+fn map_file_checking(
+    path: &Path,
+    max: u64,
+    min_len: u64,
+    cut_end: bool,
+    lazily: bool,
+) -> Result<Option<MappedFile>, LoadError> {
     for _ in 0..READ_ATTEMPTS {
         let (f, md) = open_regular(path)?;
         let len = md.len().min(max);
@@ -406,7 +432,13 @@ pub fn map_file(
             bytes.len()
         };
         let text = (!crate::source::zstd::is_zstd(bytes))
-            .then(|| Text::mapped(map.clone(), cut))
+            .then(|| {
+                if lazily {
+                    Some(Text::mapped_lazily(map.clone(), cut))
+                } else {
+                    Text::mapped(map.clone(), cut)
+                }
+            })
             .flatten();
         let now = f.metadata()?.len();
         if map.torn() || now < len {

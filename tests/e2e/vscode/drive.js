@@ -49,14 +49,16 @@ async function palette(page, label) {
   await page.keyboard.press('Enter');
 }
 
-/** Opens a workspace file through Quick Open. */
+/** Opens a workspace file through Quick Open; returns when Enter was pressed (ms since the epoch). */
 async function quickOpen(page, name) {
   await page.keyboard.press('Control+P');
   const input = page.locator('.quick-input-widget input');
   await input.waitFor({ state: 'visible', timeout: 10000 });
   await input.fill(name);
   await page.locator('.quick-input-list .monaco-list-row', { hasText: name }).first().waitFor({ timeout: 15000 });
+  const enter = Date.now();
   await page.keyboard.press('Enter');
+  return enter; // when Enter was pressed (ms since the epoch)
 }
 
 /** Moves the cursor with Go to Line/Column (1-based line and column). */
@@ -500,24 +502,40 @@ async function sessionsFirst(page) {
   {
     await palette(page, 'Explorer: Focus on Outline View');
     const names = page.locator('.outline-pane .monaco-list-row .label-name');
+    // The page itself notes, frame by frame, when each stage first shows: Playwright's own
+    // waits poll with a back-off of up to 500 ms and would add that to the figures.
+    await page.evaluate(() => {
+      const seen = {};
+      window.__quickOpenFigure = seen;
+      const text = (el) => (el ? el.textContent.replace(/\u00a0/g, ' ') : '');
+      const start = Date.now();
+      const tick = () => {
+        const now = Date.now();
+        const ed = document.querySelector('.editor-group-container.active .monaco-editor .view-lines');
+        const tab = document.querySelector('.editor-group-container.active .tab.active');
+        const row = document.querySelector('.outline-pane .monaco-list-row .label-name');
+        // The raw JSONL first (its first prompt is in the text) ...
+        if (seen.raw === undefined && text(ed).includes('Implement spotter-gqc')) seen.raw = now;
+        // ... then the view's tab, titled by the session ...
+        if (seen.view === undefined && text(tab).includes('Implement spotter-gqc')) seen.view = now;
+        // ... and the view's outline (it starts at turn 1; the raw file's with the preamble).
+        if (seen.outline === undefined && text(row).includes('Turn 1: Implement spotter-gqc')) seen.outline = now;
+        if ((seen.outline === undefined || seen.view === undefined) && now - start < 60000) requestAnimationFrame(tick);
+      };
+      requestAnimationFrame(tick);
+    });
     const t = Date.now();
-    await quickOpen(page, 'spotter-session.jsonl');
-    // The raw JSONL first (its first prompt is in the text) ...
-    await activeEditor(page).locator('.view-lines:has-text("Implement spotter-gqc")').first().waitFor({ timeout: 30000 });
-    const tRaw = Date.now() - t;
-    // ... then the view's tab, titled by the session ...
-    await page.locator('.editor-group-container.active .tab.active', { hasText: 'Implement spotter-gqc' }).first().waitFor({ timeout: 30000 });
-    const tView = Date.now() - t;
-    // ... and the view's outline.
-    await page.waitForFunction(() => {
-      const rows = [...document.querySelectorAll('.outline-pane .monaco-list-row .label-name')];
-      // (the view's outline starts at turn 1; the raw file's with the preamble)
-      return rows.length > 0 && rows[0].textContent.replace(/\u00a0/g, ' ').includes('Turn 1: Implement spotter-gqc');
-    }, null, { timeout: 30000 });
-    const tOutline = Date.now() - t;
+    const tEnter = (await quickOpen(page, 'spotter-session.jsonl')) - t;
+    const seen = await page.waitForFunction(() => {
+      const s = window.__quickOpenFigure;
+      return s.outline !== undefined && s.view !== undefined ? s : null;
+    }, null, { timeout: 30000 }).then((h) => h.jsonValue());
+    const tRaw = seen.raw === undefined ? 'not seen' : `${seen.raw - t}`;
+    const tView = seen.view - t;
+    const tOutline = seen.outline - t;
     const spotter = (await names.allInnerTexts()).map((x) => nbsp(x).trim());
     eq('outline of the 2.8 MB spotter session (its view)', spotter.slice(0, 2), ['Turn 1: Implement spotter-gqc', 'Turn 2: ⏰ background task finished']);
-    log(`FIGURE vscode: Quick Open of a 2.8 MB transcript -> raw text ${tRaw} ms, its view ${tView} ms, the view's outline ${tOutline} ms (goal <= 1000 ms; Quick Open at ${t} ms since the epoch)`);
+    log(`FIGURE vscode: Quick Open of a 2.8 MB transcript -> file picked (Enter) ${tEnter} ms, raw text ${tRaw} ms, its view ${tView} ms, the view's outline ${tOutline} ms (goal <= 1000 ms; Quick Open at ${t} ms since the epoch)`);
     await shot(page, '17-big-real-outline.png');
   }
 }
