@@ -55,17 +55,63 @@ async fn symbols(c: &mut TestClient, uri: &str) -> Value {
     .unwrap_or_else(|e| panic!("documentSymbol {uri}: {e:?}"))
 }
 
-/// The other whole-document requests answered as JSON bytes.
-const WHOLE_DOCUMENT: [&str; 3] = [
+/// The other whole-document requests answered as JSON bytes (inlay hints of the whole
+/// document, as Neovim asks for them, and of a few lines in the middle).
+const WHOLE_DOCUMENT: [&str; 5] = [
     "textDocument/foldingRange",
     "textDocument/semanticTokens/full",
+    "textDocument/inlayHint",
     "textDocument/codeLens",
+    INLAY_HINTS_IN_THE_MIDDLE,
 ];
 
+/// `textDocument/inlayHint` on lines 30–90 (see [`ask`]).
+const INLAY_HINTS_IN_THE_MIDDLE: &str = "textDocument/inlayHint (lines 30-90)";
+
+/// The method and params of one of [`WHOLE_DOCUMENT`] on `uri`.
+fn request_of(method: &str, uri: &str) -> (&'static str, Value) {
+    let doc = json!({"uri": uri});
+    let range = |from: u32, to: u32| json!({"start": {"line": from, "character": 3}, "end": {"line": to, "character": 0}});
+    match method {
+        "textDocument/inlayHint" => (
+            "textDocument/inlayHint",
+            json!({"textDocument": doc, "range": range(0, 1_000_000)}),
+        ),
+        INLAY_HINTS_IN_THE_MIDDLE => (
+            "textDocument/inlayHint",
+            json!({"textDocument": doc, "range": range(30, 90)}),
+        ),
+        _ => {
+            let m = WHOLE_DOCUMENT
+                .into_iter()
+                .find(|m| *m == method)
+                .unwrap_or_else(|| panic!("not a whole-document request: {method}"));
+            (m, json!({"textDocument": doc}))
+        }
+    }
+}
+
 async fn ask(c: &mut TestClient, method: &str, uri: &str) -> Value {
-    c.request(method, json!({"textDocument": {"uri": uri}}))
-        .await
-        .unwrap_or_else(|e| panic!("{method} {uri}: {e:?}"))
+    let middle = method == INLAY_HINTS_IN_THE_MIDDLE;
+    let (method, params) = request_of(method, uri);
+    match c.request(method, params).await {
+        Ok(v) => v,
+        // A document shorter than the range's start: the error must be the same.
+        Err(e) if middle => json!({"error": e.0, "message": e.1}),
+        Err(e) => panic!("{method} {uri}: {e:?}"),
+    }
+}
+
+/// `textDocument/semanticTokens/full/delta` on the last full answer `previous` (its
+/// `resultId`).
+async fn delta(c: &mut TestClient, uri: &str, previous: &Value) -> Value {
+    let id = previous["resultId"].as_str().expect("a resultId");
+    c.request(
+        "textDocument/semanticTokens/full/delta",
+        json!({"textDocument": {"uri": uri}, "previousResultId": id}),
+    )
+    .await
+    .unwrap_or_else(|e| panic!("semanticTokens/full/delta {uri}: {e:?}"))
 }
 
 fn count(v: &Value) -> usize {
@@ -204,6 +250,7 @@ async fn appends_keep_the_json_answer_exact() {
             let mut at = start;
             let mut version = 1;
             let mut checked = 0;
+            let mut last_tokens: Option<Value> = None;
             while at < lines.len() {
                 let step = if at < start + 120 { 1 } else { 25 };
                 let chunk: String = lines[at..(at + step).min(lines.len())].concat();
@@ -220,17 +267,33 @@ async fn appends_keep_the_json_answer_exact() {
                     want,
                     "{name}: after line {at}"
                 );
-                // Folding ranges after every append (cached per turn, issue 12), the others
-                // now and then.
-                let every = if checked % 10 == 0 { 3 } else { 1 };
+                // Folding ranges, semantic tokens and inlay hints of the whole document after
+                // every append (cached per turn, issue 12), the others now and then, and
+                // the tokens' delta on the previous full answer.
+                let every = if checked % 10 == 0 { 5 } else { 3 };
                 {
                     for method in &WHOLE_DOCUMENT[..every] {
+                        // The delta on the last full answer (then a full one for the next).
+                        if method.ends_with("semanticTokens/full")
+                            && let Some(previous) = &last_tokens
+                        {
+                            let want = delta(&mut reference, &uri, previous).await;
+                            assert_eq!(
+                                delta(&mut served, &uri, previous).await,
+                                want,
+                                "{name} semanticTokens/full/delta after line {at}"
+                            );
+                            assert!(want.get("edits").is_some(), "{name}: a delta: {want}");
+                        }
                         let want = ask(&mut reference, method, &uri).await;
                         assert_eq!(
                             ask(&mut served, method, &uri).await,
                             want,
-                            "{name} {method}"
+                            "{name} {method} after line {at}"
                         );
+                        if method.ends_with("semanticTokens/full") {
+                            last_tokens = Some(want);
+                        }
                     }
                 }
                 checked += 1;
@@ -255,6 +318,29 @@ async fn appends_keep_the_json_answer_exact() {
                     ask(&mut served, method, &uri).await,
                     want,
                     "{name}: edit {method}"
+                );
+            }
+            // A record in the middle replaced by the one before it: the same lines, other
+            // content (the snapshot is built afresh; no turn's cached piece may be reused).
+            let mid = lines.len() / 2;
+            version += 1;
+            let swap = json!({
+                "textDocument": {"uri": uri, "version": version},
+                "contentChanges": [{
+                    "range": {"start": {"line": mid, "character": 0}, "end": {"line": mid + 1, "character": 0}},
+                    "text": lines[mid - 1]
+                }]
+            });
+            served.notify("textDocument/didChange", swap.clone()).await;
+            reference.notify("textDocument/didChange", swap).await;
+            let want = symbols(&mut reference, &uri).await;
+            assert_eq!(symbols(&mut served, &uri).await, want, "{name}: swapped");
+            for method in WHOLE_DOCUMENT {
+                let want = ask(&mut reference, method, &uri).await;
+                assert_eq!(
+                    ask(&mut served, method, &uri).await,
+                    want,
+                    "{name}: swapped {method}"
                 );
             }
             // The whole text replaced by its first half.
@@ -454,7 +540,8 @@ async fn spliced_answers_over_stdio_equal_the_typed_ones() {
     assert_eq!(got.last().unwrap()["result"], want);
     for method in WHOLE_DOCUMENT {
         id += 1;
-        s.send(json!({"jsonrpc": "2.0", "id": id, "method": method, "params": td}));
+        let (m, params) = request_of(method, &uri);
+        s.send(json!({"jsonrpc": "2.0", "id": id, "method": m, "params": params}));
         let got = s.until(id).pop().unwrap();
         assert_eq!(
             got["result"],

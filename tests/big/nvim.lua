@@ -2,7 +2,9 @@
 -- (editors/nvim) and the release server and prints what a user waits for, in ms:
 -- open -> text shown, open -> outline (first documentSymbol answered), then the median of 5 of
 -- each request Neovim sends while reading (documentSymbol, foldingRange, next turn, hover,
--- inlay hints and semantic tokens of one screen), and the server's RSS and peak RSS.
+-- inlay hints and semantic tokens of one screen, full semantic tokens, the inlay hints of the
+-- whole buffer as Neovim asks for them after every change, code lenses), and the server's RSS
+-- and peak RSS (also the peak after each request's five runs: which one raised it).
 --
 -- Environment: BIG_FILE (the transcript), BIG_MODE ('view': the `transcript:` view read from
 -- disk; 'raw': the JSONL itself, synced with didOpen), TRANSCRIPT_LS (server binary).
@@ -111,6 +113,9 @@ end
 local mid = math.floor(lines / 2)
 local screen = { start = { line = mid, character = 0 }, ['end'] = { line = mid + 50, character = 0 } }
 
+-- The server's peak RSS (MB) after each request's five runs, in order: which request raised it.
+local peaks = {}
+
 local function median(method, params)
   local times = {}
   for _ = 1, 5 do
@@ -118,6 +123,8 @@ local function median(method, params)
     times[#times + 1] = ms
   end
   table.sort(times)
+  local _, hwm_after = rss(pid)
+  peaks[#peaks + 1] = hwm_after
   return times[3]
 end
 
@@ -132,6 +139,11 @@ local figures = {
   { 'inlayHint (50 lines)', median('textDocument/inlayHint', { textDocument = { uri = uri }, range = screen }) },
   { 'semanticTokens/range (50 lines)', median('textDocument/semanticTokens/range', { textDocument = { uri = uri }, range = screen }) },
   { 'semanticTokens/full', median('textDocument/semanticTokens/full', td) },
+  -- What Neovim itself asks after every change (vim.lsp.inlay_hint: the whole buffer).
+  {
+    'inlayHint (whole buffer)',
+    median('textDocument/inlayHint', { textDocument = { uri = uri }, range = { start = { line = 0, character = 0 }, ['end'] = { line = lines, character = 0 } } }),
+  },
   { 'codeLens', median('textDocument/codeLens', td) },
 }
 local rss_now, hwm = rss(pid)
@@ -143,6 +155,11 @@ out(('  open -> outline               %8.0f ms'):format(t_outline))
 for _, f in ipairs(figures) do
   out(('  %-30s%8.1f ms (median of 5)%s'):format(f[1], f[2], f[2] <= 50 and '' or '  > 50 ms'))
 end
+local rows = {}
+for i, f in ipairs(figures) do
+  rows[#rows + 1] = ('%s %s'):format(f[1]:match('^%S+'), peaks[i])
+end
+out('  server peak RSS (MB) after each: ' .. table.concat(rows, ', '))
 out(('  server RSS after open         %8s MB (%.2fx size), peak %s MB (%.2fx)'):format(
   rss_open, (tonumber(rss_open) or 0) / math.max(size_mb, 1), hwm_open, (tonumber(hwm_open) or 0) / math.max(size_mb, 1)))
 out(('  server RSS after requests     %8s MB, peak %s MB (%.2fx size)'):format(

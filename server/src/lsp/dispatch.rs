@@ -25,11 +25,12 @@
 /// renaming each request on its way in (tower-lsp-server keeps its own handler for a standard
 /// method, and that one must return a typed answer). The internal names are not part of the
 /// protocol: a client sending one is answered `MethodNotFound`.
-pub const RAW_ANSWERED: [(&str, &str); 4] = [
+pub const RAW_ANSWERED: [(&str, &str); 5] = [
     ("textDocument/documentSymbol", RAW_DOCUMENT_SYMBOL),
     ("textDocument/foldingRange", RAW_FOLDING_RANGE),
     ("textDocument/semanticTokens/full", RAW_SEMANTIC_TOKENS_FULL),
     ("textDocument/codeLens", RAW_CODE_LENS),
+    ("textDocument/inlayHint", RAW_INLAY_HINT),
 ];
 /// Internal name of `textDocument/documentSymbol` ([`RAW_ANSWERED`]).
 pub const RAW_DOCUMENT_SYMBOL: &str = "transcript/internal/raw/textDocument/documentSymbol";
@@ -40,6 +41,9 @@ pub const RAW_SEMANTIC_TOKENS_FULL: &str =
     "transcript/internal/raw/textDocument/semanticTokens/full";
 /// Internal name of `textDocument/codeLens` ([`RAW_ANSWERED`]).
 pub const RAW_CODE_LENS: &str = "transcript/internal/raw/textDocument/codeLens";
+
+/// Internal name of `textDocument/inlayHint` ([`RAW_ANSWERED`]).
+pub const RAW_INLAY_HINT: &str = "transcript/internal/raw/textDocument/inlayHint";
 
 /// The internal method serving the client's `method` as JSON bytes, if any.
 pub fn raw_answered(method: &str) -> Option<&'static str> {

@@ -141,7 +141,8 @@ pub fn build_service() -> (TranscriptService, ClientSocket) {
             dispatch::RAW_SEMANTIC_TOKENS_FULL,
             Backend::semantic_tokens_full_raw,
         )
-        .custom_method(dispatch::RAW_CODE_LENS, Backend::code_lens_raw);
+        .custom_method(dispatch::RAW_CODE_LENS, Backend::code_lens_raw)
+        .custom_method(dispatch::RAW_INLAY_HINT, Backend::inlay_hint_raw);
     // Debug builds only: a request that panics on purpose (the panic-isolation tests).
     #[cfg(debug_assertions)]
     let builder = builder.custom_method(custom::DEBUG_PANIC, Backend::debug_panic);

@@ -26,7 +26,7 @@ use crate::lsp::stats::StatsParams;
 use crate::source::position::Encoding;
 
 impl Backend {
-    /// Hands the JSON of a documentSymbol or foldingRange answer to the transport: a raw
+    /// Hands the JSON of a documentSymbol, foldingRange or inlayHint answer to the transport: a raw
     /// document's answer is assembled from kept per-turn pieces (`answer_kept`), a view's is
     /// made afresh (`answer`).
     fn answer_per_turn(
@@ -178,13 +178,37 @@ impl Backend {
         params: CodeLensParams,
     ) -> Result<crate::lsp::transport::RawAnswer> {
         let uri = params.text_document.uri.clone();
-        self.on_doc_json(
-            "textDocument/codeLens",
-            &uri,
-            params,
-            handlers::code_lens::code_lens,
-        )
-        .await
+        let json = self
+            .on_doc(
+                "textDocument/codeLens",
+                &uri,
+                params,
+                handlers::code_lens::code_lens,
+            )
+            .await?;
+        self.shared
+            .raw_results
+            .answer(json)
+            .map_err(|e| crate::lsp::state::internal(format!("an answer that is not JSON: {e}")))
+    }
+
+    /// `textDocument/inlayHint`, answered as JSON bytes (`dispatch::RAW_ANSWERED`): the
+    /// hints of a raw document are assembled from kept per-turn pieces.
+    pub async fn inlay_hint_raw(
+        &self,
+        params: InlayHintParams,
+    ) -> Result<crate::lsp::transport::RawAnswer> {
+        let uri = params.text_document.uri.clone();
+        let json = self
+            .on_doc(
+                "textDocument/inlayHint",
+                &uri,
+                params,
+                handlers::hints::inlay_hint,
+            )
+            .await?;
+        self.answer_per_turn(&uri, json)
+            .map_err(|e| crate::lsp::state::internal(format!("an answer that is not JSON: {e}")))
     }
 
     /// `transcript/debugPanic` (debug builds only).
@@ -313,17 +337,6 @@ impl LanguageServer for Backend {
             &uri,
             params,
             handlers::tokens::range,
-        )
-        .await
-    }
-
-    async fn inlay_hint(&self, params: InlayHintParams) -> Result<Option<Vec<InlayHint>>> {
-        let uri = params.text_document.uri.clone();
-        self.on_doc(
-            "textDocument/inlayHint",
-            &uri,
-            params,
-            handlers::hints::inlay_hint,
         )
         .await
     }

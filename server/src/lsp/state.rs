@@ -48,6 +48,16 @@ pub struct Shared {
     /// Last folding ranges per raw document URI, one piece per turn with the outline entry
     /// of the turn (issue 12; `crate::lsp::handlers::folding`).
     pub(crate) folds: Mutex<HashMap<String, TurnFolds>>,
+    /// Inlay hints per raw document URI, one piece of JSON per turn
+    /// (issue 12; `crate::lsp::handlers::hints`).
+    pub(crate) hints: Mutex<HashMap<String, TurnHints>>,
+    /// Held while inlay hints are assembled from per-turn pieces, so that requests arriving
+    /// together (Neovim asks twice for the whole buffer as it opens a file) make the missing
+    /// pieces once, the others copying them: on a 1 GB transcript each making held ~80 MB.
+    pub(crate) hints_making: Mutex<()>,
+    /// Full semantic tokens per raw document URI, one piece per turn
+    /// (issue 12; `crate::lsp::handlers::tokens`).
+    pub(crate) turn_tokens: Mutex<HashMap<String, TurnTokens>>,
     token_ids: AtomicU64,
     pub shutdown: tokio::sync::watch::Sender<bool>,
     pub shutdown_requested: AtomicBool,
@@ -101,6 +111,60 @@ pub(crate) struct TurnPiece {
     pub max_start: Option<usize>,
     pub max_end: usize,
     pub exact: bool,
+}
+
+/// The inlay hints of one raw document as JSON, per turn beside the turn's outline entry
+/// (issue 12: Neovim asks for the hints of the whole buffer on every change; on a 1 GB
+/// transcript that answer is 27 MB, and made through tower-lsp-server's `serde_json::Value`
+/// three of them at once raised the server's peak to 1.6× the file's size).
+pub(crate) struct TurnHints {
+    /// The position encoding of their positions.
+    pub encoding: Encoding,
+    /// The `timeZone` setting their tooltips were made with.
+    pub time_zone: Option<String>,
+    /// `Analysis::turn_count` when they were made: every turn's label says `n/total`.
+    pub total: usize,
+    /// Per turn (by index): the piece made for it, if any.
+    pub turns: Vec<Option<HintPiece>>,
+}
+
+/// The hints on the lines of one turn as JSON.
+pub(crate) struct HintPiece {
+    /// The turn's outline entry when the piece was made (an append keeps the entries of the
+    /// turns it left alone: the same `Arc`).
+    pub symbol: Arc<crate::ide::symbols::Symbol>,
+    /// The turn's lines, `start..end` (0-based, `end` exclusive: the next turn's first line,
+    /// or the document's line count for the last turn).
+    pub lines: (usize, usize),
+    /// Its `InlayHint`s, elements of the answer's array separated by commas (UTF-8).
+    pub json: Box<[u8]>,
+}
+
+/// The semantic tokens of one raw document, per turn beside the turn's outline entry (issue
+/// 12: an append encodes the tokens of the turns it changed, not those of the whole file;
+/// 145 ms per request on a 1 GB transcript in Neovim).
+pub(crate) struct TurnTokens {
+    /// The position encoding and legend they were encoded in.
+    pub encoding: Encoding,
+    pub legend: crate::lsp::config::TokenLegend,
+    /// Per turn (by index): its piece.
+    pub turns: Vec<TokenPiece>,
+}
+
+/// The tokens on the lines of one turn, encoded relative to each other as LSP sends them.
+pub(crate) struct TokenPiece {
+    /// The turn's outline entry when the piece was made (an append keeps the entries of the
+    /// turns it left alone: the same `Arc`).
+    pub symbol: Arc<crate::ide::symbols::Symbol>,
+    /// The turn's lines, `start..end` (0-based, `end` exclusive: the next turn's first line,
+    /// or `usize::MAX` for the last turn).
+    pub lines: (usize, usize),
+    /// The tokens, the first relative to the document's start (its `delta_line` and
+    /// `delta_start` are its line and column): the answer re-bases it on the previous
+    /// piece's last token (`crate::lsp::handlers::tokens`).
+    pub data: Box<[SemanticToken]>,
+    /// Line and column of the last token (`None`: no token).
+    pub last: Option<(u32, u32)>,
 }
 
 pub(crate) fn lock<T>(m: &Mutex<T>) -> std::sync::MutexGuard<'_, T> {
@@ -177,6 +241,9 @@ impl Shared {
             tokens: Mutex::new(HashMap::new()),
             symbols: Mutex::new(HashMap::new()),
             folds: Mutex::new(HashMap::new()),
+            hints: Mutex::new(HashMap::new()),
+            hints_making: Mutex::new(()),
+            turn_tokens: Mutex::new(HashMap::new()),
             token_ids: AtomicU64::new(1),
             shutdown: stx,
             shutdown_requested: AtomicBool::new(false),

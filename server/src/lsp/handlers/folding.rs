@@ -12,6 +12,7 @@ use crate::ide;
 use crate::ide::folding::Fold;
 use crate::ide::host::DocSnap;
 use crate::ide::symbols::Symbol;
+use crate::lsp::handlers::json_array;
 use crate::lsp::state::{Backend, Ctx, TurnFolds, TurnPiece, internal, lock, read};
 use crate::lsp::to_proto;
 
@@ -176,20 +177,4 @@ fn piece(folds: Vec<Fold>, last: usize) -> Result<TurnPiece> {
         max_end,
         exact: max_end <= last,
     })
-}
-
-/// The JSON array of `pieces` (each one or more JSON values separated by commas; empty ones
-/// are skipped): `[a,b,…]`, in one allocation.
-fn json_array<'a>(pieces: impl Iterator<Item = &'a [u8]> + Clone) -> Vec<u8> {
-    let len: usize = pieces.clone().map(|i| i.len() + 1).sum::<usize>() + 2;
-    let mut out = Vec::with_capacity(len);
-    out.push(b'[');
-    for piece in pieces.filter(|p| !p.is_empty()) {
-        if out.len() > 1 {
-            out.push(b',');
-        }
-        out.extend_from_slice(piece);
-    }
-    out.push(b']');
-    out
 }

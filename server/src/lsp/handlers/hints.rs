@@ -1,18 +1,31 @@
-//! `textDocument/inlayHint`: the per-turn figures at line ends (`ide::inlay_hints`).
+//! `textDocument/inlayHint`: the per-turn figures at line ends (`ide::inlay_hints`), answered
+//! as JSON bytes that the transport writes as they are (`lsp::transport::RawResults`; issue
+//! 12).
+
+use std::sync::Arc;
+use std::sync::atomic::Ordering;
 
 use tower_lsp_server::jsonrpc::Result;
 use tower_lsp_server::ls_types::*;
 
 use crate::ide;
 use crate::ide::host::DocSnap;
-use crate::lsp::state::{Backend, Ctx, invalid, read};
+use crate::lsp::handlers::json_array;
+use crate::lsp::state::{Backend, Ctx, HintPiece, TurnHints, internal, invalid, lock, read};
 use crate::lsp::to_proto;
+use crate::source::position::Encoding;
 
-pub(crate) fn inlay_hint(
-    b: &Backend,
-    ctx: &Ctx,
-    params: InlayHintParams,
-) -> Result<Option<Vec<InlayHint>>> {
+/// The answer to `textDocument/inlayHint` as the JSON of an `InlayHint[]` on the lines of the
+/// request's range: the same JSON as the typed answer tower-lsp-server would write.
+///
+/// On a raw transcript, the hints of each turn whose lines lie wholly inside the range are
+/// one piece of JSON kept per document ([`TurnHints`]): a turn the snapshot kept (same outline
+/// entry, same lines) is not made nor serialised again while the encoding, the `timeZone`
+/// setting and the number of turns are the same. Turns the range only partly covers are made
+/// afresh for the lines it covers. With `Shared::reference_answers`, made from scratch through
+/// a `Value` (the tests' reference). Errors: a range that starts past the last line or ends
+/// before it starts (`InvalidParams`).
+pub(crate) fn inlay_hint(b: &Backend, ctx: &Ctx, params: InlayHintParams) -> Result<Vec<u8>> {
     let r = params.range;
     if r.start > r.end || r.start.line as usize >= ctx.lines().line_count() {
         return Err(invalid(format!(
@@ -22,22 +35,170 @@ pub(crate) fn inlay_hint(
         )));
     }
     let tz = read(&b.shared.settings).time_zone.clone();
+    let enc = b.shared.enc();
+    let reference = b.shared.reference_answers.load(Ordering::Relaxed);
     // Only the hints of the range are made (a screen of a 1 GB transcript, issue 12).
-    let lines = r.start.line as usize..=r.end.line as usize;
+    let lines = (r.start.line as usize, r.end.line as usize);
+    if let DocSnap::Raw { snap } = &ctx.doc
+        && snap.is_transcript()
+        && !reference
+        && let Some(json) = per_turn(b, ctx, snap, lines, tz.as_deref(), enc)?
+    {
+        return Ok(json);
+    }
     let hints = match &ctx.doc {
         DocSnap::Raw { snap } if !snap.is_transcript() => Vec::new(),
-        DocSnap::Raw { snap } => {
-            ide::inlay_hints::raw_hints_in(&snap.transcript, &snap.analysis, tz.as_deref(), lines)
-        }
-        DocSnap::View { snap, view, .. } => {
-            ide::inlay_hints::view_hints_in(&view.view, &snap.analysis, tz.as_deref(), lines)
-        }
+        DocSnap::Raw { snap } => ide::inlay_hints::raw_hints_in(
+            &snap.transcript,
+            &snap.analysis,
+            tz.as_deref(),
+            lines.0..=lines.1,
+        ),
+        DocSnap::View { snap, view, .. } => ide::inlay_hints::view_hints_in(
+            &view.view,
+            &snap.analysis,
+            tz.as_deref(),
+            lines.0..=lines.1,
+        ),
     };
-    let enc = b.shared.enc();
-    Ok(Some(
-        hints
-            .into_iter()
-            .filter_map(|h| to_proto::inlay_hint(h, ctx.text(), ctx.lines(), enc))
-            .collect(),
-    ))
+    let answer: Vec<InlayHint> = hints
+        .into_iter()
+        .filter_map(|h| to_proto::inlay_hint(h, ctx.text(), ctx.lines(), enc))
+        .collect();
+    crate::lsp::state::answer_json(&answer, reference, "inlay hints")
+}
+
+/// The answer assembled from per-turn pieces (see [`inlay_hint`]); `None` when it cannot be
+/// (the outline does not have one entry per turn, or the turns are not in line order).
+fn per_turn(
+    b: &Backend,
+    ctx: &Ctx,
+    snap: &Arc<ide::document::Snapshot>,
+    (first, last): (usize, usize),
+    tz: Option<&str>,
+    enc: Encoding,
+) -> Result<Option<Vec<u8>>> {
+    let turns = &snap.analysis.turns;
+    let syms = snap.raw_symbols();
+    if syms.len() != turns.len() || turns.windows(2).any(|w| w[0].start_line >= w[1].start_line) {
+        return Ok(None);
+    }
+    let _making = lock(&b.shared.hints_making);
+    let line_count = ctx.lines().line_count();
+    let total = snap.analysis.turn_count;
+    let span = |i: usize| {
+        let end = turns.get(i + 1).map_or(line_count, |t| t.start_line);
+        (turns[i].start_line, end.max(turns[i].start_line))
+    };
+    let uri = ctx.uri().as_str();
+    let cached = lock(&b.shared.hints)
+        .remove(uri)
+        .filter(|c| c.encoding == enc && c.time_zone.as_deref() == tz && c.total == total)
+        .map(|c| c.turns)
+        .unwrap_or_default();
+    // The pieces still good for this snapshot: same entry, same lines.
+    let mut pieces: Vec<Option<HintPiece>> = cached
+        .into_iter()
+        .chain(std::iter::repeat_with(|| None))
+        .take(turns.len())
+        .enumerate()
+        .map(|(i, p)| p.filter(|p| Arc::ptr_eq(&p.symbol, &syms[i]) && p.lines == span(i)))
+        .collect();
+    let hints_in = |from: usize, to: usize| {
+        ide::inlay_hints::raw_hints_in(&snap.transcript, &snap.analysis, tz, from..=to)
+    };
+    let whole = |i: usize| {
+        let (s, e) = span(i);
+        s >= first && e > s && e - 1 <= last
+    };
+    // Pieces to make: runs of turns wholly in the range without one, each run made at once
+    // (`raw_hints_in` goes over every turn and response) and cut by turn.
+    let mut i = 0;
+    while i < turns.len() {
+        if !(whole(i) && pieces[i].is_none()) {
+            i += 1;
+            continue;
+        }
+        let mut j = i;
+        while j + 1 < turns.len() && whole(j + 1) && pieces[j + 1].is_none() {
+            j += 1;
+        }
+        let hints = hints_in(span(i).0, span(j).1 - 1);
+        let mut hints = hints.into_iter().peekable();
+        for (k, piece) in pieces.iter_mut().enumerate().take(j + 1).skip(i) {
+            let end = span(k).1;
+            let mut json = Vec::new();
+            while let Some(h) = hints.next_if(|h| h.line < end) {
+                push_hint(&mut json, h, ctx, enc)?;
+            }
+            *piece = Some(HintPiece {
+                symbol: syms[k].clone(),
+                lines: span(k),
+                json: json.into_boxed_slice(),
+            });
+        }
+        i = j + 1;
+    }
+    // The answer in line order: lines before the first turn, then each turn the range
+    // touches, whole from its piece or the part of it in the range made afresh.
+    let mut parts: Vec<std::borrow::Cow<'_, [u8]>> = Vec::new();
+    let fresh = |from: usize, to: usize| -> Result<Vec<u8>> {
+        let mut json = Vec::new();
+        for h in hints_in(from, to) {
+            push_hint(&mut json, h, ctx, enc)?;
+        }
+        Ok(json)
+    };
+    let first_turn = turns.first().map_or(line_count, |t| t.start_line);
+    if first < first_turn {
+        parts.push(fresh(first, last.min(first_turn - 1))?.into());
+    }
+    let from_turn = turns
+        .partition_point(|t| t.start_line <= first)
+        .saturating_sub(1);
+    for (k, piece) in pieces.iter().enumerate().skip(from_turn) {
+        let (s, e) = span(k);
+        if s > last {
+            break;
+        }
+        if e <= first || e <= s {
+            continue;
+        }
+        match piece {
+            Some(p) if whole(k) => parts.push(p.json[..].into()),
+            _ => parts.push(fresh(s.max(first), last.min(e - 1))?.into()),
+        }
+    }
+    let out = json_array(parts.iter().map(|p| &p[..]));
+    drop(parts);
+    if b.shared.host.raw_source(uri).is_some() {
+        lock(&b.shared.hints).insert(
+            uri.to_string(),
+            TurnHints {
+                encoding: enc,
+                time_zone: tz.map(str::to_string),
+                total,
+                turns: pieces,
+            },
+        );
+    }
+    Ok(Some(out))
+}
+
+/// Appends the JSON of hint `h` to `json` (a comma first unless it is empty); a hint past the
+/// last line is left out.
+fn push_hint(
+    json: &mut Vec<u8>,
+    h: ide::inlay_hints::Hint,
+    ctx: &Ctx,
+    enc: Encoding,
+) -> Result<()> {
+    let Some(hint) = to_proto::inlay_hint(h, ctx.text(), ctx.lines(), enc) else {
+        return Ok(());
+    };
+    if !json.is_empty() {
+        json.push(b',');
+    }
+    serde_json::to_writer(&mut *json, &hint)
+        .map_err(|e| internal(format!("inlay hint as JSON: {e}")))
 }

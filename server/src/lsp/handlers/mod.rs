@@ -20,3 +20,20 @@ pub mod sync;
 pub mod tokens;
 pub mod view;
 pub mod workspace_symbols;
+
+/// The JSON array of `pieces` (each one or more JSON values separated by commas; empty ones
+/// are skipped): `[a,b,…]`, in one allocation (the answers assembled from per-turn JSON,
+/// issue 12).
+pub(crate) fn json_array<'a>(pieces: impl Iterator<Item = &'a [u8]> + Clone) -> Vec<u8> {
+    let len: usize = pieces.clone().map(|i| i.len() + 1).sum::<usize>() + 2;
+    let mut out = Vec::with_capacity(len);
+    out.push(b'[');
+    for piece in pieces.filter(|p| !p.is_empty()) {
+        if out.len() > 1 {
+            out.push(b',');
+        }
+        out.extend_from_slice(piece);
+    }
+    out.push(b']');
+    out
+}

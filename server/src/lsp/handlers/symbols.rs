@@ -10,6 +10,7 @@ use crate::ide::host::DocSnap;
 use std::sync::Arc;
 use std::sync::atomic::Ordering;
 
+use crate::lsp::handlers::json_array;
 use crate::lsp::state::{Backend, Ctx, TurnSymbols, internal, lock, read};
 use crate::lsp::to_proto;
 
@@ -110,20 +111,4 @@ fn turn_json(
         serde_json::to_writer(&mut out, item).map_err(as_json)?;
     }
     Ok(out.into_boxed_slice())
-}
-
-/// The JSON array of `pieces` (each one or more JSON values separated by commas; empty ones
-/// are skipped): `[a,b,…]`, in one allocation.
-fn json_array<'a>(pieces: impl Iterator<Item = &'a [u8]> + Clone) -> Vec<u8> {
-    let len: usize = pieces.clone().map(|i| i.len() + 1).sum::<usize>() + 2;
-    let mut out = Vec::with_capacity(len);
-    out.push(b'[');
-    for piece in pieces.filter(|p| !p.is_empty()) {
-        if out.len() > 1 {
-            out.push(b',');
-        }
-        out.extend_from_slice(piece);
-    }
-    out.push(b']');
-    out
 }

@@ -121,6 +121,8 @@ pub(crate) fn did_close(b: &Backend, params: &DidCloseTextDocumentParams) -> boo
     lock(&b.shared.tokens).remove(uri.as_str());
     lock(&b.shared.symbols).remove(uri.as_str());
     lock(&b.shared.folds).remove(uri.as_str());
+    lock(&b.shared.hints).remove(uri.as_str());
+    lock(&b.shared.turn_tokens).remove(uri.as_str());
     removed.is_some()
 }
 

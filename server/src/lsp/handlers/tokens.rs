@@ -1,6 +1,10 @@
 //! `textDocument/semanticTokens/{full,full/delta,range}`: `ide::semantic_tokens` encoded in the
 //! session's legend and position encoding (`to_proto::semantic_tokens`); deltas as one
-//! prefix/suffix edit.
+//! prefix/suffix edit. The whole-document tokens of a raw transcript are kept per turn
+//! ([`TurnTokens`]; issue 12).
+
+use std::sync::Arc;
+use std::sync::atomic::Ordering;
 
 use tower_lsp_server::jsonrpc::Result;
 use tower_lsp_server::ls_types::*;
@@ -8,15 +12,149 @@ use tower_lsp_server::ls_types::*;
 use crate::ide;
 use crate::ide::host::DocSnap;
 use crate::ide::semantic_tokens::Token;
-use crate::lsp::state::{Backend, Ctx, invalid, lock, read};
+use crate::lsp::state::{Backend, Ctx, TokenPiece, TurnTokens, invalid, lock, read};
 use crate::lsp::to_proto;
+
+/// Appends `piece` (tokens encoded from the document's start, see [`TokenPiece::data`]) to
+/// `out`, whose last token is at `prev` (line, column): the piece's first token is re-based on
+/// it as the protocol's relative encoding wants (a token on the same line counts its column
+/// from the previous token's); returns the position of the last token now.
+fn append_piece(
+    out: &mut Vec<SemanticToken>,
+    piece: &[SemanticToken],
+    prev: (u32, u32),
+    last: Option<(u32, u32)>,
+) -> (u32, u32) {
+    let Some((first, rest)) = piece.split_first() else {
+        return prev;
+    };
+    let (line, col) = (first.delta_line, first.delta_start);
+    let delta_line = line.saturating_sub(prev.0);
+    out.push(SemanticToken {
+        delta_line,
+        delta_start: if delta_line == 0 {
+            col.saturating_sub(prev.1)
+        } else {
+            col
+        },
+        ..*first
+    });
+    out.extend_from_slice(rest);
+    last.unwrap_or((line, col))
+}
+
+/// The position (line, column) of the last token of `data`, tokens encoded from the
+/// document's start.
+fn last_position(data: &[SemanticToken]) -> Option<(u32, u32)> {
+    let mut at: Option<(u32, u32)> = None;
+    for t in data {
+        let (l, c) = at.unwrap_or((0, 0));
+        at = Some(if t.delta_line == 0 {
+            (l, c + t.delta_start)
+        } else {
+            (l + t.delta_line, t.delta_start)
+        });
+    }
+    at
+}
+
+/// The whole document's tokens encoded: on a raw transcript assembled from the pieces kept
+/// per turn ([`TurnTokens`]), made only for turns the snapshot did not keep (a different
+/// outline entry or other lines) or when the encoding or legend changed; else encoded whole
+/// (and always with `Shared::reference_answers`, the tests' reference).
+fn full_data(b: &Backend, ctx: &Ctx) -> Vec<SemanticToken> {
+    let reference = b.shared.reference_answers.load(Ordering::Relaxed);
+    if let DocSnap::Raw { snap } = &ctx.doc
+        && snap.is_transcript()
+        && !reference
+        && let Some(data) = per_turn(b, ctx, snap)
+    {
+        return data;
+    }
+    encode(b, ctx, tokens_for(ctx, None))
+}
+
+/// See [`full_data`]; `None` when the outline does not have one entry per turn or the turns
+/// are not in line order.
+fn per_turn(
+    b: &Backend,
+    ctx: &Ctx,
+    snap: &Arc<ide::document::Snapshot>,
+) -> Option<Vec<SemanticToken>> {
+    let turns = &snap.analysis.turns;
+    let syms = snap.raw_symbols();
+    if syms.len() != turns.len() || turns.windows(2).any(|w| w[0].start_line >= w[1].start_line) {
+        return None;
+    }
+    let enc = b.shared.enc();
+    let legend = *read(&b.shared.legend);
+    let span = |i: usize| {
+        let end = turns.get(i + 1).map_or(usize::MAX, |t| t.start_line);
+        (turns[i].start_line, end)
+    };
+    let tokens_in = |from: usize, to: usize| {
+        ide::semantic_tokens::raw_tokens(
+            &snap.transcript,
+            &snap.analysis,
+            &snap.lookup,
+            &snap.text,
+            Some((from, to)),
+        )
+    };
+    let uri = ctx.uri().as_str();
+    let cached = lock(&b.shared.turn_tokens)
+        .remove(uri)
+        .filter(|c| c.encoding == enc && c.legend == legend)
+        .map(|c| c.turns)
+        .unwrap_or_default();
+    let mut cached = cached.into_iter();
+    let mut pieces = Vec::with_capacity(turns.len());
+    for (i, sym) in syms.iter().enumerate() {
+        let kept = cached
+            .next()
+            .filter(|p| Arc::ptr_eq(&p.symbol, sym) && p.lines == span(i));
+        pieces.push(kept.unwrap_or_else(|| {
+            let (s, e) = span(i);
+            let data = encode(b, ctx, tokens_in(s, e - 1));
+            TokenPiece {
+                symbol: sym.clone(),
+                lines: (s, e),
+                last: last_position(&data),
+                data: data.into_boxed_slice(),
+            }
+        }));
+    }
+    // Lines before the first turn, made each time (records before the first prompt).
+    let mut out = match turns.first() {
+        Some(t) if t.start_line > 0 => encode(b, ctx, tokens_in(0, t.start_line - 1)),
+        Some(_) => Vec::new(),
+        None => return None,
+    };
+    let count: usize = pieces.iter().map(|p| p.data.len()).sum();
+    out.reserve(count);
+    let mut prev = last_position(&out).unwrap_or((0, 0));
+    for p in &pieces {
+        prev = append_piece(&mut out, &p.data, prev, p.last);
+    }
+    if b.shared.host.raw_source(uri).is_some() {
+        lock(&b.shared.turn_tokens).insert(
+            uri.to_string(),
+            TurnTokens {
+                encoding: enc,
+                legend,
+                turns: pieces,
+            },
+        );
+    }
+    Some(out)
+}
 
 pub(crate) fn full(
     b: &Backend,
     ctx: &Ctx,
     params: SemanticTokensParams,
 ) -> Result<Option<SemanticTokensResult>> {
-    let data = encode(b, ctx, tokens_for(ctx, None));
+    let data = full_data(b, ctx);
     let id = b.shared.next_result_id();
     lock(&b.shared.tokens).insert(
         params.text_document.uri.as_str().to_string(),
@@ -33,7 +171,7 @@ pub(crate) fn full_delta(
     ctx: &Ctx,
     params: SemanticTokensDeltaParams,
 ) -> Result<Option<SemanticTokensFullDeltaResult>> {
-    let data = encode(b, ctx, tokens_for(ctx, None));
+    let data = full_data(b, ctx);
     let id = b.shared.next_result_id();
     let key = params.text_document.uri.as_str().to_string();
     let prev = lock(&b.shared.tokens).insert(key, (id.clone(), data.clone()));
@@ -97,6 +235,62 @@ fn tokens_for(ctx: &Ctx, lines: Option<(usize, usize)>) -> Vec<Token> {
         }
         DocSnap::View { view, .. } => {
             ide::semantic_tokens::view_tokens(&view.view, &view.index.line_starts, lines)
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// Tokens at absolute (line, column, length), encoded relative to each other from the
+    /// document's start, as the protocol sends them.
+    fn encoded(abs: &[(u32, u32, u32)]) -> Vec<SemanticToken> {
+        let mut prev = (0, 0);
+        abs.iter()
+            .map(|&(line, col, length)| {
+                let delta_line = line - prev.0;
+                let delta_start = if delta_line == 0 { col - prev.1 } else { col };
+                prev = (line, col);
+                SemanticToken {
+                    delta_line,
+                    delta_start,
+                    length,
+                    token_type: line,
+                    token_modifiers_bitset: col,
+                }
+            })
+            .collect()
+    }
+
+    /// Pieces encoded on their own and re-based one after the other give the encoding of the
+    /// whole, whether a piece starts on a later line or on the line where the previous one
+    /// ended (its first column then counts from the previous token's).
+    #[test]
+    fn pieces_re_based_equal_the_whole_encoding() {
+        let all = [
+            (0, 2, 3),
+            (0, 8, 1),
+            (2, 1, 4),
+            (2, 9, 2),
+            (2, 14, 1),
+            (5, 0, 7),
+            (5, 3, 1),
+        ];
+        let whole = encoded(&all);
+        for cut_a in 0..=all.len() {
+            for cut_b in cut_a..=all.len() {
+                let parts = [&all[..cut_a], &all[cut_a..cut_b], &all[cut_b..]];
+                let mut out = Vec::new();
+                let mut prev = (0, 0);
+                for part in parts {
+                    let data = encoded(part);
+                    let last = last_position(&data);
+                    assert_eq!(last, part.last().map(|&(l, c, _)| (l, c)));
+                    prev = append_piece(&mut out, &data, prev, last);
+                }
+                assert_eq!(out, whole, "cut at {cut_a} and {cut_b}");
+            }
         }
     }
 }
