@@ -51,10 +51,11 @@ pub struct Shared {
     /// Inlay hints per raw document URI, one piece of JSON per turn
     /// (issue 12; `crate::lsp::handlers::hints`).
     pub(crate) hints: Mutex<HashMap<String, TurnHints>>,
-    /// Held while inlay hints are assembled from per-turn pieces, so that requests arriving
-    /// together (Neovim asks twice for the whole buffer as it opens a file) make the missing
-    /// pieces once, the others copying them: on a 1 GB transcript each making held ~80 MB.
-    pub(crate) hints_making: Mutex<()>,
+    /// Per raw document URI, held while its inlay hints are assembled from per-turn pieces,
+    /// so that requests arriving together (Neovim asks twice for the whole buffer as it opens
+    /// a file) make the missing pieces once, the others copying them: on a 1 GB transcript
+    /// each making held ~80 MB. Other documents' hints do not wait. Removed on `didClose`.
+    pub(crate) hints_making: Mutex<HashMap<String, Arc<Mutex<()>>>>,
     /// Full semantic tokens per raw document URI, one piece per turn
     /// (issue 12; `crate::lsp::handlers::tokens`).
     pub(crate) turn_tokens: Mutex<HashMap<String, TurnTokens>>,
@@ -242,7 +243,7 @@ impl Shared {
             symbols: Mutex::new(HashMap::new()),
             folds: Mutex::new(HashMap::new()),
             hints: Mutex::new(HashMap::new()),
-            hints_making: Mutex::new(()),
+            hints_making: Mutex::new(HashMap::new()),
             turn_tokens: Mutex::new(HashMap::new()),
             token_ids: AtomicU64::new(1),
             shutdown: stx,

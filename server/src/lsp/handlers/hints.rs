@@ -83,7 +83,12 @@ fn per_turn(
     if syms.len() != turns.len() || turns.windows(2).any(|w| w[0].start_line >= w[1].start_line) {
         return Ok(None);
     }
-    let _making = lock(&b.shared.hints_making);
+    let making = Arc::clone(
+        lock(&b.shared.hints_making)
+            .entry(ctx.uri().as_str().to_owned())
+            .or_default(),
+    );
+    let _making = lock(&making);
     let line_count = ctx.lines().line_count();
     let total = snap.analysis.turn_count;
     let span = |i: usize| {

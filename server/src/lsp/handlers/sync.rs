@@ -122,6 +122,7 @@ pub(crate) fn did_close(b: &Backend, params: &DidCloseTextDocumentParams) -> boo
     lock(&b.shared.symbols).remove(uri.as_str());
     lock(&b.shared.folds).remove(uri.as_str());
     lock(&b.shared.hints).remove(uri.as_str());
+    lock(&b.shared.hints_making).remove(uri.as_str());
     lock(&b.shared.turn_tokens).remove(uri.as_str());
     removed.is_some()
 }
