@@ -170,6 +170,12 @@ fn proc_status_bytes(pid: u32, key: &str) -> u64 {
 /// would count this process's memory too: a spawned child starts from its parent's); the CPU
 /// time is `wait4`'s.
 fn run_cli(args: &[&str]) -> (Cost, u64, bool) {
+    run_cli_polling(args, Duration::from_millis(2))
+}
+
+/// [`run_cli`], reading `VmHWM` every `poll` (zero: as often as it can, for a run of a few
+/// ms whose peak a 2 ms poll would miss).
+fn run_cli_polling(args: &[&str], poll: Duration) -> (Cost, u64, bool) {
     let t = Instant::now();
     let child = Command::new(bin())
         .args(args)
@@ -197,7 +203,11 @@ fn run_cli(args: &[&str]) -> (Cost, u64, bool) {
         }
         assert!(r == 0, "wait4 failed");
         peak = peak.max(proc_status_bytes(pid, "VmHWM"));
-        std::thread::sleep(Duration::from_millis(2));
+        if poll.is_zero() {
+            std::thread::yield_now();
+        } else {
+            std::thread::sleep(poll);
+        }
     }
 }
 
@@ -706,10 +716,14 @@ fn per_line(
         }
         settle(&f.into_inner().unwrap());
     }
-    // The one-line run ends within a few ms, often before a 2 ms poll sees its peak: the
-    // highest of ten runs is its fixed cost (a low baseline would show as memory per line).
+    // The one-line run ends within a few ms, before a 2 ms poll sees its peak (the baseline
+    // read ~0.5 MB, /usr/bin/time's 5.5 MB): polled without pause, the highest of ten runs
+    // is its fixed cost (a low baseline would show as memory per line).
     let base = (0..10)
-        .map(|_| run_cli(&["stats", "--json", "--complete", one.to_str().unwrap()]).1)
+        .map(|_| {
+            let args = ["stats", "--json", "--complete", one.to_str().unwrap()];
+            run_cli_polling(&args, Duration::ZERO).1
+        })
         .max()
         .unwrap_or(0);
     let (t, rss, ok) = run_cli(&["stats", "--json", "--complete", many.to_str().unwrap()]);
