@@ -20,6 +20,13 @@ use crate::lsp::custom::{
 use crate::lsp::state::{Shared, read};
 use crate::lsp::to_proto;
 
+/// Pause before the diagnostics of a raw document whose file changed on disk, in ms: the
+/// editor's own change for the same append (a reload) usually follows within a few ms and
+/// supersedes them, so a line torn mid-append is not flagged for a moment (the Neovim e2e
+/// suite saw `invalid JSON` on the torn line ~150 ms before the append's own diagnostics).
+/// The same pause as a `didChange`'s.
+const RAW_FILE_CHANGED_DELAY_MS: u64 = 150;
+
 /// The client end of the file follower.
 pub struct ClientSink {
     shared: Arc<Shared>,
@@ -69,7 +76,12 @@ impl Sink for ClientSink {
             if let (Some(uri), Some(source)) =
                 (to_proto::doc_uri(doc), self.shared.host.raw_source(doc))
             {
-                crate::lsp::handlers::diagnostics::schedule(&self.shared, uri, source, 0);
+                crate::lsp::handlers::diagnostics::schedule(
+                    &self.shared,
+                    uri,
+                    source,
+                    RAW_FILE_CHANGED_DELAY_MS,
+                );
             }
         }
         let caps = read(&self.shared.caps).clone();
