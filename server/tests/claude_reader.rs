@@ -1384,7 +1384,12 @@ fn every_claude_line_of_corpus_and_cases_is_accounted_for() {
             "/agents/codex/",
             "/agents/copilot/",
             "/agents/gemini/",
+            "/agents/gemini-cli/",
+            "/agents/antigravity/",
+            "/agents/kiro-cli/",
+            "/agents/mistral-vibe/",
             "/agents/pi/",
+            "/badlogic__pi-mono/",
         ]
         .iter()
         .any(|d| p.contains(d))
