@@ -744,7 +744,7 @@ fn turn_parts(t: &crate::ide::stats::TurnStats) -> Vec<String> {
     }
     if let Some(tps) = &t.tok_per_s {
         let approx = if tps.kind == "estimate" { "≈" } else { "" };
-        parts.push(format!("{approx}{} tok/s", text::fmt_tok_per_s(tps.value)));
+        parts.push(format!("{approx}{} tok/s", tps.label));
     }
     if let Some(at) = &t.finished_at {
         parts.push(at.clone());

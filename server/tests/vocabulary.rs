@@ -15,7 +15,8 @@
 //! * a wake-up turn carries the same marker (`⏰`) in the view heading, the outline, both
 //!   hints and `stats`;
 //! * a turn's finish time in the hint is the local time `stats --json` gives;
-//! * the view's summary lists every model `stats --json` lists.
+//! * the view's summary lists every model `stats --json` lists;
+//! * a turn's tok/s figure reads the same in its hint, folds, outline detail and `stats` line.
 
 mod common;
 
@@ -135,6 +136,7 @@ fn surfaces_say_the_same_numbers_with_the_same_words() {
     let mut wakes_checked = 0;
     let mut runs_checked = 0;
     let mut models_checked = 0;
+    let mut tps_checked = 0;
     for file in files() {
         let options = Options {
             time_zone: Some(TZ.to_string()),
@@ -331,6 +333,32 @@ fn surfaces_say_the_same_numbers_with_the_same_words() {
                     turn.n
                 );
             }
+            // The same tok/s figure on every surface that shows one (issue 20 item 9: `stats`
+            // once rounded the one-decimal JSON value again, 35 where the hint says 34).
+            let expect_tps = match &turn.throughput {
+                transcript_ls::analysis::Throughput::Measured { tok_per_s, .. } => Some(format!(
+                    "{} tok/s",
+                    transcript_ls::view::text::fmt_tok_per_s(*tok_per_s)
+                )),
+                transcript_ls::analysis::Throughput::Estimate { tok_per_s, .. } => Some(format!(
+                    "≈{} tok/s",
+                    transcript_ls::view::text::fmt_tok_per_s(*tok_per_s)
+                )),
+                _ => None,
+            };
+            for (what, s) in &said {
+                if !s.contains(" tok/s") || what.contains("tooltip") || what.contains("hover") {
+                    continue;
+                }
+                let expect = expect_tps.as_deref().unwrap_or("(no figure)");
+                assert!(
+                    s.contains(&format!(" {expect}")),
+                    "{}: turn {}: {what} says {s:?}; the turn's figure is {expect}",
+                    file.display(),
+                    turn.n
+                );
+                tps_checked += 1;
+            }
             // The outline's work runs add up to the turn's tool calls; so do the run folds.
             let run_sum: u64 = raw_sym
                 .children
@@ -447,8 +475,9 @@ fn surfaces_say_the_same_numbers_with_the_same_words() {
     }
     eprintln!(
         "vocabulary: {turns_checked} turns, {runs_checked} with runs adding up to the turn, \
-         {gates_checked} gates, {wakes_checked} wake-ups, {models_checked} models"
+         {gates_checked} gates, {wakes_checked} wake-ups, {models_checked} models, {tps_checked} tok/s figures"
     );
+    assert!(tps_checked > 50, "{tps_checked}");
     assert!(models_checked > 40, "{models_checked}");
     assert!(turns_checked > 100, "{turns_checked}");
     assert!(gates_checked >= 5, "{gates_checked}");

@@ -130,6 +130,11 @@ pub struct TokPerS {
     pub value: f64,
     /// `measured` | `estimate`.
     pub kind: &'static str,
+    /// The figure as every other surface prints it ([`crate::view::text::fmt_tok_per_s`] of
+    /// the unrounded value: `34`, never the rounded `value` rounded again to `35`; issue 20
+    /// item 9). Not part of `stats --json`.
+    #[serde(skip)]
+    pub label: String,
 }
 
 #[derive(Debug, Serialize)]
@@ -182,10 +187,12 @@ pub fn stats(file: String, t: &Transcript, a: &Analysis) -> Stats {
                 Throughput::Measured { tok_per_s, .. } => Some(TokPerS {
                     value: round1(*tok_per_s),
                     kind: "measured",
+                    label: crate::view::text::fmt_tok_per_s(*tok_per_s),
                 }),
                 Throughput::Estimate { tok_per_s, .. } => Some(TokPerS {
                     value: round1(*tok_per_s),
                     kind: "estimate",
+                    label: crate::view::text::fmt_tok_per_s(*tok_per_s),
                 }),
                 Throughput::None { .. } => None,
             },
