@@ -632,3 +632,23 @@ fn pi_alternating_branches_stay_linear() {
     // The odd chain (e1, e3, …) is the abandoned one: the last line is e40000.
     assert!(t.entries[2].abandoned && !t.entries[3].abandoned);
 }
+
+/// The prompt as the model saw it (`transformedContent`) is the prompt's hover, never a
+/// `[transformedContent block]` line under the prompt, quiet or verbose (issue 20 item 6:
+/// printed in 37 of 37 held-out Copilot views); the typed prompt is shown once.
+#[test]
+fn copilot_view_shows_the_typed_prompt_without_the_transformed_copy() {
+    use transcript_ls::view::{self, ViewOptions};
+    let (src, t, a) = load("copilot-final-answer.jsonl");
+    for verbose in [false, true] {
+        let v = view::render(&t, &a, &src, &ViewOptions { verbose });
+        assert!(
+            !v.text.contains("transformedContent"),
+            "verbose {verbose}:\n{}",
+            v.text
+        );
+        assert!(!v.text.contains("<current_datetime>"), "{}", v.text);
+        let prompts: Vec<&str> = v.text.lines().filter(|l| l.starts_with("> ")).collect();
+        assert_eq!(prompts.len(), 1, "verbose {verbose}: {prompts:?}");
+    }
+}

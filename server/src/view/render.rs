@@ -793,6 +793,10 @@ impl<'a> Renderer<'a> {
                     let p = image_placeholder(media_type, *data_len);
                     self.emit(Line::new().raw("> ").add(&p, Some(SpanKind::Meta)), origin);
                 }
+                // Copilot CLI's `transformedContent`: the prompt as the model saw it (a date
+                // stamp, expanded attachments), shown by the prompt's hover, not as a line
+                // under the prompt (issue 20 item 6).
+                BlockKind::Other { block_type } if &**block_type == "transformedContent" => {}
                 other => self.other_block_line("> ", other, origin),
             }
         }
