@@ -652,3 +652,31 @@ fn copilot_view_shows_the_typed_prompt_without_the_transformed_copy() {
         assert_eq!(prompts.len(), 1, "verbose {verbose}: {prompts:?}");
     }
 }
+
+/// `copilot-autopilot.jsonl` (fixtures/agents/README.md): a sub-agent's task sent by the
+/// agent (`source: "agent-…"`) is context, never a `↪ queued` prompt; the autopilot's
+/// `session.task_complete {summary}` is the last turn's answer, so the turn is complete, not
+/// "no reply" (issue 20 item 6).
+#[test]
+fn copilot_agent_sent_task_is_context_and_task_complete_summary_is_the_answer() {
+    use transcript_ls::view::{self, ViewOptions};
+    let (src, t, a) = load("copilot-autopilot.jsonl");
+    // Line 5 (index 4): the sub-agent's task.
+    assert_eq!(t.entries[4].role, Role::Context);
+    let kinds: Vec<TurnKind> = a.turns.iter().map(|x| x.kind).collect();
+    assert_eq!(
+        kinds,
+        vec![TurnKind::Preamble, TurnKind::Prompt, TurnKind::Wake]
+    );
+    assert!(a.turns.iter().all(|x| x.steering.is_empty()));
+    assert_eq!(a.turns[1].tool_calls, 1);
+    assert_eq!(a.turns[2].tool_calls, 1);
+    assert_eq!(answer_lines(&t, &a), vec![None, Some(vec![12])]);
+    assert_eq!(a.turns[2].state, TurnState::Complete);
+    let quiet = view::render(&t, &a, &src, &ViewOptions { verbose: false }).text;
+    assert!(!quiet.contains("queued"), "{quiet}");
+    assert!(
+        quiet.contains("The auth module lacks rate limiting on login."),
+        "{quiet}"
+    );
+}

@@ -20,6 +20,9 @@
 //! * `subagent.started {toolCallId, agentName, agentDescription}` marks that call as spawning
 //!   a sub-agent, whose own records carry `parentToolCallId` (sidechain, `agentId` = that id);
 //!   `subagent.completed {totalToolCalls, totalTokens, durationMs}` gives its totals;
+//! * `user.message {source: "agent-…"}` is a sub-agent's task from the agent that spawned it
+//!   (context, never a prompt or a queued message); `session.task_complete {summary}` ends an
+//!   autopilot task and its summary is the turn's answer (a declared final answer);
 //! * `abort` is an interruption; `session.truncation` / `session.compaction_complete` are
 //!   compact boundaries;
 //! * `session.shutdown.modelMetrics {<model>: {requests, usage {inputTokens, outputTokens,
@@ -112,6 +115,9 @@ struct Data<'a> {
     content: Option<Raw<'a>>,
     #[serde(rename = "transformedContent", borrow)]
     transformed_content: Option<Raw<'a>>,
+    /// `user.message.source`: `agent-…` when another agent, not a person, sent it.
+    #[serde(borrow)]
+    source: Option<Raw<'a>>,
     #[serde(rename = "reasoningText", borrow)]
     reasoning_text: Option<Raw<'a>>,
     #[serde(rename = "toolRequests", borrow)]
@@ -293,6 +299,27 @@ impl State {
                 l.entry(Role::Context, ty)
             }
             "system.message" => l.entry(Role::Context, ty),
+            // A sub-agent's task, sent by the agent that spawned it (`source: "agent-…"`): the
+            // sub-agent's context, not a person's prompt or queued message (issue 20 item 6).
+            "user.message" if jstr(d.source).is_some_and(|s| s.starts_with("agent-")) => {
+                l.entry(Role::Context, ty)
+            }
+            // The autopilot's end of a task: its `summary` is the turn's answer (issue 20
+            // item 6: such a turn read as "no reply").
+            "session.task_complete" if jstr(d.summary).is_some_and(|s| !s.trim().is_empty()) => {
+                self.new_step();
+                let mut e = l.entry(Role::Model, ty);
+                push_text(l, d.summary, &mut e.blocks);
+                e.step = Some(Box::new(StepInfo {
+                    key: self.key(),
+                    stop: Some(StopReason::EndTurn),
+                    declares_final: true,
+                    ..StepInfo::default()
+                }));
+                self.new_step();
+                self.step += 1;
+                e
+            }
             "user.message" => {
                 let typed = jstr(d.content).is_some_and(|c| !c.trim().is_empty());
                 let role = if self.turn_open && self.prompt_seen {
