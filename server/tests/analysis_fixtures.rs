@@ -602,13 +602,14 @@ fn steps_never_cross_a_turn() {
     let out = |ti: usize| f.a.turns[ti].usage.output;
     assert_eq!((out(0), out(1)), (40, 60));
     assert_eq!(f.a.usage.output, 100);
+    // Turn 1's 40 tokens are under the estimate's floor (issue 20 item 10): no figure.
     assert_eq!(
-        (
-            estimate(&f.a.turns[0].throughput),
-            estimate(&f.a.turns[1].throughput)
-        ),
-        ((40, 4_000), (60, 2_000))
+        f.a.turns[0].throughput,
+        Throughput::None {
+            reason: transcript_ls::analysis::throughput::TOO_FEW_TOKENS
+        }
     );
+    assert_eq!(estimate(&f.a.turns[1].throughput), (60, 2_000));
 }
 
 /// A sub-agent file's first prompt is the task its parent wrote: kind `subagent-task`

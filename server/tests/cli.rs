@@ -420,7 +420,8 @@ fn time_zone_and_render() {
     let (code, outline, _) = run(&["outline", "--time-zone=Asia/Shanghai", f]);
     assert_eq!(code, 0);
     assert!(
-        outline.contains(" · 30m 00s · ≈0.5 tok/s · 08:20 am · lines 1–4\n"),
+        // 15 output tokens over 30 minutes: a wait, not a rate (issue 20 item 10; was ≈0.5).
+        outline.contains(" · 30m 00s · 08:20 am · lines 1–4\n"),
         "{outline}"
     );
 }

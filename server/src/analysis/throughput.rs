@@ -19,6 +19,7 @@
 //! * **Estimate** (only row timestamps, Claude Code): per output-bearing step, decode ≈ the
 //!   step's last record − its request time (latest non-model record before its first record,
 //!   FORMATS.md §1.9 recipe); this includes time to first token, so it is a lower bound too.
+//!   Under [`MIN_ESTIMATE_TOKENS`] output tokens the wait dominates and no estimate is given.
 //! * **None** while the turn is in flight (the figure belongs to the closing receipt), when
 //!   there is no output-bearing step, when an output-bearing step's count is a
 //!   streaming placeholder (a wrong figure is worse than none), or when a step lacks timing.
@@ -31,6 +32,14 @@ pub const NO_OUTPUT: &str = "no output-bearing responses";
 pub const PLACEHOLDERS: &str = "output counts are streaming placeholders";
 /// [`Throughput::None`] reason: an output-bearing step has no request or end timestamp.
 pub const MISSING_TIMESTAMPS: &str = "missing timestamps";
+/// [`Throughput::None`] reason: an estimate over fewer than [`MIN_ESTIMATE_TOKENS`] output
+/// tokens, where the wait for the first token (inside every estimate) dominates: a one-word
+/// answer after a 2 s wait read `≈1.1 tok/s` (issue 20 item 10).
+pub const TOO_FEW_TOKENS: &str = "too few output tokens: the wait for the first token dominates";
+/// The least output tokens of a turn for which an estimate (decode time from row timestamps,
+/// time to first token included) is shown (issue 20 item 10). Measured figures, whose decode
+/// time excludes the wait, have no such floor.
+pub const MIN_ESTIMATE_TOKENS: u64 = 50;
 /// [`Throughput::None`] reason: a turn still in flight has no closing figure yet (seed 002: the rate belongs to the closing
 /// receipt).
 pub const IN_FLIGHT: &str = "turn in flight";
@@ -97,6 +106,11 @@ pub fn of_turn(
             }
         }
     }
+    if tokens < MIN_ESTIMATE_TOKENS {
+        return Throughput::None {
+            reason: TOO_FEW_TOKENS,
+        };
+    }
     Throughput::Estimate {
         tok_per_s: rate(tokens, decode),
         tokens,
@@ -153,5 +167,42 @@ mod tests {
         );
         assert_eq!(tool_time(&[(Some(0), None)]), None);
         assert_eq!(tool_time(&[]), Some(0));
+    }
+
+    fn step(output: u64, request_ms: i64, end_ms: i64) -> Step {
+        Step {
+            entries: Vec::new(),
+            usage: crate::model::Usage {
+                output,
+                ..Default::default()
+            },
+            advisor_usage: crate::model::Usage::default(),
+            output_final: true,
+            end_turn: true,
+            start_ms: Some(request_ms + 100),
+            end_ms: Some(end_ms),
+            request_ms: Some(request_ms),
+            stream_start_ms: None,
+            tool_calls: 0,
+            cost_usd: None,
+            sidechain: false,
+        }
+    }
+
+    /// A one-word answer after a 2 s wait has no estimate; 50 tokens in 2 s have one (25).
+    #[test]
+    fn an_estimate_needs_enough_tokens_to_outweigh_the_wait() {
+        let few = step(2, 0, 1_800);
+        assert!(matches!(
+            of_turn(&[&few], None, &[]),
+            Throughput::None {
+                reason: TOO_FEW_TOKENS
+            }
+        ));
+        let enough = step(50, 0, 2_000);
+        match of_turn(&[&enough], None, &[]) {
+            Throughput::Estimate { tok_per_s, .. } => assert_eq!(tok_per_s, 25.0),
+            other => panic!("{other:?}"),
+        }
     }
 }
