@@ -498,7 +498,7 @@ local function live_append()
   H.eq('live: turn 1 hint counts the new turn', h[3], (RAW_TURN_HINTS[3]:gsub('1/9', '1/10')))
   H.eq('live: hint of the appended turn', h[100], '▸ Turn 10/10 · Thanks, that is all for today.')
   H.eq('live: figures of the appended turn', (raw_turn_hint(buf, 100) or {}).figures,
-    'turn 10/10 · no activity · 4s · ≈10 tok/s · 12:10 pm')
+    'turn 10/10 · no activity · 4s · 12:10 pm')  -- 40 tokens: no estimate (issue 20 item 10)
   local symbols = H.symbols(buf, client)
   H.eq('live: outline gains turn 10', symbols[#symbols] and symbols[#symbols].name, 'Turn 10: Thanks, that is all for today.')
   -- Diagnostics follow a change after a pause (150 ms), and the file's watcher may publish
