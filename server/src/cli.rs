@@ -668,6 +668,7 @@ fn write_stats(out: &mut dyn Write, s: &Stats) -> std::io::Result<()> {
         (s.gates as u64, words::GATE),
         (s.compactions as u64, words::COMPACTION),
         (s.subagent_calls as u64, words::SUBAGENT_CALL),
+        (s.subagent_tool_calls as u64, words::SUBAGENT_TOOL_CALL),
     ]));
     writeln!(out, "  {}", figures.join(" · "))?;
     let u = &s.usage;

@@ -336,6 +336,7 @@ fn stats_json_of_the_gates_fixture() {
         "gates": 5,
         "compactions": 0,
         "subagent_calls": 0,
+        "subagent_tool_calls": 0,
         "usage": {"input": 9, "output": 529, "cache_creation": 2710, "cache_read": 50139,
                   "output_placeholder_steps": 0},
         "advisor_usage": {"input": 0, "output": 0, "cache_creation": 0, "cache_read": 0},

@@ -266,6 +266,18 @@ fn surfaces_say_the_same_numbers_with_the_same_words() {
             );
         }
 
+        // The file's tool calls are the main thread's, the sum of its turns'; sub-agents'
+        // apart (issue 20 item 5: Copilot and Claude inline sidechains counted both on top).
+        let turn_sum: u64 = a.turns.iter().map(|x| x.tool_calls as u64).sum();
+        assert_eq!(
+            st.tool_calls as u64,
+            turn_sum,
+            "{}: stats tool_calls {} vs the turns' {turn_sum} (sub-agents' {})",
+            file.display(),
+            st.tool_calls,
+            st.subagent_tool_calls
+        );
+        assert_eq!(json["tool_calls"].as_u64(), Some(turn_sum));
         // Per turn: the same comments and tool calls everywhere.
         for (ti, turn) in a.turns.iter().enumerate() {
             if turn.kind == TurnKind::Preamble {

@@ -32,8 +32,12 @@ pub struct Stats {
     /// Model responses in the file (main thread and sidechains): `N responses` in `stats`
     /// (the key keeps its name; `crate::view::words`).
     pub steps: usize,
-    /// tool_use blocks in the file (main thread and sidechains; not on abandoned branches).
+    /// tool_use blocks of the main thread (not on abandoned branches, not inherited): the sum of
+    /// the turns' `tool_calls`, as every surface counts them (issue 20 item 5). In a sub-agent
+    /// file its own records are its main thread.
     pub tool_calls: usize,
+    /// tool_use blocks of inline sub-agents (sidechain records), reported apart.
+    pub subagent_tool_calls: usize,
     /// Turns with a final answer.
     pub final_answers: usize,
     /// Turns that ended with no answer (seed 000).
@@ -150,13 +154,16 @@ pub struct GateStats {
 /// The figures of one transcript: `file` is the path as the caller names it (the CLI: as given
 /// on its command line; the server: the absolute path).
 pub fn stats(file: String, t: &Transcript, a: &Analysis) -> Stats {
-    let tool_calls = t
-        .entries
-        .iter()
-        .filter(|e| !e.abandoned && !e.inherited)
-        .flat_map(|e| &e.blocks)
-        .filter(|b| matches!(b.kind, crate::model::BlockKind::ToolUse(_)))
-        .count();
+    let calls = |side: bool| {
+        t.entries
+            .iter()
+            .filter(|e| !e.abandoned && !e.inherited)
+            .filter(|e| (e.sidechain && !t.meta.is_subagent_file) == side)
+            .flat_map(|e| &e.blocks)
+            .filter(|b| matches!(b.kind, crate::model::BlockKind::ToolUse(_)))
+            .count()
+    };
+    let (tool_calls, subagent_tool_calls) = (calls(false), calls(true));
     // History a fork, sub-agent or `/btw` aside replays from its parent counts in no total
     // (issue 9): the steps and tool calls here are this file's own.
     let own_steps = a
@@ -229,6 +236,7 @@ pub fn stats(file: String, t: &Transcript, a: &Analysis) -> Stats {
         turns: a.turn_count,
         steps: own_steps.clone().count(),
         tool_calls,
+        subagent_tool_calls,
         final_answers: a.turns.iter().filter(|t| t.final_answer.is_some()).count(),
         replyless_turns: a
             .turns

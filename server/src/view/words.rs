@@ -89,6 +89,12 @@ pub const COMPACTION: Noun = Noun {
     one: "compaction",
     many: "compactions",
 };
+/// A tool call a sub-agent made (inline sidechain records): counted apart from the main
+/// thread's (issue 20 item 5).
+pub const SUBAGENT_TOOL_CALL: Noun = Noun {
+    one: "sub-agent tool call",
+    many: "sub-agent tool calls",
+};
 /// A call that spawned a sub-agent.
 pub const SUBAGENT_CALL: Noun = Noun {
     one: "sub-agent call",
