@@ -113,6 +113,33 @@ struct EditInput<'a> {
     old_text: Option<std::borrow::Cow<'a, str>>,
     #[serde(borrow, default, rename = "newText")]
     new_text: Option<std::borrow::Cow<'a, str>>,
+    /// Legacy Codex `shell { command: ["apply_patch", PATCH] }` (issue 20 item 7); any other
+    /// command shape (a string, another program) is not a patch.
+    #[serde(default)]
+    command: Option<Command>,
+}
+
+#[derive(Deserialize)]
+#[serde(untagged)]
+enum Command {
+    Argv(Vec<String>),
+    Line(#[allow(dead_code)] serde_json::Value),
+}
+
+impl EditInput<'_> {
+    /// The Codex patch this input carries: `input`, or the legacy `shell` form's argument
+    /// after `apply_patch`.
+    fn patch(self) -> Option<std::borrow::Cow<'static, str>> {
+        if let Some(p) = self.input {
+            return Some(std::borrow::Cow::Owned(p.into_owned()));
+        }
+        match self.command? {
+            Command::Argv(argv) if argv.len() == 2 && argv[0] == "apply_patch" => {
+                argv.into_iter().nth(1).map(std::borrow::Cow::Owned)
+            }
+            _ => None,
+        }
+    }
 }
 
 #[derive(Deserialize)]
@@ -243,7 +270,7 @@ pub fn edit_diff(name: &str, input: &str) -> Option<EditDiff> {
             }
         }
         _ => {
-            let patch = v.input?;
+            let patch = v.patch()?;
             if name != "apply_patch" && !patch.trim_start().starts_with("*** Begin Patch") {
                 return None;
             }
@@ -343,7 +370,7 @@ pub fn edit_sides(name: &str, input: &str) -> Option<EditSides> {
             }
         }
         _ => {
-            let patch = v.input?;
+            let patch = v.patch()?;
             if name != "apply_patch" && !patch.trim_start().starts_with("*** Begin Patch") {
                 return None;
             }
@@ -690,6 +717,24 @@ mod tests {
             "⋯ n.txt (add) ⋯\nhello\n⋯ a.rs (update) ⋯\n@@\ny\n"
         );
         assert_eq!(edit_sides("Bash", r#"{"command":"ls"}"#), None);
+        // Legacy Codex: the patch as `shell`'s argv after `apply_patch` (issue 20 item 7).
+        let shell = r#"{"command":["apply_patch","*** Begin Patch\n*** Update File: a.rs\n@@\n-x\n+y\n*** End Patch\n"],"workdir":"/w"}"#;
+        assert!(is_edit_call("shell", shell));
+        let s = edit_sides("shell", shell).unwrap();
+        assert_eq!(
+            (s.path.as_str(), s.before.as_str(), s.after.as_str()),
+            ("a.rs", "@@\nx\n", "@@\ny\n")
+        );
+        let d = edit_diff("shell", shell).unwrap();
+        assert_eq!(d.files, vec!["a.rs".to_string()]);
+        assert_eq!((d.added, d.removed), (1, 1));
+        assert_eq!(
+            edit_diff(
+                "shell",
+                r#"{"command":["bash","-lc","cat *** Begin Patch"]}"#
+            ),
+            None
+        );
     }
 
     #[test]
