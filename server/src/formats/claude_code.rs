@@ -824,15 +824,17 @@ type TypeName<'a> = (&'a str, &'a str);
 
 /// `<local-command-caveat>…` (2.x) or the plain `Caveat: The messages below…` (1.0.x).
 /// Hook feedback Claude Code writes as a user message: `<user-prompt-submit-hook>…`, or a
-/// first line `<Event> hook feedback:` (`Stop hook feedback:`, `SubagentStop hook feedback:`).
+/// first line `<Event> hook feedback:` (`Stop hook feedback:`, `SubagentStop hook feedback:`),
+/// with the feedback on the following lines or on the same one (`Stop hook feedback: <text>`,
+/// issue 20 item 8).
 fn is_hook_feedback(head: &str) -> bool {
     if head.starts_with("<user-prompt-submit-hook>") {
         return true;
     }
     let first = head.lines().next().unwrap_or("");
     first
-        .strip_suffix(':')
-        .and_then(|f| f.strip_suffix(" hook feedback"))
+        .split_once(':')
+        .and_then(|(f, _)| f.strip_suffix(" hook feedback"))
         .is_some_and(|ev| !ev.is_empty() && ev.chars().all(|c| c.is_ascii_alphanumeric()))
 }
 
@@ -878,6 +880,67 @@ pub fn patch_lone_surrogates(text: &str) -> Option<String> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// `Stop hook feedback: <text>` on one line is a hook note as the two-line form is (issue
+    /// 20 item 8: it opened a turn); a person's sentence with a colon is not.
+    #[test]
+    fn hook_feedback_on_one_line_or_two() {
+        assert!(is_hook_feedback(
+            "Stop hook feedback:\nRun the tests first."
+        ));
+        assert!(is_hook_feedback("Stop hook feedback: Run the tests first."));
+        assert!(is_hook_feedback("SubagentStop hook feedback: tests failed"));
+        assert!(is_hook_feedback(
+            "<user-prompt-submit-hook>ok</user-prompt-submit-hook>"
+        ));
+        assert!(!is_hook_feedback("Fix the hook feedback: it is noisy"));
+        assert!(!is_hook_feedback("Note: the Stop hook feedback is wrong"));
+        assert!(!is_hook_feedback("hook feedback: x"));
+    }
+
+    #[test]
+    fn one_line_stop_hook_feedback_opens_no_turn() {
+        let rec = |uuid: &str, parent: &str, ty: &str, content: &str, ts: &str| {
+            format!(
+                r#"{{"parentUuid":{parent},"isSidechain":false,"type":"{ty}","uuid":"{uuid}","sessionId":"s1","timestamp":"2026-06-01T10:00:0{ts}.000Z","message":{{"role":"{ty}","content":{content}}}}}"#
+            )
+        };
+        let src = [
+            rec("u1", "null", "user", r#""Add a test""#, "0"),
+            rec(
+                "a1",
+                r#""u1""#,
+                "assistant",
+                r#"[{"type":"text","text":"Done."}]"#,
+                "1",
+            ),
+            rec(
+                "u2",
+                r#""a1""#,
+                "user",
+                r#""Stop hook feedback: Run cargo test before you stop.""#,
+                "2",
+            ),
+            rec(
+                "a2",
+                r#""u2""#,
+                "assistant",
+                r#"[{"type":"text","text":"Tests pass."}]"#,
+                "3",
+            ),
+        ]
+        .join("\n")
+            + "\n";
+        let t = crate::formats::read(&src);
+        assert_eq!(t.entries[2].role, Role::Meta);
+        assert_eq!(t.entries[2].record_type.as_ref(), "user/hook-feedback");
+        let prompts = t
+            .entries
+            .iter()
+            .filter(|e| matches!(e.role, Role::Prompt(_)))
+            .count();
+        assert_eq!(prompts, 1);
+    }
 
     #[test]
     fn patches_only_lone_surrogates() {
