@@ -680,3 +680,25 @@ fn copilot_agent_sent_task_is_context_and_task_complete_summary_is_the_answer() 
         "{quiet}"
     );
 }
+
+/// Pi's first format (late 2025; issue 20 item 4): a `session` header without `version`,
+/// entries without `id`/`parentId`, read as one linear session. The shared corpus's
+/// `badlogic__pi-mono` file, counted with a script over the raw lines: 88 user messages, 453
+/// assistant messages, 391 toolCall blocks, usage input 1,049 / output 83,156; every entry on
+/// the active branch. Before: refused as "not a transcript".
+#[test]
+fn corpus_pi_v1_session_is_read_linear() {
+    let path = Path::new(env!("CARGO_MANIFEST_DIR"))
+        .join("../../shared/corpus/badlogic__pi-mono/packages/coding-agent/test/fixtures/large-session.jsonl");
+    let src = std::fs::read_to_string(&path).unwrap();
+    let t = formats::read(&src);
+    let a = analysis::analyze(&t, &src, &opts());
+    assert_eq!(t.format(), Format::Pi);
+    assert_eq!(t.line_count, 1019);
+    assert!(t.entries.iter().all(|e| !e.abandoned));
+    assert_eq!(a.turn_count, 88);
+    assert_eq!(a.steps.len(), 453);
+    let calls: u32 = a.turns.iter().map(|x| x.tool_calls).sum();
+    assert_eq!(calls, 391);
+    assert_eq!((a.usage.input, a.usage.output), (1_049, 83_156));
+}

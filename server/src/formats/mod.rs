@@ -109,7 +109,13 @@ pub fn detect_line(line: &str) -> Option<Format> {
         if probe.data.is_some() && ty.is_some_and(copilot::is_copilot_type) {
             return Some(Format::CopilotCli);
         }
-        if ty == Some("session") && probe.version.0 && probe.id.0 && probe.cwd.0 {
+        // Pi's first format (late 2025, issue 20 item 4) writes its header without `version`:
+        // `{"type":"session","id","timestamp","cwd","provider","modelId","thinkingLevel"}`.
+        if ty == Some("session")
+            && probe.id.0
+            && probe.cwd.0
+            && (probe.version.0 || probe.timestamp.0)
+        {
             return Some(Format::Pi);
         }
         let pi_entry = match ty {

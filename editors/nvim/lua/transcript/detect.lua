@@ -118,7 +118,8 @@ function M.record_format(rec)
     if val('data') ~= nil and M.is_copilot_type(ty) then
       return 'copilot-cli'
     end
-    if ty == 'session' and present('version') and present('id') and present('cwd') then
+    -- Pi's first format (late 2025) has no `version` in its header (issue 20 item 4).
+    if ty == 'session' and present('id') and present('cwd') and (present('version') or present('timestamp')) then
       return 'pi'
     end
     local pi_entry = (ty == 'message' and val('message') ~= nil and not present('role'))
