@@ -316,7 +316,7 @@ impl State {
                     declares_final: true,
                     ..StepInfo::default()
                 }));
-                self.new_step();
+                // The summary is a step of its own: what follows takes the next key.
                 self.step += 1;
                 e
             }

@@ -154,16 +154,17 @@ pub struct GateStats {
 /// The figures of one transcript: `file` is the path as the caller names it (the CLI: as given
 /// on its command line; the server: the absolute path).
 pub fn stats(file: String, t: &Transcript, a: &Analysis) -> Stats {
-    let calls = |side: bool| {
-        t.entries
-            .iter()
-            .filter(|e| !e.abandoned && !e.inherited)
-            .filter(|e| (e.sidechain && !t.meta.is_subagent_file) == side)
-            .flat_map(|e| &e.blocks)
-            .filter(|b| matches!(b.kind, crate::model::BlockKind::ToolUse(_)))
-            .count()
-    };
-    let (tool_calls, subagent_tool_calls) = (calls(false), calls(true));
+    // The main thread's calls are the turns' (one count for every surface); the rest of the
+    // file's own calls are the sub-agents'.
+    let tool_calls: usize = a.turns.iter().map(|turn| turn.tool_calls as usize).sum();
+    let all_calls = t
+        .entries
+        .iter()
+        .filter(|e| !e.abandoned && !e.inherited)
+        .flat_map(|e| &e.blocks)
+        .filter(|b| matches!(b.kind, crate::model::BlockKind::ToolUse(_)))
+        .count();
+    let subagent_tool_calls = all_calls.saturating_sub(tool_calls);
     // History a fork, sub-agent or `/btw` aside replays from its parent counts in no total
     // (issue 9): the steps and tool calls here are this file's own.
     let own_steps = a

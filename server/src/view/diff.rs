@@ -123,15 +123,15 @@ struct EditInput<'a> {
 #[serde(untagged)]
 enum Command {
     Argv(Vec<String>),
-    Line(#[allow(dead_code)] serde_json::Value),
+    Other(serde::de::IgnoredAny),
 }
 
-impl EditInput<'_> {
+impl<'a> EditInput<'a> {
     /// The Codex patch this input carries: `input`, or the legacy `shell` form's argument
     /// after `apply_patch`.
-    fn patch(self) -> Option<std::borrow::Cow<'static, str>> {
-        if let Some(p) = self.input {
-            return Some(std::borrow::Cow::Owned(p.into_owned()));
+    fn patch(self) -> Option<std::borrow::Cow<'a, str>> {
+        if self.input.is_some() {
+            return self.input;
         }
         match self.command? {
             Command::Argv(argv) if argv.len() == 2 && argv[0] == "apply_patch" => {
