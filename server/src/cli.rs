@@ -5,6 +5,7 @@
 //! transcript-ls outline FILE           turns and their parts, with per-turn figures
 //! transcript-ls render FILE [--verbose]   the rendered view (quiet by default, seed 004)
 //! transcript-ls stats FILE... [--json] counts per file; --json: one JSON object per line
+//! transcript-ls changes FILE [--turn N] [--json] [--patch]   what the agent changed (issue 22)
 //! ```
 //!
 //! Exit codes: 0 success, 1 a file could not be read as a transcript (missing, a directory,
@@ -30,6 +31,7 @@ Usage:
   transcript-ls outline FILE [OPTIONS]      the turns of a transcript and their parts
   transcript-ls render FILE [OPTIONS]       the readable view of a transcript
   transcript-ls stats FILE... [OPTIONS]     counts per transcript
+  transcript-ls changes FILE [OPTIONS]      the files each turn changed, with +/− counts
   transcript-ls --help | --version
 
 Options:
@@ -40,7 +42,12 @@ Options:
                        terminal, no wrapping when piped; 0: never wrap)
   --no-pager           render: write to the terminal directly instead of through $PAGER
                        (default on a terminal: $PAGER, else `less -R`; LESS defaults to FRX)
-  --json               stats: one JSON object per file, one per line
+  --json               stats: one JSON object per file, one per line; changes: one JSON
+                       object with every turn's change set and the session's
+  --turn N             changes: only turn N
+  --patch              changes: a unified diff of the net change (`git apply` takes the
+                       files whose whole text the transcript gives; paths relative to the
+                       session's directory)
   --time-zone ZONE     IANA zone for finish times (default: the system zone; TZ is respected)
   --no-final-marker    ignore [[OMNISCIO_FINAL]] / [[AMC_FINAL]] final-answer markers
   --complete           read the file as finished: a torn last line is invalid, and a last
@@ -113,6 +120,7 @@ enum Command {
     Outline,
     Render,
     Stats,
+    Changes,
 }
 
 #[derive(Debug)]
@@ -121,6 +129,10 @@ struct Args {
     files: Vec<PathBuf>,
     verbose: bool,
     json: bool,
+    /// `changes --turn N`.
+    turn: Option<usize>,
+    /// `changes --patch`.
+    patch: bool,
     time_zone: Option<String>,
     /// `--color`: `auto` (default), `always`, `never`.
     color: String,
@@ -140,6 +152,8 @@ fn parse(args: Vec<OsString>) -> Result<Option<Args>, Failure> {
     let mut files = Vec::new();
     let mut verbose = false;
     let mut json = false;
+    let mut turn = None;
+    let mut patch = false;
     let mut time_zone = None;
     let mut final_marker = true;
     let mut complete = None;
@@ -155,6 +169,7 @@ fn parse(args: Vec<OsString>) -> Result<Option<Args>, Failure> {
                     "outline" => Command::Outline,
                     "render" => Command::Render,
                     "stats" => Command::Stats,
+                    "changes" => Command::Changes,
                     "help" => return Ok(None),
                     _ => return Err(usage_error(format!("unknown command '{s}'"))),
                 });
@@ -172,6 +187,20 @@ fn parse(args: Vec<OsString>) -> Result<Option<Args>, Failure> {
             "-h" | "--help" => return Ok(None),
             "--verbose" | "-v" => verbose = true,
             "--json" => json = true,
+            "--patch" => patch = true,
+            "--turn" => {
+                let v = match inline {
+                    Some(v) => v,
+                    None => it
+                        .next()
+                        .map(|v| v.to_string_lossy().into_owned())
+                        .ok_or_else(|| usage_error("--turn needs a turn number"))?,
+                };
+                turn =
+                    Some(v.parse::<usize>().map_err(|_| {
+                        usage_error(format!("--turn takes a turn number, not '{v}'"))
+                    })?);
+            }
             "--no-final-marker" => final_marker = false,
             "--complete" => complete = Some(true),
             "--growing" => complete = Some(false),
@@ -216,7 +245,7 @@ fn parse(args: Vec<OsString>) -> Result<Option<Args>, Failure> {
         }
     }
     let Some(command) = command else {
-        return Err(usage_error("missing command (outline, render or stats)"));
+        return Err(usage_error("missing command (outline, render, stats or changes)"));
     };
     if files.is_empty() {
         return Err(usage_error(format!(
@@ -230,8 +259,17 @@ fn parse(args: Vec<OsString>) -> Result<Option<Args>, Failure> {
             command_name(command)
         )));
     }
-    if json && command != Command::Stats {
-        return Err(usage_error("--json is an option of stats"));
+    if json && !matches!(command, Command::Stats | Command::Changes) {
+        return Err(usage_error("--json is an option of stats and changes"));
+    }
+    if (turn.is_some() || patch) && command != Command::Changes {
+        return Err(usage_error(format!(
+            "{} is an option of changes",
+            if patch { "--patch" } else { "--turn" }
+        )));
+    }
+    if json && patch {
+        return Err(usage_error("--json and --patch cannot be used together"));
     }
     if verbose && command != Command::Render {
         return Err(usage_error("--verbose is an option of render"));
@@ -244,6 +282,8 @@ fn parse(args: Vec<OsString>) -> Result<Option<Args>, Failure> {
         files,
         verbose,
         json,
+        turn,
+        patch,
         time_zone,
         color,
         width,
@@ -258,6 +298,7 @@ fn command_name(c: Command) -> &'static str {
         Command::Outline => "outline",
         Command::Render => "render",
         Command::Stats => "stats",
+        Command::Changes => "changes",
     }
 }
 
@@ -348,6 +389,32 @@ fn run_inner(
             Command::Stats => {
                 drop(std::mem::take(&mut loaded.source));
                 write_stats(out, &stats(path, &loaded))
+            }
+            Command::Changes => {
+                let c = crate::ide::changes::changes(
+                    &loaded.transcript,
+                    &loaded.analysis,
+                    &loaded.source,
+                );
+                if let Some(n) = args.turn {
+                    if loaded.analysis.turns.iter().all(|t| t.n != n) {
+                        let _ = writeln!(
+                            err,
+                            "transcript-ls: {}: no turn {n} (the turns are 1 to {})",
+                            path.display(),
+                            loaded.analysis.turn_count
+                        );
+                        status = 1;
+                        continue;
+                    }
+                }
+                if args.json {
+                    write_changes_json(out, path, &loaded, &c, args.turn)
+                } else if args.patch {
+                    write_changes_patch(out, &loaded, &c, args.turn)
+                } else {
+                    write_changes(out, path, &loaded, &c, args.turn)
+                }
             }
         };
         if exiting && i + 1 == args.files.len() {
@@ -757,4 +824,210 @@ fn turn_parts(t: &crate::ide::stats::TurnStats) -> Vec<String> {
         parts.push(format!("{}: {}", g.phase, g.verdict_text));
     }
     parts
+}
+
+/// The files of one change set, one line each: `  M src/auth.rs  +10 −2  (Edit ×2)`.
+fn write_files(
+    out: &mut dyn Write,
+    files: &[crate::ide::changes::FileChange],
+    cwd: Option<&str>,
+) -> std::io::Result<()> {
+    use crate::ide::changes::FileAction;
+    for f in files {
+        let mark = match f.action {
+            FileAction::Created => "A",
+            FileAction::Modified => "M",
+            FileAction::Deleted => "D",
+        };
+        let mut tools: Vec<(String, usize)> = Vec::new();
+        for c in &f.calls {
+            match tools.iter_mut().find(|(n, _)| *n == c.name) {
+                Some((_, k)) => *k += 1,
+                None => tools.push((c.name.clone(), 1)),
+            }
+        }
+        let tools: Vec<String> = tools
+            .into_iter()
+            .map(|(n, k)| if k > 1 { format!("{n} ×{k}") } else { n })
+            .collect();
+        let moved = f
+            .moved_to
+            .as_deref()
+            .map(|m| format!(" → {}", relative_to(cwd, m)))
+            .unwrap_or_default();
+        let exact = if f.exact() { "" } else { " · hunks only" };
+        writeln!(
+            out,
+            "  {mark} {}{moved}  {}  ({}){exact}",
+            relative_to(cwd, &f.path),
+            f.counts(),
+            tools.join(", ")
+        )?;
+    }
+    Ok(())
+}
+
+/// `path` relative to `cwd` when it lies under it, else as it is.
+fn relative_to(cwd: Option<&str>, path: &str) -> String {
+    if let Some(c) = cwd {
+        let c = c.trim_end_matches('/');
+        if let Some(rest) = path.strip_prefix(c).and_then(|r| r.strip_prefix('/')) {
+            return rest.to_string();
+        }
+    }
+    path.to_string()
+}
+
+/// `changes FILE`: per turn its title and change summary, its files, the edits that were not
+/// applied and its commits; then the session's net change.
+fn write_changes(
+    out: &mut dyn Write,
+    path: &Path,
+    l: &Loaded,
+    c: &crate::ide::changes::Changes,
+    only: Option<usize>,
+) -> std::io::Result<()> {
+    let cwd = l.transcript.meta.cwd.as_deref();
+    let turns: Vec<_> = c
+        .turns
+        .iter()
+        .filter(|t| only.is_none_or(|n| t.n == n))
+        .collect();
+    if turns.is_empty() {
+        return match only {
+            Some(n) => writeln!(out, "Turn {n}: no file changed"),
+            None => writeln!(out, "{}: no file changed", path.display()),
+        };
+    }
+    for tc in turns {
+        let turn = &l.analysis.turns[tc.turn];
+        writeln!(out, "{} · {}", view::turn_name(turn), tc.title())?;
+        write_files(out, &tc.files, cwd)?;
+        for na in &tc.not_applied {
+            let p = edit_path(l, na.entry, na.block).unwrap_or_default();
+            writeln!(out, "  ✗ not applied: {} {}", na.name, relative_to(cwd, &p))?;
+        }
+        for na in &tc.no_result {
+            let p = edit_path(l, na.entry, na.block).unwrap_or_default();
+            writeln!(
+                out,
+                "  ? no result recorded: {} {}",
+                na.name,
+                relative_to(cwd, &p)
+            )?;
+        }
+        for cm in &tc.commits {
+            writeln!(out, "  ⎇ {} {} ({})", cm.hash, cm.message, cm.branch)?;
+        }
+    }
+    if only.is_none() {
+        if let Some(title) = c.session_title() {
+            writeln!(out, "Session · {title}")?;
+            write_files(out, &c.session, cwd)?;
+        }
+    }
+    Ok(())
+}
+
+/// The first file an edit call names, made absolute.
+fn edit_path(l: &Loaded, entry: usize, block: usize) -> Option<String> {
+    let calls = crate::ide::edits::edit_calls(&l.transcript, &l.analysis, &l.source);
+    let c = calls
+        .iter()
+        .find(|c| c.entry == entry && c.block == block)?;
+    Some(crate::ide::changes::absolute(
+        l.transcript.meta.cwd.as_deref(),
+        &c.path,
+    ))
+}
+
+/// `changes FILE --json`: `{file, cwd, turns: [{turn, n, title, files, notApplied, added,
+/// removed, commits}], session: {title, files}}`.
+fn write_changes_json(
+    out: &mut dyn Write,
+    path: &Path,
+    l: &Loaded,
+    c: &crate::ide::changes::Changes,
+    only: Option<usize>,
+) -> std::io::Result<()> {
+    let turns: Vec<serde_json::Value> = c
+        .turns
+        .iter()
+        .filter(|t| only.is_none_or(|n| t.n == n))
+        .map(|t| {
+            let mut v = serde_json::to_value(t).unwrap_or_default();
+            if let Some(o) = v.as_object_mut() {
+                o.insert("title".into(), t.title().into());
+                o.insert(
+                    "turnTitle".into(),
+                    view::turn_name(&l.analysis.turns[t.turn]).into(),
+                );
+            }
+            v
+        })
+        .collect();
+    let mut v = serde_json::json!({
+        "file": path.display().to_string(),
+        "cwd": l.transcript.meta.cwd,
+        "turns": turns,
+    });
+    if only.is_none() {
+        v["session"] = serde_json::json!({
+            "title": c.session_title(),
+            "files": c.session,
+        });
+    }
+    serde_json::to_writer(&mut *out, &v).map_err(std::io::Error::other)?;
+    out.write_all(b"\n")
+}
+
+/// `changes FILE --patch`: the net change (of the session, or of `--turn N`) as a unified
+/// diff. A file whose whole text is known is a complete `git apply` patch; one known by its
+/// hunks only gets its hunks with their line numbers where known, and a `#` comment line
+/// where they are not (`git apply` skips such lines between patches).
+fn write_changes_patch(
+    out: &mut dyn Write,
+    l: &Loaded,
+    c: &crate::ide::changes::Changes,
+    only: Option<usize>,
+) -> std::io::Result<()> {
+    use crate::ide::changes::{self, FileAction};
+    let cwd = l.transcript.meta.cwd.as_deref();
+    let files = match only {
+        Some(n) => c.turn(n).map(|t| t.files.as_slice()).unwrap_or(&[]),
+        None => c.session.as_slice(),
+    };
+    for f in files {
+        let p = relative_to(cwd, &f.path);
+        let p = p.trim_start_matches('/');
+        if let (Some(b), Some(a)) = (&f.before, &f.after) {
+            out.write_all(changes::unified_patch(p, f.action, b, a).as_bytes())?;
+            continue;
+        }
+        if f.hunks.iter().any(|h| h.range.is_none()) {
+            writeln!(
+                out,
+                "# {p}: {} without line numbers (the transcript does not hold the whole file)",
+                text::plural(f.hunks.len() as u64, "hunk", "hunks")
+            )?;
+        }
+        let a = if f.action == FileAction::Created {
+            "/dev/null".to_string()
+        } else {
+            format!("a/{p}")
+        };
+        let b = if f.action == FileAction::Deleted {
+            "/dev/null".to_string()
+        } else {
+            format!("b/{p}")
+        };
+        writeln!(out, "diff --git a/{p} b/{p}\n--- {a}\n+++ {b}")?;
+        for h in &f.hunks {
+            writeln!(out, "{}", h.header())?;
+            for dl in &h.lines {
+                writeln!(out, "{}{}", changes::prefix(dl.kind), dl.text)?;
+            }
+        }
+    }
+    Ok(())
 }

@@ -88,7 +88,7 @@ fn usage_errors_exit_2() {
         ),
         (
             &["outline", "x", "--json"],
-            "transcript-ls: --json is an option of stats\nTry 'transcript-ls --help'.\n",
+            "transcript-ls: --json is an option of stats and changes\nTry 'transcript-ls --help'.\n",
         ),
         (
             &["stats", "x", "--time-zone"],
@@ -100,7 +100,7 @@ fn usage_errors_exit_2() {
         ),
         (
             &["--verbose"],
-            "transcript-ls: missing command (outline, render or stats)\nTry 'transcript-ls --help'.\n",
+            "transcript-ls: missing command (outline, render, stats or changes)\nTry 'transcript-ls --help'.\n",
         ),
     ];
     for (args, err) in cases {
@@ -701,5 +701,87 @@ fn btw_aside_files_count_the_replayed_parent_once() {
     assert_eq!(
         (p["turns"].as_u64(), p["usage"]["output"].as_u64()),
         (Some(3), Some(630))
+    );
+}
+
+/// `changes`: the change sets per turn and the session's, as text (issue 22 item 5).
+#[test]
+fn changes_lists_each_turns_files_and_the_session() {
+    let f = root().join("fixtures/rules/changes-claude.jsonl");
+    let (code, out, err) = run(&["changes", f.to_str().unwrap()]);
+    assert_eq!((code, err.as_str()), (0, ""));
+    assert_eq!(
+        out,
+        "Turn 1: Rename total to sum, add a test and commit. · ✎ 2 files changed · +8 −2 · 1 edit not applied · ⎇ committed 1a2b3c4\n  \
+         M src/calc.rs  +2 −2  (Edit ×2)\n  \
+         A tests/calc_test.rs  +6 −0  (Write)\n  \
+         ✗ not applied: Edit src/lib.rs\n  \
+         ⎇ 1a2b3c4 Rename total to sum (main)\n\
+         Turn 2: Make the addition saturate. · ✎ 1 file changed · +1 −1\n  \
+         M src/calc.rs  +1 −1  (Edit) · hunks only\n\
+         Session · ✎ 2 files changed in 2 turns · +9 −3\n  \
+         M src/calc.rs  +3 −3  (Edit ×3)\n  \
+         A tests/calc_test.rs  +6 −0  (Write)\n"
+    );
+    let (code, out, _) = run(&["changes", f.to_str().unwrap(), "--turn", "2", "--json"]);
+    assert_eq!(code, 0);
+    let v: serde_json::Value = serde_json::from_str(&out).unwrap();
+    assert_eq!(v["turns"].as_array().unwrap().len(), 1);
+    assert_eq!(v["turns"][0]["title"], "✎ 1 file changed · +1 −1");
+    assert_eq!(
+        v["turns"][0]["files"][0]["path"],
+        "/home/user/project/src/calc.rs"
+    );
+    assert_eq!(
+        v["turns"][0]["files"][0]["hunks"][0]["lines"],
+        serde_json::json!(["-    a + b", "+    a.saturating_add(b)"])
+    );
+    assert!(v.get("session").is_none());
+    let (code, _, err) = run(&["changes", f.to_str().unwrap(), "--turn", "9"]);
+    assert_eq!(code, 1);
+    assert!(err.contains("no turn 9 (the turns are 1 to 2)"), "{err}");
+    let (code, _, err) = run(&["stats", f.to_str().unwrap(), "--patch"]);
+    assert_eq!(code, 2);
+    assert!(err.contains("--patch is an option of changes"), "{err}");
+}
+
+/// `changes --patch`: the session's net change is a patch `git apply` takes on the files as
+/// they were before the session (the transcript's `originalFile`).
+#[test]
+fn changes_patch_applies_with_git() {
+    if Command::new("git").arg("--version").output().is_err() {
+        panic!("git is needed for this test");
+    }
+    let f = root().join("fixtures/rules/changes-claude.jsonl");
+    let (code, patch, err) = run(&["changes", f.to_str().unwrap(), "--patch"]);
+    assert_eq!((code, err.as_str()), (0, ""));
+    let dir = tempfile::tempdir().unwrap();
+    std::fs::create_dir_all(dir.path().join("src")).unwrap();
+    std::fs::write(
+        dir.path().join("src/calc.rs"),
+        "fn total(a: i32, b: i32) -> i32 {\n    a + b\n}\n\nfn main() {\n    println!(\"{}\", total(1, 2));\n}\n",
+    )
+    .unwrap();
+    let p = dir.path().join("session.patch");
+    std::fs::write(&p, &patch).unwrap();
+    let apply = Command::new("git")
+        .args(["apply", "--verbose"])
+        .arg(&p)
+        .current_dir(dir.path())
+        .output()
+        .unwrap();
+    assert!(
+        apply.status.success(),
+        "{}",
+        String::from_utf8_lossy(&apply.stderr)
+    );
+    assert_eq!(
+        std::fs::read_to_string(dir.path().join("src/calc.rs")).unwrap(),
+        "fn sum(a: i32, b: i32) -> i32 {\n    a.saturating_add(b)\n}\n\nfn main() {\n    println!(\"{}\", sum(1, 2));\n}\n"
+    );
+    assert!(
+        std::fs::read_to_string(dir.path().join("tests/calc_test.rs"))
+            .unwrap()
+            .contains("fn adds()")
     );
 }

@@ -4,6 +4,7 @@
 //! behind views, plain edits, snapshots; [`document`] is one source and its snapshots) and
 //! [`live`] (the file follower, which keeps disk sources and the session index current and
 //! hands what changed to the protocol layer through [`live::Sink`]).
+pub mod changes;
 pub mod code_lens;
 pub mod diagnostics;
 pub mod document;

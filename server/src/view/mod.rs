@@ -12,7 +12,7 @@
 
 pub mod ansi;
 pub mod diff;
-mod render;
+pub(crate) mod render;
 pub mod text;
 pub mod words;
 pub mod wrap;

@@ -2176,7 +2176,7 @@ fn result_summary(r: &ToolResult) -> String {
 /// The beginning of a tool result's text, decoded: at most [`OUTPUT_PREVIEW_RAW_BYTES`] of the
 /// raw source (cut on an escape boundary). Returns the text and the raw bytes it covers. For
 /// array content, the `text` parts (arrays over 1 MiB are not previewed).
-fn result_text_prefix(src: &str, r: &ToolResult) -> Option<(String, usize)> {
+pub(crate) fn result_text_prefix(src: &str, r: &ToolResult) -> Option<(String, usize)> {
     let content = r.content.clone();
     let raw = src.get(content.clone())?;
     if raw.is_empty() {
