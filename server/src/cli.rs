@@ -245,7 +245,9 @@ fn parse(args: Vec<OsString>) -> Result<Option<Args>, Failure> {
         }
     }
     let Some(command) = command else {
-        return Err(usage_error("missing command (outline, render, stats or changes)"));
+        return Err(usage_error(
+            "missing command (outline, render, stats or changes)",
+        ));
     };
     if files.is_empty() {
         return Err(usage_error(format!(
@@ -855,7 +857,7 @@ fn write_files(
             .as_deref()
             .map(|m| format!(" → {}", relative_to(cwd, m)))
             .unwrap_or_default();
-        let exact = if f.exact() { "" } else { " · hunks only" };
+        let exact = if f.exact { "" } else { " · hunks only" };
         writeln!(
             out,
             "  {mark} {}{moved}  {}  ({}){exact}",

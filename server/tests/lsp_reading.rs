@@ -712,3 +712,171 @@ async fn hover_times_are_local_like_hints_and_stats() {
     assert!(first.ends_with("· 07:48 pm"), "{first}");
     c.shutdown().await;
 }
+
+/// Issue 22, item 2: a change lens on each turn that changed files (raw file and view), the
+/// session's on the view's first line; `transcript.showChanges` names each file's two sides
+/// by `transcript:` URIs whose text is the whole file (an exact change) or its hunks; the
+/// outline has a `Changes` child per such turn with the files under it.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn change_lenses_and_sides() {
+    let path = fixtures_dir().join("rules/changes-claude.jsonl");
+    let (mut c, _) = TestClient::start(client_caps(false), json!({"roots": []})).await;
+    let raw = c.open_file(&path).await;
+    let lenses = c
+        .request(
+            "textDocument/codeLens",
+            json!({"textDocument": {"uri": raw}}),
+        )
+        .await
+        .unwrap();
+    let changes: Vec<String> = show_lenses(&lenses)
+        .into_iter()
+        .filter(|l| l.contains("✎"))
+        .collect();
+    assert_eq!(
+        changes,
+        [
+            "L1 ✎ 2 files changed · +8 −2 · 1 edit not applied · ⎇ committed 1a2b3c4 -> transcript.showChanges([{\"turn\":1,\"uri\":\"file:…/changes-claude.jsonl\"}])",
+            "L13 ✎ 1 file changed · +1 −1 -> transcript.showChanges([{\"turn\":2,\"uri\":\"file:…/changes-claude.jsonl\"}])",
+        ]
+    );
+    let r = c
+        .command("transcript.showChanges", json!({"uri": raw, "turn": 1}))
+        .await;
+    assert_eq!(
+        r["title"],
+        "Turn 1: Rename total to sum, add a test and commit. · ✎ 2 files changed · +8 −2 · 1 edit not applied · ⎇ committed 1a2b3c4"
+    );
+    let files = r["files"].as_array().unwrap();
+    let labels: Vec<&str> = files.iter().map(|f| f["label"].as_str().unwrap()).collect();
+    assert_eq!(
+        labels,
+        ["M src/calc.rs +2 −2", "A tests/calc_test.rs +6 −0"]
+    );
+    assert_eq!(files[0]["exact"], true);
+    let before = files[0]["before"].as_str().unwrap().to_string();
+    assert_eq!(
+        before,
+        format!(
+            "transcript:/home/user/project/src/calc.rs?change=1&side=before&path={}",
+            path.canonicalize().unwrap().display()
+        )
+    );
+    assert_eq!(
+        text(&mut c, before).await.unwrap(),
+        "fn total(a: i32, b: i32) -> i32 {\n    a + b\n}\n\nfn main() {\n    println!(\"{}\", total(1, 2));\n}\n"
+    );
+    assert_eq!(
+        text(&mut c, files[1]["before"].as_str().unwrap().to_string())
+            .await
+            .unwrap(),
+        ""
+    );
+    // Turn 2 is known by its hunk only; the session's is exact over both turns.
+    let r2 = c
+        .command("transcript.showChanges", json!({"uri": raw, "line": 14}))
+        .await;
+    assert_eq!(r2["turn"], 2);
+    let f2 = &r2["files"][0];
+    assert_eq!(f2["exact"], false);
+    assert_eq!(
+        text(&mut c, f2["before"].as_str().unwrap().to_string())
+            .await
+            .unwrap(),
+        "⋯ @@ ⋯\n    a + b\n"
+    );
+    assert_eq!(
+        text(&mut c, f2["after"].as_str().unwrap().to_string())
+            .await
+            .unwrap(),
+        "⋯ @@ ⋯\n    a.saturating_add(b)\n"
+    );
+    let s = c
+        .command(
+            "transcript.showChanges",
+            json!({"uri": raw, "session": true}),
+        )
+        .await;
+    assert_eq!(s["title"], "Session · ✎ 2 files changed in 2 turns · +9 −3");
+    assert_eq!(
+        text(&mut c, s["files"][0]["after"].as_str().unwrap().to_string())
+            .await
+            .unwrap(),
+        "fn sum(a: i32, b: i32) -> i32 {\n    a.saturating_add(b)\n}\n\nfn main() {\n    println!(\"{}\", sum(1, 2));\n}\n"
+    );
+    // A file the turn did not change; a side has text only.
+    let e = c
+        .request(
+            "workspace/textDocumentContent",
+            json!({"uri": f2["before"].as_str().unwrap().replace("src/calc.rs", "src/nope.rs")}),
+        )
+        .await
+        .unwrap_err();
+    assert!(
+        e.1.contains("turn 2 did not change /home/user/project/src/nope.rs"),
+        "{e:?}"
+    );
+    let e = c
+        .request(
+            "textDocument/foldingRange",
+            json!({"textDocument": {"uri": f2["before"]}}),
+        )
+        .await
+        .unwrap_err();
+    assert!(e.1.contains("one side of a change set's diff"), "{e:?}");
+
+    // The view: the session's lens on line 0, each turn's on its heading; the outline's
+    // `Changes` children list the files.
+    let view = view_uri(&path, Some(false));
+    let vtext = c.open_view(&view).await;
+    let lenses = c
+        .request(
+            "textDocument/codeLens",
+            json!({"textDocument": {"uri": view}}),
+        )
+        .await
+        .unwrap();
+    let vl: Vec<String> = show_lenses(&lenses)
+        .into_iter()
+        .filter(|l| l.contains("✎"))
+        .map(|l| l.split(" -> ").next().unwrap().to_string())
+        .collect();
+    let lines: Vec<&str> = vtext.lines().collect();
+    assert_eq!(vl[0], "L1 ✎ 2 files changed in 2 turns · +9 −3");
+    assert_eq!(vl.len(), 3);
+    for l in &vl[1..] {
+        let n: usize = l[1..l.find(' ').unwrap()].parse().unwrap();
+        assert!(lines[n - 1].starts_with("## Turn "), "{}", lines[n - 1]);
+    }
+    let syms = c
+        .request(
+            "textDocument/documentSymbol",
+            json!({"textDocument": {"uri": view}}),
+        )
+        .await
+        .unwrap();
+    let t1 = &syms[0];
+    let ch = t1["children"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|s| s["name"] == "Changes")
+        .expect("a Changes child");
+    assert_eq!(ch["detail"], "2 files · +8 −2");
+    let names: Vec<(&str, &str)> = ch["children"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|f| (f["name"].as_str().unwrap(), f["detail"].as_str().unwrap()))
+        .collect();
+    assert_eq!(
+        names,
+        [
+            ("src/calc.rs", "M +2 −2"),
+            ("tests/calc_test.rs", "A +6 −0")
+        ]
+    );
+    let l = ch["range"]["start"]["line"].as_u64().unwrap() as usize;
+    assert!(lines[l].starts_with("✎ 2 files changed"), "{}", lines[l]);
+    c.shutdown().await;
+}

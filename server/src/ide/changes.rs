@@ -152,7 +152,10 @@ pub struct FileChange {
     pub removed: usize,
     /// The applied calls that changed it, in order.
     pub calls: Vec<ChangeCall>,
-    /// The whole file before and after, when both are known (then the change is exact).
+    /// The whole file is known before and after (the change is exact); `before` / `after`
+    /// hold it unless dropped by [`Changes::without_texts`].
+    pub exact: bool,
+    /// The whole file before and after, when both are known.
     #[serde(skip)]
     pub before: Option<String>,
     #[serde(skip)]
@@ -162,11 +165,6 @@ pub struct FileChange {
 }
 
 impl FileChange {
-    /// Whether the whole file is known on both sides.
-    pub fn exact(&self) -> bool {
-        self.before.is_some() && self.after.is_some()
-    }
-
     /// `+41 −7`.
     pub fn counts(&self) -> String {
         format!("+{} −{}", self.added, self.removed)
@@ -176,6 +174,34 @@ impl FileChange {
     pub fn short_path(&self) -> String {
         short_path(&self.path)
     }
+}
+
+/// The two texts an editor's diff shows for a file's change: the whole file before and after
+/// when the change is exact (and the texts are kept); else its hunks, each opened on both sides
+/// by the same line `⋯ @@ -37,12 +37,15 @@ ⋯` (`⋯ @@ ⋯` without line numbers) so that the
+/// editor aligns them, with context and removed lines before, context and added lines after.
+pub fn sides(f: &FileChange) -> (String, String) {
+    if let (Some(b), Some(a)) = (&f.before, &f.after) {
+        return (b.clone(), a.clone());
+    }
+    let (mut before, mut after) = (String::new(), String::new());
+    for h in &f.hunks {
+        let sep = format!("⋯ {} ⋯\n", h.header());
+        before.push_str(&sep);
+        after.push_str(&sep);
+        for l in &h.lines {
+            let line = format!("{}\n", l.text);
+            match l.kind {
+                DiffLineKind::Removed => before.push_str(&line),
+                DiffLineKind::Added => after.push_str(&line),
+                _ => {
+                    before.push_str(&line);
+                    after.push_str(&line);
+                }
+            }
+        }
+    }
+    (before, after)
 }
 
 /// The last two components of a path.
@@ -272,9 +298,32 @@ pub struct Changes {
 }
 
 impl Changes {
+    /// The same change sets without the whole texts of the files (what a document keeps:
+    /// the texts are read again when a diff side is asked for).
+    pub fn without_texts(mut self) -> Changes {
+        for f in self
+            .turns
+            .iter_mut()
+            .flat_map(|t| t.files.iter_mut())
+            .chain(self.session.iter_mut())
+        {
+            f.before = None;
+            f.after = None;
+        }
+        self
+    }
+
     /// The change set of the turn numbered `n`.
     pub fn turn(&self, n: usize) -> Option<&TurnChanges> {
-        self.turns.iter().find(|t| t.n == n)
+        self.turn_at(n)
+    }
+
+    /// [`Changes::turn`] by binary search (turns are in file order, numbers increasing).
+    pub fn turn_at(&self, n: usize) -> Option<&TurnChanges> {
+        match self.turns.binary_search_by_key(&n, |t| t.n) {
+            Ok(i) => self.turns.get(i),
+            Err(_) => self.turns.iter().find(|t| t.n == n),
+        }
     }
 
     /// The session's title: `✎ 5 files changed in 3 turns · +120 −14`.
@@ -296,58 +345,108 @@ impl Changes {
 
 /// The change sets of `t` (`src` its text).
 pub fn changes(t: &Transcript, a: &Analysis, src: &str) -> Changes {
-    let calls = edits::edit_calls(t, a, src);
-    let ctx = Context::new(t, a, src);
-    let mut per_call: Vec<(usize, Vec<Op>)> = Vec::new(); // (index into calls, ops)
-    for (i, c) in calls.iter().enumerate() {
-        per_call.push((i, ctx.ops(c)));
-    }
+    changes_of_calls(t, a, src, &edits::edit_calls(t, a, src))
+}
+
+/// [`changes`] from the edit calls already found ([`edits::edit_calls`]).
+pub fn changes_of_calls(t: &Transcript, a: &Analysis, src: &str, calls: &[EditCall]) -> Changes {
+    let result_of = |e: usize, b: usize| pair_result(a, e, b);
+    let ctx = Context::new(t, src, 0..t.entries.len(), &result_of);
+    let ops: Vec<Vec<Op>> = calls.iter().map(|c| ctx.ops(c)).collect();
     let mut out = Changes::default();
     let mut session = Composer::default();
     for (ti, turn) in a.turns.iter().enumerate() {
-        let mut comp = Composer::default();
-        let mut not_applied = Vec::new();
-        let mut no_result = Vec::new();
-        for (i, ops) in &per_call {
-            let c = &calls[*i];
-            if !turn.entries.contains(&c.entry) {
-                continue;
-            }
-            match ctx.applied(c) {
-                Some(true) => {}
-                Some(false) => {
-                    not_applied.push(call_of(c));
-                    continue;
-                }
-                None => {
-                    no_result.push(call_of(c));
-                    continue;
-                }
-            }
-            for op in ops {
-                comp.apply(op, call_of(c));
-                session.apply(op, call_of(c));
-            }
+        if let Some(tc) = compose_turn(&ctx, calls, &ops, ti, turn, Some(&mut session)) {
+            out.turns.push(tc);
         }
-        let commits = ctx.commits(turn.entries.clone());
-        let files = comp.finish();
-        if files.is_empty() && not_applied.is_empty() && no_result.is_empty() && commits.is_empty()
-        {
-            continue;
-        }
-        out.turns.push(TurnChanges {
-            turn: ti,
-            n: turn.n,
-            added: files.iter().map(|f| f.added).sum(),
-            removed: files.iter().map(|f| f.removed).sum(),
-            files,
-            not_applied,
-            no_result,
-            commits,
-        });
     }
     out.session = session.finish();
     out
+}
+
+/// The change set of turn `ti` alone (`None` when it changed nothing, tried to or
+/// committed), reading only its entries; `result_of(entry, block)` gives a call's
+/// `tool_result` (as the view's renderer keeps them).
+pub fn turn_changes(
+    t: &Transcript,
+    a: &Analysis,
+    src: &str,
+    ti: usize,
+    result_of: &dyn Fn(usize, usize) -> Option<(usize, usize)>,
+) -> Option<TurnChanges> {
+    let turn = a.turns.get(ti)?;
+    let calls = edits::edit_calls_in(t, src, turn.entries.clone(), result_of);
+    let ctx = Context::new(t, src, turn.entries.clone(), result_of);
+    let ops: Vec<Vec<Op>> = calls.iter().map(|c| ctx.ops(c)).collect();
+    compose_turn(&ctx, &calls, &ops, ti, turn, None)
+}
+
+/// The `(entry, block)` of the `tool_result` of the call at `(entry, block)`, by binary search
+/// (`Analysis::tool_pairs` is in the order of the calls).
+pub fn pair_result(a: &Analysis, entry: usize, block: usize) -> Option<(usize, usize)> {
+    let from = a.tool_pairs.partition_point(|p| p.use_entry < entry);
+    a.tool_pairs[from..]
+        .iter()
+        .take_while(|p| p.use_entry == entry)
+        .find(|p| p.use_block == block)
+        .and_then(|p| Some((p.result_entry?, p.result_block?)))
+}
+
+/// A `Bash` / shell call whose command may make a commit.
+fn is_commit_candidate(command: &str) -> bool {
+    command.contains("commit") && command.contains("git")
+}
+
+/// The change set of one turn from its calls' ops (`ops[i]` of `calls[i]`), also composed
+/// into `session` when given.
+fn compose_turn(
+    ctx: &Context,
+    calls: &[EditCall],
+    ops: &[Vec<Op>],
+    ti: usize,
+    turn: &crate::analysis::Turn,
+    mut session: Option<&mut Composer>,
+) -> Option<TurnChanges> {
+    let mut comp = Composer::default();
+    let mut not_applied = Vec::new();
+    let mut no_result = Vec::new();
+    for (c, ops) in calls.iter().zip(ops) {
+        if !turn.entries.contains(&c.entry) {
+            continue;
+        }
+        match ctx.applied(c) {
+            Some(true) => {}
+            Some(false) => {
+                not_applied.push(call_of(c));
+                continue;
+            }
+            None => {
+                no_result.push(call_of(c));
+                continue;
+            }
+        }
+        for op in ops {
+            comp.apply(op, call_of(c));
+            if let Some(s) = session.as_deref_mut() {
+                s.apply(op, call_of(c));
+            }
+        }
+    }
+    let commits = ctx.commits(turn.entries.clone());
+    let files = comp.finish();
+    if files.is_empty() && not_applied.is_empty() && no_result.is_empty() && commits.is_empty() {
+        return None;
+    }
+    Some(TurnChanges {
+        turn: ti,
+        n: turn.n,
+        added: files.iter().map(|f| f.added).sum(),
+        removed: files.iter().map(|f| f.removed).sum(),
+        files,
+        not_applied,
+        no_result,
+        commits,
+    })
 }
 
 fn call_of(c: &EditCall) -> ChangeCall {
@@ -403,21 +502,22 @@ struct Context<'a> {
     src: &'a str,
     cwd: Option<&'a str>,
     /// `tool_use` (entry, block) → `tool_result` (entry, block).
-    results: HashMap<(usize, usize), (usize, usize)>,
+    result_of: &'a dyn Fn(usize, usize) -> Option<(usize, usize)>,
     /// Codex `patch_apply_end` by call id: `(success, absolute paths)`.
     patch_ends: HashMap<String, (bool, Vec<String>)>,
 }
 
 impl<'a> Context<'a> {
-    fn new(t: &'a Transcript, a: &'a Analysis, src: &'a str) -> Self {
-        let mut results = HashMap::new();
-        for p in &a.tool_pairs {
-            if let (Some(e), Some(b)) = (p.result_entry, p.result_block) {
-                results.insert((p.use_entry, p.use_block), (e, b));
-            }
-        }
+    /// What the entries `range` say (their `patch_apply_end` events).
+    fn new(
+        t: &'a Transcript,
+        src: &'a str,
+        range: std::ops::Range<usize>,
+        result_of: &'a dyn Fn(usize, usize) -> Option<(usize, usize)>,
+    ) -> Self {
         let mut patch_ends = HashMap::new();
-        for e in &t.entries {
+        let end = range.end.min(t.entries.len());
+        for e in &t.entries[range.start.min(end)..end] {
             if !e.record_type.ends_with("patch_apply_end") {
                 continue;
             }
@@ -436,7 +536,7 @@ impl<'a> Context<'a> {
             t,
             src,
             cwd: t.meta.cwd.as_deref(),
-            results,
+            result_of,
             patch_ends,
         }
     }
@@ -456,14 +556,19 @@ impl<'a> Context<'a> {
 
     /// The result record's `toolUseResult`, when it has one with edit fields.
     fn result_sidecar(&self, c: &EditCall) -> Option<Sidecar> {
-        let &(re, _) = self.results.get(&(c.entry, c.block))?;
+        let (re, _) = (self.result_of)(c.entry, c.block)?;
         let line = self.src.get(self.t.entries.get(re)?.span.clone())?;
         if memchr::memmem::find(line.as_bytes(), b"\"toolUseResult\"").is_none() {
             return None;
         }
-        serde_json::from_str::<ResultRecord>(line)
+        // A `toolUseResult` that is not an object (a string, `null`) is no sidecar.
+        let raw = serde_json::from_str::<ResultRecord>(line)
             .ok()?
-            .tool_use_result
+            .tool_use_result?;
+        if !raw.get().starts_with('{') {
+            return None;
+        }
+        serde_json::from_str::<Sidecar>(raw.get()).ok()
     }
 
     fn ops(&self, c: &EditCall) -> Vec<Op> {
@@ -701,10 +806,10 @@ impl<'a> Context<'a> {
                 let BlockKind::ToolUse(u) = &b.kind else {
                     continue;
                 };
-                if !u.summary.contains("commit") || !u.summary.contains("git") {
+                if !is_commit_candidate(&u.summary) {
                     continue;
                 }
-                let Some(&(re, rb)) = self.results.get(&(ei, bi)) else {
+                let Some((re, rb)) = (self.result_of)(ei, bi) else {
                     continue;
                 };
                 let Some(BlockKind::ToolResult(r)) = self
@@ -1083,6 +1188,7 @@ impl Composer {
                 added,
                 removed,
                 calls: f.calls,
+                exact: before.is_some() && after.is_some(),
                 before,
                 after,
                 hunks,
@@ -1265,15 +1371,9 @@ impl OneEdit<'_> {
 }
 
 #[derive(Deserialize)]
-struct ResultRecord {
-    #[serde(default, rename = "toolUseResult", deserialize_with = "lenient")]
-    tool_use_result: Option<Sidecar>,
-}
-
-/// A `toolUseResult` that is not an object (a string, `null`) is no sidecar, not an error.
-fn lenient<'de, D: serde::Deserializer<'de>>(d: D) -> Result<Option<Sidecar>, D::Error> {
-    let v = serde_json::Value::deserialize(d)?;
-    Ok(serde_json::from_value(v).ok())
+struct ResultRecord<'a> {
+    #[serde(borrow, default, rename = "toolUseResult")]
+    tool_use_result: Option<&'a serde_json::value::RawValue>,
 }
 
 #[derive(Deserialize)]
@@ -1438,7 +1538,7 @@ mod tests {
                     f.action,
                     f.added,
                     f.removed,
-                    f.exact(),
+                    f.exact,
                     f.calls.iter().map(|c| c.call.clone()).collect(),
                 )
             })
@@ -1593,6 +1693,47 @@ mod tests {
         assert_eq!(
             c.turns[0].files[1].after.as_deref(),
             Some("# Currency codes\n\n`parse_currency` accepts any case.\n")
+        );
+    }
+
+    /// Codex `patch_apply_end`: its absolute paths are preferred to the patch's relative ones
+    /// joined to the cwd, and `success: false` makes the call not applied.
+    #[test]
+    fn codex_patch_apply_end_gives_paths_and_success() {
+        let (_, _, src) = fixture("codex-apply-patch.jsonl");
+        let end = |ok: bool| {
+            format!(
+                r#"{{"timestamp":"2026-05-16T08:00:04.200Z","type":"event_msg","payload":{{"type":"patch_apply_end","call_id":"call_patch_01","success":{ok},"changes":{{"/srv/checkout/src/model/currency.rs":{{"type":"update"}},"/srv/checkout/docs/currency.md":{{"type":"add"}}}}}}}}"#
+            )
+        };
+        let with = |ok: bool| -> Changes {
+            let mut lines: Vec<String> = src.lines().map(str::to_string).collect();
+            lines.insert(7, end(ok));
+            let text = lines.join("\n") + "\n";
+            let t = crate::formats::read(&text);
+            let a = crate::analysis::analyze(&t, &text, &Default::default());
+            changes(&t, &a, &text)
+        };
+        let c = with(true);
+        let paths: Vec<&str> = c.turns[0].files.iter().map(|f| f.path.as_str()).collect();
+        assert_eq!(
+            paths,
+            [
+                "/srv/checkout/src/model/currency.rs",
+                "/srv/checkout/docs/currency.md"
+            ]
+        );
+        let c = with(false);
+        assert!(c.turns[0].files.is_empty());
+        let failed: Vec<&str> = c.turns[0]
+            .not_applied
+            .iter()
+            .map(|k| k.call.as_str())
+            .collect();
+        assert_eq!(failed, ["call_patch_01", "call_patch_02"]);
+        assert_eq!(
+            c.turns[0].title(),
+            "✎ no file changed · 2 edits not applied"
         );
     }
 }

@@ -26,6 +26,9 @@ pub enum LensAction {
     /// Open the editor's own diff of a file edit (issue 11, item 3); `call` names the tool
     /// call as [`crate::ide::edits::EditCall::call`].
     ShowDiff { call: String },
+    /// Open the files a turn changed (`turn`: its number) or the session changed (`None`) in
+    /// the editor's multi-file diff (issue 22, item 2).
+    ShowChanges { turn: Option<usize> },
     /// Nothing to do (the lens is a label).
     None,
 }
@@ -201,6 +204,41 @@ pub fn edit_lenses(
             })
         })
         .collect()
+}
+
+/// A change lens on each turn that changed files, tried to or committed
+/// ([`crate::ide::changes::TurnChanges::title`]: `✎ 3 files changed · +41 −7`), on the line
+/// `line_of_turn(n)` gives (`None`: not shown); and when `session_line` is given, the
+/// session's (`✎ 5 files changed in 3 turns · +120 −14`) there. A turn whose edits all failed
+/// gets a label (nothing to open). Issue 22, item 2.
+pub fn change_lenses(
+    changes: &crate::ide::changes::Changes,
+    line_of_turn: impl Fn(usize) -> Option<usize>,
+    session_line: Option<usize>,
+) -> Vec<Lens> {
+    let mut out = Vec::new();
+    if let (Some(line), Some(title)) = (session_line, changes.session_title()) {
+        out.push(Lens {
+            line,
+            title,
+            action: LensAction::ShowChanges { turn: None },
+        });
+    }
+    for t in &changes.turns {
+        let Some(line) = line_of_turn(t.n) else {
+            continue;
+        };
+        out.push(Lens {
+            line,
+            title: t.title(),
+            action: if t.files.is_empty() {
+                LensAction::None
+            } else {
+                LensAction::ShowChanges { turn: Some(t.n) }
+            },
+        });
+    }
+    out
 }
 
 #[cfg(test)]

@@ -786,6 +786,7 @@ pub struct Snapshot {
     views: Mutex<[Option<Arc<ViewSnap>>; 2]>,
     files: OnceLock<SessionFiles>,
     edits: OnceLock<Vec<crate::ide::edits::EditCall>>,
+    changes: OnceLock<crate::ide::changes::Changes>,
 }
 
 impl Snapshot {
@@ -813,6 +814,7 @@ impl Snapshot {
             views: Mutex::new([None, None]),
             files: OnceLock::new(),
             edits: OnceLock::new(),
+            changes: OnceLock::new(),
         }
     }
 
@@ -863,13 +865,23 @@ impl Snapshot {
             let mut out = std::mem::take(&mut *lock(&self.symbol_seed));
             out.truncate(self.kept_turns.min(self.analysis.turns.len()));
             let phases = analysis::default_phases();
-            for turn in &self.analysis.turns[out.len()..] {
+            let a = &self.analysis;
+            let result_of = |e: usize, b: usize| crate::ide::changes::pair_result(a, e, b);
+            for ti in out.len()..a.turns.len() {
+                let changes = crate::ide::changes::turn_changes(
+                    &self.transcript,
+                    a,
+                    &self.text,
+                    ti,
+                    &result_of,
+                );
                 out.push(Arc::new(symbols::turn_symbol(
                     &self.transcript,
-                    &self.analysis,
+                    a,
                     &self.text,
                     &phases,
-                    turn,
+                    &a.turns[ti],
+                    changes.as_ref(),
                 )));
             }
             out
@@ -886,6 +898,30 @@ impl Snapshot {
         self.edits.get_or_init(|| {
             crate::ide::edits::edit_calls(&self.transcript, &self.analysis, &self.text)
         })
+    }
+
+    /// The change sets per turn and the session's (issue 22), made once per snapshot and kept
+    /// without the files' whole texts ([`crate::ide::changes::Changes::without_texts`]).
+    pub fn changes(&self) -> &crate::ide::changes::Changes {
+        self.changes.get_or_init(|| {
+            crate::ide::changes::changes_of_calls(
+                &self.transcript,
+                &self.analysis,
+                &self.text,
+                self.edit_calls(),
+            )
+            .without_texts()
+        })
+    }
+
+    /// The change sets with the files' whole texts (for a diff side; made anew each time).
+    pub fn changes_with_texts(&self) -> crate::ide::changes::Changes {
+        crate::ide::changes::changes_of_calls(
+            &self.transcript,
+            &self.analysis,
+            &self.text,
+            self.edit_calls(),
+        )
     }
 
     /// The files of this transcript's session (read from disk once per snapshot).
@@ -1157,6 +1193,7 @@ fn build(
         views: Mutex::new([None, None]),
         files: OnceLock::new(),
         edits: OnceLock::new(),
+        changes: OnceLock::new(),
     };
     (snap, resume, checkpoint)
 }

@@ -57,14 +57,23 @@ impl EditCall {
 
 /// Every file-editing tool call of the transcript, in file order (sidechains included).
 pub fn edit_calls(t: &Transcript, a: &Analysis, src: &str) -> Vec<EditCall> {
-    let mut results = std::collections::HashMap::new();
-    for p in &a.tool_pairs {
-        if let (Some(e), Some(b)) = (p.result_entry, p.result_block) {
-            results.insert((p.use_entry, p.use_block), (e, b));
-        }
-    }
+    edit_calls_in(t, src, 0..t.entries.len(), &|e, b| {
+        crate::ide::changes::pair_result(a, e, b)
+    })
+}
+
+/// The file-editing tool calls of the entries `range`; `result_of(entry, block)` gives the
+/// `(entry, block)` of a call's `tool_result` (`Analysis::tool_pairs`).
+pub fn edit_calls_in(
+    t: &Transcript,
+    src: &str,
+    range: std::ops::Range<usize>,
+    result_of: &dyn Fn(usize, usize) -> Option<(usize, usize)>,
+) -> Vec<EditCall> {
     let mut out = Vec::new();
-    for (ei, e) in t.entries.iter().enumerate() {
+    let end = range.end.min(t.entries.len());
+    for ei in range.start.min(end)..end {
+        let e = &t.entries[ei];
         for (bi, b) in e.blocks.iter().enumerate() {
             let BlockKind::ToolUse(u) = &b.kind else {
                 continue;
@@ -81,7 +90,7 @@ pub fn edit_calls(t: &Transcript, a: &Analysis, src: &str) -> Vec<EditCall> {
             let Some(d) = diff::edit_diff(&u.name, &input) else {
                 continue;
             };
-            let applied = results.get(&(ei, bi)).map(|&(re, rb)| {
+            let applied = result_of(ei, bi).map(|(re, rb)| {
                 !matches!(
                     t.entries.get(re).and_then(|x| x.blocks.get(rb)).map(|x| &x.kind),
                     Some(BlockKind::ToolResult(r)) if r.is_error

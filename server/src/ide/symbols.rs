@@ -24,6 +24,10 @@ pub enum SymbolKind {
     Subagent,
     Steering,
     AbandonedBranch,
+    /// The files a turn changed (issue 22): `Changes`, detail `2 files · +8 −2`.
+    Changes,
+    /// One of them: its path (relative to the session's directory), detail `M +2 −2`.
+    ChangedFile,
 }
 
 /// One outline entry. Lines are 0-based, inclusive, in the document the outline is for (the
@@ -72,10 +76,20 @@ pub fn raw_symbols_with_phases(
     source: &str,
     phases: &[crate::analysis::Phase],
 ) -> Vec<Symbol> {
+    let changes = crate::ide::changes::changes(transcript, analysis, source);
     analysis
         .turns
         .iter()
-        .map(|turn| turn_symbol(transcript, analysis, source, phases, turn))
+        .map(|turn| {
+            turn_symbol(
+                transcript,
+                analysis,
+                source,
+                phases,
+                turn,
+                changes.turn_at(turn.n),
+            )
+        })
         .collect()
 }
 
@@ -88,6 +102,7 @@ pub fn turn_symbol(
     source: &str,
     phases: &[crate::analysis::Phase],
     turn: &Turn,
+    changes: Option<&crate::ide::changes::TurnChanges>,
 ) -> Symbol {
     let line_of = |e: usize| transcript.entries.get(e).map(|e| e.line);
     {
@@ -193,11 +208,60 @@ pub fn turn_symbol(
                     ));
                 }
             }
+            if let Some(c) = changes.filter(|c| !c.files.is_empty()) {
+                children.push(changes_symbol(transcript, c));
+            }
             children.sort_by_key(|s| (s.start_line, kind_order(s.kind)));
             sym.children = children;
             sym
         }
     }
+}
+
+/// The `Changes` entry of a turn in the raw outline: from its first changing call's line to
+/// its last, a child per file at the line of the first call that changed it.
+fn changes_symbol(t: &Transcript, c: &crate::ide::changes::TurnChanges) -> Symbol {
+    let line = |e: usize| t.entries.get(e).map(|e| e.line).unwrap_or(0);
+    let lines: Vec<usize> = c
+        .files
+        .iter()
+        .flat_map(|f| f.calls.iter().map(|k| line(k.entry)))
+        .collect();
+    let start = lines.iter().copied().min().unwrap_or(0);
+    let end = lines.iter().copied().max().unwrap_or(start);
+    let cwd = t.meta.cwd.as_deref();
+    let mut s = Symbol::new(
+        "Changes".to_string(),
+        format!(
+            "{} · +{} −{}",
+            crate::view::text::plural(c.files.len() as u64, "file", "files"),
+            c.added,
+            c.removed
+        ),
+        SymbolKind::Changes,
+        start,
+        end,
+    );
+    for f in &c.files {
+        let at = f.calls.first().map(|k| line(k.entry)).unwrap_or(start);
+        let rel = cwd
+            .and_then(|d| f.path.strip_prefix(d.trim_end_matches('/')))
+            .and_then(|r| r.strip_prefix('/'))
+            .unwrap_or(&f.path);
+        let mark = match f.action {
+            crate::ide::changes::FileAction::Created => "A",
+            crate::ide::changes::FileAction::Modified => "M",
+            crate::ide::changes::FileAction::Deleted => "D",
+        };
+        s.children.push(Symbol::new(
+            rel.to_string(),
+            format!("{mark} {}", f.counts()),
+            SymbolKind::ChangedFile,
+            at,
+            at,
+        ));
+    }
+    s
 }
 
 /// The outline of the rendered view, from its anchors: the same names, details and kinds as
@@ -218,6 +282,8 @@ pub fn view_symbols(view: &View, analysis: &Analysis) -> Vec<Symbol> {
             AnchorKind::Subagent => SymbolKind::Subagent,
             AnchorKind::Steering => SymbolKind::Steering,
             AnchorKind::AbandonedBranch => SymbolKind::AbandonedBranch,
+            AnchorKind::Changes => SymbolKind::Changes,
+            AnchorKind::ChangedFile => SymbolKind::ChangedFile,
         };
         if matches!(a.kind, AnchorKind::Turn | AnchorKind::Preamble) {
             let preamble = a.kind == AnchorKind::Preamble;
@@ -240,6 +306,13 @@ pub fn view_symbols(view: &View, analysis: &Analysis) -> Vec<Symbol> {
             a.end_line,
         );
         match out.last_mut() {
+            // A changed file goes under its turn's `Changes` entry.
+            Some((Some(n), parent)) if *n == a.turn && kind == SymbolKind::ChangedFile => {
+                match parent.children.last_mut() {
+                    Some(c) if c.kind == SymbolKind::Changes => c.children.push(child),
+                    _ => parent.children.push(child),
+                }
+            }
             Some((Some(n), parent)) if *n == a.turn => parent.children.push(child),
             _ => out.push((None, child)),
         }
@@ -277,5 +350,6 @@ fn kind_order(k: SymbolKind) -> u8 {
         SymbolKind::Subagent => 5,
         SymbolKind::FinalAnswer => 6,
         SymbolKind::Gate => 7,
+        SymbolKind::Changes | SymbolKind::ChangedFile => 8,
     }
 }

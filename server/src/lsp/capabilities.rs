@@ -8,17 +8,21 @@ use crate::lsp::config::TokenLegend;
 use crate::source::position::Encoding;
 
 /// Commands the server executes (PROTOCOL.md §Commands).
-pub const COMMANDS: [&str; 6] = [
+pub const COMMANDS: [&str; 7] = [
     "transcript.nextTurn",
     "transcript.previousTurn",
     "transcript.nextGate",
     "transcript.listSessionFiles",
     "transcript.openView",
     SHOW_DIFF,
+    SHOW_CHANGES,
 ];
 
 /// The command of `Show diff` lenses (`handlers::diff`, PROTOCOL.md "Native diffs").
 pub const SHOW_DIFF: &str = "transcript.showDiff";
+
+/// The command of change lenses (`handlers::changes`, PROTOCOL.md "Change sets").
+pub const SHOW_CHANGES: &str = "transcript.showChanges";
 
 /// The URI scheme of rendered views.
 pub const VIEW_SCHEME: &str = "transcript";

@@ -82,6 +82,13 @@ pub fn view_key(uri: &Uri, default_verbose: bool) -> Result<ViewKey, String> {
             if k == "verbose" {
                 verbose = matches!(v, "1" | "true" | "yes");
             }
+            if k == "change" {
+                // One side of a change set's file (`transcript.showChanges`): text only.
+                return Err(format!(
+                    "{} is one side of a change set's diff: it has text only, no transcript features",
+                    uri.as_str()
+                ));
+            }
             if k == "call" {
                 // One side of a file edit's diff (`transcript.showDiff`): text only.
                 return Err(format!(

@@ -150,6 +150,8 @@ fn symbol_kind(k: ide::symbols::SymbolKind) -> SymbolKind {
         K::Subagent => SymbolKind::CLASS,
         K::Steering => SymbolKind::KEY,
         K::AbandonedBranch => SymbolKind::NULL,
+        K::Changes => SymbolKind::OBJECT,
+        K::ChangedFile => SymbolKind::FILE,
     }
 }
 
@@ -406,6 +408,14 @@ pub fn code_lens(l: ide::code_lens::Lens, uri: &Uri, doc: &DocSnap) -> CodeLens 
             title: l.title.clone(),
             command: crate::lsp::capabilities::SHOW_DIFF.to_string(),
             arguments: Some(vec![json!({ "uri": uri.as_str(), "line": l.line })]),
+        },
+        LensAction::ShowChanges { turn } => Command {
+            title: l.title.clone(),
+            command: crate::lsp::capabilities::SHOW_CHANGES.to_string(),
+            arguments: Some(vec![match turn {
+                Some(n) => json!({ "uri": uri.as_str(), "turn": n }),
+                None => json!({ "uri": uri.as_str(), "session": true }),
+            }]),
         },
         LensAction::None => Command {
             title: l.title.clone(),

@@ -161,6 +161,10 @@ pub enum AnchorKind {
     Subagent,
     Steering,
     AbandonedBranch,
+    /// A turn's change summary (issue 22): the `Changes` child.
+    Changes,
+    /// One file of it (a child of the `Changes` entry in the outline).
+    ChangedFile,
 }
 
 /// Renders the view of a transcript. Never panics; bounded output size (DESIGN.md §2: the

@@ -143,6 +143,9 @@ pub(super) fn render(
     r.finish()
 }
 
+/// Files named on a turn's change summary line before `… N more`.
+pub const CHANGED_FILES_SHOWN: usize = 6;
+
 #[derive(Debug, Clone, Copy, Default)]
 struct Mods {
     in_flight: bool,
@@ -723,6 +726,7 @@ impl<'a> Renderer<'a> {
         self.activity_closed = turn.kind == TurnKind::Preamble;
         self.answer_last = None;
         let (answer_line, activity_end) = self.turn_body(turn);
+        self.change_summary(turn);
 
         // Activity region (seed 000): everything between the prompt and the answer, under a
         // one-line header so that it folds apart from the first work run.
@@ -756,6 +760,96 @@ impl<'a> Renderer<'a> {
             detail: super::turn_detail(turn),
         });
         self.blank();
+    }
+
+    /// The turn's change summary, one line (issue 22, item 2), in both modes: `✎ 2 files
+    /// changed · +8 −2 · ⎇ committed 1a2b3c4 — src/calc.rs +2 −2, tests/calc_test.rs +6 −0`
+    /// (at most [`CHANGED_FILES_SHOWN`] files, then `… N more`); a turn whose edits all failed
+    /// says so (`✎ no file changed · 1 edit not applied`). Anchors: `Changes` and one
+    /// `ChangedFile` per file.
+    fn change_summary(&mut self, turn: &'a Turn) {
+        let ti = self
+            .a
+            .turns
+            .binary_search_by_key(&turn.n, |t| t.n)
+            .ok()
+            .filter(|&i| std::ptr::eq(&self.a.turns[i], turn))
+            .or_else(|| self.a.turns.iter().position(|t| std::ptr::eq(t, turn)));
+        let Some(ti) = ti else {
+            return;
+        };
+        let a = self.a;
+        let Some(tc) = crate::ide::changes::turn_changes(self.t, a, self.src, ti, &|e, b| {
+            crate::ide::changes::pair_result(a, e, b)
+        }) else {
+            return;
+        };
+        let cwd = self.t.meta.cwd.as_deref();
+        let rel = |p: &str| -> String {
+            cwd.and_then(|c| p.strip_prefix(c.trim_end_matches('/')))
+                .and_then(|r| r.strip_prefix('/'))
+                .unwrap_or(p)
+                .to_string()
+        };
+        let mut text = tc.title();
+        if !tc.files.is_empty() {
+            let shown: Vec<String> = tc
+                .files
+                .iter()
+                .take(CHANGED_FILES_SHOWN)
+                .map(|f| format!("{} {}", rel(&f.path), f.counts()))
+                .collect();
+            text.push_str(" — ");
+            text.push_str(&shown.join(", "));
+            if tc.files.len() > CHANGED_FILES_SHOWN {
+                text.push_str(&format!(
+                    ", … {} more",
+                    tc.files.len() - CHANGED_FILES_SHOWN
+                ));
+            }
+        }
+        let first = tc
+            .files
+            .first()
+            .and_then(|f| f.calls.first())
+            .or(tc.not_applied.first())
+            .map(|c| (c.entry, c.block))
+            .or_else(|| tc.commits.first().map(|c| (c.entry, c.block)));
+        let origin = match first {
+            Some((e, b)) => self.entry_origin(e, Some(b)),
+            None => Origin::None,
+        };
+        self.blank();
+        let line = self.emit(Line::new().add(&text, Some(SpanKind::Meta)), origin);
+        if tc.files.is_empty() {
+            return;
+        }
+        self.anchor(
+            AnchorKind::Changes,
+            line,
+            line,
+            Some("Changes".into()),
+            format!(
+                "{} · +{} −{}",
+                text::plural(tc.files.len() as u64, "file", "files"),
+                tc.added,
+                tc.removed
+            ),
+        );
+        for f in &tc.files {
+            let mark = match f.action {
+                crate::ide::changes::FileAction::Created => "A",
+                crate::ide::changes::FileAction::Modified => "M",
+                crate::ide::changes::FileAction::Deleted => "D",
+            };
+            self.anchor(
+                AnchorKind::ChangedFile,
+                line,
+                line,
+                Some(rel(&f.path)),
+                format!("{mark} {}", f.counts()),
+            );
+        }
     }
 
     fn is_blank_line(&self, line: usize) -> bool {

@@ -72,5 +72,6 @@ fn lenses(b: &Backend, ctx: &Ctx) -> Vec<ide::code_lens::Lens> {
     };
     crate::lsp::handlers::diff::add_edit_lenses(ctx, &mut lenses);
     crate::lsp::handlers::diff::add_activity_lenses(ctx, &mut lenses);
+    crate::lsp::handlers::changes::add_change_lenses(ctx, &mut lenses);
     lenses
 }

@@ -1,7 +1,8 @@
 //! `workspace/executeCommand`: `transcript.nextTurn`, `transcript.previousTurn`,
 //! `transcript.nextGate` (the next or previous turn or gate line from `line`, revealed when
 //! `reveal`), `transcript.listSessionFiles`, `transcript.openView` (at a `turn` when given)
-//! and `transcript.showDiff` (`handlers::diff`) (PROTOCOL.md). The
+//! `transcript.showDiff` (`handlers::diff`) and `transcript.showChanges`
+//! (`handlers::changes`) (PROTOCOL.md). The
 //! arguments are parsed here; the work runs off the serve loop.
 
 use serde_json::{Value, json};
@@ -25,8 +26,11 @@ struct Args {
     line: Option<u32>,
     verbose: Option<bool>,
     reveal: bool,
-    /// `transcript.openView`: the turn to show.
+    /// `transcript.openView`: the turn to show; `transcript.showChanges`: the turn whose
+    /// changes to show.
     turn: Option<usize>,
+    /// `transcript.showChanges`: the whole session's changes.
+    session: bool,
 }
 
 fn parse_args(args: &[Value]) -> std::result::Result<Args, String> {
@@ -56,6 +60,7 @@ fn parse_args(args: &[Value]) -> std::result::Result<Args, String> {
                 .map(|n| n.min(u32::MAX as u64) as u32);
             out.verbose = o.get("verbose").and_then(Value::as_bool);
             out.reveal = o.get("reveal").and_then(Value::as_bool).unwrap_or(false);
+            out.session = o.get("session").and_then(Value::as_bool).unwrap_or(false);
             out.turn = o
                 .get("turn")
                 .and_then(Value::as_u64)
@@ -168,6 +173,19 @@ pub(crate) async fn execute_command(
             let line = args.line.unwrap_or(0) as usize;
             Ok(Some(
                 crate::lsp::handlers::diff::show_diff(b, &uri, line).await?,
+            ))
+        }
+        crate::lsp::capabilities::SHOW_CHANGES => {
+            let uri = need_uri()?;
+            Ok(Some(
+                crate::lsp::handlers::changes::show_changes(
+                    b,
+                    &uri,
+                    args.turn,
+                    args.session,
+                    args.line.map(|l| l as usize),
+                )
+                .await?,
             ))
         }
         other => Err(invalid(format!("unknown command {other:?}"))),

@@ -35,7 +35,7 @@ pub enum Side {
 }
 
 impl Side {
-    fn as_str(self) -> &'static str {
+    pub(crate) fn as_str(self) -> &'static str {
         match self {
             Side::Before => "before",
             Side::After => "after",
@@ -100,7 +100,7 @@ pub fn diff_key(uri: &Uri) -> Option<Result<DiffKey>> {
 }
 
 /// Percent-encodes `s` for a URI: unreserved characters stay, and `/` when `keep_slash`.
-fn encode(s: &str, keep_slash: bool) -> String {
+pub(crate) fn encode(s: &str, keep_slash: bool) -> String {
     let mut out = String::with_capacity(s.len());
     for b in s.bytes() {
         if b.is_ascii_alphanumeric() || b"-._~".contains(&b) || (keep_slash && b == b'/') {

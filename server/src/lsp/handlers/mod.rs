@@ -5,6 +5,7 @@
 //! stats) await only the host, then run their work the same way. Conversions to LSP types are
 //! in `crate::lsp::to_proto`; the method table is `crate::lsp::server`.
 
+pub mod changes;
 pub mod code_lens;
 pub mod commands;
 pub mod diagnostics;

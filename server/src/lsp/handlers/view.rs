@@ -39,6 +39,11 @@ async fn view_text(b: &Backend, uri: &Uri, method: &'static str) -> Result<TextR
 
 /// The text of a `transcript:` URI: one side of a file edit's diff, or a view.
 async fn document_text(b: &Backend, uri: &Uri, method: &'static str) -> Result<TextResult> {
+    if let Some(key) = crate::lsp::handlers::changes::change_key(uri) {
+        return Ok(TextResult {
+            text: crate::lsp::handlers::changes::change_text(b, key?).await?,
+        });
+    }
     match crate::lsp::handlers::diff::diff_key(uri) {
         Some(key) => Ok(TextResult {
             text: crate::lsp::handlers::diff::diff_text(b, key?).await?,
