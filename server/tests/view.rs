@@ -698,6 +698,48 @@ fn invariants_on_every_corpus_case_and_fixture_file() {
     }
 }
 
+/// Issue 20 item 8: a Claude Code `Edit` whose result carries `toolUseResult.structuredPatch`
+/// shows its hunks with their real line numbers (`@@ -37,12 +37,15 @@`), context from the file;
+/// an `Edit` without one keeps the bare `@@` of its strings.
+#[test]
+fn edit_diffs_take_structured_patch_headers() {
+    let (src, t, a) = analyze_file(&repo_root().join("fixtures/rules/changes-claude.jsonl"));
+    let v = render(&t, &a, &src, &ViewOptions { verbose: true });
+    let hunks: Vec<&str> = v
+        .text
+        .lines()
+        .map(str::trim)
+        .filter(|l| l.starts_with("@@"))
+        .collect();
+    assert_eq!(
+        hunks,
+        [
+            "@@ -1,3 +1,3 @@",
+            "@@ -3,5 +3,5 @@",
+            "@@ whole file · 6 lines",
+            "@@",
+            "@@"
+        ]
+    );
+    let after_first: Vec<&str> = v
+        .text
+        .lines()
+        .skip_while(|l| l.trim() != "@@ -1,3 +1,3 @@")
+        .skip(1)
+        .take(4)
+        .map(str::trim_end)
+        .collect();
+    assert_eq!(
+        after_first,
+        [
+            "      -fn total(a: i32, b: i32) -> i32 {",
+            "      +fn sum(a: i32, b: i32) -> i32 {",
+            "           a + b",
+            "       }"
+        ]
+    );
+}
+
 /// Quiet and verbose views of a few files, for review (READ them: `server/tests/snapshots`).
 #[test]
 fn view_snapshots() {
@@ -716,6 +758,8 @@ fn view_snapshots() {
         // patches (custom_tool_call and function_call, applied and failed).
         root.join("fixtures/rules/edits.jsonl"),
         root.join("fixtures/rules/codex-apply-patch.jsonl"),
+        // Change sets (issue 22) and `structuredPatch` hunk headers (issue 20 item 8).
+        root.join("fixtures/rules/changes-claude.jsonl"),
         shared().join("cases/06-images-in-prompt-and-tool-result.jsonl"),
         shared().join("cases/07-queued-prompt-typed-while-working.jsonl"),
         shared().join("cases/08-steering-record-shapes.jsonl"),

@@ -392,6 +392,31 @@ pub fn pair_result(a: &Analysis, entry: usize, block: usize) -> Option<(usize, u
         .and_then(|p| Some((p.result_entry?, p.result_block?)))
 }
 
+/// The hunks of a Claude Code result record's `toolUseResult.structuredPatch`, with their
+/// line numbers (`None` when the record at entry `result_entry` has none, or an empty one:
+/// a created file). Issue 20 item 8: the view's `@@ -37,12 +37,15 @@` headers.
+pub fn structured_patch(t: &Transcript, src: &str, result_entry: usize) -> Option<Vec<Hunk>> {
+    let line = src.get(t.entries.get(result_entry)?.span.clone())?;
+    let s = sidecar_of_line(line)?;
+    let hunks: Vec<Hunk> = s.structured_patch?.iter().map(structured_hunk).collect();
+    (!hunks.is_empty()).then_some(hunks)
+}
+
+/// The `toolUseResult` object of a record's line, when it has one.
+fn sidecar_of_line(line: &str) -> Option<Sidecar> {
+    if memchr::memmem::find(line.as_bytes(), b"\"toolUseResult\"").is_none() {
+        return None;
+    }
+    // A `toolUseResult` that is not an object (a string, `null`) is no sidecar.
+    let raw = serde_json::from_str::<ResultRecord>(line)
+        .ok()?
+        .tool_use_result?;
+    if !raw.get().starts_with('{') {
+        return None;
+    }
+    serde_json::from_str::<Sidecar>(raw.get()).ok()
+}
+
 /// A `Bash` / shell call whose command may make a commit.
 fn is_commit_candidate(command: &str) -> bool {
     command.contains("commit") && command.contains("git")
@@ -953,10 +978,45 @@ fn hunks_of_lines(lines: &[DiffLine]) -> Vec<Hunk> {
 }
 
 /// A `structuredPatch` hunk: `{oldStart, oldLines, newStart, newLines, lines: [" ctx",
-/// "-old", "+new"]}` (`\ No newline…` lines dropped).
+/// "-old", "+new"]}` (`\ No newline…` lines dropped). Its lines are diffed again, line by
+/// line, between the hunk's old and new sides: a hunk written as every old line removed and
+/// every new one added shows (and counts) only the lines that differ, as the call's own diff
+/// does; the header's ranges are the sides' and stay.
 fn structured_hunk(h: &StructuredHunk) -> Hunk {
-    let lines = h
-        .lines
+    let raw = structured_lines(h);
+    let mut old = String::new();
+    let mut new = String::new();
+    for l in &raw {
+        if l.kind != DiffLineKind::Added {
+            old.push_str(&l.text);
+            old.push('\n');
+        }
+        if l.kind != DiffLineKind::Removed {
+            new.push_str(&l.text);
+            new.push('\n');
+        }
+    }
+    let diff = TextDiff::from_lines(&old, &new);
+    let lines = diff
+        .iter_all_changes()
+        .map(|c| DiffLine {
+            kind: match c.tag() {
+                ChangeTag::Equal => DiffLineKind::Context,
+                ChangeTag::Delete => DiffLineKind::Removed,
+                ChangeTag::Insert => DiffLineKind::Added,
+            },
+            text: c.value().trim_end_matches('\n').to_string(),
+        })
+        .collect();
+    Hunk {
+        range: Some((h.old_start, h.old_lines, h.new_start, h.new_lines)),
+        lines,
+    }
+}
+
+/// The lines of a `structuredPatch` hunk as written.
+fn structured_lines(h: &StructuredHunk) -> Vec<DiffLine> {
+    h.lines
         .iter()
         .filter_map(|l| {
             let (kind, text) = match l.as_bytes().first() {
@@ -971,11 +1031,7 @@ fn structured_hunk(h: &StructuredHunk) -> Hunk {
                 text: text.to_string(),
             })
         })
-        .collect();
-    Hunk {
-        range: Some((h.old_start, h.old_lines, h.new_start, h.new_lines)),
-        lines,
-    }
+        .collect()
 }
 
 /// The hunks of `before` → `after`, with line numbers and [`CONTEXT_LINES`] of context.

@@ -143,6 +143,27 @@ pub(super) fn render(
     r.finish()
 }
 
+/// `d`'s lines replaced by `hunks` (each under its `@@ -a,b +c,d @@` header), counts anew.
+fn with_hunks(d: &mut diff::EditDiff, hunks: &[crate::ide::changes::Hunk]) {
+    d.lines.clear();
+    d.added = 0;
+    d.removed = 0;
+    for h in hunks {
+        d.lines.push(diff::DiffLine {
+            kind: diff::DiffLineKind::Hunk,
+            text: h.header(),
+        });
+        for l in &h.lines {
+            match l.kind {
+                diff::DiffLineKind::Added => d.added += 1,
+                diff::DiffLineKind::Removed => d.removed += 1,
+                _ => {}
+            }
+            d.lines.push(l.clone());
+        }
+    }
+}
+
 /// Files named on a turn's change summary line before `… N more`.
 pub const CHANGED_FILES_SHOWN: usize = 6;
 
@@ -1473,7 +1494,14 @@ impl<'a> Renderer<'a> {
                     line = line.raw("  ").add(&summary, None);
                 }
                 line = line.raw("  → ");
-                let edit = self.edit_of(u);
+                let mut edit = self.edit_of(u);
+                // Claude Code results give the hunks with their line numbers (issue 20 item 8).
+                if let (Some(d), Some((re, _))) = (edit.as_mut(), result)
+                    && matches!(&*u.name, "Edit" | "MultiEdit" | "Write")
+                    && let Some(hunks) = crate::ide::changes::structured_patch(self.t, self.src, re)
+                {
+                    with_hunks(d, &hunks);
+                }
                 let result_text = match res {
                     // The diff below says what changed (not `The file … has been updated…`).
                     Some(r) if !r.is_error && edit.is_some() => {
