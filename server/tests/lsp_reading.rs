@@ -772,6 +772,19 @@ async fn change_lenses_and_sides() {
             .unwrap(),
         ""
     );
+    // The opener's hover says what the turn changed and the commit it made (item 6).
+    let h = c
+        .request(
+            "textDocument/hover",
+            json!({"textDocument": {"uri": raw}, "position": {"line": 0, "character": 5}}),
+        )
+        .await
+        .unwrap();
+    let h = h["contents"]["value"].as_str().unwrap();
+    assert!(
+        h.contains("**✎ 2 files changed · +8 −2 · 1 edit not applied · ⎇ committed 1a2b3c4**\n\n* `M` `src/calc.rs` +2 −2\n* `A` `tests/calc_test.rs` +6 −0\n* not counted: 1 not applied, 0 without a result\n* ⎇ commit `1a2b3c4` on main: Rename total to sum\n"),
+        "{h}"
+    );
     // Turn 2 is known by its hunk only; the session's is exact over both turns.
     let r2 = c
         .command("transcript.showChanges", json!({"uri": raw, "line": 14}))

@@ -42,6 +42,42 @@ pub fn fenced(lang: &str, body: &str) -> String {
     format!("{fence}{lang}\n{}\n{fence}\n", body.trim_end_matches('\n'))
 }
 
+/// The part of a turn's hover that says what it changed (issue 22, items 2 and 6): its change
+/// summary, each file (`` `M` `src/calc.rs` +2 −2 ``, paths relative to `cwd`), the edits not
+/// applied or without a result, and each commit it made (`⎇ commit 1a2b3c4 on main: message`).
+pub fn changes_markdown(c: &crate::ide::changes::TurnChanges, cwd: Option<&str>) -> String {
+    use crate::ide::changes::FileAction;
+    let rel = |p: &str| -> String {
+        cwd.and_then(|d| p.strip_prefix(d.trim_end_matches('/')))
+            .and_then(|r| r.strip_prefix('/'))
+            .unwrap_or(p)
+            .to_string()
+    };
+    let mut out = format!("---\n\n**{}**\n\n", c.title());
+    for f in &c.files {
+        let mark = match f.action {
+            FileAction::Created => "A",
+            FileAction::Modified => "M",
+            FileAction::Deleted => "D",
+        };
+        out.push_str(&format!("* `{mark}` `{}` {}\n", rel(&f.path), f.counts()));
+    }
+    if !c.not_applied.is_empty() || !c.no_result.is_empty() {
+        out.push_str(&format!(
+            "* not counted: {} not applied, {} without a result\n",
+            c.not_applied.len(),
+            c.no_result.len()
+        ));
+    }
+    for k in &c.commits {
+        out.push_str(&format!(
+            "* ⎇ commit `{}` on {}: {}\n",
+            k.hash, k.branch, k.message
+        ));
+    }
+    out
+}
+
 /// Hover Markdown for the entry `entry`, focused on `block` when given. `None` when the entry
 /// does not exist.
 pub fn entry_hover(

@@ -37,9 +37,30 @@ pub(crate) fn hover(b: &Backend, ctx: &Ctx, params: HoverParams) -> Result<Optio
             DocSnap::Raw { .. } => None,
         },
     };
-    let Some(markdown) = markdown else {
+    let Some(mut markdown) = markdown else {
         return Ok(None);
     };
+    // A turn's opener (raw) or heading (view): what the turn changed (issue 22).
+    let turn = match (&ctx.doc, item) {
+        (_, Some((entry, _))) => snap
+            .lookup
+            .turn_of(entry)
+            .and_then(|t| snap.analysis.turns.get(t))
+            .filter(|t| t.opener == Some(entry)),
+        (DocSnap::View { view, .. }, None) => snap
+            .analysis
+            .turns
+            .iter()
+            .find(|t| view.index.turn_heading(t.n) == Some(pos.line as usize)),
+        _ => None,
+    };
+    if let Some(c) = turn.and_then(|t| snap.changes().turn_at(t.n)) {
+        markdown.push('\n');
+        markdown.push_str(&ide::hover::changes_markdown(
+            c,
+            snap.transcript.meta.cwd.as_deref(),
+        ));
+    }
     let range = to_proto::line_range(ctx.text(), ctx.lines(), pos.line as usize, enc);
     let markdown_ok = read(&b.shared.caps).hover_markdown;
     Ok(Some(to_proto::hover(markdown, range, markdown_ok)))
