@@ -118,18 +118,22 @@ local DEMO_TITLES = {
 -- Gate lenses (README "Gates": lines 23, 30, 33, 52, 66) and the sub-agent lens (line 97),
 -- 0-based lines.
 local DEMO_LENSES = {
+  { 3, '✎ 2 files changed · +3 −2' },
   { 12, 'Show diff · +1 −1' },
   { 14, 'Show diff · +2 −1' },
   { 22, '⟦🔍 Plan⟧ ┄ ⚔️ ┄ 🚦 ┄ 🔨 ┄ 💎 ┄ 📝 ┄ 🔬 ┄ 🚀 — ✔ APPROVED' },
   { 29, '🔍 ━ ⚔️ ━ ⟦🚦 Standards Check⟧ ┄ 🔨 ┄ 💎 ┄ 📝 ┄ 🔬 ┄ 🚀 — ✔ PASS' },
   { 32, '🔍 ━ ⚔️ ━ 🚦 ━ ⟦🔨 Build⟧ ┄ 💎 ┄ 📝 ┄ 🔬 ┄ 🚀 — ⚠ NEEDS-INPUT · needs you: which database should the migration target?' },
+  { 34, '✎ 3 files changed · +6 −2' },
   { 36, 'Show diff · +4 −0' },
   { 37, 'Show diff · +1 −0' },
   { 40, 'Show diff · +1 −2' },
   { 51, '🔍 ━ ⚔️ ━ 🚦 ━ 🔨 ━ 💎 ━ 📝 ━ 🔬 ━ ⟦🚀 Merge⟧ — ⛔ NOT-READY · blocked: 2 tests failing in tests/api.rs' },
+  { 53, '✎ 1 file changed · +4 −4' },
   { 59, 'Show diff · +2 −2' },
   { 61, 'Show diff · +2 −2' },
   { 65, '🔍 ━ ⚔️ ━ 🚦 ━ 🔨 ━ 💎 ━ 📝 ━ 🔬 ━ ⟦🚀 Merge⟧ — 🏷 READY-TO-MERGE · branch tagged' },
+  { 69, '✎ 1 file changed · +6 −0' },
   { 73, 'Show diff · +6 −0' },
   { 96, 'Open sub-agent: Review currency branch (a6e2b9f04c71d3a58, 4 responses, 13s)' },
 }
@@ -172,7 +176,7 @@ local function demo_raw()
   local symbols = H.symbols(buf, client)
   H.eq('demo: outline, top level', turn_names(symbols), DEMO_TITLES)
   H.eq('demo: outline, turn 1 children', child_names(symbols[2]), { 'Thought',
-    'Worked · Grep Currency::from_str|parse::<Currency>, Read model/currency.rs', 'Worked · Edit ×2, Bash cargo test currency', 'Final answer' })
+    'Worked · Grep Currency::from_str|parse::<Currency>, Read model/currency.rs', 'Worked · Edit ×2, Bash cargo test currency', 'Changes', 'Final answer' })
   H.eq('demo: outline, turn 2 children (gates, steering)', child_names(symbols[3]), {
     'Thought',
     '🔍 Plan: APPROVED',
@@ -339,7 +343,7 @@ local function demo_view()
   H.eq('view: options', { vim.bo[vbuf].buftype, vim.bo[vbuf].modifiable, vim.bo[vbuf].readonly, vim.bo[vbuf].filetype },
     { 'nofile', false, true, 'transcript' })
   local lines = vim.api.nvim_buf_get_lines(vbuf, 0, -1, false)
-  H.eq('view: line count', #lines, 100)
+  H.eq('view: line count', #lines, 108)
   H.eq('view: turn 1 heading, prompt and answer (lines 4–9)', vim.list_slice(lines, 4, 9), {
     '## Turn 1',
     '',
@@ -352,8 +356,8 @@ local function demo_view()
     return l:match('^## Turn ')
   end, lines)
   H.eq('view: nine turn headings', #headings, 9)
-  H.eq('view: compaction divider', lines[61], '── Compaction 1 (auto, 43k tokens) ──')
-  H.eq('view: replyless turn 8', lines[87], '(no reply — 1 comment · 1 tool call)')
+  H.eq('view: compaction divider', lines[65], '── Compaction 1 (auto, 43k tokens) ──')
+  H.eq('view: replyless turn 8', lines[95], '(no reply — 1 comment · 1 tool call)')
   H.check('view: the final marker is never shown', not table.concat(lines, '\n'):find('OMNISCIO_FINAL', 1, true))
   local client = T.get_client(vbuf)
   H.check('view: client attached', client ~= nil)
@@ -368,9 +372,9 @@ local function demo_view()
   H.wait('view folds', 5000, function()
     return vim.fn.foldlevel(9) > 0
   end)
-  -- Turn 1 folds from its heading (line 4) to the end of its answer (line 14).
+  -- Turn 1 folds from its heading (line 4) to its change summary (line 16).
   vim.cmd('normal! zM')
-  H.eq('view: turn 1 folds lines 4–14', { vim.fn.foldclosed(9), vim.fn.foldclosedend(9), vim.fn.foldlevel(15) }, { 4, 14, 0 })
+  H.eq('view: turn 1 folds lines 4–16', { vim.fn.foldclosed(9), vim.fn.foldclosedend(9), vim.fn.foldlevel(17) }, { 4, 16, 0 })
   -- PROTOCOL.md gives turn folds `Turn N: title · C comments · A tool calls`; the view's turn
   -- region may carry the title alone (its heading already shows it), so only the title is
   -- required here.
@@ -383,19 +387,29 @@ local function demo_view()
     lenses = H.lenses(vbuf)
     return #lenses >= 14
   end)
-  local function lines_of(want_activity)
+  local function kind_of(title)
+    if title:find('^Show activity: ') then
+      return 'activity'
+    elseif title:find('^✎ ') then
+      return 'changes'
+    end
+    return 'gate'
+  end
+  local function lines_of(kind)
     return vim.tbl_map(function(l)
       return l[1]
     end, vim.tbl_filter(function(l)
-      return (l[2]:find('^Show activity: ') ~= nil) == want_activity
+      return kind_of(l[2]) == kind
     end, lenses))
   end
-  H.eq('view: gate lenses on the gate lines', lines_of(false), { 19, 23, 28, 49, 58 })
+  H.eq('view: gate lenses on the gate lines', lines_of('gate'), { 21, 25, 30, 53, 62 })
+  -- Change lenses (issue 22): the session's on the title line, each changing turn's on its heading.
+  H.eq('view: change lenses (session on line 1, turns 1, 3, 5, 6 on their headings)', lines_of('changes'), { 0, 3, 32, 55, 68 })
   -- The quiet view's hidden activity is one lens away (issue 11): on each turn heading, and on
   -- turn 8's `(no reply — …)` line; running it opens the verbose view at that turn.
-  H.eq('view: Show activity lenses (headings; turn 8 on its no-reply line)', lines_of(true), { 3, 15, 30, 39, 51, 62, 75, 86, 88 })
-  H.eq('view: line 87 is turn 8\'s no-reply line', lines[87], '(no reply — 1 comment · 1 tool call)')
-  vim.api.nvim_win_set_cursor(0, { 87, 0 })
+  H.eq('view: Show activity lenses (headings; turn 8 on its no-reply line)', lines_of('activity'), { 3, 17, 32, 43, 55, 68, 83, 94, 96 })
+  H.eq('view: line 95 is turn 8\'s no-reply line', lines[95], '(no reply — 1 comment · 1 tool call)')
+  vim.api.nvim_win_set_cursor(0, { 95, 0 })
   vim.lsp.codelens.run()
   H.wait('verbose view at turn 8', 5000, function()
     return vim.api.nvim_buf_get_name(0):find('verbose=1', 1, true) ~= nil
