@@ -138,6 +138,26 @@ fn neovim_plugin_matches_the_server() {
         .map(str::to_string)
         .collect();
     assert_eq!(keys, set(SETTING_KEYS), "init.lua server_keys");
+    // Every command a code lens may carry is one the plugin handles (a missing one runs on the
+    // server and its answer is dropped: the change lens did nothing in Neovim, issue 22).
+    let handled: BTreeSet<String> = init
+        .lines()
+        .skip_while(|l| !l.starts_with("M.server_commands = {"))
+        .skip(1)
+        .take_while(|l| !l.starts_with('}'))
+        .filter_map(|l| {
+            l.trim()
+                .strip_prefix('\'')
+                .and_then(|l| l.split('\'').next())
+        })
+        .map(str::to_string)
+        .collect();
+    let all = set(COMMANDS);
+    let missing: Vec<&String> = all.difference(&handled).collect();
+    assert!(
+        missing.is_empty(),
+        "init.lua server_commands lacks {missing:?}"
+    );
     let hl = repo("editors/nvim/lua/transcript/highlights.lua");
     assert_eq!(
         lua_table_keys(&hl, "types"),

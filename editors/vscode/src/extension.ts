@@ -52,6 +52,8 @@ export async function activate(ctx: vscode.ExtensionContext): Promise<void> {
   command('transcript-ls.restartServer', () => restart());
   command('transcript-ls.openRaw', (uri?: vscode.Uri) => openRaw(uri));
   command('transcript-ls.showDiff', () => showDiffAtCursor());
+  command('transcript-ls.showTurnChanges', () => showChangesAtCursor(false));
+  command('transcript-ls.showSessionChanges', () => showChangesAtCursor(true));
   sessionTree = sessions.register(ctx, {
     client: () => client,
     openView: (uri, title, column) => openView(uri, undefined, title, column),
@@ -223,6 +225,8 @@ async function start(): Promise<void> {
           await pickSessionFile(result);
         } else if (command === 'transcript.showDiff') {
           await showDiff(result);
+        } else if (command === 'transcript.showChanges') {
+          await showChanges(result);
         } else if (!(args?.[0] && typeof args[0] === 'object' && args[0].reveal === true)) {
           // with `reveal: true` the server moves there itself (window/showDocument)
           await showResult(result, command);
@@ -289,7 +293,11 @@ export function unbreakableFigures(label: string): string {
 /** One side of a file edit's diff (`transcript:/<file>?call=…&side=before|after&path=…`):
  * text only, its language from the edited file's name. */
 export function isDiffSide(uri: vscode.Uri): boolean {
-  return uri.scheme === VIEW_SCHEME && new URLSearchParams(uri.query).has('call');
+  if (uri.scheme !== VIEW_SCHEME) {
+    return false;
+  }
+  const q = new URLSearchParams(uri.query);
+  return q.has('call') || q.has('change');
 }
 
 async function setViewLanguage(doc: vscode.TextDocument): Promise<void> {
@@ -419,6 +427,67 @@ async function showDiff(result: any): Promise<void> {
   const before = c.protocol2CodeConverter.asUri(result.before);
   const after = c.protocol2CodeConverter.asUri(result.after);
   await vscode.commands.executeCommand('vscode.diff', before, after, String(result.title ?? 'Show diff'), { preview: false });
+}
+
+/** One file of a `transcript.showChanges` reply (server/PROTOCOL.md, "Change sets"). */
+interface ChangedFile {
+  path: string;
+  relativePath?: string;
+  label?: string;
+  before: string;
+  after: string;
+}
+
+/** Opens a change set (`transcript.showChanges`'s reply: `{ title, files }`) in VS Code's
+ * multi-file diff editor (`vscode.changes`), titled by the turn; each file's two sides are
+ * `transcript:` URIs served like views. Where the command is missing (VS Code before 1.86)
+ * one file opens in the diff editor and several in a quick pick of them. */
+async function showChanges(result: any): Promise<void> {
+  const c = client;
+  if (!c) {
+    return;
+  }
+  const files: ChangedFile[] = Array.isArray(result?.files) ? result.files : [];
+  if (files.length === 0) {
+    vscode.window.setStatusBarMessage('Transcript: no file changed here', 3000);
+    return;
+  }
+  ensureViewProvider();
+  const title = String(result.title ?? 'Changes');
+  const side = (u: string) => c.protocol2CodeConverter.asUri(u);
+  const resources = files.map((f) => [vscode.Uri.file(f.path), side(f.before), side(f.after)]);
+  try {
+    await vscode.commands.executeCommand('vscode.changes', title, resources);
+    return;
+  } catch (e) {
+    output.appendLine(`vscode.changes failed (${e instanceof Error ? e.message : e}); falling back to vscode.diff`);
+  }
+  let pick: ChangedFile | undefined = files[0];
+  if (files.length > 1) {
+    const items = files.map((f) => ({ label: f.label ?? f.path, description: f.path, file: f }));
+    pick = (await vscode.window.showQuickPick(items, { title, placeHolder: 'File to show in the diff editor' }))?.file;
+  }
+  if (pick) {
+    const label = `${pick.relativePath ?? pick.path} · ${title}`;
+    await vscode.commands.executeCommand('vscode.diff', side(pick.before), side(pick.after), label, { preview: false });
+  }
+}
+
+/** Show Changes from the palette: the turn shown on the cursor's line, or the whole session. */
+async function showChangesAtCursor(session: boolean): Promise<void> {
+  const c = running();
+  const ed = vscode.window.activeTextEditor;
+  if (!c || !ed) {
+    return;
+  }
+  const uri = c.code2ProtocolConverter.asUri(ed.document.uri);
+  const args = [session ? { uri, session: true } : { uri, line: ed.selection.active.line }];
+  try {
+    const result = await c.sendRequest(ExecuteCommandRequest.type, { command: 'transcript.showChanges', arguments: args });
+    await showChanges(result);
+  } catch (e) {
+    void vscode.window.showErrorMessage(`Transcript: cannot show the changes: ${e instanceof Error ? e.message : e}`);
+  }
 }
 
 /** Show diff from the palette: the file edit on the cursor's line. */

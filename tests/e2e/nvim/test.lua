@@ -858,7 +858,12 @@ local function reading()
   dofile(ROOT .. '/tests/e2e/nvim/reading.lua')(H, T, { ROOT = ROOT, TMP = TMP, DEMO = DEMO, CORPUS = CORPUS, open = open })
 end
 
-for _, scenario in ipairs({ demo_raw, demo_view, live_append, corpus, pi_and_copilot, inherited, screens, health_and_help, reading, sessions }) do
+--- What the agent changed (issue 22): tests/e2e/nvim/changes.lua.
+local function changes()
+  dofile(ROOT .. '/tests/e2e/nvim/changes.lua')(H, T, { ROOT = ROOT, TMP = TMP, open = open })
+end
+
+for _, scenario in ipairs({ demo_raw, demo_view, live_append, corpus, pi_and_copilot, inherited, screens, health_and_help, reading, changes, sessions }) do
   local ok, err = xpcall(scenario, debug.traceback)
   if not ok then
     H.check('no Lua error', false, err)

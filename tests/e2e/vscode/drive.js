@@ -367,6 +367,8 @@ async function main(page) {
 
   // 13. Reading a session (issue 11): tests/e2e/vscode/reading.js.
   await require('./reading.js')(page, { WS, DEMO, FINISHED: 'finished-session.jsonl', log, check, eq, nbsp, palette, quickOpen, gotoLine, activeEditor, shot });
+  // 14. What the agent changed (issue 22): tests/e2e/vscode/changes.js.
+  await require('./changes.js')(page, { log, check, eq, nbsp, palette, quickOpen, gotoLine, activeEditor, shot });
   await sessionsFirst(page);
   await serverLookup(page);
 }

@@ -33,6 +33,9 @@ touch -d '10 minutes ago' "$RUN/ws/finished-session.jsonl"
 # ... a real session with file edits (one Write, four Edits) for Show diff (issue 11) ...
 cp "$ROOT/../shared/corpus/iansherr__claude-code-log/test/test_data/real_projects/-experiments-worktrees/ef958aa1-0e93-49f0-bb71-150f63befcd1/subagents/agent-a4ca7529859c158c2.jsonl" "$RUN/ws/edits-session.jsonl"
 touch -d '10 minutes ago' "$RUN/ws/edits-session.jsonl"
+# ... a real session whose turns changed eleven files, one edit rejected (issue 22) ...
+cp "$ROOT/../shared/corpus/iansherr__claude-code-log/test/test_data/real_projects/-Users-dain-workspace-JSSoundRecorder/7acd37a8-2745-4b58-a8a9-46164b22ad9e.jsonl" "$RUN/ws/changes-session.jsonl"
+touch -d '10 minutes ago' "$RUN/ws/changes-session.jsonl"
 # ... a 2.8 MB real session (corpus spotter 258c7280) for the open -> outline figure (issue 12) ...
 cp "$ROOT/../shared/corpus/marot__spotter/test/fixtures/transcripts/258c7280-ae70-4798-800f-63464d01a85d.jsonl" "$RUN/ws/spotter-session.jsonl"
 touch -d '10 minutes ago' "$RUN/ws/spotter-session.jsonl"

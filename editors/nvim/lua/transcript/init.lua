@@ -25,6 +25,7 @@ M.server_commands = {
   'transcript.listSessionFiles',
   'transcript.openSubagent',
   'transcript.showDiff',
+  'transcript.showChanges',
 }
 
 M.defaults = {
@@ -608,6 +609,12 @@ local function lens_commands()
         end)
         return
       end
+      if name == 'transcript.showChanges' then
+        M.execute(client, name, command.arguments or {}, ctx.bufnr, function(result)
+          require('transcript.changes').open_list(client, result)
+        end)
+        return
+      end
       local args = command.arguments or {}
       local first = args[1]
       if type(first) == 'table' and first.reveal == true then
@@ -677,6 +684,18 @@ local function create_commands()
   cmd('TranscriptDiff', function()
     require('transcript.diff').at_cursor()
   end, { desc = "Show the file edit on the cursor's line in a diff (new tab page)" })
+  cmd('TranscriptChanges', function(a)
+    require('transcript.changes').show(a.args)
+  end, {
+    nargs = '?',
+    complete = function()
+      return { 'session' }
+    end,
+    desc = "List the files a turn changed in the quickfix list (N: turn N; session: the whole session; none: the cursor's turn)",
+  })
+  cmd('TranscriptChangeDiff', function()
+    require('transcript.changes').diff(0)
+  end, { desc = "Open the current quickfix entry of a change set in a diff (new tab page)" })
   cmd('TranscriptSubagents', function(a)
     M.session_files({ quickfix = a.bang })
   end, { bang = true, desc = 'List the transcripts of this session (! quickfix)' })
