@@ -113,7 +113,7 @@ struct CacheFile {
 }
 
 /// Bumped when [`SessionEntry`] or the rules that fill it change.
-const CACHE_VERSION: u32 = 3;
+const CACHE_VERSION: u32 = 4;
 
 /// Where the cache of an index over `roots` lives: `$TRANSCRIPT_LS_CACHE_DIR`, else
 /// `$XDG_CACHE_HOME/transcript-ls`, else `~/.cache/transcript-ls`, one file per set of roots
