@@ -17,7 +17,7 @@
 //! blame ([`history`]) start from.
 
 pub mod disk;
-
+pub mod history;
 pub mod summary;
 
 use std::collections::{BTreeMap, HashMap};
