@@ -72,6 +72,70 @@ pub struct BlameRange {
     pub prompt: String,
     /// 0-based line of the turn's opening record in the transcript.
     pub line: usize,
+    /// Lines the turn's net change of the file added and removed.
+    pub added: u32,
+    pub removed: u32,
+}
+
+/// `2026-05-01 10:22` (UTC) of a time in epoch ms; `-` when unknown.
+pub fn short_time(ms: Option<i64>) -> String {
+    ms.and_then(|ms| jiff::Timestamp::from_millisecond(ms).ok())
+        .map(|ts| ts.strftime("%Y-%m-%d %H:%M").to_string())
+        .unwrap_or_else(|| "-".to_string())
+}
+
+impl HistoryEntry {
+    /// One line for a picker or a terminal:
+    /// `2026-05-01 10:22  claude-code  "Fix the parser"  turn 3 "Skip empty fields"  M +12 −3`
+    /// (`A` created, `M` modified, `D` deleted; times UTC).
+    pub fn label(&self) -> String {
+        let action = match self.action {
+            FileAction::Created => "A",
+            FileAction::Modified => "M",
+            FileAction::Deleted => "D",
+        };
+        format!(
+            "{}  {}  \"{}\"  turn {} \"{}\"  {action} +{} −{}",
+            short_time(self.time_ms),
+            self.agent,
+            self.session_title,
+            self.turn,
+            self.turn_title,
+            self.added,
+            self.removed
+        )
+    }
+}
+
+impl BlameRange {
+    /// One line for a decoration or a terminal, after the range itself:
+    /// `claude-code  "Fix the parser"  turn 3  2026-05-01 10:22  +12 −3` (the session
+    /// title; the turn's counts for the file; times UTC).
+    pub fn label(&self) -> String {
+        format!(
+            "{}  \"{}\"  turn {}  {}  +{} −{}",
+            self.agent,
+            self.session_title,
+            self.turn,
+            short_time(self.time_ms),
+            self.added,
+            self.removed
+        )
+    }
+}
+
+/// The part of `index` that [`blame`] needs for `path`: the entries that list it (a small
+/// copy, so that a caller holding the index behind a lock can release it before the
+/// sessions are read again).
+pub fn touching(index: &SessionIndex, path: &Path) -> SessionIndex {
+    let m = Matcher::new(path);
+    let mut out = SessionIndex::new();
+    for (p, e) in index.entries() {
+        if e.changes.iter().any(|c| m.matches(&c.path)) {
+            out.insert(p.clone(), e.clone());
+        }
+    }
+    out
 }
 
 /// The prompt line kept in a [`BlameRange`] is cut to this many characters.
@@ -319,6 +383,13 @@ fn sources_of(session: &Path, e: &SessionEntry, turns: &[usize], m: &Matcher) ->
         let c = e.changes.iter().find(|c| c.turn == turn.n);
         let time_ms = c.and_then(|c| turn_time(e, c)).or(e.modified_ms);
         let line = c.map_or(turn.start_line, |c| c.line);
+        let (added, removed) = e
+            .changes
+            .iter()
+            .filter(|c| c.turn == turn.n && m.matches(&c.path))
+            .fold((0u32, 0u32), |(a, r), c| {
+                (a.saturating_add(c.added), r.saturating_add(c.removed))
+            });
         out.push(Source {
             key: (time_ms, turn.n, session.to_path_buf()),
             range: BlameRange {
@@ -333,6 +404,8 @@ fn sources_of(session: &Path, e: &SessionEntry, turns: &[usize], m: &Matcher) ->
                 time: time_ms.and_then(iso),
                 prompt: prompt_line(&t, src, &a, ti),
                 line,
+                added,
+                removed,
             },
             blocks,
         });
@@ -560,6 +633,8 @@ mod tests {
                 time: iso(ms),
                 prompt: String::new(),
                 line: 0,
+                added: 0,
+                removed: 0,
             },
             blocks: blocks
                 .iter()
