@@ -7,7 +7,8 @@
 //! * warm start with nothing changed (cache load + one `stat` per file); target: <= 0.5 s;
 //! * an append to one session (2 KB, then 200 KB) vs re-reading that file whole; target: time
 //!   in proportion to the appended bytes (plus the session's last turn);
-//! * index memory per session (its fixed part, plus titles and turn names).
+//! * index memory per session (its fixed part, plus titles and turn names, plus the changed
+//!   files per turn of issue 22 item 3: records and paths).
 //!
 //! `cargo bench --bench index` (env `TRANSCRIPT_LS_INDEX_FILES`, `TRANSCRIPT_LS_INDEX_MB` change
 //! the size); under `--test` or in a debug build (`cargo test --benches`) 20 files of ~10 MB.
@@ -18,7 +19,7 @@ use std::path::{Path, PathBuf};
 use std::time::{Duration, Instant};
 
 use transcript_ls::index::disk::{self, Refresh};
-use transcript_ls::index::{SessionEntry, SessionIndex, TurnSymbol};
+use transcript_ls::index::{ChangedFile, SessionEntry, SessionIndex, TurnSymbol};
 use transcript_ls::model::Format;
 
 mod common;
@@ -85,6 +86,12 @@ fn generate(dir: &Path, files: usize, total: u64) {
         }
     }
     std::fs::write(marker, "").unwrap();
+}
+
+/// Bytes of an entry's changed files (issue 22 item 3): the records and their paths.
+fn changes_heap_bytes(e: &SessionEntry) -> usize {
+    e.changes.capacity() * std::mem::size_of::<ChangedFile>()
+        + e.changes.iter().map(|c| c.path.len()).sum::<usize>()
 }
 
 fn entry_heap_bytes(e: &SessionEntry) -> (usize, usize) {
@@ -182,17 +189,27 @@ fn main() {
     );
 
     // Memory.
-    let (mut fixed, mut titles) = (0, 0);
+    let (mut fixed, mut titles, mut changed, mut changed_n) = (0, 0, 0, 0);
     for (_, e) in index.entries() {
         let (f, t) = entry_heap_bytes(e);
         fixed += f;
         titles += t;
+        changed += changes_heap_bytes(e);
+        changed_n += e.changes.len();
     }
     let n = index.file_count().max(1);
     println!(
         "index memory: {:.0} B per session fixed (entry, turn records, project, ids; target <= 2 KB) + {:.0} B per session of titles, first prompts and turn names",
         fixed as f64 / n as f64,
         titles as f64 / n as f64
+    );
+    println!(
+        "index memory with changed paths: {:.0} B per session in all; the changed files alone {:.0} B per session ({} changed-file records, {:.1} per session, {} B each + its path)",
+        (fixed + titles + changed) as f64 / n as f64,
+        changed as f64 / n as f64,
+        changed_n,
+        changed_n as f64 / n as f64,
+        std::mem::size_of::<ChangedFile>()
     );
 
     // Warm start: cache, then one stat per file.

@@ -6,6 +6,8 @@
 //! transcript-ls render FILE [--verbose]   the rendered view (quiet by default, seed 004)
 //! transcript-ls stats FILE... [--json] counts per file; --json: one JSON object per line
 //! transcript-ls changes FILE [--turn N] [--json] [--patch]   what the agent changed (issue 22)
+//! transcript-ls history PATH [--json] [--root DIR]...   the sessions and turns that changed PATH
+//! transcript-ls blame PATH [--json] [--root DIR]...     the lines of PATH an agent wrote
 //! ```
 //!
 //! Exit codes: 0 success, 1 a file could not be read as a transcript (missing, a directory,
@@ -32,6 +34,10 @@ Usage:
   transcript-ls render FILE [OPTIONS]       the readable view of a transcript
   transcript-ls stats FILE... [OPTIONS]     counts per transcript
   transcript-ls changes FILE [OPTIONS]      the files each turn changed, with +/− counts
+  transcript-ls history PATH [OPTIONS]      the sessions and turns that changed a source file,
+                                            newest first (from the session index)
+  transcript-ls blame PATH [OPTIONS]        the lines of a source file an agent wrote that are
+                                            still there, with the session and turn
   transcript-ls --help | --version
 
 Options:
@@ -43,8 +49,13 @@ Options:
   --no-pager           render: write to the terminal directly instead of through $PAGER
                        (default on a terminal: $PAGER, else `less -R`; LESS defaults to FRX)
   --json               stats: one JSON object per file, one per line; changes: one JSON
-                       object with every turn's change set and the session's
+                       object with every turn's change set and the session's; history,
+                       blame: one JSON object with the entries / ranges
   --turn N             changes: only turn N
+  --root DIR           history, blame: index the sessions under DIR (repeatable) instead of
+                       the default roots ~/.claude/projects, ~/.codex/sessions,
+                       ~/.pi/agent/sessions, ~/.copilot/session-state (the index is cached
+                       as the language server caches it)
   --patch              changes: a unified diff of the net change (`git apply` takes the
                        files whose whole text the transcript gives; paths relative to the
                        session's directory)
@@ -56,6 +67,7 @@ Options:
                        a last turn without completion evidence is in flight)
                        Default: finished when last modified more than 2 minutes ago.
 
+PATH is a source file (relative to the current directory or absolute).
 FILE may be - for standard input (read to its end; finished unless --growing).
 
 Exit status: 0 ok, 1 a file could not be read as a transcript, 2 usage error.
@@ -121,6 +133,8 @@ enum Command {
     Render,
     Stats,
     Changes,
+    History,
+    Blame,
 }
 
 #[derive(Debug)]
@@ -133,6 +147,8 @@ struct Args {
     turn: Option<usize>,
     /// `changes --patch`.
     patch: bool,
+    /// `history` / `blame --root DIR` (repeatable).
+    roots: Vec<PathBuf>,
     time_zone: Option<String>,
     /// `--color`: `auto` (default), `always`, `never`.
     color: String,
@@ -154,6 +170,7 @@ fn parse(args: Vec<OsString>) -> Result<Option<Args>, Failure> {
     let mut json = false;
     let mut turn = None;
     let mut patch = false;
+    let mut roots = Vec::new();
     let mut time_zone = None;
     let mut final_marker = true;
     let mut complete = None;
@@ -170,6 +187,8 @@ fn parse(args: Vec<OsString>) -> Result<Option<Args>, Failure> {
                     "render" => Command::Render,
                     "stats" => Command::Stats,
                     "changes" => Command::Changes,
+                    "history" => Command::History,
+                    "blame" => Command::Blame,
                     "help" => return Ok(None),
                     _ => return Err(usage_error(format!("unknown command '{s}'"))),
                 });
@@ -200,6 +219,15 @@ fn parse(args: Vec<OsString>) -> Result<Option<Args>, Failure> {
                     Some(v.parse::<usize>().map_err(|_| {
                         usage_error(format!("--turn takes a turn number, not '{v}'"))
                     })?);
+            }
+            "--root" => {
+                let v = match inline {
+                    Some(v) => OsString::from(v),
+                    None => it
+                        .next()
+                        .ok_or_else(|| usage_error("--root needs a directory"))?,
+                };
+                roots.push(PathBuf::from(v));
             }
             "--no-final-marker" => final_marker = false,
             "--complete" => complete = Some(true),
@@ -246,23 +274,30 @@ fn parse(args: Vec<OsString>) -> Result<Option<Args>, Failure> {
     }
     let Some(command) = command else {
         return Err(usage_error(
-            "missing command (outline, render, stats or changes)",
+            "missing command (outline, render, stats, changes, history or blame)",
         ));
     };
+    let by_path = matches!(command, Command::History | Command::Blame);
+    let what = if by_path { "PATH" } else { "FILE" };
     if files.is_empty() {
         return Err(usage_error(format!(
-            "{} needs a FILE",
+            "{} needs a {what}",
             command_name(command)
         )));
     }
     if command != Command::Stats && files.len() > 1 {
         return Err(usage_error(format!(
-            "{} takes one FILE",
+            "{} takes one {what}",
             command_name(command)
         )));
     }
-    if json && !matches!(command, Command::Stats | Command::Changes) {
-        return Err(usage_error("--json is an option of stats and changes"));
+    if json && matches!(command, Command::Outline | Command::Render) {
+        return Err(usage_error(
+            "--json is an option of stats, changes, history and blame",
+        ));
+    }
+    if !roots.is_empty() && !by_path {
+        return Err(usage_error("--root is an option of history and blame"));
     }
     if (turn.is_some() || patch) && command != Command::Changes {
         return Err(usage_error(format!(
@@ -286,6 +321,7 @@ fn parse(args: Vec<OsString>) -> Result<Option<Args>, Failure> {
         json,
         turn,
         patch,
+        roots,
         time_zone,
         color,
         width,
@@ -301,6 +337,8 @@ fn command_name(c: Command) -> &'static str {
         Command::Render => "render",
         Command::Stats => "stats",
         Command::Changes => "changes",
+        Command::History => "history",
+        Command::Blame => "blame",
     }
 }
 
@@ -321,6 +359,9 @@ fn run_inner(
         let _ = out.write_all(USAGE.as_bytes());
         return Ok(0);
     };
+    if matches!(args.command, Command::History | Command::Blame) {
+        return run_history(&args, out, err);
+    }
     let options = analysis::Options {
         final_marker: args.final_marker,
         time_zone: args.time_zone.clone(),
@@ -392,6 +433,7 @@ fn run_inner(
                 drop(std::mem::take(&mut loaded.source));
                 write_stats(out, &stats(path, &loaded))
             }
+            Command::History | Command::Blame => unreachable!("run_history"),
             Command::Changes => {
                 let c = crate::ide::changes::changes(
                     &loaded.transcript,
@@ -433,6 +475,113 @@ fn run_inner(
         }
     }
     Ok(status)
+}
+
+/// `history PATH` / `blame PATH` (issue 22 item 5): the answers of `transcript/fileHistory`
+/// and `transcript/blame` over the default roots (or `--root`), one line per entry / range,
+/// or one JSON object (`--json`). Exit 0 also when no session changed the file (nothing is
+/// printed but a note on stderr; `--json`: empty lists); 1 when blame cannot read the file.
+fn run_history(args: &Args, out: &mut dyn Write, err: &mut dyn Write) -> Result<i32, Failure> {
+    use crate::index::{disk, history};
+    let given = &args.files[0];
+    let path = std::path::absolute(given).map_err(|e| Failure {
+        code: 1,
+        message: format!("{}: {e}", given.display()),
+    })?;
+    let roots = if args.roots.is_empty() {
+        disk::default_roots()
+    } else {
+        args.roots
+            .iter()
+            .map(|r| std::path::absolute(r).unwrap_or_else(|_| r.clone()))
+            .collect()
+    };
+    let index = disk::build(&roots, true);
+    let mut none = || {
+        let _ = writeln!(
+            err,
+            "transcript-ls: no indexed session changed {} ({} sessions under {})",
+            path.display(),
+            index.session_count(),
+            roots
+                .iter()
+                .map(|r| r.display().to_string())
+                .collect::<Vec<_>>()
+                .join(", ")
+        );
+    };
+    let written = if args.command == Command::History {
+        let list = history::file_history(&index, &path);
+        if list.is_empty() && !args.json {
+            none();
+        }
+        if args.json {
+            let entries: Vec<serde_json::Value> = list
+                .iter()
+                .map(|e| {
+                    let mut v = serde_json::to_value(e).unwrap_or_default();
+                    v["label"] = e.label().into();
+                    v
+                })
+                .collect();
+            serde_json::to_writer(
+                &mut *out,
+                &serde_json::json!({ "path": path, "entries": entries }),
+            )
+            .map_err(std::io::Error::other)
+            .and_then(|()| out.write_all(b"\n"))
+        } else {
+            list.iter().try_for_each(|e| {
+                writeln!(out, "{}  {}:{}", e.label(), e.session.display(), e.line + 1)
+            })
+        }
+    } else {
+        let touching = history::touching(&index, &path);
+        let ranges = if touching.file_count() == 0 {
+            if !args.json {
+                none();
+            }
+            Vec::new()
+        } else {
+            history::blame(&touching, &path, None).map_err(|e| Failure {
+                code: 1,
+                message: e.to_string(),
+            })?
+        };
+        if args.json {
+            let ranges: Vec<serde_json::Value> = ranges
+                .iter()
+                .map(|r| {
+                    let mut v = serde_json::to_value(r).unwrap_or_default();
+                    v["label"] = r.label().into();
+                    v
+                })
+                .collect();
+            serde_json::to_writer(
+                &mut *out,
+                &serde_json::json!({ "path": path, "ranges": ranges }),
+            )
+            .map_err(std::io::Error::other)
+            .and_then(|()| out.write_all(b"\n"))
+        } else {
+            ranges.iter().try_for_each(|r| {
+                let lines = if r.start == r.end {
+                    format!("{}", r.start + 1)
+                } else {
+                    format!("{}-{}", r.start + 1, r.end + 1)
+                };
+                writeln!(out, "{}:{lines}  {}", given.display(), r.label())
+            })
+        }
+    };
+    match written.and_then(|()| out.flush()) {
+        Ok(()) => Ok(0),
+        Err(e) if e.kind() == std::io::ErrorKind::BrokenPipe => Ok(0),
+        Err(e) => Err(Failure {
+            code: 1,
+            message: format!("cannot write output: {e}"),
+        }),
+    }
 }
 
 /// The width of the terminal on standard output, in columns (`COLUMNS` when the terminal

@@ -42,6 +42,10 @@ fn help_lists_commands_and_options() {
         "outline FILE",
         "render FILE",
         "stats FILE...",
+        "changes FILE",
+        "history PATH",
+        "blame PATH",
+        "--root DIR",
         "--verbose",
         "--json",
         "--time-zone ZONE",
@@ -88,7 +92,7 @@ fn usage_errors_exit_2() {
         ),
         (
             &["outline", "x", "--json"],
-            "transcript-ls: --json is an option of stats and changes\nTry 'transcript-ls --help'.\n",
+            "transcript-ls: --json is an option of stats, changes, history and blame\nTry 'transcript-ls --help'.\n",
         ),
         (
             &["stats", "x", "--time-zone"],
@@ -100,7 +104,23 @@ fn usage_errors_exit_2() {
         ),
         (
             &["--verbose"],
-            "transcript-ls: missing command (outline, render, stats or changes)\nTry 'transcript-ls --help'.\n",
+            "transcript-ls: missing command (outline, render, stats, changes, history or blame)\nTry 'transcript-ls --help'.\n",
+        ),
+        (
+            &["history"],
+            "transcript-ls: history needs a PATH\nTry 'transcript-ls --help'.\n",
+        ),
+        (
+            &["blame", "a.py", "b.py"],
+            "transcript-ls: blame takes one PATH\nTry 'transcript-ls --help'.\n",
+        ),
+        (
+            &["outline", "x", "--root", "/tmp"],
+            "transcript-ls: --root is an option of history and blame\nTry 'transcript-ls --help'.\n",
+        ),
+        (
+            &["history", "x", "--root"],
+            "transcript-ls: --root needs a directory\nTry 'transcript-ls --help'.\n",
         ),
     ];
     for (args, err) in cases {
@@ -784,4 +804,147 @@ fn changes_patch_applies_with_git() {
             .unwrap()
             .contains("fn adds()")
     );
+}
+
+/// The `fixtures/history` sessions and file installed in a temporary directory; the runs get
+/// their own cache folder and `HOME`.
+fn history_fixture() -> (tempfile::TempDir, PathBuf) {
+    let dir = tempfile::tempdir().unwrap();
+    let root = transcript_ls::testing::install_history_fixture(
+        &root().join("fixtures/history"),
+        dir.path(),
+    )
+    .unwrap();
+    (dir, root)
+}
+
+fn run_in(dir: &Path, home: &Path, args: &[&str]) -> (i32, String, String) {
+    let out = bin()
+        .args(args)
+        .current_dir(dir)
+        .env("HOME", home)
+        .env("TRANSCRIPT_LS_CACHE_DIR", dir.join("cache"))
+        .output()
+        .expect("run transcript-ls");
+    (
+        out.status.code().unwrap_or(-1),
+        String::from_utf8(out.stdout).unwrap(),
+        String::from_utf8(out.stderr).unwrap(),
+    )
+}
+
+/// `history PATH` and `blame PATH` (issue 22 item 5): one line per entry / range, the same
+/// answers as the requests; a path relative to the current directory; `--json`.
+#[test]
+fn history_and_blame_of_a_source_file() {
+    let (dir, root) = history_fixture();
+    let d = dir.path();
+    let r = root.to_str().unwrap();
+    let claude = format!("{r}/claude/-proj/5a1b2c3d-4e5f-4a6b-8c7d-9e0f1a2b3c4d.jsonl");
+    let codex = format!(
+        "{r}/codex/2026/05/02/rollout-2026-05-02T09-00-00-019e3c00-1111-7c01-9d02-4b72d3e5c6f8.jsonl"
+    );
+    let t = "\"Write a CSV line parser in src/app.py\"";
+    let (code, out, err) = run_in(d, d, &["history", "src/app.py", "--root", r]);
+    assert_eq!((code, err.as_str()), (0, ""));
+    assert_eq!(
+        out,
+        format!(
+            "2026-05-02 09:00  codex  \"Add a count helper\"  turn 1 \"Add a count helper\"  M +4 −0  {codex}:4\n\
+             2026-05-01 10:22  claude-code  {t}  turn 2 \"Skip empty fields\"  M +1 −1  {claude}:5\n\
+             2026-05-01 10:00  claude-code  {t}  turn 1 {t}  A +11 −0  {claude}:1\n"
+        )
+    );
+    // The cache written by the first run gives the same answer.
+    assert!(d.join("cache").read_dir().unwrap().next().is_some());
+    assert_eq!(run_in(d, d, &["history", "src/app.py", "--root", r]).1, out);
+
+    let (code, out, err) = run_in(d, d, &["blame", "src/app.py", "--root", r]);
+    assert_eq!((code, err.as_str()), (0, ""));
+    // Line 11 (`print(…, flush=True)`) was changed by a person since: not attributed.
+    assert_eq!(
+        out,
+        format!(
+            "src/app.py:1-5  claude-code  {t}  turn 1  2026-05-01 10:00  +11 −0\n\
+             src/app.py:6  claude-code  {t}  turn 2  2026-05-01 10:22  +1 −1\n\
+             src/app.py:7-10  claude-code  {t}  turn 1  2026-05-01 10:00  +11 −0\n\
+             src/app.py:12-15  codex  \"Add a count helper\"  turn 1  2026-05-02 09:00  +4 −0\n"
+        )
+    );
+
+    let (code, out, _) = run_in(d, d, &["blame", "src/app.py", "--root", r, "--json"]);
+    assert_eq!(code, 0);
+    let v: serde_json::Value = serde_json::from_str(&out).unwrap();
+    assert_eq!(v["path"], format!("{}/src/app.py", d.display()));
+    let ranges: Vec<(u64, u64, u64, &str)> = v["ranges"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|r| {
+            (
+                r["start"].as_u64().unwrap(),
+                r["end"].as_u64().unwrap(),
+                r["turn"].as_u64().unwrap(),
+                r["agent"].as_str().unwrap(),
+            )
+        })
+        .collect();
+    assert_eq!(
+        ranges,
+        [
+            (0, 4, 1, "claude-code"),
+            (5, 5, 2, "claude-code"),
+            (6, 9, 1, "claude-code"),
+            (11, 14, 1, "codex")
+        ]
+    );
+    assert_eq!(v["ranges"][3]["prompt"], "Add a count helper");
+    assert_eq!(v["ranges"][3]["session"], codex.as_str());
+    let (code, out, _) = run_in(d, d, &["history", "src/app.py", "--root", r, "--json"]);
+    assert_eq!(code, 0);
+    let v: serde_json::Value = serde_json::from_str(&out).unwrap();
+    assert_eq!(v["entries"].as_array().unwrap().len(), 3);
+    assert_eq!(v["entries"][2]["action"], "created");
+    assert_eq!(v["entries"][2]["time"], "2026-05-01T10:00:00.000Z");
+
+    // A file no session changed: nothing on stdout, a note on stderr, exit 0.
+    let (code, out, err) = run_in(d, d, &["history", "src/other.py", "--root", r]);
+    assert_eq!((code, out.as_str()), (0, ""));
+    assert_eq!(
+        err,
+        format!(
+            "transcript-ls: no indexed session changed {}/src/other.py (2 sessions under {r})\n",
+            d.display()
+        )
+    );
+    // Blame of a file gone: exit 1 with the reason.
+    std::fs::remove_file(d.join("src/app.py")).unwrap();
+    let (code, out, err) = run_in(d, d, &["blame", "src/app.py", "--root", r]);
+    assert_eq!((code, out.as_str()), (1, ""));
+    assert!(
+        err.starts_with(&format!(
+            "transcript-ls: cannot read {}/src/app.py: ",
+            d.display()
+        )),
+        "{err}"
+    );
+}
+
+/// Without `--root`: the agents' own folders under `$HOME` (`~/.claude/projects`,
+/// `~/.codex/sessions`, …).
+#[test]
+fn history_uses_the_default_roots() {
+    let (dir, root) = history_fixture();
+    let d = dir.path();
+    let home = d.join("home");
+    std::fs::create_dir_all(home.join(".claude")).unwrap();
+    std::fs::create_dir_all(home.join(".codex")).unwrap();
+    std::fs::rename(root.join("claude"), home.join(".claude/projects")).unwrap();
+    std::fs::rename(root.join("codex"), home.join(".codex/sessions")).unwrap();
+    let (code, out, err) = run_in(d, &home, &["history", "src/app.py"]);
+    assert_eq!((code, err.as_str()), (0, ""));
+    let agents: Vec<&str> = out.lines().map(|l| l.split("  ").nth(1).unwrap()).collect();
+    assert_eq!(agents, ["codex", "claude-code", "claude-code"]);
+    let (code, out, _) = run_in(d, &home, &["blame", "src/app.py"]);
+    assert_eq!((code, out.lines().count()), (0, 4));
 }

@@ -447,3 +447,54 @@ fn the_cache_gives_a_warm_start_with_nothing_read() {
         0
     );
 }
+
+/// Issue 22 item 3: the index keeps the files each turn changed (path, turn, action, counts,
+/// the turn's opening line and time), and an append keeps the turns before the tail and
+/// re-reads the last one.
+#[test]
+fn the_index_keeps_each_turns_changed_files() {
+    let text = std::fs::read_to_string(
+        Path::new(env!("CARGO_MANIFEST_DIR")).join("../fixtures/rules/changes-claude.jsonl"),
+    )
+    .unwrap();
+    let e = summary::read_whole(&text);
+    let show = |e: &transcript_ls::index::SessionEntry| -> Vec<String> {
+        e.changes
+            .iter()
+            .map(|c| {
+                format!(
+                    "{} turn {} {:?} +{} -{} line {} ms {:?}",
+                    c.path, c.turn, c.action, c.added, c.removed, c.line, c.ms
+                )
+            })
+            .collect()
+    };
+    let got = show(&e);
+    assert_eq!(got.len(), 3, "{got:#?}");
+    assert!(
+        got[0].starts_with("/home/user/project/src/calc.rs turn 1 Modified +2 -2 line 0 ms Some("),
+        "{got:#?}"
+    );
+    assert!(
+        got[1].starts_with("/home/user/project/tests/calc_test.rs turn 1 Created +6 -0 line 0 "),
+        "{got:#?}"
+    );
+    assert!(
+        got[2].starts_with("/home/user/project/src/calc.rs turn 2 Modified +1 -1 line "),
+        "{got:#?}"
+    );
+    assert_eq!(e.changes[2].line, e.symbols[1].start_line);
+    // Read again from the last turn after an append: the same list.
+    let dir = tempfile::tempdir().unwrap();
+    let p = dir.path().join("s.jsonl");
+    let lines: Vec<&str> = text.split_inclusive('\n').collect();
+    std::fs::write(&p, lines[..lines.len() - 1].concat()).unwrap();
+    let mut idx = SessionIndex::new();
+    disk::update(&mut idx, &p).unwrap();
+    std::fs::write(&p, &text).unwrap();
+    assert!(matches!(
+        disk::update(&mut idx, &p).unwrap(),
+        Refresh::Tail { .. }
+    ));
+    assert_eq!(show(idx.get(&p).unwrap()), got);
+}

@@ -43,7 +43,7 @@ use crate::view::diff::{self, DiffLine, DiffLineKind};
 pub const CONTEXT_LINES: usize = 3;
 
 /// What a turn did to a file.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, serde::Serialize)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
 #[serde(rename_all = "lowercase")]
 pub enum FileAction {
     /// The file did not exist before the turn (`Write` with `type: "create"`, `*** Add File`,

@@ -234,6 +234,7 @@ mod tests {
                 modified_ms: None,
                 symbols: vec![sym(1, "deploy app"), sym(2, "Fix the test")],
                 tail: Tail::default(),
+                changes: Vec::new(),
             },
         );
         let names = |q: &str, limit| -> Vec<String> {

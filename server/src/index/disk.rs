@@ -18,6 +18,25 @@ pub fn scan_roots(roots: &[PathBuf]) -> Vec<PathBuf> {
     crate::ide::workspace_symbols::scan_roots(roots)
 }
 
+/// `~/.claude/projects`, `~/.codex/sessions`, `~/.pi/agent/sessions` and
+/// `~/.copilot/session-state` (from `$HOME`; none when it is unset). The agents' own session
+/// folders (issue 10 adds Pi's and Copilot CLI's): the
+/// server's default `roots` and the CLI's `history` / `blame`.
+pub fn default_roots() -> Vec<PathBuf> {
+    match std::env::var_os("HOME") {
+        Some(h) if !h.is_empty() => {
+            let h = PathBuf::from(h);
+            vec![
+                h.join(".claude/projects"),
+                h.join(".codex/sessions"),
+                h.join(".pi/agent/sessions"),
+                h.join(".copilot/session-state"),
+            ]
+        }
+        _ => Vec::new(),
+    }
+}
+
 /// What [`refresh`] did.
 #[derive(Debug, Clone, PartialEq)]
 pub enum Refresh {
@@ -113,7 +132,7 @@ struct CacheFile {
 }
 
 /// Bumped when [`SessionEntry`] or the rules that fill it change.
-const CACHE_VERSION: u32 = 3;
+const CACHE_VERSION: u32 = 4;
 
 /// Where the cache of an index over `roots` lives: `$TRANSCRIPT_LS_CACHE_DIR`, else
 /// `$XDG_CACHE_HOME/transcript-ls`, else `~/.cache/transcript-ls`, one file per set of roots
@@ -177,4 +196,38 @@ pub fn save_cache(path: &Path, roots: &[PathBuf], index: &SessionIndex) -> std::
     let tmp = path.with_extension(format!("tmp{}", std::process::id()));
     std::fs::write(&tmp, serde_json::to_vec(&c).map_err(std::io::Error::other)?)?;
     std::fs::rename(&tmp, path)
+}
+
+/// Builds the index of `roots` in one go (the CLI's `history` / `blame`; the server builds its
+/// own in batches, `ide::live::build_index`): with `use_cache`, the cache of the previous run
+/// first ([`cache_path`]), then every file whose size or modification time changed is read
+/// again, files gone are dropped, and the cache is written back when anything changed (a
+/// cache that cannot be written is left as it was). Files that cannot be read are left out.
+pub fn build(roots: &[PathBuf], use_cache: bool) -> SessionIndex {
+    let cache = cache_path(roots).filter(|_| use_cache);
+    let mut idx = cache
+        .as_deref()
+        .map(|c| load_cache(c, roots))
+        .unwrap_or_default();
+    let files = scan_roots(roots);
+    let present: std::collections::HashSet<&PathBuf> = files.iter().collect();
+    let gone: Vec<PathBuf> = idx
+        .entries()
+        .map(|(p, _)| p.clone())
+        .filter(|p| !present.contains(p))
+        .collect();
+    let mut changed = !gone.is_empty();
+    for p in gone {
+        idx.remove(&p);
+    }
+    for p in &files {
+        match update(&mut idx, p) {
+            Ok(Refresh::Unchanged) | Err(_) => {}
+            Ok(_) => changed = true,
+        }
+    }
+    if changed && let Some(c) = cache {
+        let _ = save_cache(&c, roots, &idx);
+    }
+    idx
 }

@@ -12,9 +12,12 @@
 //!
 //! Memory: an entry keeps no transcript text, only its title, first prompt (at most
 //! [`summary::PROMPT_MAX`] characters), project path, a few numbers and one short name per turn
-//! (the turn titles that workspace symbols search).
+//! (the turn titles that workspace symbols search), and per turn the files it changed
+//! ([`ChangedFile`]: path, action, counts; issue 22 item 3) that the file history and agent
+//! blame ([`history`]) start from.
 
 pub mod disk;
+pub mod history;
 pub mod summary;
 
 use std::collections::{BTreeMap, HashMap};
@@ -43,6 +46,26 @@ pub struct TurnSymbol {
     pub end_line: usize,
     /// True for a machine wake-up turn (seed 004).
     pub wake: bool,
+}
+
+/// One file a turn changed (issue 22 item 3): what the file history answers from without
+/// reading a transcript again. Filled from the turn's change set (`ide::changes`).
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct ChangedFile {
+    /// Absolute path as the change set gives it (relative Codex paths joined to the session's
+    /// `cwd`, normalised lexically; symlinks not resolved).
+    pub path: Box<str>,
+    /// 1-based turn number.
+    pub turn: usize,
+    pub action: crate::ide::changes::FileAction,
+    /// Lines added and removed by the turn's net change of the file.
+    pub added: u32,
+    pub removed: u32,
+    /// 0-based line of the turn's opening record in the transcript.
+    pub line: usize,
+    /// The turn's time (epoch ms): its opening record's timestamp, else its first record's.
+    #[serde(default)]
+    pub ms: Option<i64>,
 }
 
 /// Where an append is read from: the opening line of the file's last turn (its state may
@@ -94,6 +117,10 @@ pub struct SessionEntry {
     /// The turns, for workspace symbols.
     pub symbols: Vec<TurnSymbol>,
     pub tail: Tail,
+    /// The files each turn changed, by turn then in the order the turn first touched them
+    /// (issue 22 item 3; absent in caches written before it).
+    #[serde(default)]
+    pub changes: Vec<ChangedFile>,
 }
 
 impl SessionEntry {
@@ -122,6 +149,12 @@ impl SessionEntry {
     /// modification time.
     pub fn recency_ms(&self) -> i64 {
         self.ended_ms.or(self.modified_ms).unwrap_or(0)
+    }
+
+    /// The title of turn `n` (its workspace-symbol name), when the entry has it.
+    pub fn turn_title(&self, n: usize) -> Option<&str> {
+        let i = self.symbols.binary_search_by_key(&n, |s| s.n).ok()?;
+        Some(&self.symbols[i].title)
     }
 }
 
@@ -413,6 +446,7 @@ mod tests {
             modified_ms: Some(ended),
             symbols: Vec::new(),
             tail: Tail::default(),
+            changes: Vec::new(),
         }
     }
 

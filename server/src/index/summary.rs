@@ -7,7 +7,7 @@
 //! merges the result into the previous entry: the cost is that of the last turn plus the
 //! appended bytes, never the whole file.
 
-use super::{SessionEntry, Tail, TurnSymbol};
+use super::{ChangedFile, SessionEntry, Tail, TurnSymbol};
 use crate::analysis::{self, Analysis, TurnKind, TurnState};
 use crate::formats::Reader;
 use crate::model::{Format, Role, Transcript};
@@ -62,6 +62,14 @@ pub fn read_tail(old: &SessionEntry, tail_text: &str) -> SessionEntry {
         .cloned()
         .collect();
     symbols.extend(new.symbols.iter().cloned());
+    // The changed files of the turns before the tail stay; the re-read turns' replace theirs.
+    let mut changes: Vec<ChangedFile> = old
+        .changes
+        .iter()
+        .filter(|c| c.turn <= old.tail.turns_before)
+        .cloned()
+        .collect();
+    changes.extend(new.changes.iter().cloned());
     let tail = if new.turns > old.tail.turns_before {
         new.tail.clone()
     } else {
@@ -88,7 +96,51 @@ pub fn read_tail(old: &SessionEntry, tail_text: &str) -> SessionEntry {
         modified_ms: old.modified_ms,
         symbols,
         tail,
+        changes,
     }
+}
+
+/// The files each turn of `t` changed (issue 22 item 3), numbered after `turns_before` turns,
+/// lines after `base_line`: each turn's change set (`ide::changes::turn_changes`, the same
+/// rules as the editor's lenses; not the session's net change, which the index never needs).
+/// Preamble edits (before the first prompt) are left out: they belong to no numbered turn.
+fn changed_files(
+    t: &Transcript,
+    a: &Analysis,
+    text: &str,
+    base_line: usize,
+    turns_before: usize,
+) -> Vec<ChangedFile> {
+    use crate::ide::changes;
+    let mut out = Vec::new();
+    let result_of = |e: usize, b: usize| changes::pair_result(a, e, b);
+    for (ti, turn) in a.turns.iter().enumerate() {
+        if turn.kind == TurnKind::Preamble {
+            continue;
+        }
+        let Some(tc) = changes::turn_changes(t, a, text, ti, &result_of) else {
+            continue;
+        };
+        let opener = turn.opener.and_then(|i| t.entries.get(i));
+        let line = base_line + opener.map_or(turn.start_line, |e| e.line);
+        let ms = opener.and_then(|e| e.timestamp_ms()).or_else(|| {
+            t.entries
+                .get(turn.entries.clone())
+                .and_then(|es| es.iter().find_map(|e| e.timestamp_ms()))
+        });
+        for f in tc.files {
+            out.push(ChangedFile {
+                path: f.path.into(),
+                turn: turns_before + turn.n,
+                action: f.action,
+                added: u32::try_from(f.added).unwrap_or(u32::MAX),
+                removed: u32::try_from(f.removed).unwrap_or(u32::MAX),
+                line,
+                ms,
+            });
+        }
+    }
+    out
 }
 
 /// True for a format whose grown files can be read from their last turn (see [`read_tail`];
@@ -156,6 +208,12 @@ fn min_opt(a: Option<i64>, b: Option<i64>) -> Option<i64> {
         (Some(a), Some(b)) => Some(a.min(b)),
         (a, b) => a.or(b),
     }
+}
+
+/// A whole file's transcript and analysis as [`read_whole_marked`] reads them (the blame of
+/// `history` reads the sessions that changed a file again the same way).
+pub fn read_text(text: &str, mark: impl FnOnce(&mut Transcript)) -> (Transcript, Analysis) {
+    read_marked(text, Reader::new(), mark)
 }
 
 fn read(text: &str, reader: Reader) -> (Transcript, Analysis) {
@@ -256,5 +314,6 @@ fn build(
         modified_ms: None,
         symbols,
         tail,
+        changes: changed_files(t, a, text, base_line, turns_before),
     }
 }

@@ -80,22 +80,9 @@ impl Default for Settings {
     }
 }
 
-/// `~/.claude/projects`, `~/.codex/sessions`, `~/.pi/agent/sessions` and
-/// `~/.copilot/session-state` (from `$HOME`; none when it is unset). The agents' own session
-/// folders (issue 10 adds Pi's and Copilot CLI's).
+/// The agents' own session folders (`index::disk::default_roots`).
 pub fn default_roots() -> Vec<PathBuf> {
-    match std::env::var_os("HOME") {
-        Some(h) if !h.is_empty() => {
-            let h = PathBuf::from(h);
-            vec![
-                h.join(".claude/projects"),
-                h.join(".codex/sessions"),
-                h.join(".pi/agent/sessions"),
-                h.join(".copilot/session-state"),
-            ]
-        }
-        _ => Vec::new(),
-    }
+    crate::index::disk::default_roots()
 }
 
 fn expand_home(s: &str) -> PathBuf {

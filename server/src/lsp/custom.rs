@@ -15,6 +15,12 @@ pub const TEXT_DOCUMENT_CONTENT: &str = "workspace/textDocumentContent";
 pub const VIRTUAL_DOCUMENT: &str = "transcript/virtualDocument";
 /// `transcript/sessions` (client -> server): `SessionsParams` -> `SessionsResult` (issue 7).
 pub const SESSIONS: &str = "transcript/sessions";
+/// `transcript/fileHistory` (client -> server): `FileHistoryParams` -> `{ path, entries }`
+/// (issue 22 item 3).
+pub const FILE_HISTORY: &str = "transcript/fileHistory";
+/// `transcript/blame` (client -> server): `BlameParams` -> `{ path, ranges }` (issue 22
+/// item 4).
+pub const BLAME: &str = "transcript/blame";
 /// `transcript/internal/didOpenText` (transport -> server, internal): sent by the server's
 /// own framing layer in place of a `textDocument/didOpen` whose text it took out of the
 /// message (`lsp::transport::split_did_open`): `OpenTextParams`. Never sent by a client (one
@@ -25,10 +31,12 @@ pub const DEBUG_PANIC: &str = "transcript/debugPanic";
 
 /// Every method of the custom protocol, both directions (PROTOCOL.md documents each; a test
 /// keeps the two in step).
-pub const CUSTOM_METHODS: [&str; 9] = [
+pub const CUSTOM_METHODS: [&str; 11] = [
     TEXT_DOCUMENT_CONTENT,
     VIRTUAL_DOCUMENT,
     SESSIONS,
+    FILE_HISTORY,
+    BLAME,
     crate::lsp::stats::STATS,
     <TextDocumentContentRefresh as Request>::METHOD,
     <DidChangeVirtualDocument as Notification>::METHOD,
@@ -126,4 +134,28 @@ pub struct SessionsResult {
     pub sessions: Vec<Value>,
     /// False while the first index build is still running (the list may be partial).
     pub complete: bool,
+}
+
+/// Params of `transcript/fileHistory` (PROTOCOL.md): the source file, by absolute `path` or
+/// by a `file:` `uri` (one of the two).
+#[derive(Debug, Clone, Default, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct FileHistoryParams {
+    #[serde(default)]
+    pub path: Option<String>,
+    #[serde(default)]
+    pub uri: Option<Uri>,
+}
+
+/// Params of `transcript/blame` (PROTOCOL.md): the file as for `transcript/fileHistory`, and
+/// its current text (the editor's buffer; read from disk when absent).
+#[derive(Debug, Clone, Default, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct BlameParams {
+    #[serde(default)]
+    pub path: Option<String>,
+    #[serde(default)]
+    pub uri: Option<Uri>,
+    #[serde(default)]
+    pub text: Option<String>,
 }

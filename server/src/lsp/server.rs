@@ -79,6 +79,30 @@ impl Backend {
         .await
     }
 
+    /// `transcript/fileHistory` (issue 22 item 3).
+    pub async fn file_history(
+        &self,
+        params: crate::lsp::custom::FileHistoryParams,
+    ) -> Result<serde_json::Value> {
+        let this = self.clone();
+        off_loop(&self.shared, crate::lsp::custom::FILE_HISTORY, move || {
+            handlers::history::file_history(&this, params)
+        })
+        .await
+    }
+
+    /// `transcript/blame` (issue 22 item 4).
+    pub async fn blame(
+        &self,
+        params: crate::lsp::custom::BlameParams,
+    ) -> Result<serde_json::Value> {
+        let this = self.clone();
+        off_loop(&self.shared, crate::lsp::custom::BLAME, move || {
+            handlers::history::blame(&this, params)
+        })
+        .await
+    }
+
     /// `transcript/stats`.
     pub async fn transcript_stats(&self, params: StatsParams) -> Result<Stats> {
         handlers::stats::stats(self, params).await

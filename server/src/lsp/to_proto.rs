@@ -517,6 +517,51 @@ pub fn session(s: &crate::index::SessionInfo) -> Option<Value> {
     Some(v)
 }
 
+/// One entry of `transcript/fileHistory` (PROTOCOL.md): the transcript as a `file:` URI and
+/// the turn's figures; `None` when the transcript cannot be named by a URI.
+pub fn history_entry(e: &crate::index::history::HistoryEntry) -> Option<Value> {
+    Some(json!({
+        "uri": file_uri(&e.session)?.as_str(),
+        "agent": e.agent,
+        "sessionTitle": e.session_title,
+        "turn": e.turn,
+        "turnTitle": e.turn_title,
+        "time": e.time,
+        "action": e.action,
+        "added": e.added,
+        "removed": e.removed,
+        "line": e.line,
+        "label": e.label(),
+    }))
+}
+
+/// One range of `transcript/blame` (PROTOCOL.md): whole lines `start..=end` of the text whose
+/// lines are `lines`, from the first line's start to the last line's end in `enc`.
+pub fn blame_range(
+    r: &crate::index::history::BlameRange,
+    lines: &[&str],
+    enc: Encoding,
+) -> Option<Value> {
+    let last = lines.get(r.end)?;
+    let last = last.strip_suffix('\r').unwrap_or(last);
+    let range = Range {
+        start: Position::new(r.start as u32, 0),
+        end: Position::new(r.end as u32, sp::column_len(last, enc) as u32),
+    };
+    Some(json!({
+        "range": range,
+        "uri": file_uri(&r.session)?.as_str(),
+        "agent": r.agent,
+        "sessionTitle": r.session_title,
+        "turn": r.turn,
+        "turnTitle": r.turn_title,
+        "time": r.time,
+        "prompt": r.prompt,
+        "line": r.line,
+        "label": r.label(),
+    }))
+}
+
 /// The result of `transcript.listSessionFiles`: the main file, then each sub-agent or
 /// compaction file, as `{ uri, kind, … }`.
 pub fn session_files(files: &ide::session_files::SessionFiles) -> Value {

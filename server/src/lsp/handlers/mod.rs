@@ -12,6 +12,7 @@ pub mod diagnostics;
 pub mod diff;
 pub mod folding;
 pub mod hints;
+pub mod history;
 pub mod hover;
 pub mod navigation;
 pub mod sessions;
