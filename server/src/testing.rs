@@ -436,6 +436,36 @@ fn push_json_string(out: &mut String, s: &str, ascii: bool) {
     out.push('"');
 }
 
+/// Installs the file-history fixture (`fixtures/history`: a fake index root `root/` and the
+/// project file `src/app.py`, issue 22) into `dst`: every file of `fixture`'s `root/` and
+/// `src/` is copied under `dst` with each `@ROOT@` replaced by `dst`'s path, so that the
+/// sessions name the copied `dst/src/app.py` by an absolute path. Returns the index root
+/// (`dst/root`). Errors are I/O errors.
+pub fn install_history_fixture(
+    fixture: &std::path::Path,
+    dst: &std::path::Path,
+) -> std::io::Result<std::path::PathBuf> {
+    fn copy(from: &std::path::Path, to: &std::path::Path, root: &str) -> std::io::Result<()> {
+        std::fs::create_dir_all(to)?;
+        for e in std::fs::read_dir(from)? {
+            let e = e?;
+            let target = to.join(e.file_name());
+            if e.file_type()?.is_dir() {
+                copy(&e.path(), &target, root)?;
+            } else {
+                let text = std::fs::read_to_string(e.path())?;
+                std::fs::write(&target, text.replace("@ROOT@", root))?;
+            }
+        }
+        Ok(())
+    }
+    let root = dst.to_string_lossy().into_owned();
+    for part in ["root", "src"] {
+        copy(&fixture.join(part), &dst.join(part), &root)?;
+    }
+    Ok(dst.join("root"))
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -507,34 +537,4 @@ mod tests {
         assert!(text.contains(r"\u00e9") && text.contains("é"));
         assert!(text.contains(r"\ud83d\ude00") && text.contains('\u{2028}'));
     }
-}
-
-/// Installs the file-history fixture (`fixtures/history`: a fake index root `root/` and the
-/// project file `src/app.py`, issue 22) into `dst`: every file of `fixture`'s `root/` and
-/// `src/` is copied under `dst` with each `@ROOT@` replaced by `dst`'s path, so that the
-/// sessions name the copied `dst/src/app.py` by an absolute path. Returns the index root
-/// (`dst/root`). Errors are I/O errors.
-pub fn install_history_fixture(
-    fixture: &std::path::Path,
-    dst: &std::path::Path,
-) -> std::io::Result<std::path::PathBuf> {
-    fn copy(from: &std::path::Path, to: &std::path::Path, root: &str) -> std::io::Result<()> {
-        std::fs::create_dir_all(to)?;
-        for e in std::fs::read_dir(from)? {
-            let e = e?;
-            let target = to.join(e.file_name());
-            if e.file_type()?.is_dir() {
-                copy(&e.path(), &target, root)?;
-            } else {
-                let text = std::fs::read_to_string(e.path())?;
-                std::fs::write(&target, text.replace("@ROOT@", root))?;
-            }
-        }
-        Ok(())
-    }
-    let root = dst.to_string_lossy().into_owned();
-    for part in ["root", "src"] {
-        copy(&fixture.join(part), &dst.join(part), &root)?;
-    }
-    Ok(dst.join("root"))
 }
