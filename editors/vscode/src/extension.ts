@@ -5,6 +5,7 @@ import * as fs from 'fs';
 import * as os from 'os';
 import * as path from 'path';
 import * as vscode from 'vscode';
+import * as history from './history';
 import * as sessions from './sessions';
 import {
   DidChangeConfigurationNotification,
@@ -57,6 +58,13 @@ export async function activate(ctx: vscode.ExtensionContext): Promise<void> {
   sessionTree = sessions.register(ctx, {
     client: () => client,
     openView: (uri, title, column) => openView(uri, undefined, title, column),
+    log: (msg) => output.appendLine(msg),
+  });
+
+  history.register(ctx, {
+    client: () => (client?.state === State.Running ? client : undefined),
+    openView: (uri, title, column) => openView(uri, undefined, title, column),
+    ensureViewProvider,
     log: (msg) => output.appendLine(msg),
   });
 

@@ -863,7 +863,12 @@ local function changes()
   dofile(ROOT .. '/tests/e2e/nvim/changes.lua')(H, T, { ROOT = ROOT, TMP = TMP, open = open })
 end
 
-for _, scenario in ipairs({ demo_raw, demo_view, live_append, corpus, pi_and_copilot, inherited, screens, health_and_help, reading, changes, sessions }) do
+--- From a source file to its sessions (issue 22): tests/e2e/nvim/history.lua (sets the roots).
+local function history()
+  dofile(ROOT .. '/tests/e2e/nvim/history.lua')(H, T, { ROOT = ROOT, TMP = TMP })
+end
+
+for _, scenario in ipairs({ demo_raw, demo_view, live_append, corpus, pi_and_copilot, inherited, screens, health_and_help, reading, changes, sessions, history }) do
   local ok, err = xpcall(scenario, debug.traceback)
   if not ok then
     H.check('no Lua error', false, err)

@@ -369,6 +369,8 @@ async function main(page) {
   await require('./reading.js')(page, { WS, DEMO, FINISHED: 'finished-session.jsonl', log, check, eq, nbsp, palette, quickOpen, gotoLine, activeEditor, shot });
   // 14. What the agent changed (issue 22): tests/e2e/vscode/changes.js.
   await require('./changes.js')(page, { log, check, eq, nbsp, palette, quickOpen, gotoLine, activeEditor, shot });
+  // 15. From a source file to its sessions (issue 22): tests/e2e/vscode/history.js.
+  await require('./history.js')(page, { log, check, eq, nbsp, palette, quickOpen, activeEditor, shot });
   await sessionsFirst(page);
   await serverLookup(page);
 }

@@ -36,6 +36,12 @@ touch -d '10 minutes ago' "$RUN/ws/edits-session.jsonl"
 # ... a real session whose turns changed eleven files, one edit rejected (issue 22) ...
 cp "$ROOT/../shared/corpus/iansherr__claude-code-log/test/test_data/real_projects/-Users-dain-workspace-JSSoundRecorder/7acd37a8-2745-4b58-a8a9-46164b22ad9e.jsonl" "$RUN/ws/changes-session.jsonl"
 touch -d '10 minutes ago' "$RUN/ws/changes-session.jsonl"
+# ... two sessions that wrote history/src/app.py, with their absolute paths (issue 22), moved
+# to May 2020 so that "Open Latest Session" still finds the session recorded-here.jsonl ...
+(cd "$ROOT/fixtures/history" && find root src -type f ! -name README.md) | while read -r f; do
+  mkdir -p "$(dirname "$RUN/ws/history/$f")"
+  sed -e "s#@ROOT@#$RUN/ws/history#g" -e 's/2026-05-0/2020-05-0/g' "$ROOT/fixtures/history/$f" >"$RUN/ws/history/$f"
+done
 # ... a 2.8 MB real session (corpus spotter 258c7280) for the open -> outline figure (issue 12) ...
 cp "$ROOT/../shared/corpus/marot__spotter/test/fixtures/transcripts/258c7280-ae70-4798-800f-63464d01a85d.jsonl" "$RUN/ws/spotter-session.jsonl"
 touch -d '10 minutes ago' "$RUN/ws/spotter-session.jsonl"

@@ -41,6 +41,8 @@ function M.apply()
     set(0, g[1], attrs)
     set(0, '@lsp.mod.' .. mod, { link = g[1], default = true })
   end
+  -- Agent blame's virtual text in source files (:TranscriptBlame, issue 22).
+  set(0, 'TranscriptBlame', { link = 'Comment', default = true })
 end
 
 return M
