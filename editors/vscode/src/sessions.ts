@@ -321,8 +321,8 @@ async function isTranscript(c: LanguageClient, uri: vscode.Uri): Promise<boolean
 }
 
 /** When a transcript `.jsonl` becomes the active editor and `openAs` is `view` or `both`, shows
- * its view (`view`: in place of the raw tab). Runs once per file and editor session, and never
- * for files opened through "Open Raw JSONL". Acts as soon as the raw tab opens (issue 12: VS Code
+ * its view (`view`: in place of the raw tab). Runs once per opening of the file (again after its
+ * last raw tab closed), and not while it is open through "Open Raw JSONL". Acts as soon as the raw tab opens (issue 12: VS Code
  * hands a big file's text to extensions seconds after showing it, and the view needs only the
  * file on disk), and again when the editor becomes active (a tab event can be missed). */
 class OpenAsView implements vscode.Disposable {
@@ -338,8 +338,26 @@ class OpenAsView implements vscode.Disposable {
             void this.checkUri(tab.input.uri, tab.group.viewColumn);
           }
         }
+        // Once no tab shows a file raw, its next open is a first one again (issue 23 item 1:
+        // a transcript opened as its view only the first time per window; "Open Raw JSONL"
+        // kept it raw for good).
+        for (const tab of e.closed) {
+          if (tab.input instanceof vscode.TabInputText) {
+            const key = tab.input.uri.toString();
+            if (!this.rawTabOpen(key)) {
+              this.done.delete(key);
+              rawRequested.delete(key);
+            }
+          }
+        }
       }),
     ];
+  }
+
+  /** True while some tab (any group) shows the file `key` as text. */
+  private rawTabOpen(key: string): boolean {
+    return vscode.window.tabGroups.all.some((g) =>
+      g.tabs.some((t) => t.input instanceof vscode.TabInputText && t.input.uri.toString() === key));
   }
 
   async check(ed: vscode.TextEditor | undefined): Promise<void> {

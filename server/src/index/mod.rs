@@ -327,6 +327,8 @@ impl SessionIndex {
             }
         }
         let mut hits: Vec<(i64, i64, &PathBuf, &SessionEntry)> = Vec::new();
+        // Per hit: every word matched as a substring (not only as a subsequence).
+        let mut wholes: Vec<bool> = Vec::new();
         for (p, e) in &self.files {
             if e.format == Format::Unknown {
                 continue;
@@ -340,10 +342,10 @@ impl SessionIndex {
                 }
             }
             let score = if words.is_empty() {
-                Some(0)
+                Some((0, true))
             } else {
                 let title = e.display_title(p);
-                fuzzy_score(
+                fuzzy_match(
                     &words,
                     &[
                         (&title, 3),
@@ -352,9 +354,17 @@ impl SessionIndex {
                     ],
                 )
             };
-            if let Some(s) = score {
+            if let Some((s, whole)) = score {
                 hits.push((s, e.recency_ms(), p, e));
+                wholes.push(whole);
             }
+        }
+        // Cut (issue 23 item 3): when some session holds every word whole, the sessions that
+        // match a word only as scattered characters are noise (`pre-session` matched three
+        // unrelated titles after the right one).
+        if wholes.iter().any(|&w| w) {
+            let mut keep = wholes.into_iter();
+            hits.retain(|_| keep.next().unwrap_or(true));
         }
         // Best match first when there is a query, then most recent.
         hits.sort_by(|a, b| b.0.cmp(&a.0).then(b.1.cmp(&a.1)).then(a.2.cmp(b.2)));
@@ -398,16 +408,25 @@ pub fn iso(ms: i64) -> Option<String> {
 /// characters (score 1); each word's best field score is multiplied by the field's weight and
 /// summed. `None` when a word matches nowhere.
 pub fn fuzzy_score(words: &[String], fields: &[(&str, i64)]) -> Option<i64> {
+    fuzzy_match(words, fields).map(|(s, _)| s)
+}
+
+/// [`fuzzy_score`] and whether every word occurs whole (as a substring) in some field, not
+/// only as a subsequence of characters (`transcript/sessions` drops subsequence-only matches
+/// when a whole match exists, issue 23 item 3).
+pub fn fuzzy_match(words: &[String], fields: &[(&str, i64)]) -> Option<(i64, bool)> {
     let lowered: Vec<(String, i64)> = fields.iter().map(|(f, w)| (f.to_lowercase(), *w)).collect();
     let mut total = 0;
+    let mut whole = true;
     for w in words {
-        let best = lowered
+        let (best, sub) = lowered
             .iter()
-            .filter_map(|(f, weight)| word_score(f, w).map(|s| s * weight))
-            .max()?;
+            .filter_map(|(f, weight)| word_score(f, w).map(|s| (s * weight, s > 1)))
+            .max_by_key(|&(s, sub)| (sub, s))?;
         total += best;
+        whole &= sub;
     }
-    Some(total)
+    Some((total, whole))
 }
 
 fn word_score(field: &str, word: &str) -> Option<i64> {
@@ -493,6 +512,49 @@ mod tests {
             ..SessionQuery::default()
         };
         assert_eq!(titles(p), ["Write docs"]);
+    }
+
+    #[test]
+    fn scattered_matches_are_cut_when_a_whole_match_exists() {
+        // Issue 23 item 3: `pre-session` found the right session and three unrelated ones.
+        let mut idx = SessionIndex::new();
+        idx.insert(
+            "/r/a.jsonl".into(),
+            entry("Add a pre-session hook", "/home/me/app", 1000),
+        );
+        idx.insert(
+            "/r/b.jsonl".into(),
+            entry("Prepare the release-session notes", "/home/me/app", 3000),
+        );
+        idx.insert(
+            "/r/c.jsonl".into(),
+            entry("Print every session", "/home/me/app", 2000),
+        );
+        let titles = |s: &str| -> Vec<String> {
+            let q = SessionQuery {
+                query: Some(s.into()),
+                ..SessionQuery::default()
+            };
+            idx.sessions(&q, 0).into_iter().map(|s| s.title).collect()
+        };
+        assert_eq!(titles("pre-session"), ["Add a pre-session hook"]);
+        // Without a whole match the scattered ones stay (best first, then newest).
+        assert_eq!(
+            titles("prsession"),
+            [
+                "Prepare the release-session notes",
+                "Print every session",
+                "Add a pre-session hook"
+            ]
+        );
+        assert_eq!(
+            titles("session"),
+            [
+                "Prepare the release-session notes",
+                "Print every session",
+                "Add a pre-session hook"
+            ]
+        );
     }
 
     #[test]

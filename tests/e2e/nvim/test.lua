@@ -868,7 +868,12 @@ local function history()
   dofile(ROOT .. '/tests/e2e/nvim/history.lua')(H, T, { ROOT = ROOT, TMP = TMP })
 end
 
-for _, scenario in ipairs({ demo_raw, demo_view, live_append, corpus, pi_and_copilot, inherited, screens, health_and_help, reading, changes, sessions, history }) do
+--- First contact (issue 23): tests/e2e/nvim/first_contact.lua (restarts the server: run last).
+local function first_contact()
+  dofile(ROOT .. '/tests/e2e/nvim/first_contact.lua')(H, T, { ROOT = ROOT, TMP = TMP })
+end
+
+for _, scenario in ipairs({ demo_raw, demo_view, live_append, corpus, pi_and_copilot, inherited, screens, health_and_help, reading, changes, sessions, history, first_contact }) do
   local ok, err = xpcall(scenario, debug.traceback)
   if not ok then
     H.check('no Lua error', false, err)

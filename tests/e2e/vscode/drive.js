@@ -500,6 +500,35 @@ async function sessionsFirst(page) {
   const still = nbsp(await page.locator('.editor-group-container.active .tab.active').first().innerText()).replace(/\s+/g, '');
   check('Open Raw JSONL: the raw file stays', still.startsWith('recorded-here.jsonl'), still);
 
+  // Issue 23 item 1: a transcript opens as its view every time, not only the first time per
+  // window: after "Open Raw JSONL" is closed, and after its view is closed, at any size (the
+  // 56 MiB session: VS Code's "file is very large" page was shown on the second open).
+  await page.keyboard.press('Control+W');
+  const mode = async () => nbsp(await page.locator('.statusbar-item[id="status.editor.mode"]').first().innerText().catch(() => ''));
+  const opensAsView = async (name, needle) => {
+    // From the explorer (Quick Open's history also offers the views of that path).
+    await palette(page, 'View: Show Explorer');
+    await page.locator('.explorer-folders-view .monaco-list-row', { hasText: name }).first().click();
+    for (let i = 0; i < 150; i++) {
+      const tabs = await rowsOf('.editor-group-container.active .tab');
+      const text = nbsp(await activeEditor(page).locator('.view-lines').first().innerText().catch(() => ''));
+      if (!tabs.some((t) => t.replace(/\s/g, '').startsWith(name)) && (await mode()).includes('Transcript View') && text.includes(needle)) return true;
+      await page.waitForTimeout(200);
+    }
+    return false;
+  };
+  const reopened = [['recorded-here.jsonl', 'Add pagination to GET /accounts']];
+  if (BIG.path) reopened.push([path.basename(BIG.path), `· ${9 * BIG.copies} turns ·`]);
+  for (const [name, needle] of reopened) {
+    for (const k of [1, 2]) {
+      const ok = await opensAsView(name, needle);
+      check(`openAs view: ${name} opens as its view (open ${k} after a close)`, ok,
+        `${nbsp(await page.locator('.editor-group-container.active .tab.active').first().innerText().catch(() => ''))} · ${await mode()}`);
+      if (k === 2) await shot(page, `14b-reopen-${name.replace('.jsonl', '')}.png`);
+      await page.keyboard.press('Control+W');
+    }
+  }
+
   // Issue 12, item 5: Quick Open of a 2.8 MB real transcript -> its outline shown, as a user
   // gets it (openAs at its default: the raw file opens, then its view replaces it; the
   // extension is active, the outline pane open). The figures go to the output.

@@ -70,14 +70,33 @@ function M.fetch(params, cb)
     cb(nil, err)
     return
   end
-  client:request('transcript/sessions', params, function(rerr, result)
-    if rerr then
-      cb(nil, rerr.message or vim.inspect(rerr))
-    else
+  -- While the first index build runs the answer is partial (`complete: false`, issue 23 item
+  -- 2: the first :Transcripts after start listed nothing): ask again every 250 ms until it is
+  -- complete (at most `M.index_wait_ms`), saying so once.
+  local deadline = vim.uv.now() + M.index_wait_ms
+  local told = false
+  local function ask()
+    client:request('transcript/sessions', params, function(rerr, result)
+      if rerr then
+        cb(nil, rerr.message or vim.inspect(rerr))
+        return
+      end
+      if type(result) == 'table' and result.complete == false and vim.uv.now() < deadline then
+        if not told then
+          told = true
+          vim.notify('transcript: indexing sessions… (the list follows when the index is ready)', vim.log.levels.INFO)
+        end
+        vim.defer_fn(ask, 250)
+        return
+      end
       cb(result and result.sessions or {})
-    end
-  end)
+    end)
+  end
+  ask()
 end
+
+--- How long `fetch` waits for the first index build before showing a partial list (ms).
+M.index_wait_ms = 30000
 
 --- Opens a session as `open` says (default: the plugin's `open` option).
 ---@param s table a session (needs `uri`)
