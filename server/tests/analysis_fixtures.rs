@@ -713,6 +713,108 @@ fn codex_subagent_inherited_history() {
     );
 }
 
+/// The 1-based lines of a fixture's inherited records.
+fn inherited_lines(f: &F) -> Vec<usize> {
+    (0..f.t.entries.len())
+        .filter(|&i| f.t.entries[i].inherited)
+        .map(|i| f.line(i))
+        .collect()
+}
+
+/// `(title, tool calls, 1-based answer lines)` of every turn but the preamble.
+fn turn_facts(f: &F) -> Vec<(String, u32, Vec<usize>)> {
+    (0..f.a.turns.len())
+        .filter(|&i| f.a.turns[i].kind != TurnKind::Preamble)
+        .map(|i| {
+            (
+                f.a.turns[i].title.clone(),
+                f.a.turns[i].tool_calls,
+                f.answer(i),
+            )
+        })
+        .collect()
+}
+
+/// A `/fork` child rollout (fixtures/rules/README.md `codex-fork-replay.jsonl`): its own
+/// `session_meta`, the parent's, the parent's two turns replayed with stamps spanning 2–233 ms,
+/// then its own two turns. The replay is inherited up to the first `task_started` whose
+/// UUIDv7 turn id sorts after the child's thread id (issue 20 item 1). Before: the timing
+/// window ended the replay at its second millisecond: 4 turns, 61 output tokens.
+#[test]
+fn codex_fork_replay_spanning_milliseconds_is_inherited() {
+    let f = load_with("rules/codex-fork-replay.jsonl", &opts(true));
+    assert_eq!(
+        f.t.meta.parent_thread_id.as_deref(),
+        Some("019e5000-0000-7000-8000-00000000a001")
+    );
+    assert_eq!(inherited_lines(&f), (2..=17).collect::<Vec<_>>());
+    let inh = f.a.inherited.as_ref().unwrap();
+    assert_eq!(
+        (inh.start_line + 1, inh.end_line + 1, inh.turns),
+        (2, 17, 2)
+    );
+    assert_eq!(f.a.turn_count, 2);
+    assert_eq!(
+        turn_facts(&f),
+        [
+            ("Now write tests for /health".to_string(), 0, vec![22]),
+            ("Run them".to_string(), 1, vec![30]),
+        ]
+    );
+    // The child's own calls: (4000 − 2500, 2000 − 900, 50 − 30) and (1000, 600, 11).
+    let u = f.a.usage;
+    assert_eq!(
+        (u.input, u.cache_read, u.cache_creation, u.output),
+        (800, 1_700, 0, 31)
+    );
+    let s = transcript_ls::ide::stats::stats("f".into(), &f.t, &f.a);
+    assert_eq!((s.turns, s.tool_calls, s.steps), (2, 1, 2));
+}
+
+/// The small case (`codex-fork-small.jsonl`): the second `session_meta` is the parent's, one
+/// replayed turn, and the child's own turn starts 8 ms later: neither one instant nor a
+/// time gap tells them apart, the turn ids do. Before: 2 turns, 13 output tokens.
+#[test]
+fn codex_fork_small_case() {
+    let f = load_with("rules/codex-fork-small.jsonl", &opts(true));
+    assert_eq!(inherited_lines(&f), (2..=7).collect::<Vec<_>>());
+    assert_eq!(f.a.turn_count, 1);
+    assert_eq!(
+        turn_facts(&f),
+        [("A CLI that counts words".to_string(), 0, vec![10])]
+    );
+    let u = f.a.usage;
+    assert_eq!((u.input, u.cache_read, u.output), (300, 700, 8));
+}
+
+/// A file holding two rollouts (`codex-fork-several-rollouts.jsonl`): the parent's own (lines
+/// 1–16: two turns, 30 output tokens, one tool call), then its `/fork` child's (17–48), whose
+/// `session_meta` is on line 17, not line 1. The replay (18–33) is inherited wherever that
+/// meta is; the parent's second turn ends its work before it. Before: nothing excluded,
+/// 6 turns, 91 output tokens, 3 tool calls.
+#[test]
+fn codex_fork_in_a_file_of_several_rollouts() {
+    let f = load_with("rules/codex-fork-several-rollouts.jsonl", &opts(true));
+    assert_eq!(f.t.meta.parent_thread_id, None);
+    assert_eq!(inherited_lines(&f), (18..=33).collect::<Vec<_>>());
+    assert_eq!(f.a.turn_count, 4);
+    assert_eq!(
+        turn_facts(&f),
+        [
+            ("Add a health check endpoint".to_string(), 0, vec![6]),
+            ("Also log each request".to_string(), 1, vec![14]),
+            ("Now write tests for /health".to_string(), 0, vec![38]),
+            ("Run them".to_string(), 1, vec![46]),
+        ]
+    );
+    // The replayed answer is not turn 2's, nor is the time until the fork.
+    assert_eq!(f.a.turns[2].duration.as_ref().map(|d| d.ms), Some(30_000));
+    let u = f.a.usage;
+    assert_eq!((u.input, u.cache_read, u.output), (2_400, 2_600, 61));
+    let s = transcript_ls::ide::stats::stats("f".into(), &f.t, &f.a);
+    assert_eq!((s.turns, s.tool_calls, s.subagent_tool_calls), (4, 2, 0));
+}
+
 #[test]
 fn shared_case_inputs() {
     let f = load("cases/07-queued-prompt-typed-while-working.jsonl");

@@ -87,7 +87,13 @@ pub(super) fn analyze_from(
 ) -> Result<(Analysis, Checkpoint), ()> {
     let n = t.entries.len();
     let subagent_file = t.meta.is_subagent_file;
-    let main = |i: usize| !t.entries[i].abandoned && (subagent_file || !t.entries[i].sidechain);
+    // The file's own main thread: inherited history (a fork's replay of its parent, which may
+    // follow a turn of an earlier rollout in the same file) is no turn's work, answer or
+    // time (issue 20 item 1).
+    let main = |i: usize| {
+        let e = &t.entries[i];
+        !e.abandoned && !e.inherited && (subagent_file || !e.sidechain)
+    };
 
     // What is kept: the analysis of the entries before `from`.
     let (mut prev, cp) = base.unwrap_or_default();
@@ -346,6 +352,7 @@ pub(super) fn analyze_from(
             let e = &t.entries[i];
             if let Some(ts) = e.timestamp_ms()
                 && !e.abandoned
+                && !e.inherited
             {
                 first_ts.get_or_insert(ts);
                 // The turn's work ends at its last conversation record: local commands, meta
