@@ -815,6 +815,47 @@ fn codex_fork_in_a_file_of_several_rollouts() {
     assert_eq!((s.turns, s.tool_calls, s.subagent_tool_calls), (4, 2, 0));
 }
 
+/// A resumed Claude Code session that writes its first seven records again byte for byte
+/// (`claude-repeated-records.jsonl`, issue 20 item 2): a record whose `uuid` was read is a
+/// repeat, read once: 2 turns, 95 output tokens, 1 tool call. The two chunks of `msg_rr_1`
+/// (lines 2–3: one message id, two uuids) are one step, not repeats. Before: 4 turns, 190.
+#[test]
+fn claude_repeated_records_count_once() {
+    let f = load_with("rules/claude-repeated-records.jsonl", &opts(true));
+    let repeated: Vec<usize> = (0..f.t.entries.len())
+        .filter(|&i| f.t.entries[i].repeated)
+        .map(|i| f.line(i))
+        .collect();
+    assert_eq!(repeated, (8..=14).collect::<Vec<_>>());
+    for i in 7..14 {
+        let e = &f.t.entries[i];
+        assert_eq!(
+            (&e.role, e.blocks.len(), e.step.is_none(), e.copy_of()),
+            (&transcript_ls::model::Role::Meta, 0, true, Some(i - 7))
+        );
+        assert_eq!(e.record_type, f.t.entries[i - 7].record_type);
+    }
+    assert_eq!(f.a.turn_count, 2);
+    assert_eq!(
+        turn_facts(&f),
+        [
+            (
+                "Rename parse_config to read_config everywhere".to_string(),
+                1,
+                vec![5]
+            ),
+            ("Now run the tests".to_string(), 0, vec![7]),
+        ]
+    );
+    let u = f.a.usage;
+    assert_eq!(
+        (u.input, u.cache_creation, u.cache_read, u.output),
+        (24, 500, 4_100, 95)
+    );
+    let s = transcript_ls::ide::stats::stats("f".into(), &f.t, &f.a);
+    assert_eq!((s.turns, s.steps, s.tool_calls), (2, 3, 1));
+}
+
 #[test]
 fn shared_case_inputs() {
     let f = load("cases/07-queued-prompt-typed-while-working.jsonl");

@@ -43,7 +43,7 @@ mod raw;
 mod steering;
 mod subagents;
 
-use std::collections::HashSet;
+use std::collections::{HashMap, HashSet};
 use std::sync::Arc;
 
 use serde::de::IgnoredAny;
@@ -52,8 +52,8 @@ use self::blocks::{Ctx, decode_prefix};
 use self::raw::Record;
 use self::steering::Steering;
 use crate::model::{
-    Block, BlockKind, Entry, Problem, PromptKind, Role, Severity, Span, StepInfo, StopReason,
-    TitleSource, Transcript, Usage, WakeKind, parse_timestamp,
+    Block, BlockKind, Entry, Problem, PromptKind, RecordId, Role, Severity, Span, StepInfo,
+    StopReason, TitleSource, Transcript, Usage, WakeKind, parse_timestamp,
 };
 
 pub use self::blocks::{SUMMARY_MAX, one_line};
@@ -132,6 +132,9 @@ pub struct State {
     types: Vec<Arc<str>>,
     /// The last `sessionId` given out: a session's records all carry the same one.
     session: Option<Arc<str>>,
+    /// Every `uuid` read, with the entry index of its first record: a later line with the
+    /// same `uuid` and the same bytes is a repeat (`Entry::repeated`; issue 20 item 2).
+    uuids: HashMap<RecordId, u32>,
 }
 
 /// Most distinct record types kept by [`State::record_type`] (more are allocated each time).
@@ -224,6 +227,28 @@ impl State {
         e.set_timestamp_ms(rec.timestamp.get().and_then(parse_timestamp));
         let uuid = rec.uuid.get().filter(|s| !s.is_empty());
         e.set_uuid(uuid);
+        if let Some(uuid) = uuid {
+            let id = RecordId::new(uuid);
+            let repeat = self.uuids.get(&id).map(|&f| f as usize).filter(|&f| {
+                t.entries
+                    .get(f)
+                    .is_some_and(|f| source.get(f.span.clone()) == source.get(e.span.clone()))
+            });
+            if let Some(first) = repeat {
+                // Written again byte for byte (a resumed session repeating earlier records,
+                // issue 20 item 2): read once, the repeat is bookkeeping pointing at the
+                // first. A record that only shares its uuid (placeholder ids) is read.
+                e.record_type = t.entries[first].record_type.clone();
+                e.sidechain = rec.is_sidechain.is_true();
+                e.set_copy_of(Some(first));
+                e.repeated = true;
+                t.entries.push(e);
+                return;
+            }
+            if let Ok(i) = u32::try_from(t.entries.len()) {
+                self.uuids.entry(id).or_insert(i);
+            }
+        }
         if self.title_rank == 0
             && !self.pending_summaries.is_empty()
             && let Some(uuid) = uuid

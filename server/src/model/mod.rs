@@ -317,6 +317,12 @@ pub struct Entry {
     /// file (Codex `forked_from_id` / `parent_thread_id` rollouts; server/FORMATS.md "Forks
     /// and sub-agents"): not this file's own work, never a turn, never in its token totals.
     pub inherited: bool,
+    /// True for a record written again byte for byte later in the same file (Claude Code: a
+    /// record whose `uuid` was already read, as a resumed session may repeat earlier records;
+    /// issue 20 item 2). It is read once: the repeat is [`Role::Meta`] with no blocks and no
+    /// step, its [`Entry::copy_of`] the first record, never a turn, a tool call or tokens;
+    /// the verbose view folds a run of them as `repeated records (N)`.
+    pub repeated: bool,
 }
 
 impl Entry {
@@ -338,6 +344,7 @@ impl Entry {
             blocks: Vec::new(),
             abandoned: false,
             inherited: false,
+            repeated: false,
         }
     }
 
