@@ -815,6 +815,56 @@ fn codex_fork_in_a_file_of_several_rollouts() {
     assert_eq!((s.turns, s.tool_calls, s.subagent_tool_calls), (4, 2, 0));
 }
 
+/// Two rollouts in one file, no fork (`codex-two-sessions.jsonl`, issue 20 item 3): the second
+/// `session_meta` (line 9, a new id) starts a session whose cumulative `token_count` totals
+/// count from its own baseline, so the file's usage is the sum of both; the outline shows the
+/// boundary. Before: the second session's totals were taken as deltas of the first's (40 out,
+/// 0 in lost).
+#[test]
+fn codex_two_sessions_in_one_file_add_up() {
+    let f = load_with("rules/codex-two-sessions.jsonl", &opts(true));
+    assert_eq!(f.a.turn_count, 2);
+    let u = f.a.usage;
+    assert_eq!(
+        (u.input, u.cache_read, u.output),
+        (1_000 + 1_000, 500, 40 + 50)
+    );
+    assert_eq!(
+        (f.a.turns[1].usage.output, f.a.turns[2].usage.output),
+        (40, 50)
+    );
+    assert_eq!(
+        f.t.meta.sessions,
+        [transcript_ls::model::SessionStart {
+            entry: 8,
+            line: 8,
+            id: "019e6100-0000-7000-8000-0000000000f1".into(),
+            parent: None,
+        }]
+    );
+    let symbols = transcript_ls::ide::symbols::raw_symbols(&f.t, &f.a, &f.src);
+    let sessions: Vec<(usize, &str, &str, usize)> = symbols
+        .iter()
+        .enumerate()
+        .flat_map(|(i, s)| s.children.iter().map(move |c| (i, c)))
+        .filter(|(_, c)| c.kind == transcript_ls::ide::symbols::SymbolKind::Session)
+        .map(|(i, c)| (i, c.name.as_str(), c.detail.as_str(), c.start_line + 1))
+        .collect();
+    assert_eq!(
+        sessions,
+        [(1, "Session 2: 019e6100-0000-7000-8000-0000000000f1", "", 9)]
+    );
+    // A fork later in a file is a session too; the parent's meta its replay holds is not.
+    let f = load_with("rules/codex-fork-several-rollouts.jsonl", &opts(true));
+    let starts: Vec<(usize, Option<&str>)> =
+        f.t.meta
+            .sessions
+            .iter()
+            .map(|s| (s.line + 1, s.parent.as_deref()))
+            .collect();
+    assert_eq!(starts, [(17, Some("019e5000-0000-7000-8000-00000000a001"))]);
+}
+
 /// A resumed Claude Code session that writes its first seven records again byte for byte
 /// (`claude-repeated-records.jsonl`, issue 20 item 2): a record whose `uuid` was read is a
 /// repeat, read once: 2 turns, 95 output tokens, 1 tool call. The two chunks of `msg_rr_1`

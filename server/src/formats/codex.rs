@@ -127,6 +127,9 @@ pub struct State {
     usage_records: Vec<(Box<str>, usize, Usage)>,
     /// `compacted.compaction_response_id`s not yet matched by a `token_usage_record`.
     compaction_ids: Vec<Box<str>>,
+    /// The id of the session being read (its `session_meta.id`; a later one with another id
+    /// outside a replay starts another session).
+    session: Option<Box<str>>,
     /// Spawned sub-agent threads whose call output has not been read: `(call_id, thread id)`.
     spawned: Vec<(Box<str>, Box<str>)>,
 }
@@ -1055,6 +1058,29 @@ impl State {
         // A `session_meta` naming a parent opens a replay, on line 1 or later (a file holding
         // several rollouts); one read inside an open replay is the parent's own (issue 20
         // item 1).
+        // Another session in the same file (issue 20 item 3): a `session_meta` with a new id
+        // that no open replay holds. Its cumulative totals start from its own baseline.
+        let id = jstr(p.id);
+        if !first
+            && !self.inherit.open
+            && let Some(id) = id.as_deref()
+            && self.session.as_deref() != Some(id)
+        {
+            self.session = Some(id.into());
+            self.totals = None;
+            let parent = raw
+                .and_then(|r| object::<Lineage>(r.get()).ok())
+                .and_then(|lin| jstr(lin.forked_from_id).or_else(|| jstr(lin.parent_thread_id)))
+                .map(Cow::into_owned);
+            t.meta.sessions.push(crate::model::SessionStart {
+                entry: t.entries.len(),
+                line: l.line,
+                id: id.to_string(),
+                parent,
+            });
+        } else if first {
+            self.session = id.as_deref().map(Into::into);
+        }
         let resumed = self.inherit.child_id.is_some()
             && jstr(p.id) == self.inherit.child_id.as_deref().map(Cow::Borrowed);
         if !self.inherit.open && !resumed {
