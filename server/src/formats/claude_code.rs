@@ -44,6 +44,7 @@ mod steering;
 mod subagents;
 
 use std::collections::{HashMap, HashSet};
+use std::hash::{BuildHasherDefault, Hasher};
 use std::sync::Arc;
 
 use serde::de::IgnoredAny;
@@ -52,8 +53,8 @@ use self::blocks::{Ctx, decode_prefix};
 use self::raw::Record;
 use self::steering::Steering;
 use crate::model::{
-    Block, BlockKind, Entry, Problem, PromptKind, RecordId, Role, Severity, Span, StepInfo,
-    StopReason, TitleSource, Transcript, Usage, WakeKind, parse_timestamp,
+    Block, BlockKind, Entry, Problem, PromptKind, Role, Severity, Span, StepInfo, StopReason,
+    TitleSource, Transcript, Usage, WakeKind, parse_timestamp,
 };
 
 pub use self::blocks::{SUMMARY_MAX, one_line};
@@ -132,9 +133,36 @@ pub struct State {
     types: Vec<Arc<str>>,
     /// The last `sessionId` given out: a session's records all carry the same one.
     session: Option<Arc<str>>,
-    /// Every `uuid` read, with the entry index of its first record: a later line with the
-    /// same `uuid` and the same bytes is a repeat (`Entry::repeated`; issue 20 item 2).
-    uuids: HashMap<RecordId, u32>,
+    /// Every `uuid` read ([`uuid_hash`]), with the entry index of its first record: a later
+    /// line with the same `uuid` and the same bytes is a repeat (`Entry::repeated`; issue 20
+    /// item 2). Keyed by a hash, 16 bytes a record: a hit is checked against the first
+    /// record's bytes, so a collision never makes a repeat.
+    uuids: HashMap<u64, u32, BuildHasherDefault<Prehashed>>,
+}
+
+/// FNV-1a (64 bits) of a `uuid`: the key of [`State::uuids`].
+fn uuid_hash(uuid: &str) -> u64 {
+    uuid.bytes().fold(0xcbf2_9ce4_8422_2325, |h, b| {
+        (h ^ u64::from(b)).wrapping_mul(0x0100_0000_01b3)
+    })
+}
+
+/// The hasher of keys that are hashes already: one multiply spreads their bits.
+#[derive(Default)]
+struct Prehashed(u64);
+
+impl Hasher for Prehashed {
+    fn finish(&self) -> u64 {
+        self.0.wrapping_mul(0x9e37_79b9_7f4a_7c15)
+    }
+    fn write(&mut self, bytes: &[u8]) {
+        for &b in bytes {
+            self.0 = (self.0 << 8) | u64::from(b);
+        }
+    }
+    fn write_u64(&mut self, v: u64) {
+        self.0 = v;
+    }
 }
 
 /// Most distinct record types kept by [`State::record_type`] (more are allocated each time).
@@ -228,7 +256,7 @@ impl State {
         let uuid = rec.uuid.get().filter(|s| !s.is_empty());
         e.set_uuid(uuid);
         if let Some(uuid) = uuid {
-            let id = RecordId::new(uuid);
+            let id = uuid_hash(uuid);
             let repeat = self.uuids.get(&id).map(|&f| f as usize).filter(|&f| {
                 t.entries
                     .get(f)
