@@ -797,6 +797,12 @@ fn codex_fork_in_a_file_of_several_rollouts() {
     let f = load_with("rules/codex-fork-several-rollouts.jsonl", &opts(true));
     assert_eq!(f.t.meta.parent_thread_id, None);
     assert_eq!(inherited_lines(&f), (18..=33).collect::<Vec<_>>());
+    // Named by the fork's own `session_meta` (line 17), not the file's first.
+    let inh = f.a.inherited.as_ref().unwrap();
+    assert_eq!(
+        transcript_ls::ide::folding::inherited_label(inh),
+        "inherited from 019e5000-0000-7000-8000-00000000a001 (2 turns)"
+    );
     assert_eq!(f.a.turn_count, 4);
     assert_eq!(
         turn_facts(&f),

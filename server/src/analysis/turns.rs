@@ -561,9 +561,19 @@ pub(super) fn analyze_from(
             .iter()
             .fold(Usage::default(), |u, m| u.add(m.usage));
     }
+    // The parent a replay is of: the file's, else that of the later session (a fork after
+    // another rollout, issue 20 item 1) whose replay it is.
+    let parent_of = |start: usize| {
+        t.meta.parent_thread_id.clone().or_else(|| {
+            let s = &t.meta.sessions;
+            s[..s.partition_point(|s| s.entry < start)]
+                .last()
+                .and_then(|s| s.parent.clone())
+        })
+    };
     let inherited = if from > 0 {
         prev.inherited.take().map(|mut h| {
-            h.parent = t.meta.parent_thread_id.clone();
+            h.parent = parent_of(h.entries.start);
             h
         })
     } else {
@@ -578,7 +588,7 @@ pub(super) fn analyze_from(
                     .iter()
                     .filter(|e| e.inherited && e.role.opens_turn())
                     .count(),
-                parent: t.meta.parent_thread_id.clone(),
+                parent: parent_of(a),
             }),
             _ => None,
         }
