@@ -2,10 +2,10 @@
 //! run, each printed beside its goal.
 //!
 //! Inputs are made by repeating one real Claude Code transcript (corpus spotter `258c7280…`,
-//! found under `$TRANSCRIPT_LS_CORPUS`, default `../shared/corpus` seen from the workspace)
-//! until 100 MB (10^6 bytes) and 1 GB; they are written under a fresh directory in `/tmp`
-//! (deleted at the end, also on failure) with a modification time an hour back, so every
-//! reader takes them as finished files.
+//! found under `$TRANSCRIPT_LS_CORPUS`, default `../shared/corpus` seen from the workspace),
+//! each copy with its own record ids (`repeat_to`), until 100 MB (10^6 bytes) and 1 GB; they
+//! are written under a fresh directory in `/tmp` (deleted at the end, also on failure) with a
+//! modification time an hour back, so every reader takes them as finished files.
 //!
 //! The baseline, *bare pass*: read the file (`std::fs::read`), check UTF-8, split lines with
 //! `memchr`, and decode one borrowed, typed serde_json struct per line (a few envelope fields,
@@ -501,17 +501,44 @@ fn find_corpus_file() -> PathBuf {
     })
 }
 
-/// Writes `unit` repeated until the file has at least `bytes` bytes; returns its size.
+/// Writes `unit` repeated until the file has at least `bytes` bytes; returns its size. Each
+/// copy after the first gets its own record ids (the first 8 hex digits of every `uuid` and
+/// `parentUuid` value become the copy's number), so that every copy is read as new records:
+/// a line repeating an earlier record byte for byte is read once (issue 20 item 2), and a
+/// real 100 MB session holds no such copies.
 fn repeat_to(path: &Path, unit: &[u8], bytes: u64) -> u64 {
     let mut f = std::io::BufWriter::with_capacity(1 << 22, std::fs::File::create(path).unwrap());
     let mut written = 0;
+    let mut copy = unit.to_vec();
+    let mut k = 0u32;
     while written < bytes {
-        f.write_all(unit).unwrap();
-        written += unit.len() as u64;
+        if k > 0 {
+            renumber_ids(unit, &mut copy, k);
+        }
+        f.write_all(&copy).unwrap();
+        written += copy.len() as u64;
+        k += 1;
     }
     let f = f.into_inner().unwrap();
     settle(&f);
     written
+}
+
+/// `copy` = `unit` with the first 8 characters of each `"uuid":"…"` / `"parentUuid":"…"`
+/// value replaced by `k` in 8 hex digits when they are hex digits (same length).
+fn renumber_ids(unit: &[u8], copy: &mut [u8], k: u32) {
+    copy.copy_from_slice(unit);
+    let digits = format!("{k:08x}");
+    for key in [&b"\"uuid\":\""[..], &b"\"parentUuid\":\""[..]] {
+        let mut at = 0;
+        while let Some(i) = memchr::memmem::find(&unit[at..], key) {
+            let v = at + i + key.len();
+            if v + 8 <= unit.len() && unit[v..v + 8].iter().all(u8::is_ascii_hexdigit) {
+                copy[v..v + 8].copy_from_slice(digits.as_bytes());
+            }
+            at = v;
+        }
+    }
 }
 
 /// An hour-old modification time: the file reads as finished.

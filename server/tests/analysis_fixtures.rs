@@ -713,6 +713,205 @@ fn codex_subagent_inherited_history() {
     );
 }
 
+/// The 1-based lines of a fixture's inherited records.
+fn inherited_lines(f: &F) -> Vec<usize> {
+    (0..f.t.entries.len())
+        .filter(|&i| f.t.entries[i].inherited)
+        .map(|i| f.line(i))
+        .collect()
+}
+
+/// `(title, tool calls, 1-based answer lines)` of every turn but the preamble.
+fn turn_facts(f: &F) -> Vec<(String, u32, Vec<usize>)> {
+    (0..f.a.turns.len())
+        .filter(|&i| f.a.turns[i].kind != TurnKind::Preamble)
+        .map(|i| {
+            (
+                f.a.turns[i].title.clone(),
+                f.a.turns[i].tool_calls,
+                f.answer(i),
+            )
+        })
+        .collect()
+}
+
+/// A `/fork` child rollout (fixtures/rules/README.md `codex-fork-replay.jsonl`): its own
+/// `session_meta`, the parent's, the parent's two turns replayed with stamps spanning 2–233 ms,
+/// then its own two turns. The replay is inherited up to the first `task_started` whose
+/// UUIDv7 turn id sorts after the child's thread id (issue 20 item 1). Before: the timing
+/// window ended the replay at its second millisecond: 4 turns, 61 output tokens.
+#[test]
+fn codex_fork_replay_spanning_milliseconds_is_inherited() {
+    let f = load_with("rules/codex-fork-replay.jsonl", &opts(true));
+    assert_eq!(
+        f.t.meta.parent_thread_id.as_deref(),
+        Some("019e5000-0000-7000-8000-00000000a001")
+    );
+    assert_eq!(inherited_lines(&f), (2..=17).collect::<Vec<_>>());
+    let inh = f.a.inherited.as_ref().unwrap();
+    assert_eq!(
+        (inh.start_line + 1, inh.end_line + 1, inh.turns),
+        (2, 17, 2)
+    );
+    assert_eq!(f.a.turn_count, 2);
+    assert_eq!(
+        turn_facts(&f),
+        [
+            ("Now write tests for /health".to_string(), 0, vec![22]),
+            ("Run them".to_string(), 1, vec![30]),
+        ]
+    );
+    // The child's own calls: (4000 − 2500, 2000 − 900, 50 − 30) and (1000, 600, 11).
+    let u = f.a.usage;
+    assert_eq!(
+        (u.input, u.cache_read, u.cache_creation, u.output),
+        (800, 1_700, 0, 31)
+    );
+    let s = transcript_ls::ide::stats::stats("f".into(), &f.t, &f.a);
+    assert_eq!((s.turns, s.tool_calls, s.steps), (2, 1, 2));
+}
+
+/// The small case (`codex-fork-small.jsonl`): the second `session_meta` is the parent's, one
+/// replayed turn, and the child's own turn starts 8 ms later: neither one instant nor a
+/// time gap tells them apart, the turn ids do. Before: 2 turns, 13 output tokens.
+#[test]
+fn codex_fork_small_case() {
+    let f = load_with("rules/codex-fork-small.jsonl", &opts(true));
+    assert_eq!(inherited_lines(&f), (2..=7).collect::<Vec<_>>());
+    assert_eq!(f.a.turn_count, 1);
+    assert_eq!(
+        turn_facts(&f),
+        [("A CLI that counts words".to_string(), 0, vec![10])]
+    );
+    let u = f.a.usage;
+    assert_eq!((u.input, u.cache_read, u.output), (300, 700, 8));
+}
+
+/// A file holding two rollouts (`codex-fork-several-rollouts.jsonl`): the parent's own (lines
+/// 1–16: two turns, 30 output tokens, one tool call), then its `/fork` child's (17–48), whose
+/// `session_meta` is on line 17, not line 1. The replay (18–33) is inherited wherever that
+/// meta is; the parent's second turn ends its work before it. Before: nothing excluded,
+/// 6 turns, 91 output tokens, 3 tool calls.
+#[test]
+fn codex_fork_in_a_file_of_several_rollouts() {
+    let f = load_with("rules/codex-fork-several-rollouts.jsonl", &opts(true));
+    assert_eq!(f.t.meta.parent_thread_id, None);
+    assert_eq!(inherited_lines(&f), (18..=33).collect::<Vec<_>>());
+    // Named by the fork's own `session_meta` (line 17), not the file's first.
+    let inh = f.a.inherited.as_ref().unwrap();
+    assert_eq!(
+        transcript_ls::ide::folding::inherited_label(inh),
+        "inherited from 019e5000-0000-7000-8000-00000000a001 (2 turns)"
+    );
+    assert_eq!(f.a.turn_count, 4);
+    assert_eq!(
+        turn_facts(&f),
+        [
+            ("Add a health check endpoint".to_string(), 0, vec![6]),
+            ("Also log each request".to_string(), 1, vec![14]),
+            ("Now write tests for /health".to_string(), 0, vec![38]),
+            ("Run them".to_string(), 1, vec![46]),
+        ]
+    );
+    // The replayed answer is not turn 2's, nor is the time until the fork.
+    assert_eq!(f.a.turns[2].duration.as_ref().map(|d| d.ms), Some(30_000));
+    let u = f.a.usage;
+    assert_eq!((u.input, u.cache_read, u.output), (2_400, 2_600, 61));
+    let s = transcript_ls::ide::stats::stats("f".into(), &f.t, &f.a);
+    assert_eq!((s.turns, s.tool_calls, s.subagent_tool_calls), (4, 2, 0));
+}
+
+/// Two rollouts in one file, no fork (`codex-two-sessions.jsonl`, issue 20 item 3): the second
+/// `session_meta` (line 9, a new id) starts a session whose cumulative `token_count` totals
+/// count from its own baseline, so the file's usage is the sum of both; the outline shows the
+/// boundary. Before: the second session's totals were taken as deltas of the first's (40 out,
+/// 0 in lost).
+#[test]
+fn codex_two_sessions_in_one_file_add_up() {
+    let f = load_with("rules/codex-two-sessions.jsonl", &opts(true));
+    assert_eq!(f.a.turn_count, 2);
+    let u = f.a.usage;
+    assert_eq!(
+        (u.input, u.cache_read, u.output),
+        (1_000 + 1_000, 500, 40 + 50)
+    );
+    assert_eq!(
+        (f.a.turns[1].usage.output, f.a.turns[2].usage.output),
+        (40, 50)
+    );
+    assert_eq!(
+        f.t.meta.sessions,
+        [transcript_ls::model::SessionStart {
+            entry: 8,
+            line: 8,
+            id: "019e6100-0000-7000-8000-0000000000f1".into(),
+            parent: None,
+        }]
+    );
+    let symbols = transcript_ls::ide::symbols::raw_symbols(&f.t, &f.a, &f.src);
+    let sessions: Vec<(usize, &str, &str, usize)> = symbols
+        .iter()
+        .enumerate()
+        .flat_map(|(i, s)| s.children.iter().map(move |c| (i, c)))
+        .filter(|(_, c)| c.kind == transcript_ls::ide::symbols::SymbolKind::Session)
+        .map(|(i, c)| (i, c.name.as_str(), c.detail.as_str(), c.start_line + 1))
+        .collect();
+    assert_eq!(
+        sessions,
+        [(1, "Session 2: 019e6100-0000-7000-8000-0000000000f1", "", 9)]
+    );
+    // A fork later in a file is a session too; the parent's meta its replay holds is not.
+    let f = load_with("rules/codex-fork-several-rollouts.jsonl", &opts(true));
+    let starts: Vec<(usize, Option<&str>)> =
+        f.t.meta
+            .sessions
+            .iter()
+            .map(|s| (s.line + 1, s.parent.as_deref()))
+            .collect();
+    assert_eq!(starts, [(17, Some("019e5000-0000-7000-8000-00000000a001"))]);
+}
+
+/// A resumed Claude Code session that writes its first seven records again byte for byte
+/// (`claude-repeated-records.jsonl`, issue 20 item 2): a record whose `uuid` was read is a
+/// repeat, read once: 2 turns, 95 output tokens, 1 tool call. The two chunks of `msg_rr_1`
+/// (lines 2–3: one message id, two uuids) are one step, not repeats. Before: 4 turns, 190.
+#[test]
+fn claude_repeated_records_count_once() {
+    let f = load_with("rules/claude-repeated-records.jsonl", &opts(true));
+    let repeated: Vec<usize> = (0..f.t.entries.len())
+        .filter(|&i| f.t.entries[i].repeated)
+        .map(|i| f.line(i))
+        .collect();
+    assert_eq!(repeated, (8..=14).collect::<Vec<_>>());
+    for i in 7..14 {
+        let e = &f.t.entries[i];
+        assert_eq!(
+            (&e.role, e.blocks.len(), e.step.is_none(), e.copy_of()),
+            (&transcript_ls::model::Role::Meta, 0, true, Some(i - 7))
+        );
+        assert_eq!(e.record_type, f.t.entries[i - 7].record_type);
+    }
+    assert_eq!(f.a.turn_count, 2);
+    assert_eq!(
+        turn_facts(&f),
+        [
+            (
+                "Rename parse_config to read_config everywhere".to_string(),
+                1,
+                vec![5]
+            ),
+            ("Now run the tests".to_string(), 0, vec![7]),
+        ]
+    );
+    let u = f.a.usage;
+    assert_eq!(
+        (u.input, u.cache_creation, u.cache_read, u.output),
+        (24, 500, 4_100, 95)
+    );
+    let s = transcript_ls::ide::stats::stats("f".into(), &f.t, &f.a);
+    assert_eq!((s.turns, s.steps, s.tool_calls), (2, 3, 1));
+}
+
 #[test]
 fn shared_case_inputs() {
     let f = load("cases/07-queued-prompt-typed-while-working.jsonl");

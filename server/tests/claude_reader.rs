@@ -122,6 +122,44 @@ fn hints(t: &Transcript) -> Vec<String> {
         .collect()
 }
 
+/// Issue 20 item 2: a line that repeats an earlier record byte for byte (same `uuid`) is read
+/// once: the repeat is `Meta`, `repeated`, without blocks or step, `copy_of` the first. A line
+/// that only shares the `uuid` (placeholder ids) is read as itself, and two chunks of one
+/// response (one `message.id`, two uuids) are both read.
+#[test]
+fn records_written_again_are_read_once() {
+    let text = r#"{"type":"text","text":"Done."}"#;
+    let tool = r#"{"type":"tool_use","id":"toolu_1","name":"Bash","input":{"command":"ls"}}"#;
+    let lines = [
+        user("u-1", r#""Fix it""#),                                    // 0
+        assistant("u-2", "msg_1", Some("req_1"), tool, "null", USAGE), // 1
+        assistant("u-3", "msg_1", Some("req_1"), text, r#""end_turn""#, USAGE), // 2 chunk
+        user("u-1", r#""Fix it""#),                                    // 3 repeat of 0
+        assistant("u-2", "msg_1", Some("req_1"), tool, "null", USAGE), // 4 repeat of 1
+        user("u-1", r#""Fix it again""#),                              // 5 same uuid, other bytes
+    ];
+    let (_, t) = read(&lines);
+    let facts: Vec<(bool, Option<usize>, usize, bool)> = t
+        .entries
+        .iter()
+        .map(|e| (e.repeated, e.copy_of(), e.blocks.len(), e.step.is_some()))
+        .collect();
+    assert_eq!(
+        facts,
+        [
+            (false, None, 1, false),
+            (false, None, 1, true),
+            (false, None, 1, true),
+            (true, Some(0), 0, false),
+            (true, Some(1), 0, false),
+            (false, None, 1, false),
+        ]
+    );
+    assert_eq!(t.entries[3].role, Role::Meta);
+    assert_eq!(&*t.entries[4].record_type, "assistant");
+    assert_eq!(t.entries[5].role, Role::Prompt(PromptKind::Typed));
+}
+
 // ---------------------------------------------------------------------------------------------
 // Roles of user lines (FORMATS.md §0 turn boundary, §1.8).
 
@@ -670,7 +708,9 @@ fn unknown_block_does_not_break_its_sibling_text() {
 #[test]
 fn invalid_json_and_non_objects_are_unparsed_with_a_warning() {
     let good = user("u1", r#""hello""#);
-    let src = format!("{good}\n{{\"type\":\"user\",\"x\":\"a\u{7}b\"}}\n[1,2]\n{good}\n");
+    // Another uuid: the same line twice would be one record written again (issue 20 item 2).
+    let good2 = user("u2", r#""hello""#);
+    let src = format!("{good}\n{{\"type\":\"user\",\"x\":\"a\u{7}b\"}}\n[1,2]\n{good2}\n");
     let t = formats::read(&src);
     assert_eq!(
         roles(&t),

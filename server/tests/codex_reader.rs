@@ -1573,6 +1573,94 @@ fn fork_replay_up_to_the_history_start_ordinal_is_inherited() {
     assert!(t.meta.automatic_review);
 }
 
+/// Issue 20 item 1: a `/fork` replay is read by its turn ids, not its stamps: UUIDv7 turn ids
+/// that sort before the child's own thread id are the parent's (inherited, whatever their
+/// millisecond), the first one after it starts the child's own work. A fork's `session_meta`
+/// opens a replay wherever it is (here on line 3, after another rollout), and the child's own
+/// `session_meta` written again (a resume) opens none.
+#[test]
+fn fork_replay_ends_at_the_first_turn_of_the_child() {
+    let (parent, child) = (
+        "019e5000-0000-7000-8000-00000000a001",
+        "019e5100-0000-7000-8000-00000000c001",
+    );
+    let (p1, c1, c2) = (
+        "019e5000-1000-7000-8000-0000000000b1",
+        "019e5100-1000-7000-8000-0000000000d1",
+        "019e5100-2000-7000-8000-0000000000d2",
+    );
+    let fork = rec(
+        "session_meta",
+        json!({"id": child, "forked_from_id": parent, "cli_version": "0.147.0"}),
+    );
+    let ms = |n: u32| format!("2026-03-03T08:00:00.{n:03}Z");
+    let stamp = |n: u32, line: String| {
+        let mut v: Value = serde_json::from_str(&line).unwrap();
+        v["timestamp"] = json!(ms(n));
+        v.to_string()
+    };
+    let src = file(&[
+        stamp(0, session_meta("other")), // 0 an earlier rollout
+        stamp(0, user("unrelated")),     // 1
+        stamp(1, fork.clone()),          // 2 the fork, not on line 1
+        stamp(2, session_meta(parent)),  // 3 replay
+        stamp(2, task_started(p1)),      // 4
+        stamp(3, user("old prompt")),    // 5
+        stamp(40, assistant("old answer", Some("final_answer"))), // 6
+        stamp(41, token_count(1000, 0, 12, 0)), // 7
+        stamp(233, task_complete(p1, "old answer")), // 8
+        stamp(240, task_started(c1)),    // 9 own
+        stamp(241, user("new prompt")),  // 10
+        stamp(300, fork),                // 11 the child resumed
+        stamp(301, task_started(c2)),    // 12
+        stamp(302, user("next prompt")), // 13
+    ]);
+    let t = read(&src);
+    let inherited: Vec<usize> = (0..t.entries.len())
+        .filter(|&i| t.entries[i].inherited)
+        .collect();
+    assert_eq!(inherited, (3..=8).collect::<Vec<_>>());
+    assert_eq!(t.meta.session_id.as_deref(), Some("other"));
+    assert_eq!(t.meta.parent_thread_id, None);
+}
+
+/// Turn ids that are not UUIDs cannot be ordered: the replay then ends at the first record
+/// with another stamp (the rule of rollouts without UUIDs), and a replay with neither UUIDs
+/// nor stamps is assumed to be none.
+#[test]
+fn fork_replay_without_uuids_falls_back_to_its_instant() {
+    let fork = rec(
+        "session_meta",
+        json!({"id": "019e5100-0000-7000-8000-00000000c001", "forked_from_id": "thr-main"}),
+    );
+    let (a, b) = ("2026-03-03T08:00:00.000Z", "2026-03-03T08:00:00.004Z");
+    let src = file(&[
+        at(a, 0, fork.clone()),        // 0
+        at(a, 1, task_started("t-1")), // 1 replay
+        at(a, 2, user("old prompt")),  // 2
+        at(b, 3, task_started("t-2")), // 3 own: another instant
+        at(b, 4, user("new prompt")),  // 4
+    ]);
+    let t = read(&src);
+    let inherited: Vec<bool> = t.entries.iter().map(|e| e.inherited).collect();
+    assert_eq!(inherited, [false, true, true, false, false]);
+
+    let mut no_time: Value = serde_json::from_str(&fork).unwrap();
+    no_time["timestamp"] = json!("[trimmed]");
+    let line = |l: String| {
+        let mut v: Value = serde_json::from_str(&l).unwrap();
+        v["timestamp"] = json!("[trimmed]");
+        v.to_string()
+    };
+    let src = file(&[
+        no_time.to_string(),
+        line(task_started("t-1")),
+        line(user("a prompt")),
+    ]);
+    let t = read(&src);
+    assert!(t.entries.iter().all(|e| !e.inherited));
+}
+
 /// `token_usage_record` counts only when a `compacted.compaction_response_id` names it, in
 /// either order (issue 9 item 5); an unnamed one counts nothing.
 #[test]

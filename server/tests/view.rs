@@ -912,3 +912,43 @@ Ready.
         verbose(&d, &a).text
     );
 }
+
+/// Issue 20 items 1 and 2, verbose view: a fork's replay of its parent folds into one line
+/// naming the parent (apart from the child's own records around it), and records a resumed
+/// Claude Code session wrote again fold as `repeated records (N)`; neither shows its content.
+#[test]
+fn inherited_history_and_repeated_records_fold_apart() {
+    let lines = |rel: &str| -> Vec<String> {
+        let (src, t, a) = analyze_file(&repo_root().join(rel));
+        let v = render(&t, &a, &src, &ViewOptions { verbose: true });
+        v.text
+            .lines()
+            .filter(|l| l.starts_with('·'))
+            .map(String::from)
+            .collect()
+    };
+    let fork = lines("fixtures/rules/codex-fork-replay.jsonl");
+    assert_eq!(
+        &fork[..3],
+        [
+            "· 1 record: session_meta",
+            "· inherited from 019e5000-0000-7000-8000-00000000a001 (2 turns) · 16 records: \
+             session_meta, event_msg/task_started ×2, turn_context, response_item/message ×4, \
+             event_msg/user_message ×2, event_msg/token_count ×2, event_msg/task_complete ×2, \
+             response_item/function_call, 1 more kinds",
+            "· 2 records: event_msg/task_started, turn_context",
+        ]
+    );
+    let (src, t, a) = analyze_file(&repo_root().join("fixtures/rules/codex-fork-replay.jsonl"));
+    let text = render(&t, &a, &src, &ViewOptions { verbose: true }).text;
+    assert!(!text.contains("Add a health check endpoint"), "{text}");
+    assert!(!text.contains("cargo build"), "{text}");
+
+    let repeated = lines("fixtures/rules/claude-repeated-records.jsonl");
+    assert_eq!(repeated, ["· repeated records (7): user ×3, assistant ×4"]);
+    let (src, t, a) =
+        analyze_file(&repo_root().join("fixtures/rules/claude-repeated-records.jsonl"));
+    let text = render(&t, &a, &src, &ViewOptions { verbose: true }).text;
+    assert_eq!(text.matches("All 12 tests pass.").count(), 1, "{text}");
+    assert_eq!(text.matches("> Now run the tests").count(), 1, "{text}");
+}

@@ -87,7 +87,13 @@ pub(super) fn analyze_from(
 ) -> Result<(Analysis, Checkpoint), ()> {
     let n = t.entries.len();
     let subagent_file = t.meta.is_subagent_file;
-    let main = |i: usize| !t.entries[i].abandoned && (subagent_file || !t.entries[i].sidechain);
+    // The file's own main thread: inherited history (a fork's replay of its parent, which may
+    // follow a turn of an earlier rollout in the same file) is no turn's work, answer or
+    // time (issue 20 item 1).
+    let main = |i: usize| {
+        let e = &t.entries[i];
+        !e.abandoned && !e.inherited && (subagent_file || !e.sidechain)
+    };
 
     // What is kept: the analysis of the entries before `from`.
     let (mut prev, cp) = base.unwrap_or_default();
@@ -346,6 +352,7 @@ pub(super) fn analyze_from(
             let e = &t.entries[i];
             if let Some(ts) = e.timestamp_ms()
                 && !e.abandoned
+                && !e.inherited
             {
                 first_ts.get_or_insert(ts);
                 // The turn's work ends at its last conversation record: local commands, meta
@@ -554,9 +561,19 @@ pub(super) fn analyze_from(
             .iter()
             .fold(Usage::default(), |u, m| u.add(m.usage));
     }
+    // The parent a replay is of: the file's, else that of the later session (a fork after
+    // another rollout, issue 20 item 1) whose replay it is.
+    let parent_of = |start: usize| {
+        t.meta.parent_thread_id.clone().or_else(|| {
+            let s = &t.meta.sessions;
+            s[..s.partition_point(|s| s.entry < start)]
+                .last()
+                .and_then(|s| s.parent.clone())
+        })
+    };
     let inherited = if from > 0 {
         prev.inherited.take().map(|mut h| {
-            h.parent = t.meta.parent_thread_id.clone();
+            h.parent = parent_of(h.entries.start);
             h
         })
     } else {
@@ -571,7 +588,7 @@ pub(super) fn analyze_from(
                     .iter()
                     .filter(|e| e.inherited && e.role.opens_turn())
                     .count(),
-                parent: t.meta.parent_thread_id.clone(),
+                parent: parent_of(a),
             }),
             _ => None,
         }

@@ -43,7 +43,8 @@ mod raw;
 mod steering;
 mod subagents;
 
-use std::collections::HashSet;
+use std::collections::{HashMap, HashSet};
+use std::hash::{BuildHasherDefault, Hasher};
 use std::sync::Arc;
 
 use serde::de::IgnoredAny;
@@ -132,6 +133,36 @@ pub struct State {
     types: Vec<Arc<str>>,
     /// The last `sessionId` given out: a session's records all carry the same one.
     session: Option<Arc<str>>,
+    /// Every `uuid` read ([`uuid_hash`]), with the entry index of its first record: a later
+    /// line with the same `uuid` and the same bytes is a repeat (`Entry::repeated`; issue 20
+    /// item 2). Keyed by a hash, 16 bytes a record: a hit is checked against the first
+    /// record's bytes, so a collision never makes a repeat.
+    uuids: HashMap<u64, u32, BuildHasherDefault<Prehashed>>,
+}
+
+/// FNV-1a (64 bits) of a `uuid`: the key of [`State::uuids`].
+fn uuid_hash(uuid: &str) -> u64 {
+    uuid.bytes().fold(0xcbf2_9ce4_8422_2325, |h, b| {
+        (h ^ u64::from(b)).wrapping_mul(0x0100_0000_01b3)
+    })
+}
+
+/// The hasher of keys that are hashes already: one multiply spreads their bits.
+#[derive(Default)]
+struct Prehashed(u64);
+
+impl Hasher for Prehashed {
+    fn finish(&self) -> u64 {
+        self.0.wrapping_mul(0x9e37_79b9_7f4a_7c15)
+    }
+    fn write(&mut self, bytes: &[u8]) {
+        for &b in bytes {
+            self.0 = (self.0 << 8) | u64::from(b);
+        }
+    }
+    fn write_u64(&mut self, v: u64) {
+        self.0 = v;
+    }
 }
 
 /// Most distinct record types kept by [`State::record_type`] (more are allocated each time).
@@ -224,6 +255,28 @@ impl State {
         e.set_timestamp_ms(rec.timestamp.get().and_then(parse_timestamp));
         let uuid = rec.uuid.get().filter(|s| !s.is_empty());
         e.set_uuid(uuid);
+        if let Some(uuid) = uuid {
+            let id = uuid_hash(uuid);
+            let repeat = self.uuids.get(&id).map(|&f| f as usize).filter(|&f| {
+                t.entries
+                    .get(f)
+                    .is_some_and(|f| source.get(f.span.clone()) == source.get(e.span.clone()))
+            });
+            if let Some(first) = repeat {
+                // Written again byte for byte (a resumed session repeating earlier records,
+                // issue 20 item 2): read once, the repeat is bookkeeping pointing at the
+                // first. A record that only shares its uuid (placeholder ids) is read.
+                e.record_type = t.entries[first].record_type.clone();
+                e.sidechain = rec.is_sidechain.is_true();
+                e.set_copy_of(Some(first));
+                e.repeated = true;
+                t.entries.push(e);
+                return;
+            }
+            if let Ok(i) = u32::try_from(t.entries.len()) {
+                self.uuids.entry(id).or_insert(i);
+            }
+        }
         if self.title_rank == 0
             && !self.pending_summaries.is_empty()
             && let Some(uuid) = uuid

@@ -26,9 +26,11 @@
 //!   `Context` once that prompt is confirmed, and later user items that get no copy by the next
 //!   user item or task boundary are demoted too. In files that write `task_started`, a user
 //!   item outside any task is `Context` (context re-sent at a resume).
-//! * **Inherited history.** In a fork or sub-agent rollout the records replaying the parent's
-//!   history are `Entry::inherited` ([`State::line`] docs; server/FORMATS.md "Forks and
-//!   sub-agents").
+//! * **Inherited history.** After a `session_meta` naming a parent (a fork or sub-agent
+//!   rollout, on line 1 or later in a file of several rollouts) the records replaying the
+//!   parent's history are `Entry::inherited` until the child's own work starts, told by its
+//!   UUIDv7 turn ids, never by time alone when ids are UUIDs (`State::inherited` docs;
+//!   server/FORMATS.md "Forks and sub-agents"; issue 20 item 1).
 //! * **Steps and usage.** Every model record (assistant message, reasoning, function call,
 //!   custom tool call, web search call, local shell call, tool search call, image generation
 //!   call, and stand-in copies) between two `token_count` events with *new* totals shares one
@@ -125,6 +127,9 @@ pub struct State {
     usage_records: Vec<(Box<str>, usize, Usage)>,
     /// `compacted.compaction_response_id`s not yet matched by a `token_usage_record`.
     compaction_ids: Vec<Box<str>>,
+    /// The id of the session being read (its `session_meta.id`; a later one with another id
+    /// outside a replay starts another session).
+    session: Option<Box<str>>,
     /// Spawned sub-agent threads whose call output has not been read: `(call_id, thread id)`.
     spawned: Vec<(Box<str>, Box<str>)>,
 }
@@ -457,8 +462,32 @@ struct Inherit {
     start_ordinal: Option<u64>,
     /// Without that marker: the instant the replay is stamped with (its first record's).
     instant: Option<i64>,
-    /// The file is a child rollout (its first `session_meta` names a parent).
+    /// A child rollout's replay is being read or may still end (a `session_meta` naming a
+    /// parent was read, and its replay has not ended at a `trigger_turn`).
     child: bool,
+    /// The child's own thread id when it is a UUID ([`uuid_key`]): a record whose `turn_id`
+    /// sorts at or after it is the child's own work.
+    own_id: Option<u128>,
+    /// The child's own thread id as written: its `session_meta` written again (a resume)
+    /// opens no second replay.
+    child_id: Option<Box<str>>,
+}
+
+/// A canonical UUID (`8-4-4-4-12` hex digits, either case) as the number it writes, so that
+/// UUIDv7s (turn and thread ids of Codex 0.1xx) compare in time order; `None` otherwise.
+fn uuid_key(id: &str) -> Option<u128> {
+    let b = id.as_bytes();
+    if b.len() != 36 || [8, 13, 18, 23].iter().any(|&i| b[i] != b'-') {
+        return None;
+    }
+    let mut v: u128 = 0;
+    for (i, &c) in b.iter().enumerate() {
+        if matches!(i, 8 | 13 | 18 | 23) {
+            continue;
+        }
+        v = (v << 4) | u128::from((c as char).to_digit(16)?);
+    }
+    Some(v)
 }
 
 /// `inter_agent_communication_metadata` payload.
@@ -829,9 +858,14 @@ impl State {
             ts,
         };
         let outer = jstr(rec.ty);
+        // `payload.turn_id` (task and turn events): whose turn the record belongs to.
+        let mut turn_id = None;
         let entry = match (rec.payload, outer.as_deref()) {
             (Some(payload), Some(outer)) => match object::<Payload>(payload.get()) {
-                Ok(p) => self.enveloped(&l, outer, &p, payload, t),
+                Ok(p) => {
+                    turn_id = jstr(p.turn_id);
+                    self.enveloped(&l, outer, &p, payload, t)
+                }
                 Err(e) => shape_mismatch(&l, outer, e, t),
             },
             (None, _) if rec.record_type.present => {
@@ -854,20 +888,32 @@ impl State {
             self.compaction_open = false;
         }
         let mut entry = entry;
-        self.inherited(&mut entry, rec.ordinal, outer.as_deref(), rec.payload, t);
+        self.inherited(
+            &mut entry,
+            rec.ordinal,
+            turn_id.as_deref(),
+            outer.as_deref(),
+            rec.payload,
+            t,
+        );
         t.entries.push(entry);
     }
 
-    /// Inherited history (FORMATS-2026 §2; issue 9 item 4): in a child rollout, the records
-    /// after its own `session_meta` replay the parent's history until its own work starts:
-    /// at `inter_agent_communication_metadata {trigger_turn: true}` (the records before it
-    /// are inherited, whatever else said), at the first record whose `ordinal` reaches
-    /// `subagent_history_start_ordinal`, or, without that marker, at the first record not
-    /// stamped with the replay's instant.
+    /// Inherited history (FORMATS-2026 §2; issue 9 item 4, issue 20 item 1): in a child
+    /// rollout, the records after its own `session_meta` (wherever it is in the file) replay
+    /// the parent's history until its own work starts: at `inter_agent_communication_metadata
+    /// {trigger_turn: true}` (the records before it are inherited, whatever else said), at
+    /// the first record whose `ordinal` reaches `subagent_history_start_ordinal`, or, without
+    /// that marker, at the first record whose `turn_id` belongs to the child: turn and thread
+    /// ids are UUIDv7s (time-ordered), so a replayed turn's id sorts before the child's own
+    /// thread id and the child's own turns' ids after it. The replay's stamps span
+    /// milliseconds, so time never decides it, except in rollouts whose ids are not UUIDs
+    /// (then: the first record not stamped with the replay's instant).
     fn inherited(
         &mut self,
         entry: &mut Entry,
         ordinal: Option<Raw<'_>>,
+        turn_id: Option<&str>,
         outer: Option<&str>,
         payload: Option<Raw<'_>>,
         t: &mut Transcript,
@@ -894,16 +940,24 @@ impl State {
         if !self.inherit.open {
             return;
         }
-        let own = match self.inherit.start_ordinal {
-            Some(start) => jcount(ordinal).is_some_and(|o| o >= start),
-            None => match (self.inherit.instant, entry.timestamp_ms()) {
-                (None, ts) => {
-                    self.inherit.instant = ts;
-                    false
-                }
-                (Some(a), Some(b)) => a != b,
-                (Some(_), None) => false,
-            },
+        let other_instant = match (self.inherit.instant, entry.timestamp_ms()) {
+            // Nothing to tell a replay by (no UUIDs, no time): none is assumed.
+            (None, None) => true,
+            (None, ts) => {
+                self.inherit.instant = ts;
+                false
+            }
+            (Some(a), Some(b)) => a != b,
+            (Some(_), None) => false,
+        };
+        if turn_id.is_some_and(|id| uuid_key(id).is_none()) {
+            // Turn ids that are not UUIDs cannot be ordered: back to the instant.
+            self.inherit.own_id = None;
+        }
+        let own = match (self.inherit.start_ordinal, &self.inherit.own_id) {
+            (Some(start), _) => jcount(ordinal).is_some_and(|o| o >= start),
+            (None, Some(own)) => turn_id.and_then(uuid_key).is_some_and(|id| id >= *own),
+            (None, None) => other_instant,
         };
         if own {
             self.inherit.open = false;
@@ -992,39 +1046,71 @@ impl State {
         if let Some(cwd) = jstr(p.cwd) {
             t.meta.cwd.get_or_insert_with(|| cwd.into_owned());
         }
-        if first {
-            let sub = p
-                .source
-                .filter(|s| is_object(s))
-                .and_then(|s| object::<SourceObj>(s.get()).ok())
-                .and_then(|s| s.subagent);
-            let spawn_parent = sub
-                .filter(|s| is_object(s))
-                .and_then(|s| object::<SubagentObj>(s.get()).ok())
-                .and_then(|s| s.thread_spawn)
-                .filter(|s| is_object(s))
-                .and_then(|s| object::<Lineage>(s.get()).ok())
-                .and_then(|l| jstr(l.parent_thread_id));
-            if sub.is_some() {
-                t.meta.is_subagent_file = true;
-                t.meta.agent_id = jstr(p.id).map(Cow::into_owned);
-            }
+        let sub = p
+            .source
+            .filter(|s| is_object(s))
+            .and_then(|s| object::<SourceObj>(s.get()).ok())
+            .and_then(|s| s.subagent);
+        if first && sub.is_some() {
+            t.meta.is_subagent_file = true;
+            t.meta.agent_id = jstr(p.id).map(Cow::into_owned);
+        }
+        // A `session_meta` naming a parent opens a replay, on line 1 or later (a file holding
+        // several rollouts); one read inside an open replay is the parent's own (issue 20
+        // item 1).
+        // Another session in the same file (issue 20 item 3): a `session_meta` with a new id
+        // that no open replay holds. Its cumulative totals start from its own baseline.
+        let id = jstr(p.id);
+        if !first
+            && !self.inherit.open
+            && let Some(id) = id.as_deref()
+            && self.session.as_deref() != Some(id)
+        {
+            self.session = Some(id.into());
+            self.totals = None;
+            let parent = raw
+                .and_then(|r| object::<Lineage>(r.get()).ok())
+                .and_then(|lin| jstr(lin.forked_from_id).or_else(|| jstr(lin.parent_thread_id)))
+                .map(Cow::into_owned);
+            t.meta.sessions.push(crate::model::SessionStart {
+                entry: t.entries.len(),
+                line: l.line,
+                id: id.to_string(),
+                parent,
+            });
+        } else if first {
+            self.session = id.as_deref().map(Into::into);
+        }
+        let resumed = self.inherit.child_id.is_some()
+            && jstr(p.id) == self.inherit.child_id.as_deref().map(Cow::Borrowed);
+        if !self.inherit.open && !resumed {
             let lineage = raw.and_then(|r| object::<Lineage>(r.get()).ok());
             if let Some(lin) = lineage {
+                let spawn_parent = sub
+                    .filter(|s| is_object(s))
+                    .and_then(|s| object::<SubagentObj>(s.get()).ok())
+                    .and_then(|s| s.thread_spawn)
+                    .filter(|s| is_object(s))
+                    .and_then(|s| object::<Lineage>(s.get()).ok())
+                    .and_then(|l| jstr(l.parent_thread_id));
                 let parent = jstr(lin.forked_from_id)
                     .or_else(|| jstr(lin.parent_thread_id))
                     .or(spawn_parent);
-                if jstr(lin.thread_source).as_deref() == Some("guardian_review") {
+                if first && jstr(lin.thread_source).as_deref() == Some("guardian_review") {
                     t.meta.automatic_review = true;
                 }
                 if let Some(parent) = parent {
-                    t.meta.parent_thread_id = Some(parent.into_owned());
+                    if first {
+                        t.meta.parent_thread_id = Some(parent.into_owned());
+                    }
                     self.inherit = Inherit {
                         open: true,
                         from: t.entries.len() + 1,
                         start_ordinal: jcount(lin.subagent_history_start_ordinal),
                         instant: None,
                         child: true,
+                        own_id: jstr(p.id).and_then(|id| uuid_key(&id)),
+                        child_id: jstr(p.id).map(|id| id.as_ref().into()),
                     };
                 }
             }

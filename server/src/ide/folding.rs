@@ -5,7 +5,7 @@
 
 use crate::analysis::{Analysis, RunKind, Turn};
 use crate::model::Transcript;
-use crate::view::{self, RegionKind, View, text, words};
+use crate::view::{self, RegionKind, View, words};
 
 /// What a fold covers.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, serde::Serialize)]
@@ -62,13 +62,7 @@ pub fn turn_label(turn: &Turn) -> String {
 
 /// Label of the inherited-history fold: `inherited from 019c… (3 turns)`.
 pub fn inherited_label(inh: &crate::analysis::Inherited) -> String {
-    format!(
-        "inherited from {} ({})",
-        inh.parent
-            .as_deref()
-            .map_or("the parent thread".to_string(), |p| text::one_line(p, 40)),
-        text::plural(inh.turns as u64, "turn", "turns")
-    )
+    view::inherited_label(inh)
 }
 
 /// Folds of the raw `.jsonl` document, sorted by start line, one per start line (the outer

@@ -8,7 +8,7 @@
 
 use crate::analysis::{Analysis, RunKind, Turn, TurnKind, default_phases};
 use crate::model::Transcript;
-use crate::view::{self, AnchorKind, View};
+use crate::view::{self, AnchorKind, View, text};
 
 /// Kinds of outline entry (mapped to LSP `SymbolKind`s by `crate::lsp`).
 #[derive(Debug, Clone, Copy, PartialEq, Eq, serde::Serialize)]
@@ -28,6 +28,9 @@ pub enum SymbolKind {
     Changes,
     /// One of them: its path (relative to the session's directory), detail `M +2 −2`.
     ChangedFile,
+    /// Where another session of the file starts (issue 20 item 3): `Session 2: 019e…`,
+    /// detail `from thread 019d…` for a fork.
+    Session,
 }
 
 /// One outline entry. Lines are 0-based, inclusive, in the document the outline is for (the
@@ -208,6 +211,24 @@ pub fn turn_symbol(
                     ));
                 }
             }
+            let sessions = &transcript.meta.sessions;
+            let first = sessions.partition_point(|s| s.entry < turn.entries.start);
+            for (i, start) in sessions
+                .iter()
+                .enumerate()
+                .skip(first)
+                .take_while(|(_, s)| s.entry < turn.entries.end)
+            {
+                children.push(Symbol::new(
+                    format!("Session {}: {}", i + 2, text::one_line(&start.id, 40)),
+                    start.parent.as_deref().map_or_else(String::new, |p| {
+                        format!("from thread {}", text::one_line(p, 40))
+                    }),
+                    SymbolKind::Session,
+                    start.line,
+                    start.line,
+                ));
+            }
             if let Some(c) = changes.filter(|c| !c.files.is_empty()) {
                 children.push(changes_symbol(transcript, c));
             }
@@ -342,7 +363,7 @@ fn run_detail(run: &crate::analysis::Run) -> String {
 
 fn kind_order(k: SymbolKind) -> u8 {
     match k {
-        SymbolKind::Preamble | SymbolKind::Turn => 0,
+        SymbolKind::Preamble | SymbolKind::Turn | SymbolKind::Session => 0,
         SymbolKind::Compaction | SymbolKind::AbandonedBranch => 1,
         SymbolKind::Steering => 2,
         SymbolKind::Thought => 3,

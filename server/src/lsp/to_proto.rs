@@ -152,6 +152,7 @@ fn symbol_kind(k: ide::symbols::SymbolKind) -> SymbolKind {
         K::AbandonedBranch => SymbolKind::NULL,
         K::Changes => SymbolKind::OBJECT,
         K::ChangedFile => SymbolKind::FILE,
+        K::Session => SymbolKind::MODULE,
     }
 }
 

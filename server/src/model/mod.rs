@@ -219,6 +219,24 @@ pub struct SessionMeta {
     /// True for an automatic review thread, not the user's conversation (Codex
     /// `session_meta.thread_source: guardian_review`).
     pub automatic_review: bool,
+    /// The sessions after the first in a file that holds several (issue 20 item 3; Codex: a
+    /// later `session_meta` with another id, not one replayed by a fork), in file order.
+    /// Each session's figures count once: its cumulative totals start from its own baseline.
+    pub sessions: Vec<SessionStart>,
+}
+
+/// Where a later session of the file starts ([`SessionMeta::sessions`]).
+#[derive(Debug, Clone, PartialEq, Eq, Default)]
+pub struct SessionStart {
+    /// Entry index of its first record (its `session_meta`).
+    pub entry: usize,
+    /// Its line (0-based).
+    pub line: usize,
+    /// Its session id as written.
+    pub id: String,
+    /// The thread it was forked or spawned from, when it names one (`forked_from_id`,
+    /// `parent_thread_id`).
+    pub parent: Option<String>,
 }
 
 /// The record a session title comes from, lowest rank first (a higher rank replaces a lower
@@ -317,6 +335,12 @@ pub struct Entry {
     /// file (Codex `forked_from_id` / `parent_thread_id` rollouts; server/FORMATS.md "Forks
     /// and sub-agents"): not this file's own work, never a turn, never in its token totals.
     pub inherited: bool,
+    /// True for a record written again byte for byte later in the same file (Claude Code: a
+    /// record whose `uuid` was already read, as a resumed session may repeat earlier records;
+    /// issue 20 item 2). It is read once: the repeat is [`Role::Meta`] with no blocks and no
+    /// step, its [`Entry::copy_of`] the first record, never a turn, a tool call or tokens;
+    /// the verbose view folds a run of them as `repeated records (N)`.
+    pub repeated: bool,
 }
 
 impl Entry {
@@ -338,6 +362,7 @@ impl Entry {
             blocks: Vec::new(),
             abandoned: false,
             inherited: false,
+            repeated: false,
         }
     }
 

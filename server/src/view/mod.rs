@@ -401,6 +401,18 @@ pub fn turn_name(turn: &crate::analysis::Turn) -> String {
     }
 }
 
+/// Label of inherited history, raw fold and view alike: `inherited from 019c… (3 turns)`
+/// (`the parent thread` when the file does not name it).
+pub fn inherited_label(inh: &crate::analysis::Inherited) -> String {
+    format!(
+        "inherited from {} ({})",
+        inh.parent
+            .as_deref()
+            .map_or("the parent thread".to_string(), |p| text::one_line(p, 40)),
+        text::plural(inh.turns as u64, "turn", "turns")
+    )
+}
+
 /// The collapsed label of a turn, raw and view alike: its outline name and its activity,
 /// `Turn 3: Fix the failing test · 4 comments · 6 tool calls` ([`words::activity`]); the
 /// preamble is `Before the first prompt · 3 records`.

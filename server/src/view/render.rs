@@ -2120,6 +2120,8 @@ impl<'a> Renderer<'a> {
     /// Records no other element shows (verbose): interruptions, local commands and invalid
     /// lines one per line; runs of other records (meta, hooks, progress, unknown types,
     /// unattributed sidechain records) as one summary line.
+    /// Inherited history and repeated records fold apart, each run as one line (issue 20
+    /// items 1 and 2).
     fn misc(&mut self, entries: &[usize]) {
         let mut group: Vec<usize> = Vec::new();
         for &e in entries {
@@ -2127,11 +2129,21 @@ impl<'a> Renderer<'a> {
                 continue;
             };
             match &entry.role {
-                Role::Interruption | Role::LocalCommand | Role::Unparsed => {
+                Role::Interruption | Role::LocalCommand | Role::Unparsed
+                    if !entry.inherited && !entry.repeated =>
+                {
                     self.flush_group(&mut group);
                     self.special_record(e, entry);
                 }
-                _ => group.push(e),
+                _ => {
+                    if group
+                        .last()
+                        .is_some_and(|&g| GroupKind::of(&self.t.entries[g]) != GroupKind::of(entry))
+                    {
+                        self.flush_group(&mut group);
+                    }
+                    group.push(e)
+                }
             }
         }
         self.flush_group(&mut group);
@@ -2207,11 +2219,21 @@ impl<'a> Renderer<'a> {
                 }
             })
             .collect();
-        let mut text = format!(
-            "· {}: {}",
-            super::words::count(group.len() as u64, super::words::RECORD),
-            list.join(", ")
-        );
+        let records = super::words::count(group.len() as u64, super::words::RECORD);
+        let mut text = match GroupKind::of(&self.t.entries[group[0]]) {
+            GroupKind::Inherited => format!(
+                "· {} · {records}: {}",
+                self.a
+                    .inherited
+                    .as_ref()
+                    .map_or_else(|| "inherited".to_string(), super::inherited_label),
+                list.join(", ")
+            ),
+            GroupKind::Repeated => {
+                format!("· repeated records ({}): {}", group.len(), list.join(", "))
+            }
+            GroupKind::Plain => format!("· {records}: {}", list.join(", ")),
+        };
         if counts.len() > 8 {
             text.push_str(&format!(", {} more kinds", counts.len() - 8));
         }
@@ -2221,6 +2243,28 @@ impl<'a> Renderer<'a> {
             origin,
         );
         group.clear();
+    }
+}
+
+/// Which summary line a bookkeeping record folds into: runs of one kind fold together.
+#[derive(Clone, Copy, PartialEq, Eq)]
+enum GroupKind {
+    /// Replayed from the parent thread (`Entry::inherited`).
+    Inherited,
+    /// Written again later in the file (`Entry::repeated`).
+    Repeated,
+    Plain,
+}
+
+impl GroupKind {
+    fn of(e: &Entry) -> GroupKind {
+        if e.inherited {
+            GroupKind::Inherited
+        } else if e.repeated {
+            GroupKind::Repeated
+        } else {
+            GroupKind::Plain
+        }
     }
 }
 
