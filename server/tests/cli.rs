@@ -490,6 +490,32 @@ fn zstd_rollout_reads_like_the_plain_file() {
     assert!(err.contains("corrupt zstd data"), "{err}");
 }
 
+/// Issue 25 item 1: `stats` on a small zstd file that decompresses to millions of `{}` lines
+/// (the issue's 96 KB file aborted with `memory allocation of 7516192768 bytes failed`) is a
+/// clear error naming the budget, exit 1, and the memory it took stays bounded: the text is
+/// cut off once it would take 1 GiB (8.4 M lines × 128 bytes, `zstd::LINE_COST`).
+#[test]
+fn stats_refuses_a_zstd_bomb_clearly() {
+    use ruzstd::encoding::{CompressionLevel, compress_to_vec};
+    let plain =
+        std::fs::read(root().join("fixtures/rules/codex-0118-same-ms-copies.jsonl")).unwrap();
+    let mut bomb = compress_to_vec(&plain[..], CompressionLevel::Fastest);
+    let frame = compress_to_vec("{}\n".repeat(100_000).as_bytes(), CompressionLevel::Fastest);
+    for _ in 0..90 {
+        bomb.extend_from_slice(&frame);
+    }
+    assert!(bomb.len() < 500_000, "{}", bomb.len());
+    let (_dir, p) = temp_file("rollout-x.jsonl", &bomb);
+    let (code, out, err) = run(&["stats", p.to_str().unwrap()]);
+    assert_eq!((code, out.as_str()), (1, ""));
+    assert!(
+        err.contains(
+            "decompresses to more than the 1024 MiB a compressed transcript may take in memory ("
+        ) && err.trim_end().ends_with("bytes so far): not read"),
+        "{err}"
+    );
+}
+
 /// The demo session, rendered.
 fn demo() -> String {
     root()

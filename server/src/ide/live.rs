@@ -573,7 +573,12 @@ pub async fn build_index(
                         idx.insert(p, e);
                     }
                     Ok(disk::Refresh::Gone) => idx.remove(&p),
-                    Err(e) => sink.log(Level::Log, format!("cannot index {}: {e}", p.display())),
+                    // A file that cannot be read (a zstd bomb, issue 25 item 1) is left out
+                    // with a warning; the build goes on.
+                    Err(e) => sink.log(
+                        Level::Warning,
+                        format!("cannot index {}: {e}; left out", p.display()),
+                    ),
                 }
             }
         }
