@@ -164,6 +164,39 @@ fn malformed_messages_are_answered_and_skipped() {
     assert_eq!(wait_exit(&mut child, Duration::from_secs(10)), Some(0));
 }
 
+/// Issue 25 item 9: a request whose header ends with `\n\n` is answered, and so is the
+/// well-formed request after it (the decoder used to search for `\r\n\r\n` and took the
+/// next message's, swallowing it).
+#[test]
+fn a_header_ended_by_two_line_feeds_swallows_nothing() {
+    let (mut child, mut stdin, mut out) = spawn();
+    initialize(&mut stdin, &mut out, Value::Null);
+    let first =
+        json!({"jsonrpc": "2.0", "id": 2, "method": "workspace/symbol", "params": {"query": ""}})
+            .to_string();
+    write!(stdin, "Content-Length: {}\n\n{first}", first.len()).unwrap();
+    send(
+        &mut stdin,
+        json!({"jsonrpc": "2.0", "id": 3, "method": "workspace/symbol", "params": {"query": "x"}}),
+    );
+    let mut ids: Vec<u64> = (0..2)
+        .map(|_| {
+            let r = response(&mut stdin, &mut out);
+            assert_eq!(r["result"], json!([]), "{r}");
+            r["id"].as_u64().unwrap()
+        })
+        .collect();
+    ids.sort();
+    assert_eq!(ids, vec![2, 3]);
+    send(
+        &mut stdin,
+        json!({"jsonrpc": "2.0", "id": 10, "method": "shutdown"}),
+    );
+    assert_eq!(response(&mut stdin, &mut out)["id"], 10);
+    send(&mut stdin, json!({"jsonrpc": "2.0", "method": "exit"}));
+    assert_eq!(wait_exit(&mut child, Duration::from_secs(10)), Some(0));
+}
+
 /// Defect 7: when the process named by `processId` dies, the server exits (exit code 1)
 /// although its stdin stays open.
 #[cfg(unix)]
