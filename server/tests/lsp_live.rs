@@ -494,3 +494,111 @@ async fn requests_on_a_mapped_view_leave_no_pages_resident() {
     assert_eq!(mapped_resident_kb(&path), Some(0));
     c.shutdown().await;
 }
+
+/// Waits until the followed file's disk source holds `want`; true when it did within 10 s.
+async fn source_becomes(c: &TestClient, path: &std::path::Path, want: &[u8]) -> bool {
+    for _ in 0..100 {
+        let got = c
+            .service
+            .shared()
+            .host
+            .loaded_disk_source(path)
+            .map(|s| s.text().as_bytes() == want);
+        if got == Some(true) {
+            return true;
+        }
+        tokio::time::sleep(Duration::from_millis(100)).await;
+    }
+    false
+}
+
+/// Every answer of the live server's view of `path` equals a fresh server's.
+async fn same_as_fresh(c: &mut TestClient, uri: &str, version: i64, what: &str) {
+    c.resync_view(uri, version).await;
+    let live = answers(c, uri).await;
+    let (mut fresh, _) = TestClient::start(client_caps(false), json!({"roots": []})).await;
+    fresh.open_view(uri).await;
+    assert_eq!(live, answers(&mut fresh, uri).await, "{what}");
+    fresh.shutdown().await;
+}
+
+/// Issue 25 item 2, on a real file system with the real watcher, each step compared with a
+/// fresh server: (1) `open(O_TRUNC)` and one write of longer content whose bytes before the
+/// old end are unchanged but whose first prompt is not (was taken for an append: the view
+/// kept the old first turn); (2) a same-length rewrite in place (was never seen: only length
+/// and inode were compared); (3) a rewrite in the middle then at once an append (only the
+/// append was read).
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn rewrites_in_place_are_read_again_not_taken_for_appends() {
+    let demo =
+        std::fs::read(fixtures_dir().join("demo/3f8a2c61-9d4e-4b7a-8c15-e2d07b9a4f63.jsonl"))
+            .unwrap();
+    let line_start = |n: usize| -> usize {
+        demo.iter()
+            .enumerate()
+            .filter(|(_, b)| **b == b'\n')
+            .nth(n - 1)
+            .map(|(i, _)| i + 1)
+            .unwrap()
+    };
+    let (cut1, cut2) = (line_start(60), line_start(80));
+    let at = |hay: &[u8], needle: &[u8], from: usize| {
+        from + hay[from..]
+            .windows(needle.len())
+            .position(|w| w == needle)
+            .unwrap()
+    };
+    let head = at(&demo, b"returns a 500", 0) + 10;
+    assert!(head < 4096);
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("live.jsonl");
+    std::fs::write(&path, &demo[..cut1]).unwrap();
+    let (mut c, _) = TestClient::start(client_caps(false), json!({"roots": []})).await;
+    let uri = view_uri(&path, Some(false));
+    c.open_view(&uri).await;
+    tokio::time::sleep(Duration::from_millis(300)).await;
+
+    // (1) Truncated and written again, longer, in one write.
+    let mut now = demo[..cut2].to_vec();
+    now[head..head + 3].copy_from_slice(b"404");
+    {
+        let mut f = std::fs::OpenOptions::new()
+            .write(true)
+            .truncate(true)
+            .open(&path)
+            .unwrap();
+        f.write_all(&now).unwrap();
+    }
+    assert!(source_becomes(&c, &path, &now).await, "rewritten longer");
+    same_as_fresh(&mut c, &uri, 2, "rewritten longer").await;
+
+    // (2) The same length, rewritten in place.
+    now[head..head + 3].copy_from_slice(b"418");
+    {
+        use std::io::{Seek, SeekFrom};
+        let mut f = std::fs::OpenOptions::new().write(true).open(&path).unwrap();
+        f.seek(SeekFrom::Start(head as u64)).unwrap();
+        f.write_all(b"418").unwrap();
+    }
+    assert!(source_becomes(&c, &path, &now).await, "same length");
+    same_as_fresh(&mut c, &uri, 3, "same length").await;
+
+    // (3) A prompt in the middle rewritten, then the rest appended at once.
+    let mid = at(&now, br#""text":"M"#, now.len() / 2) + 8;
+    assert!(mid > 4096 && mid < now.len() - 4096);
+    now[mid] = b'W';
+    {
+        use std::io::{Seek, SeekFrom};
+        let mut f = std::fs::OpenOptions::new().write(true).open(&path).unwrap();
+        f.seek(SeekFrom::Start(mid as u64)).unwrap();
+        f.write_all(b"W").unwrap();
+    }
+    append(&path, &demo[cut2..]);
+    now.extend_from_slice(&demo[cut2..]);
+    assert!(
+        source_becomes(&c, &path, &now).await,
+        "middle rewrite + append"
+    );
+    same_as_fresh(&mut c, &uri, 4, "middle rewrite + append").await;
+    c.shutdown().await;
+}
