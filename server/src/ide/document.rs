@@ -704,6 +704,31 @@ impl Source {
         matches!(&lock(&self.text).body, Body::Flat(t) if t.torn() || t.invalid())
     }
 
+    /// A mapped disk text whose file's length or times are not the ones read (issue 25
+    /// item 3: a mapping shows a file rewritten in place, so bytes checked as UTF-8 may no
+    /// longer be; the text must be read again before a request reads it). One `stat`.
+    fn mapped_file_changed(&self) -> bool {
+        let (path, len, stamp) = {
+            let st = lock(&self.text);
+            match (&st.body, &st.disk, &self.path) {
+                (Body::Flat(t), Some(d), Some(p)) if t.is_mapped() && !d.missing => {
+                    (p.clone(), d.len, d.stamp)
+                }
+                _ => return false,
+            }
+        };
+        std::fs::metadata(&path).map_or(true, |md| md.len() != len || stamp_of(&md) != stamp)
+    }
+
+    /// Brings a disk text up to date for a request (a mapped file changed under it), leaving
+    /// the report of the change to the watcher's next [`Source::refresh_disk`].
+    fn refresh_for_request(&self) {
+        if self.refresh_disk_now() != DiskChange::Unchanged {
+            self.reread
+                .store(true, std::sync::atomic::Ordering::Release);
+        }
+    }
+
     /// A mapped text found not to be UTF-8 as it was read ([`Text::invalid`]).
     fn text_invalid(&self) -> bool {
         matches!(&lock(&self.text).body, Body::Flat(t) if t.invalid())
@@ -746,6 +771,11 @@ impl Source {
             if self.origin == Origin::Disk && self.text_torn() {
                 let src = self.clone();
                 let _ = tokio::task::spawn_blocking(move || src.reread_torn()).await;
+            } else if self.origin == Origin::Disk && self.mapped_file_changed() {
+                // Rewritten under its mapping: read again before anything reads the text
+                // (issue 25 item 3).
+                let src = self.clone();
+                let _ = tokio::task::spawn_blocking(move || src.refresh_for_request()).await;
             }
             // The build runs in its own task: a cancelled request (the client's
             // `$/cancelRequest` drops the handler's future) does not lose the work or the

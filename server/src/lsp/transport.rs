@@ -910,16 +910,36 @@ async fn pump_frames<R: AsyncRead + Unpin>(
         dec.push(&buf[..n]);
         while let Some(f) = dec.next_frame() {
             if let Frame::Body(b) = f {
-                let out = raw
+                let (pieces, kept) = raw
                     .as_ref()
                     .and_then(|r| r.splice_frame(&b))
                     .unwrap_or_else(|| (vec![header(b.len()), b], false));
-                if to.send(out).is_err() {
+                if to.send((utf8_on_the_wire(pieces), kept)).is_err() {
                     return Ok(());
                 }
             }
         }
     }
+}
+
+/// A frame (`Content-Length` header and body, in pieces) whose bytes are all UTF-8, as JSON
+/// must be: as it is when they are (checked with `simdutf8`, every outgoing byte), else
+/// framed again with each invalid sequence replaced by U+FFFD and a line on stderr (issue 25
+/// item 3: a mapped file rewritten in place under a `&str` put raw `\xff\xfe` bytes inside
+/// JSON-RPC strings; the watcher then reads the file again, this keeps the wire valid
+/// meanwhile). A piece boundary never splits a character (pieces join at JSON structure).
+fn utf8_on_the_wire(pieces: Pieces) -> Pieces {
+    if pieces.iter().all(|p| simdutf8::basic::from_utf8(p).is_ok()) {
+        return pieces;
+    }
+    let all = pieces.concat();
+    let body = find(&all, b"\r\n\r\n").map_or(&all[..], |at| &all[at + 4..]);
+    let fixed = String::from_utf8_lossy(body).into_owned().into_bytes();
+    eprintln!(
+        "transcript-ls: an outgoing message held bytes that are not UTF-8 (a file changed under \
+         its mapping?); they were sent as U+FFFD"
+    );
+    vec![frame(&fixed)]
 }
 
 /// The body of the [`OPEN_PENDING`] notification for params from [`split_did_open`] and the
@@ -1284,6 +1304,22 @@ mod tests {
                 Frame::Body(b"{}".to_vec()),
             ]
         );
+    }
+
+    /// Issue 25 item 3: a message whose bytes are not all UTF-8 (text read through a mapping
+    /// of a file rewritten in place) goes out with U+FFFD in their place and the right
+    /// `Content-Length`; a valid one goes out as it is, in its pieces.
+    #[test]
+    fn only_utf8_goes_on_the_wire() {
+        let ok = vec![header(9), br#"{"a":"\u00e9"}"#[..9].to_vec()];
+        assert_eq!(utf8_on_the_wire(ok.clone()), ok);
+        let body = b"{\"r\":\"a\xff\xfe\x80\xc3(\"}";
+        let pieces = vec![header(body.len()), body[..6].to_vec(), body[6..].to_vec()];
+        let out = utf8_on_the_wire(pieces);
+        let want = "{\"r\":\"a\u{fffd}\u{fffd}\u{fffd}\u{fffd}(\"}";
+        assert_eq!(out, vec![frame(want.as_bytes())]);
+        let v: Value = serde_json::from_str(want).unwrap();
+        assert_eq!(v["r"], "a\u{fffd}\u{fffd}\u{fffd}\u{fffd}(");
     }
 
     /// Issue 25 item 9: a header ended by `\n\n` (or lines ended by `\n`, or a mix) ends at
