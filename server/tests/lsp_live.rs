@@ -602,3 +602,52 @@ async fn rewrites_in_place_are_read_again_not_taken_for_appends() {
     same_as_fresh(&mut c, &uri, 4, "middle rewrite + append").await;
     c.shutdown().await;
 }
+
+/// Issue 25 item 4, on a real file system with the real watcher: the followed file's folder
+/// deleted (the view empties), then made again with the file in it: the view shows the new
+/// file, equal to a fresh server's (the watch was on the old folder's inode: the view stayed
+/// empty for good). Then the same for a folder renamed away and made again.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_followed_files_folder_made_again_is_followed_again() {
+    let demo =
+        std::fs::read(fixtures_dir().join("demo/3f8a2c61-9d4e-4b7a-8c15-e2d07b9a4f63.jsonl"))
+            .unwrap();
+    let half = demo.len() / 2
+        + demo[demo.len() / 2..]
+            .iter()
+            .position(|&b| b == b'\n')
+            .unwrap()
+        + 1;
+    let dir = tempfile::tempdir().unwrap();
+    let sub = dir.path().join("sub");
+    std::fs::create_dir(&sub).unwrap();
+    let path = sub.join("live.jsonl");
+    std::fs::write(&path, &demo[..half]).unwrap();
+    let (mut c, _) = TestClient::start(client_caps(false), json!({"roots": []})).await;
+    let uri = view_uri(&path, Some(false));
+    c.open_view(&uri).await;
+    tokio::time::sleep(Duration::from_millis(300)).await;
+
+    std::fs::remove_dir_all(&sub).unwrap();
+    assert!(source_becomes(&c, &path, b"").await, "emptied");
+    std::fs::create_dir(&sub).unwrap();
+    std::fs::write(&path, &demo).unwrap();
+    assert!(source_becomes(&c, &path, &demo).await, "made again");
+    same_as_fresh(&mut c, &uri, 2, "made again").await;
+    // An append to it is followed too.
+    append(&path, b"\n");
+    let mut grown = demo.clone();
+    grown.push(b'\n');
+    assert!(source_becomes(&c, &path, &grown).await, "appended");
+
+    std::fs::rename(&sub, dir.path().join("away")).unwrap();
+    assert!(source_becomes(&c, &path, b"").await, "renamed away");
+    std::fs::create_dir(&sub).unwrap();
+    std::fs::write(&path, &demo[..half]).unwrap();
+    assert!(
+        source_becomes(&c, &path, &demo[..half]).await,
+        "renamed and made again"
+    );
+    same_as_fresh(&mut c, &uri, 3, "renamed and made again").await;
+    c.shutdown().await;
+}

@@ -109,6 +109,26 @@ struct State {
     /// nobody writes to them (file-age rule, `crate::source::age`): then their documents and
     /// views are refreshed, so a finished session's last answer shows (issue 11).
     settling: HashMap<PathBuf, SystemTime>,
+    /// Followed files found gone -> the (device, inode) of their folder then (`None`: gone
+    /// too). Looked at every tick: a folder made again is watched again (a watch follows
+    /// the old folder's inode, and events stopped for good; issue 25 item 4), and a file
+    /// back is read again.
+    lost: HashMap<PathBuf, Option<(u64, u64)>>,
+}
+
+/// (device, inode) of the folder at `dir`, if there is one.
+fn dir_id(dir: &Path) -> Option<(u64, u64)> {
+    let md = std::fs::metadata(dir).ok().filter(|m| m.is_dir())?;
+    #[cfg(unix)]
+    {
+        use std::os::unix::fs::MetadataExt;
+        Some((md.dev(), md.ino()))
+    }
+    #[cfg(not(unix))]
+    {
+        let _ = md;
+        Some((0, 0))
+    }
 }
 
 impl State {
@@ -290,6 +310,7 @@ async fn run(
         refresh_all: false,
         reindex: HashSet::new(),
         settling: HashMap::new(),
+        lost: HashMap::new(),
     };
     st.watch_roots(&*sink, host.roots());
     // The index is built only once the roots are watched: a file written after indexing
@@ -314,6 +335,7 @@ async fn run(
                 }
             },
             _ = tick.tick() => {
+                recover_lost(&host, &mut st).await;
                 st.settle_due();
                 flush(&host, &sink, &mut st);
                 continue;
@@ -360,6 +382,26 @@ async fn handle(
             for path in event.paths {
                 if st.files.contains_key(&path) {
                     on_file_changed(host, &**sink, st, &path).await;
+                }
+                if st.dirs.contains_key(&path)
+                    && matches!(
+                        event.kind,
+                        EventKind::Remove(_)
+                            | EventKind::Modify(notify::event::ModifyKind::Name(_))
+                    )
+                {
+                    // A followed file's folder removed or renamed away: its files are gone
+                    // from where they are followed (issue 25 item 4).
+                    let inside: Vec<PathBuf> = st
+                        .files
+                        .keys()
+                        .filter(|f| f.parent() == Some(path.as_path()))
+                        .cloned()
+                        .collect();
+                    for f in inside {
+                        on_file_changed(host, &**sink, st, &f).await;
+                        st.lost.entry(f).or_insert(None);
+                    }
                 }
                 if !st.roots.iter().any(|r| path.starts_with(r)) {
                     continue;
@@ -432,12 +474,45 @@ async fn on_file_changed(host: &Host, sink: &dyn Sink, st: &mut State, path: &Pa
         }
         DiskChange::Missing(why) => {
             st.dirty.insert(path.to_path_buf());
+            let dir = path.parent().and_then(dir_id);
+            st.lost.insert(path.to_path_buf(), dir);
             let msg = format!(
                 "transcript {} is gone ({why}); its view is empty until it reappears",
                 path.display()
             );
             sink.log(Level::Warning, msg.clone());
             sink.show(Level::Warning, msg);
+        }
+    }
+}
+
+/// Looks at the followed files found gone (`State::lost`): a folder made again since is
+/// watched again, and a file back is read again (and its views refreshed).
+async fn recover_lost(host: &Host, st: &mut State) {
+    if st.lost.is_empty() {
+        return;
+    }
+    let lost: Vec<(PathBuf, Option<(u64, u64)>)> =
+        st.lost.iter().map(|(p, d)| (p.clone(), *d)).collect();
+    for (p, was) in lost {
+        if !st.files.contains_key(&p) {
+            st.lost.remove(&p);
+            continue;
+        }
+        let Some(dir) = p.parent() else {
+            continue;
+        };
+        let now = dir_id(dir);
+        if now.is_some() && now != was {
+            if let Some(w) = st.watcher.as_mut() {
+                let _ = w.unwatch(dir);
+                let _ = w.watch(dir, RecursiveMode::NonRecursive);
+            }
+            st.lost.insert(p.clone(), now);
+        }
+        if std::fs::metadata(&p).is_ok_and(|m| m.is_file()) {
+            st.lost.remove(&p);
+            catch_up(host, st, &p).await;
         }
     }
 }
@@ -657,6 +732,7 @@ mod tests {
             refresh_all: false,
             reindex: HashSet::new(),
             settling: HashMap::new(),
+            lost: HashMap::new(),
         }
     }
 
