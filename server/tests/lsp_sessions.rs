@@ -373,3 +373,46 @@ async fn a_zstd_bomb_is_left_out_with_a_warning() {
     );
     c.shutdown().await;
 }
+
+/// Issue 25 item 5, on a real file system with the real watcher: a folder under an index
+/// root deleted and made again, then the root itself: a transcript written in the new
+/// folder appears in `transcript/sessions` (it never did until a restart), the deleted ones
+/// leave it.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn an_index_folder_made_again_is_watched_again() {
+    let dir = tempfile::tempdir().unwrap();
+    let root = dir.path().join("projects");
+    let app = root.join("-home-me-app");
+    std::fs::create_dir_all(&app).unwrap();
+    let text = std::fs::read_to_string(fixtures_dir().join(DEMO)).unwrap();
+    let first = app.join("s.jsonl");
+    std::fs::write(&first, &text).unwrap();
+    let mut c = indexed(std::slice::from_ref(&root)).await;
+    assert_eq!(
+        poll_uris(&mut c, &[file_uri(&first)]).await,
+        vec![file_uri(&first)]
+    );
+
+    std::fs::remove_dir_all(&app).unwrap();
+    assert_eq!(poll_uris(&mut c, &[]).await, Vec::<String>::new());
+    std::fs::create_dir(&app).unwrap();
+    tokio::time::sleep(Duration::from_millis(300)).await;
+    let second = app.join("t.jsonl");
+    std::fs::write(&second, &text).unwrap();
+    assert_eq!(
+        poll_uris(&mut c, &[file_uri(&second)]).await,
+        vec![file_uri(&second)]
+    );
+
+    std::fs::remove_dir_all(&root).unwrap();
+    assert_eq!(poll_uris(&mut c, &[]).await, Vec::<String>::new());
+    std::fs::create_dir_all(&app).unwrap();
+    tokio::time::sleep(Duration::from_millis(500)).await;
+    let third = app.join("u.jsonl");
+    std::fs::write(&third, &text).unwrap();
+    assert_eq!(
+        poll_uris(&mut c, &[file_uri(&third)]).await,
+        vec![file_uri(&third)]
+    );
+    c.shutdown().await;
+}

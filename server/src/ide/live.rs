@@ -114,6 +114,10 @@ struct State {
     /// the old folder's inode, and events stopped for good; issue 25 item 4), and a file
     /// back is read again.
     lost: HashMap<PathBuf, Option<(u64, u64)>>,
+    /// The index roots -> the (device, inode) of each when last watched (`None`: absent).
+    /// Looked at every tick: a root deleted and made again is watched and indexed again
+    /// (no watch of its parent reports it; issue 25 item 5).
+    root_ids: HashMap<PathBuf, Option<(u64, u64)>>,
 }
 
 /// (device, inode) of the folder at `dir`, if there is one.
@@ -225,7 +229,36 @@ impl State {
         }
         self.root_dirs.clear();
         self.roots = roots.clone();
+        self.root_ids = roots.iter().map(|r| (r.clone(), dir_id(r))).collect();
         self.watch_trees(sink, &roots);
+    }
+
+    /// Forgets the watched directories at and under `dir` (removed or renamed away: their
+    /// watches went with them), so that a directory made again there is watched again
+    /// (issue 25 item 5).
+    fn forget_dirs_under(&mut self, dir: &Path) {
+        self.root_dirs.retain(|d| !d.starts_with(dir));
+    }
+
+    /// Roots deleted and made again since the last look: watched again, their transcripts
+    /// indexed (issue 25 item 5).
+    fn recover_roots(&mut self, sink: &dyn Sink) {
+        let changed: Vec<(PathBuf, Option<(u64, u64)>)> = self
+            .root_ids
+            .iter()
+            .map(|(r, was)| (r.clone(), *was, dir_id(r)))
+            .filter(|(_, was, now)| was != now)
+            .map(|(r, _, now)| (r, now))
+            .collect();
+        for (r, now) in changed {
+            self.root_ids.insert(r.clone(), now);
+            self.forget_dirs_under(&r);
+            if now.is_some() {
+                self.watch_trees(sink, std::slice::from_ref(&r));
+                self.reindex
+                    .extend(workspace_symbols::walk(std::slice::from_ref(&r)).files);
+            }
+        }
     }
 
     /// Watches every directory of the trees under `tops` (roots, or directories created
@@ -311,6 +344,7 @@ async fn run(
         reindex: HashSet::new(),
         settling: HashMap::new(),
         lost: HashMap::new(),
+        root_ids: HashMap::new(),
     };
     st.watch_roots(&*sink, host.roots());
     // The index is built only once the roots are watched: a file written after indexing
@@ -336,6 +370,7 @@ async fn run(
             },
             _ = tick.tick() => {
                 recover_lost(&host, &mut st).await;
+                st.recover_roots(&*sink);
                 st.settle_due();
                 flush(&host, &sink, &mut st);
                 continue;
@@ -404,6 +439,24 @@ async fn handle(
                     }
                 }
                 if !st.roots.iter().any(|r| path.starts_with(r)) {
+                    continue;
+                }
+                if st.root_dirs.contains(&path)
+                    && !std::fs::symlink_metadata(&path).is_ok_and(|m| m.file_type().is_dir())
+                {
+                    // A watched folder under a root removed or renamed away: forgotten, so
+                    // that one made again there is watched again; its transcripts leave the
+                    // index (issue 25 item 5: they stayed, and new ones never came).
+                    st.forget_dirs_under(&path);
+                    let gone: Vec<PathBuf> = host
+                        .index
+                        .read()
+                        .unwrap_or_else(|e| e.into_inner())
+                        .entries()
+                        .map(|(p, _)| p.clone())
+                        .filter(|p| p.starts_with(&path))
+                        .collect();
+                    st.reindex.extend(gone);
                     continue;
                 }
                 if path.extension().is_some_and(|x| x == "jsonl") {
@@ -733,6 +786,7 @@ mod tests {
             reindex: HashSet::new(),
             settling: HashMap::new(),
             lost: HashMap::new(),
+            root_ids: HashMap::new(),
         }
     }
 
