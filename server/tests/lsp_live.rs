@@ -651,3 +651,43 @@ async fn a_followed_files_folder_made_again_is_followed_again() {
     same_as_fresh(&mut c, &uri, 3, "renamed and made again").await;
     c.shutdown().await;
 }
+
+/// Issue 25 item 12, on a real file system with the real watcher: a view of a hard link to a
+/// transcript in another folder follows appends written through the other name (they never
+/// showed: no watch here is told), and so does a view of a symlink (read through the path it
+/// resolves to; this part held before), each equal to a fresh server's.
+#[cfg(unix)]
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn symlinked_and_hard_linked_transcripts_are_followed() {
+    let demo =
+        std::fs::read(fixtures_dir().join("demo/3f8a2c61-9d4e-4b7a-8c15-e2d07b9a4f63.jsonl"))
+            .unwrap();
+    let half = demo.len() / 2
+        + demo[demo.len() / 2..]
+            .iter()
+            .position(|&b| b == b'\n')
+            .unwrap()
+        + 1;
+    let dir = tempfile::tempdir().unwrap();
+    for d in ["real", "links", "hard"] {
+        std::fs::create_dir(dir.path().join(d)).unwrap();
+    }
+    let real = dir.path().join("real/s.jsonl");
+    std::fs::write(&real, &demo[..half]).unwrap();
+    let sym = dir.path().join("links/s.jsonl");
+    std::os::unix::fs::symlink(&real, &sym).unwrap();
+    let hard = dir.path().join("hard/s.jsonl");
+    std::fs::hard_link(&real, &hard).unwrap();
+    let (mut c, _) = TestClient::start(client_caps(false), json!({"roots": []})).await;
+    let (su, hu) = (view_uri(&sym, Some(false)), view_uri(&hard, Some(false)));
+    c.open_view(&su).await;
+    c.open_view(&hu).await;
+    tokio::time::sleep(Duration::from_millis(300)).await;
+    append(&real, &demo[half..]);
+    // A view of a symlink reads the file it resolves to.
+    assert!(source_becomes(&c, &real, &demo).await, "symlink");
+    assert!(source_becomes(&c, &hard, &demo).await, "hard link");
+    same_as_fresh(&mut c, &su, 2, "symlink").await;
+    same_as_fresh(&mut c, &hu, 2, "hard link").await;
+    c.shutdown().await;
+}

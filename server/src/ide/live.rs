@@ -118,6 +118,25 @@ struct State {
     /// Looked at every tick: a root deleted and made again is watched and indexed again
     /// (no watch of its parent reports it; issue 25 item 5).
     root_ids: HashMap<PathBuf, Option<(u64, u64)>>,
+    /// Followed files seen through a symlink (the file or a folder above it) or with more
+    /// than one hard link: a write through another name is reported to no watch here, so
+    /// they are checked every tick (a `stat` when nothing changed; issue 25 item 12).
+    polled: HashSet<PathBuf>,
+}
+
+/// True when `path` is reached through a symlink or has other hard links.
+fn needs_polling(path: &Path) -> bool {
+    if std::fs::canonicalize(path).is_ok_and(|c| c != path) {
+        return true;
+    }
+    #[cfg(unix)]
+    {
+        use std::os::unix::fs::MetadataExt;
+        if std::fs::metadata(path).is_ok_and(|m| m.nlink() > 1) {
+            return true;
+        }
+    }
+    false
 }
 
 /// (device, inode) of the folder at `dir`, if there is one.
@@ -143,6 +162,9 @@ impl State {
             return;
         }
         self.track_settling(&path);
+        if needs_polling(&path) {
+            self.polled.insert(path.clone());
+        }
         let Some(dir) = path.parent().map(Path::to_path_buf) else {
             return;
         };
@@ -203,6 +225,7 @@ impl State {
         }
         self.files.remove(path);
         self.settling.remove(path);
+        self.polled.remove(path);
         let Some(dir) = path.parent() else {
             return;
         };
@@ -345,6 +368,7 @@ async fn run(
         settling: HashMap::new(),
         lost: HashMap::new(),
         root_ids: HashMap::new(),
+        polled: HashSet::new(),
     };
     st.watch_roots(&*sink, host.roots());
     // The index is built only once the roots are watched: a file written after indexing
@@ -370,6 +394,9 @@ async fn run(
             },
             _ = tick.tick() => {
                 recover_lost(&host, &mut st).await;
+                for p in st.polled.iter().cloned().collect::<Vec<_>>() {
+                    catch_up(&host, &mut st, &p).await;
+                }
                 st.recover_roots(&*sink);
                 st.settle_due();
                 flush(&host, &sink, &mut st);
@@ -787,6 +814,7 @@ mod tests {
             settling: HashMap::new(),
             lost: HashMap::new(),
             root_ids: HashMap::new(),
+            polled: HashSet::new(),
         }
     }
 
