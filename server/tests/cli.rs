@@ -490,6 +490,71 @@ fn zstd_rollout_reads_like_the_plain_file() {
     assert!(err.contains("corrupt zstd data"), "{err}");
 }
 
+/// Issue 25 item 1: `stats` on a small zstd file that decompresses to millions of `{}` lines
+/// (the issue's 96 KB file aborted with `memory allocation of 7516192768 bytes failed`) is a
+/// clear error naming the budget, exit 1, and the memory it took stays bounded: the text is
+/// cut off once it would take 1 GiB (8.4 M lines × 128 bytes, `zstd::LINE_COST`).
+#[test]
+fn stats_refuses_a_zstd_bomb_clearly() {
+    use ruzstd::encoding::{CompressionLevel, compress_to_vec};
+    let plain =
+        std::fs::read(root().join("fixtures/rules/codex-0118-same-ms-copies.jsonl")).unwrap();
+    let mut bomb = compress_to_vec(&plain[..], CompressionLevel::Fastest);
+    let frame = compress_to_vec("{}\n".repeat(100_000).as_bytes(), CompressionLevel::Fastest);
+    for _ in 0..90 {
+        bomb.extend_from_slice(&frame);
+    }
+    assert!(bomb.len() < 500_000, "{}", bomb.len());
+    let (_dir, p) = temp_file("rollout-x.jsonl", &bomb);
+    let (code, out, err) = run(&["stats", p.to_str().unwrap()]);
+    assert_eq!((code, out.as_str()), (1, ""));
+    assert!(
+        err.contains(
+            "decompresses to more than the 1024 MiB a compressed transcript may take in memory ("
+        ) && err.trim_end().ends_with("bytes so far): not read"),
+        "{err}"
+    );
+}
+
+/// Issue 25 item 10: token sums saturate instead of wrapping around `u64` (two
+/// `input_tokens` of 2^63 gave 0 in a release build, a panic in a debug one): the JSON figure
+/// is `u64::MAX`, and the text says `overflowed`.
+#[test]
+fn token_sums_saturate() {
+    let line = |i: u32, kind: &str, body: &str| {
+        format!(
+            r#"{{"parentUuid":null,"isSidechain":false,"userType":"external","cwd":"/home/user/project","sessionId":"S","version":"2.1.104","type":"{kind}","uuid":"u{i}","timestamp":"2026-04-06T09:00:0{i}.000Z","message":{body}}}"#
+        ) + "\n"
+    };
+    let answer = |id: &str| {
+        format!(
+            r#"{{"id":"{id}","type":"message","role":"assistant","model":"claude-sonnet-4-5-20250929","content":[{{"type":"text","text":"ok"}}],"stop_reason":"end_turn","usage":{{"input_tokens":9223372036854775808,"cache_creation_input_tokens":0,"cache_read_input_tokens":0,"output_tokens":5}}}}"#
+        )
+    };
+    let text = [
+        line(1, "user", r#"{"role":"user","content":"one"}"#),
+        line(2, "assistant", &answer("m1")),
+        line(3, "user", r#"{"role":"user","content":"two"}"#),
+        line(4, "assistant", &answer("m2")),
+    ]
+    .concat();
+    let (_dir, p) = temp_file("big-usage.jsonl", text.as_bytes());
+    let (code, out, err) = run(&["stats", "--json", "--complete", p.to_str().unwrap()]);
+    assert_eq!((code, err.as_str()), (0, ""));
+    let v: serde_json::Value = serde_json::from_str(out.trim()).unwrap();
+    assert_eq!(
+        (
+            v["turns"].as_u64(),
+            v["usage"]["input"].as_u64(),
+            v["usage"]["output"].as_u64()
+        ),
+        (Some(2), Some(u64::MAX), Some(10))
+    );
+    let (code, out, _) = run(&["stats", "--complete", p.to_str().unwrap()]);
+    assert_eq!(code, 0);
+    assert!(out.contains("tokens overflowed in / 10 out"), "{out}");
+}
+
 /// The demo session, rendered.
 fn demo() -> String {
     root()

@@ -327,3 +327,92 @@ async fn workspace_folders_are_indexed_too() {
     );
     c.shutdown().await;
 }
+
+/// Issue 25 item 1: a small zstd file that decompresses to millions of `{}` lines (the
+/// issue's 96 KB file grew the build to a 7.5 GB allocation) is left out of the index with a
+/// warning naming it, and the other transcripts of the root are indexed as ever. The text
+/// would take more than the index's 256 MiB: 2.2 M lines × 128 bytes (`zstd::LINE_COST`).
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_zstd_bomb_is_left_out_with_a_warning() {
+    use ruzstd::encoding::{CompressionLevel, compress_to_vec};
+    let dir = tempfile::tempdir().unwrap();
+    let root = dir.path().join("sessions");
+    std::fs::create_dir_all(&root).unwrap();
+    let text = std::fs::read_to_string(fixtures_dir().join(DEMO)).unwrap();
+    let plain = root.join("plain.jsonl");
+    std::fs::write(&plain, &text).unwrap();
+    // A session, then the same frame of 100 000 `{}` lines 22 times (frames concatenate).
+    let mut bomb = compress_to_vec(text.as_bytes(), CompressionLevel::Fastest);
+    let empties = "{}\n".repeat(100_000);
+    let frame = compress_to_vec(empties.as_bytes(), CompressionLevel::Fastest);
+    for _ in 0..22 {
+        bomb.extend_from_slice(&frame);
+    }
+    assert!(bomb.len() < 200_000, "{}", bomb.len());
+    let zst = root.join("rollout-x.jsonl");
+    std::fs::write(&zst, &bomb).unwrap();
+    let mut c = indexed(std::slice::from_ref(&root)).await;
+    let r = c.request("transcript/sessions", json!({})).await.unwrap();
+    assert_eq!(uris(&r), vec![file_uri(&plain)]);
+    let warned = c
+        .sent()
+        .into_iter()
+        .filter(|s| s.method == "window/logMessage" && s.params["type"] == 2)
+        .map(|s| s.params["message"].as_str().unwrap().to_string())
+        .find(|m| m.contains("rollout-x.jsonl"));
+    assert_eq!(
+        warned.as_deref(),
+        Some(
+            format!(
+                "cannot index {}: decompresses to more than the 256 MiB a compressed transcript \
+                 may take in memory (2065636 lines, 6318332 bytes so far): not read; left out",
+                zst.display()
+            )
+            .as_str()
+        )
+    );
+    c.shutdown().await;
+}
+
+/// Issue 25 item 5, on a real file system with the real watcher: a folder under an index
+/// root deleted and made again, then the root itself: a transcript written in the new
+/// folder appears in `transcript/sessions` (it never did until a restart), the deleted ones
+/// leave it.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn an_index_folder_made_again_is_watched_again() {
+    let dir = tempfile::tempdir().unwrap();
+    let root = dir.path().join("projects");
+    let app = root.join("-home-me-app");
+    std::fs::create_dir_all(&app).unwrap();
+    let text = std::fs::read_to_string(fixtures_dir().join(DEMO)).unwrap();
+    let first = app.join("s.jsonl");
+    std::fs::write(&first, &text).unwrap();
+    let mut c = indexed(std::slice::from_ref(&root)).await;
+    assert_eq!(
+        poll_uris(&mut c, &[file_uri(&first)]).await,
+        vec![file_uri(&first)]
+    );
+
+    std::fs::remove_dir_all(&app).unwrap();
+    assert_eq!(poll_uris(&mut c, &[]).await, Vec::<String>::new());
+    std::fs::create_dir(&app).unwrap();
+    tokio::time::sleep(Duration::from_millis(300)).await;
+    let second = app.join("t.jsonl");
+    std::fs::write(&second, &text).unwrap();
+    assert_eq!(
+        poll_uris(&mut c, &[file_uri(&second)]).await,
+        vec![file_uri(&second)]
+    );
+
+    std::fs::remove_dir_all(&root).unwrap();
+    assert_eq!(poll_uris(&mut c, &[]).await, Vec::<String>::new());
+    std::fs::create_dir_all(&app).unwrap();
+    tokio::time::sleep(Duration::from_millis(500)).await;
+    let third = app.join("u.jsonl");
+    std::fs::write(&third, &text).unwrap();
+    assert_eq!(
+        poll_uris(&mut c, &[file_uri(&third)]).await,
+        vec![file_uri(&third)]
+    );
+    c.shutdown().await;
+}

@@ -164,6 +164,39 @@ fn malformed_messages_are_answered_and_skipped() {
     assert_eq!(wait_exit(&mut child, Duration::from_secs(10)), Some(0));
 }
 
+/// Issue 25 item 9: a request whose header ends with `\n\n` is answered, and so is the
+/// well-formed request after it (the decoder used to search for `\r\n\r\n` and took the
+/// next message's, swallowing it).
+#[test]
+fn a_header_ended_by_two_line_feeds_swallows_nothing() {
+    let (mut child, mut stdin, mut out) = spawn();
+    initialize(&mut stdin, &mut out, Value::Null);
+    let first =
+        json!({"jsonrpc": "2.0", "id": 2, "method": "workspace/symbol", "params": {"query": ""}})
+            .to_string();
+    write!(stdin, "Content-Length: {}\n\n{first}", first.len()).unwrap();
+    send(
+        &mut stdin,
+        json!({"jsonrpc": "2.0", "id": 3, "method": "workspace/symbol", "params": {"query": "x"}}),
+    );
+    let mut ids: Vec<u64> = (0..2)
+        .map(|_| {
+            let r = response(&mut stdin, &mut out);
+            assert_eq!(r["result"], json!([]), "{r}");
+            r["id"].as_u64().unwrap()
+        })
+        .collect();
+    ids.sort();
+    assert_eq!(ids, vec![2, 3]);
+    send(
+        &mut stdin,
+        json!({"jsonrpc": "2.0", "id": 10, "method": "shutdown"}),
+    );
+    assert_eq!(response(&mut stdin, &mut out)["id"], 10);
+    send(&mut stdin, json!({"jsonrpc": "2.0", "method": "exit"}));
+    assert_eq!(wait_exit(&mut child, Duration::from_secs(10)), Some(0));
+}
+
 /// Defect 7: when the process named by `processId` dies, the server exits (exit code 1)
 /// although its stdin stays open.
 #[cfg(unix)]
@@ -442,4 +475,116 @@ fn a_did_open_whose_text_is_refused_late_opens_nothing() {
     assert!(r["result"].as_array().is_some_and(|s| s.len() > 2), "{r}");
     drop(stdin);
     wait_exit(&mut child, Duration::from_secs(10));
+}
+
+/// The next response's body, raw (notifications skipped, server requests answered).
+fn response_bytes(stdin: &mut ChildStdin, out: &mut BufReader<ChildStdout>) -> Vec<u8> {
+    loop {
+        let mut len = 0usize;
+        loop {
+            let mut line = String::new();
+            assert!(
+                out.read_line(&mut line).unwrap() > 0,
+                "server closed stdout"
+            );
+            let line = line.trim_end();
+            if line.is_empty() {
+                break;
+            }
+            if let Some(v) = line.strip_prefix("Content-Length: ") {
+                len = v.parse().unwrap();
+            }
+        }
+        let mut buf = vec![0; len];
+        out.read_exact(&mut buf).unwrap();
+        let m: Value = serde_json::from_slice(&buf).unwrap_or(Value::Null);
+        if m.get("method").is_some() {
+            if let Some(id) = m.get("id") {
+                send(stdin, json!({"jsonrpc": "2.0", "id": id, "result": null}));
+            }
+            continue;
+        }
+        return buf;
+    }
+}
+
+/// Issue 25 item 3: a mapped transcript (≥ 1 MiB) rewritten in place with bytes that are not
+/// UTF-8 (`\xff\xfe\x80\xc3(` over a prompt) never puts them on the wire: every answer right
+/// after the write is UTF-8, and once the watcher has read the file again the view equals a
+/// fresh server's (the bytes shown as U+FFFD).
+#[test]
+fn a_mapped_file_rewritten_in_place_sends_only_utf8() {
+    let demo = std::fs::read(
+        std::path::Path::new(env!("CARGO_MANIFEST_DIR"))
+            .join("../fixtures/demo/3f8a2c61-9d4e-4b7a-8c15-e2d07b9a4f63.jsonl"),
+    )
+    .unwrap();
+    let big = demo.repeat(1_200_000 / demo.len() + 1);
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("big.jsonl");
+    std::fs::write(&path, &big).unwrap();
+    let quiet = format!("transcript://{}?verbose=0", path.display());
+    let verbose = format!("transcript://{}?verbose=1", path.display());
+    let content_of =
+        |stdin: &mut ChildStdin, out: &mut BufReader<ChildStdout>, id: u64, uri: &str| {
+            send(
+                stdin,
+                json!({"jsonrpc": "2.0", "id": id, "method": "workspace/textDocumentContent",
+                       "params": {"uri": uri}}),
+            );
+            response_bytes(stdin, out)
+        };
+    let content = |stdin: &mut ChildStdin, out: &mut BufReader<ChildStdout>, id: u64| {
+        content_of(stdin, out, id, &quiet)
+    };
+    let (mut child, mut stdin, mut out) = spawn();
+    initialize(&mut stdin, &mut out, Value::Null);
+    let before = content(&mut stdin, &mut out, 2);
+    assert!(std::str::from_utf8(&before).is_ok());
+    let at = demo
+        .windows(13)
+        .position(|w| w == b"returns a 500")
+        .unwrap()
+        + 10;
+    {
+        use std::io::{Seek, SeekFrom};
+        let mut f = std::fs::OpenOptions::new().write(true).open(&path).unwrap();
+        f.seek(SeekFrom::Start(at as u64)).unwrap();
+        f.write_all(b"\xff\xfe\x80\xc3(").unwrap();
+    }
+    // A view first rendered now, from the mapping the write went through.
+    let first = content_of(&mut stdin, &mut out, 50, &verbose);
+    assert!(
+        std::str::from_utf8(&first).is_ok(),
+        "the verbose view holds bytes that are not UTF-8"
+    );
+    let deadline = Instant::now() + Duration::from_secs(15);
+    let mut id = 3;
+    let live = loop {
+        let body = content(&mut stdin, &mut out, id);
+        id += 1;
+        assert!(
+            std::str::from_utf8(&body).is_ok(),
+            "answer {id} holds bytes that are not UTF-8"
+        );
+        let v: Value = serde_json::from_slice(&body).unwrap();
+        let text = v["result"]["text"].as_str().unwrap().to_string();
+        if text.contains("returns a \u{fffd}") || Instant::now() > deadline {
+            break text;
+        }
+        std::thread::sleep(Duration::from_millis(100));
+    };
+    let (mut fresh, mut fin, mut fout) = spawn();
+    initialize(&mut fin, &mut fout, Value::Null);
+    let v: Value = serde_json::from_slice(&content(&mut fin, &mut fout, 2)).unwrap();
+    assert_eq!(live, v["result"]["text"].as_str().unwrap());
+    for (c, i, o) in [
+        (&mut child, &mut stdin, &mut out),
+        (&mut fresh, &mut fin, &mut fout),
+    ] {
+        send(i, json!({"jsonrpc": "2.0", "id": 99, "method": "shutdown"}));
+        response_bytes(i, o);
+        send(i, json!({"jsonrpc": "2.0", "method": "exit"}));
+        assert_eq!(wait_exit(c, Duration::from_secs(10)), Some(0));
+    }
 }

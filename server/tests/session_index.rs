@@ -498,3 +498,69 @@ fn the_index_keeps_each_turns_changed_files() {
     ));
     assert_eq!(show(idx.get(&p).unwrap()), got);
 }
+
+/// Issue 25 item 2 in the index: a file written again with `O_TRUNC` and one longer write
+/// that keeps its last turn's opening line but not its first prompt is read whole (it was
+/// taken for an append: the entry kept the old first prompt and title); the entry equals a
+/// cold read of the new file. An append after it is read from the last turn again.
+#[test]
+fn a_head_rewritten_longer_is_read_whole() {
+    let demo = std::fs::read(
+        Path::new(env!("CARGO_MANIFEST_DIR"))
+            .join("../fixtures/demo/3f8a2c61-9d4e-4b7a-8c15-e2d07b9a4f63.jsonl"),
+    )
+    .unwrap();
+    let line_start = |n: usize| {
+        demo.iter()
+            .enumerate()
+            .filter(|(_, b)| **b == b'\n')
+            .nth(n - 1)
+            .map(|(i, _)| i + 1)
+            .unwrap()
+    };
+    let (cut1, cut2) = (line_start(60), line_start(80));
+    let dir = tempfile::tempdir().unwrap();
+    let p = dir.path().join("s.jsonl");
+    std::fs::write(&p, &demo[..cut1]).unwrap();
+    let mut idx = SessionIndex::new();
+    assert!(matches!(
+        disk::update(&mut idx, &p).unwrap(),
+        Refresh::Whole(_)
+    ));
+    let first = idx.get(&p).unwrap().first_prompt.clone().unwrap();
+    assert!(first.contains("returns a 500"), "{first}");
+    let at = demo
+        .windows(13)
+        .position(|w| w == b"returns a 500")
+        .unwrap()
+        + 10;
+    let mut now = demo[..cut2].to_vec();
+    now[at..at + 3].copy_from_slice(b"404");
+    std::fs::write(&p, &now).unwrap(); // O_TRUNC, one write
+    assert!(matches!(
+        disk::update(&mut idx, &p).unwrap(),
+        Refresh::Whole(_)
+    ));
+    let e = idx.get(&p).unwrap().clone();
+    let mut cold = summary::read_whole(std::str::from_utf8(&now).unwrap());
+    cold.bytes = e.bytes;
+    cold.modified_ms = e.modified_ms;
+    assert_eq!(e, cold);
+    assert!(e.first_prompt.as_deref().unwrap().contains("returns a 404"));
+    // A plain append is still read from the last turn, and matches a cold read.
+    {
+        use std::io::Write;
+        let mut f = std::fs::OpenOptions::new().append(true).open(&p).unwrap();
+        f.write_all(&demo[cut2..]).unwrap();
+    }
+    now.extend_from_slice(&demo[cut2..]);
+    assert!(matches!(
+        disk::update(&mut idx, &p).unwrap(),
+        Refresh::Tail { .. }
+    ));
+    let e = idx.get(&p).unwrap().clone();
+    let mut cold = summary::read_whole(std::str::from_utf8(&now).unwrap());
+    cold.bytes = e.bytes;
+    cold.modified_ms = e.modified_ms;
+    assert_eq!(e, cold);
+}

@@ -65,7 +65,10 @@ pub fn of_turn(
             reason: PLACEHOLDERS,
         };
     }
-    let tokens: u64 = bearing.iter().map(|s| s.usage.output).sum();
+    // Saturating, as every token sum (issue 25 item 10).
+    let tokens: u64 = bearing
+        .iter()
+        .fold(0u64, |t, s| t.saturating_add(s.usage.output));
     if bearing.iter().all(|s| s.stream_start_ms.is_some()) {
         let mut decode: u64 = 0;
         for s in &bearing {

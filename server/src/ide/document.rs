@@ -70,6 +70,109 @@ struct DiskState {
     invalid: Vec<InvalidUtf8>,
     /// Files from this size on are mapped ([`load::MAP_FROM_BYTES`]; tests map small files).
     map_from: u64,
+    /// Hashes of windows of the bytes read (`Fingerprint`): a file grown whose earlier bytes
+    /// no longer hash the same was rewritten, not appended to (issue 25 item 2).
+    samples: Fingerprint,
+    /// The file's modification and change times when it was last read: a file of the same
+    /// length and inode with other times was rewritten in place (issue 25 item 2).
+    stamp: Option<Stamp>,
+}
+
+/// A file's (modification, status change) times, in nanoseconds since the epoch (Unix);
+/// the modification time alone elsewhere.
+type Stamp = (i128, i128);
+
+fn stamp_of(md: &std::fs::Metadata) -> Option<Stamp> {
+    #[cfg(unix)]
+    {
+        use std::os::unix::fs::MetadataExt;
+        Some((
+            i128::from(md.mtime()) * 1_000_000_000 + i128::from(md.mtime_nsec()),
+            i128::from(md.ctime()) * 1_000_000_000 + i128::from(md.ctime_nsec()),
+        ))
+    }
+    #[cfg(not(unix))]
+    {
+        let m = md.modified().ok()?;
+        let ns = m.duration_since(std::time::UNIX_EPOCH).ok()?.as_nanos() as i128;
+        Some((ns, 0))
+    }
+}
+
+/// (offset, length, hash) of windows of a file's bytes as read: the first
+/// [`SAMPLE_BYTES`], [`SAMPLES`] − 1 more spread evenly over the rest, and the last
+/// [`SAMPLE_BYTES`]. An append checks them again (a few dozen KiB read, whatever the file's
+/// size) besides the bytes before the old end.
+type Fingerprint = Vec<(u64, usize, u64)>;
+
+/// Bytes per fingerprint window.
+const SAMPLE_BYTES: usize = 4096;
+/// Evenly spread fingerprint windows (besides the last one).
+const SAMPLES: u64 = 16;
+
+fn hash_bytes(b: &[u8]) -> u64 {
+    use std::hash::{Hash, Hasher};
+    let mut h = std::collections::hash_map::DefaultHasher::new();
+    b.hash(&mut h);
+    h.finish()
+}
+
+/// Files up to this size (4 MiB) are fingerprinted whole: one window, every byte checked
+/// again at each append (a rewrite anywhere in them is seen).
+const WHOLE_CHECK_BYTES: u64 = 4 << 20;
+
+/// The fingerprint of `bytes` (a file's first `bytes.len()` bytes): one window over all of
+/// them up to [`WHOLE_CHECK_BYTES`], else spread windows.
+fn fingerprint(bytes: &[u8]) -> Fingerprint {
+    let len = bytes.len() as u64;
+    if len <= WHOLE_CHECK_BYTES {
+        return vec![(0, bytes.len(), hash_bytes(bytes))];
+    }
+    let mut offsets: Vec<u64> = (0..SAMPLES).map(|i| len * i / SAMPLES).collect();
+    offsets.push(len.saturating_sub(SAMPLE_BYTES as u64));
+    offsets.dedup();
+    offsets
+        .into_iter()
+        .map(|o| {
+            let w = &bytes[o as usize..(o as usize + SAMPLE_BYTES).min(bytes.len())];
+            (o, w.len(), hash_bytes(w))
+        })
+        .collect()
+}
+
+/// True when `bytes` (a file's bytes from its start) hold every window of `samples`.
+fn fingerprint_matches_bytes(bytes: &[u8], samples: &Fingerprint) -> bool {
+    samples.iter().all(|&(o, n, h)| {
+        usize::try_from(o)
+            .ok()
+            .and_then(|o| bytes.get(o..o.checked_add(n)?))
+            .is_some_and(|w| hash_bytes(w) == h)
+    })
+}
+
+/// True when the file at `path` still holds the bytes `samples` were taken of (an error
+/// reading it counts as a change).
+fn fingerprint_matches(path: &Path, samples: &Fingerprint) -> bool {
+    let Ok(f) = std::fs::File::open(path) else {
+        return false;
+    };
+    let mut buf = vec![0u8; SAMPLE_BYTES];
+    samples
+        .iter()
+        .all(|&(o, n, h)| read_exact_at(&f, &mut buf[..n], o).is_ok() && hash_bytes(&buf[..n]) == h)
+}
+
+#[cfg(unix)]
+fn read_exact_at(f: &std::fs::File, buf: &mut [u8], at: u64) -> std::io::Result<()> {
+    std::os::unix::fs::FileExt::read_exact_at(f, buf, at)
+}
+
+#[cfg(not(unix))]
+fn read_exact_at(f: &std::fs::File, buf: &mut [u8], at: u64) -> std::io::Result<()> {
+    use std::io::{Read, Seek};
+    let mut f = f;
+    f.seek(std::io::SeekFrom::Start(at))?;
+    f.read_exact(buf)
 }
 
 #[derive(Debug)]
@@ -437,7 +540,7 @@ impl Source {
         let Some(path) = self.path.clone() else {
             return DiskChange::Unchanged;
         };
-        let (known_len, known_id, tail, was_missing, text, map_from) = {
+        let (known_len, known_id, tail, was_missing, text, map_from, known_stamp, samples) = {
             let st = lock(&self.text);
             let Some(d) = &st.disk else {
                 return DiskChange::Unchanged;
@@ -446,7 +549,16 @@ impl Source {
                 Body::Flat(t) => Some(t.clone()),
                 Body::Rope(_) => None,
             };
-            (d.len, d.id, d.tail.clone(), d.missing, text, d.map_from)
+            (
+                d.len,
+                d.id,
+                d.tail.clone(),
+                d.missing,
+                text,
+                d.map_from,
+                d.stamp,
+                d.samples.clone(),
+            )
         };
         // A mapped text the file was truncated under holds zeros: read it again. So is one
         // found not to be UTF-8 as it was read; it is read lossily.
@@ -463,8 +575,15 @@ impl Source {
         };
         let id = file_id(&md);
         let len = md.len();
-        let replaced =
-            was_missing || torn || (id.is_some() && known_id.is_some() && id != known_id);
+        let stamp = stamp_of(&md);
+        // Same length and inode but other times: rewritten in place, or only touched; read
+        // again, as when unsure (issue 25 item 2: only length and inode were compared).
+        let rewritten =
+            len == known_len && stamp.is_some() && known_stamp.is_some() && stamp != known_stamp;
+        let replaced = was_missing
+            || torn
+            || rewritten
+            || (id.is_some() && known_id.is_some() && id != known_id);
         if !replaced && len == known_len {
             return DiskChange::Unchanged;
         }
@@ -474,9 +593,28 @@ impl Source {
         let invalid = known_invalid || text.as_ref().is_some_and(|t| !t.check_all());
         drop(text);
         if !replaced && !invalid && len > known_len {
-            match read_from(&path, known_len - tail.len() as u64, len) {
-                Ok(bytes) if bytes.len() >= tail.len() && bytes[..tail.len()] == tail[..] => {
-                    let new = &bytes[tail.len()..];
+            // A small file is read whole and all its old bytes checked; a big one from just
+            // before the old end, its fingerprint's windows read apart.
+            let whole = len <= WHOLE_CHECK_BYTES;
+            let from = if whole {
+                0
+            } else {
+                known_len - tail.len() as u64
+            };
+            let old_end = (known_len - from) as usize;
+            match read_from(&path, from, len) {
+                // The bytes before the old end and the fingerprint's windows (the head and
+                // more) are as read: an append; else rewritten (issue 25 item 2).
+                Ok(bytes)
+                    if bytes.len() >= old_end
+                        && bytes[old_end - tail.len()..old_end] == tail[..]
+                        && if whole {
+                            fingerprint_matches_bytes(&bytes, &samples)
+                        } else {
+                            fingerprint_matches(&path, &samples)
+                        } =>
+                {
+                    let new = &bytes[old_end..];
                     // Let the text grow in place (the cached snapshot is stale anyway).
                     self.release_cache();
                     let mut st = lock(&self.text);
@@ -488,6 +626,12 @@ impl Source {
                     let cut = complete_utf8_len(&buf);
                     d.len = known_len + new.len() as u64;
                     d.tail = tail_of(&bytes, 64);
+                    if whole {
+                        d.samples = fingerprint(&bytes);
+                    }
+                    // The times of the file as of this read (a later same-length rewrite
+                    // changes them again).
+                    d.stamp = stamp;
                     d.partial = buf[cut..].to_vec();
                     let st = &mut *st;
                     let mut s = match std::mem::replace(&mut st.body, Body::Flat(Arc::default())) {
@@ -560,6 +704,31 @@ impl Source {
         matches!(&lock(&self.text).body, Body::Flat(t) if t.torn() || t.invalid())
     }
 
+    /// A mapped disk text whose file's length or times are not the ones read (issue 25
+    /// item 3: a mapping shows a file rewritten in place, so bytes checked as UTF-8 may no
+    /// longer be; the text must be read again before a request reads it). One `stat`.
+    fn mapped_file_changed(&self) -> bool {
+        let (path, len, stamp) = {
+            let st = lock(&self.text);
+            match (&st.body, &st.disk, &self.path) {
+                (Body::Flat(t), Some(d), Some(p)) if t.is_mapped() && !d.missing => {
+                    (p.clone(), d.len, d.stamp)
+                }
+                _ => return false,
+            }
+        };
+        std::fs::metadata(&path).map_or(true, |md| md.len() != len || stamp_of(&md) != stamp)
+    }
+
+    /// Brings a disk text up to date for a request (a mapped file changed under it), leaving
+    /// the report of the change to the watcher's next [`Source::refresh_disk`].
+    fn refresh_for_request(&self) {
+        if self.refresh_disk_now() != DiskChange::Unchanged {
+            self.reread
+                .store(true, std::sync::atomic::Ordering::Release);
+        }
+    }
+
     /// A mapped text found not to be UTF-8 as it was read ([`Text::invalid`]).
     fn text_invalid(&self) -> bool {
         matches!(&lock(&self.text).body, Body::Flat(t) if t.invalid())
@@ -602,6 +771,11 @@ impl Source {
             if self.origin == Origin::Disk && self.text_torn() {
                 let src = self.clone();
                 let _ = tokio::task::spawn_blocking(move || src.reread_torn()).await;
+            } else if self.origin == Origin::Disk && self.mapped_file_changed() {
+                // Rewritten under its mapping: read again before anything reads the text
+                // (issue 25 item 3).
+                let src = self.clone();
+                let _ = tokio::task::spawn_blocking(move || src.refresh_for_request()).await;
             }
             // The build runs in its own task: a cancelled request (the client's
             // `$/cancelRequest` drops the handler's future) does not lose the work or the
@@ -1442,6 +1616,7 @@ fn read_whole(path: &Path, map_from: u64) -> std::io::Result<(Text, DiskState)> 
         let bytes = m.text.raw_bytes();
         let mut tail = bytes[bytes.len().saturating_sub(64)..].to_vec();
         tail.extend_from_slice(&m.rest);
+        let samples = fingerprint(bytes);
         return Ok((
             m.text.clone(),
             DiskState {
@@ -1452,6 +1627,8 @@ fn read_whole(path: &Path, map_from: u64) -> std::io::Result<(Text, DiskState)> 
                 missing: false,
                 invalid: Vec::new(),
                 map_from,
+                samples,
+                stamp: stamp_of(&m.metadata),
             },
         ));
     }
@@ -1461,6 +1638,7 @@ fn read_whole(path: &Path, map_from: u64) -> std::io::Result<(Text, DiskState)> 
     let mut bytes = read.bytes;
     let len = bytes.len() as u64;
     let tail = tail_of(&bytes, 64);
+    let samples = fingerprint(&bytes);
     // The bytes become the text without a copy when they are valid UTF-8 (issue 12: bytes and
     // text were both held, twice the file, while a view of it was read), and without a second
     // check: the read checked them window by window.
@@ -1481,6 +1659,8 @@ fn read_whole(path: &Path, map_from: u64) -> std::io::Result<(Text, DiskState)> 
             missing: false,
             invalid,
             map_from,
+            samples,
+            stamp: stamp_of(&md),
         },
     ))
 }

@@ -109,6 +109,49 @@ struct State {
     /// nobody writes to them (file-age rule, `crate::source::age`): then their documents and
     /// views are refreshed, so a finished session's last answer shows (issue 11).
     settling: HashMap<PathBuf, SystemTime>,
+    /// Followed files found gone -> the (device, inode) of their folder then (`None`: gone
+    /// too). Looked at every tick: a folder made again is watched again (a watch follows
+    /// the old folder's inode, and events stopped for good; issue 25 item 4), and a file
+    /// back is read again.
+    lost: HashMap<PathBuf, Option<(u64, u64)>>,
+    /// The index roots -> the (device, inode) of each when last watched (`None`: absent).
+    /// Looked at every tick: a root deleted and made again is watched and indexed again
+    /// (no watch of its parent reports it; issue 25 item 5).
+    root_ids: HashMap<PathBuf, Option<(u64, u64)>>,
+    /// Followed files seen through a symlink (the file or a folder above it) or with more
+    /// than one hard link: a write through another name is reported to no watch here, so
+    /// they are checked every tick (a `stat` when nothing changed; issue 25 item 12).
+    polled: HashSet<PathBuf>,
+}
+
+/// True when `path` is reached through a symlink or has other hard links.
+fn needs_polling(path: &Path) -> bool {
+    if std::fs::canonicalize(path).is_ok_and(|c| c != path) {
+        return true;
+    }
+    #[cfg(unix)]
+    {
+        use std::os::unix::fs::MetadataExt;
+        if std::fs::metadata(path).is_ok_and(|m| m.nlink() > 1) {
+            return true;
+        }
+    }
+    false
+}
+
+/// (device, inode) of the folder at `dir`, if there is one.
+fn dir_id(dir: &Path) -> Option<(u64, u64)> {
+    let md = std::fs::metadata(dir).ok().filter(|m| m.is_dir())?;
+    #[cfg(unix)]
+    {
+        use std::os::unix::fs::MetadataExt;
+        Some((md.dev(), md.ino()))
+    }
+    #[cfg(not(unix))]
+    {
+        let _ = md;
+        Some((0, 0))
+    }
 }
 
 impl State {
@@ -119,6 +162,9 @@ impl State {
             return;
         }
         self.track_settling(&path);
+        if needs_polling(&path) {
+            self.polled.insert(path.clone());
+        }
         let Some(dir) = path.parent().map(Path::to_path_buf) else {
             return;
         };
@@ -179,6 +225,7 @@ impl State {
         }
         self.files.remove(path);
         self.settling.remove(path);
+        self.polled.remove(path);
         let Some(dir) = path.parent() else {
             return;
         };
@@ -205,7 +252,36 @@ impl State {
         }
         self.root_dirs.clear();
         self.roots = roots.clone();
+        self.root_ids = roots.iter().map(|r| (r.clone(), dir_id(r))).collect();
         self.watch_trees(sink, &roots);
+    }
+
+    /// Forgets the watched directories at and under `dir` (removed or renamed away: their
+    /// watches went with them), so that a directory made again there is watched again
+    /// (issue 25 item 5).
+    fn forget_dirs_under(&mut self, dir: &Path) {
+        self.root_dirs.retain(|d| !d.starts_with(dir));
+    }
+
+    /// Roots deleted and made again since the last look: watched again, their transcripts
+    /// indexed (issue 25 item 5).
+    fn recover_roots(&mut self, sink: &dyn Sink) {
+        let changed: Vec<(PathBuf, Option<(u64, u64)>)> = self
+            .root_ids
+            .iter()
+            .map(|(r, was)| (r.clone(), *was, dir_id(r)))
+            .filter(|(_, was, now)| was != now)
+            .map(|(r, _, now)| (r, now))
+            .collect();
+        for (r, now) in changed {
+            self.root_ids.insert(r.clone(), now);
+            self.forget_dirs_under(&r);
+            if now.is_some() {
+                self.watch_trees(sink, std::slice::from_ref(&r));
+                self.reindex
+                    .extend(workspace_symbols::walk(std::slice::from_ref(&r)).files);
+            }
+        }
     }
 
     /// Watches every directory of the trees under `tops` (roots, or directories created
@@ -290,6 +366,9 @@ async fn run(
         refresh_all: false,
         reindex: HashSet::new(),
         settling: HashMap::new(),
+        lost: HashMap::new(),
+        root_ids: HashMap::new(),
+        polled: HashSet::new(),
     };
     st.watch_roots(&*sink, host.roots());
     // The index is built only once the roots are watched: a file written after indexing
@@ -314,6 +393,11 @@ async fn run(
                 }
             },
             _ = tick.tick() => {
+                recover_lost(&host, &mut st).await;
+                for p in st.polled.iter().cloned().collect::<Vec<_>>() {
+                    catch_up(&host, &mut st, &p).await;
+                }
+                st.recover_roots(&*sink);
                 st.settle_due();
                 flush(&host, &sink, &mut st);
                 continue;
@@ -361,7 +445,45 @@ async fn handle(
                 if st.files.contains_key(&path) {
                     on_file_changed(host, &**sink, st, &path).await;
                 }
+                if st.dirs.contains_key(&path)
+                    && matches!(
+                        event.kind,
+                        EventKind::Remove(_)
+                            | EventKind::Modify(notify::event::ModifyKind::Name(_))
+                    )
+                {
+                    // A followed file's folder removed or renamed away: its files are gone
+                    // from where they are followed (issue 25 item 4).
+                    let inside: Vec<PathBuf> = st
+                        .files
+                        .keys()
+                        .filter(|f| f.parent() == Some(path.as_path()))
+                        .cloned()
+                        .collect();
+                    for f in inside {
+                        on_file_changed(host, &**sink, st, &f).await;
+                        st.lost.entry(f).or_insert(None);
+                    }
+                }
                 if !st.roots.iter().any(|r| path.starts_with(r)) {
+                    continue;
+                }
+                if st.root_dirs.contains(&path)
+                    && !std::fs::symlink_metadata(&path).is_ok_and(|m| m.file_type().is_dir())
+                {
+                    // A watched folder under a root removed or renamed away: forgotten, so
+                    // that one made again there is watched again; its transcripts leave the
+                    // index (issue 25 item 5: they stayed, and new ones never came).
+                    st.forget_dirs_under(&path);
+                    let gone: Vec<PathBuf> = host
+                        .index
+                        .read()
+                        .unwrap_or_else(|e| e.into_inner())
+                        .entries()
+                        .map(|(p, _)| p.clone())
+                        .filter(|p| p.starts_with(&path))
+                        .collect();
+                    st.reindex.extend(gone);
                     continue;
                 }
                 if path.extension().is_some_and(|x| x == "jsonl") {
@@ -432,12 +554,45 @@ async fn on_file_changed(host: &Host, sink: &dyn Sink, st: &mut State, path: &Pa
         }
         DiskChange::Missing(why) => {
             st.dirty.insert(path.to_path_buf());
+            let dir = path.parent().and_then(dir_id);
+            st.lost.insert(path.to_path_buf(), dir);
             let msg = format!(
                 "transcript {} is gone ({why}); its view is empty until it reappears",
                 path.display()
             );
             sink.log(Level::Warning, msg.clone());
             sink.show(Level::Warning, msg);
+        }
+    }
+}
+
+/// Looks at the followed files found gone (`State::lost`): a folder made again since is
+/// watched again, and a file back is read again (and its views refreshed).
+async fn recover_lost(host: &Host, st: &mut State) {
+    if st.lost.is_empty() {
+        return;
+    }
+    let lost: Vec<(PathBuf, Option<(u64, u64)>)> =
+        st.lost.iter().map(|(p, d)| (p.clone(), *d)).collect();
+    for (p, was) in lost {
+        if !st.files.contains_key(&p) {
+            st.lost.remove(&p);
+            continue;
+        }
+        let Some(dir) = p.parent() else {
+            continue;
+        };
+        let now = dir_id(dir);
+        if now.is_some() && now != was {
+            if let Some(w) = st.watcher.as_mut() {
+                let _ = w.unwatch(dir);
+                let _ = w.watch(dir, RecursiveMode::NonRecursive);
+            }
+            st.lost.insert(p.clone(), now);
+        }
+        if std::fs::metadata(&p).is_ok_and(|m| m.is_file()) {
+            st.lost.remove(&p);
+            catch_up(host, st, &p).await;
         }
     }
 }
@@ -573,7 +728,12 @@ pub async fn build_index(
                         idx.insert(p, e);
                     }
                     Ok(disk::Refresh::Gone) => idx.remove(&p),
-                    Err(e) => sink.log(Level::Log, format!("cannot index {}: {e}", p.display())),
+                    // A file that cannot be read (a zstd bomb, issue 25 item 1) is left out
+                    // with a warning; the build goes on.
+                    Err(e) => sink.log(
+                        Level::Warning,
+                        format!("cannot index {}: {e}; left out", p.display()),
+                    ),
                 }
             }
         }
@@ -652,6 +812,9 @@ mod tests {
             refresh_all: false,
             reindex: HashSet::new(),
             settling: HashMap::new(),
+            lost: HashMap::new(),
+            root_ids: HashMap::new(),
+            polled: HashSet::new(),
         }
     }
 

@@ -12,6 +12,9 @@ use super::{SessionEntry, SessionIndex, summary, system_time_ms};
 /// at most this much from the last turn).
 pub const MAX_INDEX_BYTES: u64 = 256 * 1024 * 1024;
 
+/// Bytes of a file's head hashed into `Tail::head` (issue 25 item 2).
+pub const HEAD_BYTES: u64 = 4096;
+
 /// Every `*.jsonl` regular file under the roots, as the file watcher sees them (no symlinks,
 /// nothing outside a root; `ide::workspace_symbols::walk`), sorted.
 pub fn scan_roots(roots: &[PathBuf]) -> Vec<PathBuf> {
@@ -74,11 +77,25 @@ pub fn refresh(path: &Path, old: Option<&SessionEntry>) -> std::io::Result<Refre
     // Claude Code and Codex files are read from their last turn (`summary::tail_readable`
     // says why not the other formats).
     let aside = crate::formats::claude_code::aside::is_aside_file(path);
+    // The file's first bytes: a grown file whose head changed was rewritten (issue 25 item 2:
+    // one longer write after `O_TRUNC` keeping the last turn's opening line was taken for
+    // an append, and the entry kept the old first prompt).
+    let (head, _) = load::read_bytes(path, 0, HEAD_BYTES)?;
+    // (A whole read hashes the head of its text: `summary::read_whole`.)
+    let stamp_head = |e: &mut SessionEntry| {
+        e.tail.head = summary::fnv1a(&head);
+        e.tail.head_len = head.len() as u64;
+    };
     if let Some(old) = old
         && !aside
         && summary::tail_readable(old.format)
         && len > old.bytes
         && old.tail.offset <= old.bytes
+        && old.tail.head_len > 0
+        && usize::try_from(old.tail.head_len)
+            .ok()
+            .and_then(|n| head.get(..n))
+            .is_some_and(|h| summary::fnv1a(h) == old.tail.head)
     {
         let (bytes, _) = load::read_bytes(path, old.tail.offset, MAX_INDEX_BYTES)?;
         if summary::tail_matches(old, &bytes) {
@@ -86,6 +103,7 @@ pub fn refresh(path: &Path, old: Option<&SessionEntry>) -> std::io::Result<Refre
             let mut entry = summary::read_tail(old, &text);
             entry.bytes = len;
             entry.modified_ms = modified_ms;
+            stamp_head(&mut entry);
             return Ok(Refresh::Tail {
                 entry,
                 read: bytes.len() as u64,

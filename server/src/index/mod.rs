@@ -81,6 +81,13 @@ pub struct Tail {
     /// FNV-1a hash of the first bytes (at most [`summary::ANCHOR_BYTES`]) from `offset`: an
     /// append keeps them, a rewrite almost surely does not.
     pub anchor: u64,
+    /// FNV-1a hash of the file's first `head_len` bytes (at most `index::disk::HEAD_BYTES`)
+    /// when read: a file grown whose head changed was rewritten, not appended to (issue 25
+    /// item 2; 0 and 0 in caches written before it, which never match: read whole once).
+    #[serde(default)]
+    pub head: u64,
+    #[serde(default)]
+    pub head_len: u64,
 }
 
 /// What the index knows about one transcript file. No transcript text beyond the short

@@ -37,7 +37,7 @@ pub fn read_whole_marked(text: &str, mark: impl FnOnce(&mut Transcript)) -> Sess
 /// [`tail_matches`] holds; `old.format` must be [`tail_readable`].
 pub fn read_tail(old: &SessionEntry, tail_text: &str) -> SessionEntry {
     let (t, a) = read(tail_text, Reader::with_format(old.format));
-    let new = build(
+    let mut new = build(
         &t,
         &a,
         tail_text,
@@ -45,6 +45,11 @@ pub fn read_tail(old: &SessionEntry, tail_text: &str) -> SessionEntry {
         old.tail.line,
         old.tail.turns_before,
     );
+    if old.tail.offset > 0 {
+        // Not read again: the file's head is the old one (the caller checked it).
+        new.tail.head = old.tail.head;
+        new.tail.head_len = old.tail.head_len;
+    }
     let title_wins = match (old.title_source, new.title_source) {
         (_, None) => false,
         (None, Some(_)) => true,
@@ -194,7 +199,8 @@ fn anchor_len(head: &[u8]) -> usize {
     line.min(ANCHOR_BYTES)
 }
 
-fn fnv1a(bytes: &[u8]) -> u64 {
+/// FNV-1a, 64 bits.
+pub(crate) fn fnv1a(bytes: &[u8]) -> u64 {
     let mut h: u64 = 0xcbf2_9ce4_8422_2325;
     for &b in bytes {
         h ^= u64::from(b);
@@ -261,7 +267,14 @@ fn build(
         })
         .collect();
     let last = a.turns.iter().rfind(|turn| turn.kind != TurnKind::Preamble);
-    let tail = match last
+    // The file's head, for a whole read (a tail read takes the old entry's: `read_tail`).
+    let (head, head_len) = if base == 0 {
+        let h = &text.as_bytes()[..text.len().min(crate::index::disk::HEAD_BYTES as usize)];
+        (fnv1a(h), h.len() as u64)
+    } else {
+        (0, 0)
+    };
+    let mut tail = match last
         .and_then(|turn| turn.opener)
         .filter(|&i| i < t.entries.len())
         .map(|i| &t.entries[tail_entry(t, i)])
@@ -273,6 +286,7 @@ fn build(
                 line: base_line + e.line,
                 turns_before: turns_before + symbols.len() - 1,
                 anchor: fnv1a(&head[..anchor_len(head)]),
+                ..Tail::default()
             }
         }
         None => Tail {
@@ -280,8 +294,11 @@ fn build(
             line: base_line,
             turns_before,
             anchor: fnv1a(&text.as_bytes()[..anchor_len(text.as_bytes())]),
+            ..Tail::default()
         },
     };
+    tail.head = head;
+    tail.head_len = head_len;
     let (mut started, mut ended) = (None, None);
     for e in &t.entries {
         if let Some(ts) = e.timestamp_ms() {

@@ -134,6 +134,29 @@ fn find(hay: &[u8], needle: &[u8]) -> Option<usize> {
     memchr::memmem::find(hay, needle)
 }
 
+/// Where the header block `buf` starts with ends: (the end of its last line, where the body
+/// starts), at the first blank line of either kind (`\r\n` or `\n`, after a line ended by
+/// either; issue 25 item 9: searching for `\r\n\r\n` alone took a header ended by `\n\n`
+/// up to the next message's blank line, swallowing that request). `None` while the blank
+/// line has not arrived.
+fn header_end(buf: &[u8]) -> Option<(usize, usize)> {
+    let mut from = 0;
+    while let Some(i) = memchr::memchr(b'\n', &buf[from..]).map(|i| from + i) {
+        let end = if i > 0 && buf[i - 1] == b'\r' {
+            i - 1
+        } else {
+            i
+        };
+        match buf.get(i + 1..)? {
+            [b'\n', ..] => return Some((end, i + 2)),
+            [b'\r', b'\n', ..] => return Some((end, i + 3)),
+            [b'\r'] => return None, // more bytes needed
+            _ => from = i + 1,
+        }
+    }
+    None
+}
+
 /// Length of the longest suffix of `buf` that is a proper prefix of `Content-` (the start of
 /// a header line).
 fn header_prefix_suffix(buf: &[u8]) -> usize {
@@ -219,7 +242,7 @@ impl Decoder {
                 "{drop} bytes that are not an LSP message"
             )));
         }
-        let Some(end) = find(&self.buf, b"\r\n\r\n") else {
+        let Some((end, body_start)) = header_end(&self.buf) else {
             if self.buf.len() > MAX_HEADER_BYTES {
                 let n = self.buf.len();
                 self.buf.drain(..1);
@@ -233,7 +256,8 @@ impl Decoder {
         };
         let header = String::from_utf8_lossy(&self.buf[..end]).into_owned();
         let mut length: Option<Result<usize, String>> = None;
-        for line in header.split("\r\n") {
+        for line in header.split('\n') {
+            let line = line.strip_suffix('\r').unwrap_or(line);
             let Some((name, value)) = line.split_once(':') else {
                 length = Some(Err(format!("a header line without ':': {line:?}")));
                 break;
@@ -247,7 +271,6 @@ impl Decoder {
                 );
             }
         }
-        let body_start = end + 4;
         let limit = match length {
             Some(Ok(n)) if n > ALWAYS_ACCEPTED_BYTES => (self.limit)(),
             _ => usize::MAX,
@@ -887,16 +910,36 @@ async fn pump_frames<R: AsyncRead + Unpin>(
         dec.push(&buf[..n]);
         while let Some(f) = dec.next_frame() {
             if let Frame::Body(b) = f {
-                let out = raw
+                let (pieces, kept) = raw
                     .as_ref()
                     .and_then(|r| r.splice_frame(&b))
                     .unwrap_or_else(|| (vec![header(b.len()), b], false));
-                if to.send(out).is_err() {
+                if to.send((utf8_on_the_wire(pieces), kept)).is_err() {
                     return Ok(());
                 }
             }
         }
     }
+}
+
+/// A frame (`Content-Length` header and body, in pieces) whose bytes are all UTF-8, as JSON
+/// must be: as it is when they are (checked with `simdutf8`, every outgoing byte), else
+/// framed again with each invalid sequence replaced by U+FFFD and a line on stderr (issue 25
+/// item 3: a mapped file rewritten in place under a `&str` put raw `\xff\xfe` bytes inside
+/// JSON-RPC strings; the watcher then reads the file again, this keeps the wire valid
+/// meanwhile). A piece boundary never splits a character (pieces join at JSON structure).
+fn utf8_on_the_wire(pieces: Pieces) -> Pieces {
+    if pieces.iter().all(|p| simdutf8::basic::from_utf8(p).is_ok()) {
+        return pieces;
+    }
+    let all = pieces.concat();
+    let body = find(&all, b"\r\n\r\n").map_or(&all[..], |at| &all[at + 4..]);
+    let fixed = String::from_utf8_lossy(body).into_owned().into_bytes();
+    eprintln!(
+        "transcript-ls: an outgoing message held bytes that are not UTF-8 (a file changed under \
+         its mapping?); they were sent as U+FFFD"
+    );
+    vec![frame(&fixed)]
 }
 
 /// The body of the [`OPEN_PENDING`] notification for params from [`split_did_open`] and the
@@ -1261,6 +1304,53 @@ mod tests {
                 Frame::Body(b"{}".to_vec()),
             ]
         );
+    }
+
+    /// Issue 25 item 3: a message whose bytes are not all UTF-8 (text read through a mapping
+    /// of a file rewritten in place) goes out with U+FFFD in their place and the right
+    /// `Content-Length`; a valid one goes out as it is, in its pieces.
+    #[test]
+    fn only_utf8_goes_on_the_wire() {
+        let ok = vec![header(9), br#"{"a":"\u00e9"}"#[..9].to_vec()];
+        assert_eq!(utf8_on_the_wire(ok.clone()), ok);
+        let body = b"{\"r\":\"a\xff\xfe\x80\xc3(\"}";
+        let pieces = vec![header(body.len()), body[..6].to_vec(), body[6..].to_vec()];
+        let out = utf8_on_the_wire(pieces);
+        let want = "{\"r\":\"a\u{fffd}\u{fffd}\u{fffd}\u{fffd}(\"}";
+        assert_eq!(out, vec![frame(want.as_bytes())]);
+        let v: Value = serde_json::from_str(want).unwrap();
+        assert_eq!(v["r"], "a\u{fffd}\u{fffd}\u{fffd}\u{fffd}(");
+    }
+
+    /// Issue 25 item 9: a header ended by `\n\n` (or lines ended by `\n`, or a mix) ends at
+    /// its own blank line; the next well-formed request is not swallowed.
+    #[test]
+    fn a_header_ends_at_the_first_blank_line_of_either_kind() {
+        let mut input = b"Content-Length: 7\n\n{\"a\":1}".to_vec();
+        input.extend_from_slice(&frame(b"{\"b\":2}"));
+        input.extend_from_slice(b"Content-Length: 2\r\n\n[]");
+        input.extend_from_slice(b"Content-Length: 2\nContent-Type: x\n\r\n{}");
+        input.extend_from_slice(&frame(b"{\"c\":3}"));
+        let want = vec![
+            Frame::Body(b"{\"a\":1}".to_vec()),
+            Frame::Body(b"{\"b\":2}".to_vec()),
+            Frame::Body(b"[]".to_vec()),
+            Frame::Body(b"{}".to_vec()),
+            Frame::Body(b"{\"c\":3}".to_vec()),
+        ];
+        assert_eq!(frames(&input), want);
+        // Byte by byte: a `\r` or `\n` at the end of what has arrived waits for more.
+        let mut d = Decoder::default();
+        let mut got = Vec::new();
+        for b in &input {
+            d.push(std::slice::from_ref(b));
+            got.extend(std::iter::from_fn(|| d.next_frame()));
+        }
+        assert_eq!(got, want);
+        assert_eq!(header_end(b"A: 1\r\n\r"), None);
+        assert_eq!(header_end(b"A: 1\r\n"), None);
+        assert_eq!(header_end(b"A: 1\r\n\r\nx"), Some((4, 8)));
+        assert_eq!(header_end(b"A: 1\n\nx"), Some((4, 6)));
     }
 
     #[test]

@@ -780,16 +780,28 @@ impl Usage {
         }
     }
 
-    /// Component-wise sum: for adding different steps together.
+    /// Component-wise sum: for adding different steps together. Saturating: a sum past
+    /// `u64::MAX` stays `u64::MAX` (issue 25 item 10: two `input_tokens` of 2^63 wrapped to
+    /// 0 in a release build and panicked in a debug one); shown as overflowed by
+    /// `view::text::fmt_tokens`.
     #[allow(clippy::should_implement_trait)]
     pub fn add(self, o: Usage) -> Usage {
         Usage {
-            input: self.input + o.input,
-            output: self.output + o.output,
-            cache_creation: self.cache_creation + o.cache_creation,
-            cache_read: self.cache_read + o.cache_read,
-            reasoning: self.reasoning + o.reasoning,
+            input: self.input.saturating_add(o.input),
+            output: self.output.saturating_add(o.output),
+            cache_creation: self.cache_creation.saturating_add(o.cache_creation),
+            cache_read: self.cache_read.saturating_add(o.cache_read),
+            reasoning: self.reasoning.saturating_add(o.reasoning),
         }
+    }
+
+    /// Every count added up (saturating, as [`Usage::add`]), `reasoning` left out (it is
+    /// part of `output`).
+    pub fn total(self) -> u64 {
+        self.input
+            .saturating_add(self.output)
+            .saturating_add(self.cache_creation)
+            .saturating_add(self.cache_read)
     }
 }
 

@@ -43,7 +43,7 @@ pub enum LoadError {
     /// Larger than [`MAX_FILE_BYTES`]: its length in bytes.
     TooBig(u64),
     /// A zstd-compressed file that cannot be decompressed (`corrupt zstd data: …`,
-    /// `decompressed size exceeds 1 GiB`).
+    /// `decompresses to more than the N MiB a compressed transcript may take in memory …`).
     Compressed(String),
     /// Any other I/O error, as the OS words it.
     Io(String),
@@ -496,7 +496,8 @@ pub struct Loaded {
 }
 
 /// Reads and decodes a whole regular file (at most `max` bytes); a zstd-compressed file is
-/// decompressed first (`source::zstd`, at most 1 GiB). A file of [`MAP_FROM_BYTES`] or more
+/// decompressed first (`source::zstd`, the text taking at most `max` and at most 1 GiB of
+/// memory as `zstd::memory_estimate` counts it, else [`LoadError::Compressed`]). A file of [`MAP_FROM_BYTES`] or more
 /// that is valid UTF-8 is mapped ([`map_file`]).
 pub fn load(path: &Path, max: u64) -> Result<Loaded, LoadError> {
     load_mapping_from(path, max, MAP_FROM_BYTES)
@@ -516,7 +517,11 @@ pub fn load_mapping_from(path: &Path, max: u64, map_from: u64) -> Result<Loaded,
     let metadata = read.metadata.clone();
     let compressed = crate::source::zstd::is_zstd(&read.bytes);
     let (text, invalid) = if compressed {
-        let bytes = crate::source::zstd::decompress(&read.bytes).map_err(LoadError::Compressed)?;
+        // The memory the text will take is bounded by what the caller reads of a plain file
+        // (the index: 256 MiB), and never more than 1 GiB (issue 25 item 1).
+        let budget = max.min(crate::source::zstd::MAX_DECOMPRESSED);
+        let bytes = crate::source::zstd::decompress_within(&read.bytes, budget)
+            .map_err(LoadError::Compressed)?;
         decode_owned(bytes)
     } else {
         // Checked while it was read: valid text is not checked again.

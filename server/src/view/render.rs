@@ -584,7 +584,7 @@ impl<'a> Renderer<'a> {
         }
         parts.push(text::plural(a.turn_count as u64, "turn", "turns"));
         let u = a.usage;
-        if u.input + u.output + u.cache_creation + u.cache_read > 0 {
+        if u.total() > 0 {
             parts.push(format!(
                 "tokens {} in / {} out / {} cache read / {} cache write",
                 text::fmt_tokens(u.input),
@@ -594,10 +594,14 @@ impl<'a> Renderer<'a> {
             ));
         }
         let adv = a.advisor_usage;
-        if adv.input + adv.output + adv.cache_creation + adv.cache_read > 0 {
+        if adv.total() > 0 {
             parts.push(format!(
                 "advisor {} in / {} out",
-                text::fmt_tokens(adv.input + adv.cache_read + adv.cache_creation),
+                text::fmt_tokens(
+                    adv.input
+                        .saturating_add(adv.cache_read)
+                        .saturating_add(adv.cache_creation)
+                ),
                 text::fmt_tokens(adv.output)
             ));
         }

@@ -52,10 +52,13 @@ pub fn image_placeholder(media_type: &str, data_len: usize) -> String {
     }
 }
 
-/// A token count for people: `950`, `12.3k`, `167k`, `1.2M`.
+/// A token count for people: `950`, `12.3k`, `167k`, `1.2M`; `u64::MAX`, where token sums
+/// saturate (`model::Usage::add`, issue 25 item 10), is `overflowed`.
 pub fn fmt_tokens(n: u64) -> String {
     let f = n as f64;
-    if n < 1000 {
+    if n == u64::MAX {
+        "overflowed".to_string()
+    } else if n < 1000 {
         n.to_string()
     } else if n < 10_000 {
         format!("{:.1}k", f / 1e3)
@@ -368,6 +371,8 @@ mod tests {
         assert_eq!(fmt_tokens(1_234), "1.2k");
         assert_eq!(fmt_tokens(167_094), "167k");
         assert_eq!(fmt_tokens(1_234_567), "1.2M");
+        assert_eq!(fmt_tokens(u64::MAX - 1), "18446744073709.6M");
+        assert_eq!(fmt_tokens(u64::MAX), "overflowed");
         assert_eq!(fmt_duration(800), "0.8s");
         assert_eq!(fmt_duration(42_000), "42s");
         assert_eq!(fmt_duration(145_000), "2m 25s");
