@@ -225,6 +225,26 @@ async function start(): Promise<void> {
         }
         return hints;
       },
+      // A folded turn of a view shows its prompt (issue 23 item 4): VS Code shows a folded
+      // range's first line only (it ignores `collapsedText`), and a view's turn range starts
+      // at its `## Turn N` heading; start it at the prompt's first line instead (the heading
+      // and the blank line under it stay visible above it).
+      provideFoldingRanges: async (doc, context, token, next) => {
+        const ranges = await next(doc, context, token);
+        if (ranges && doc.uri.scheme === VIEW_SCHEME) {
+          for (const r of ranges) {
+            if (/^## Turn \d+/.test(doc.lineAt(r.start).text)) {
+              for (let k = r.start + 1; k <= Math.min(r.start + 3, r.end - 1, doc.lineCount - 1); k++) {
+                if (doc.lineAt(k).text.startsWith('> ')) {
+                  r.start = k;
+                  break;
+                }
+              }
+            }
+          }
+        }
+        return ranges;
+      },
       // Commands carried by code lenses (gate stepper -> next gate, sub-agent -> open it) run on
       // the server; show what they return.
       executeCommand: async (command, args, next) => {

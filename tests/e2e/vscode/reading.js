@@ -32,6 +32,21 @@ module.exports = async function reading(page, h) {
   const verbose = await waitText('▸ Worked · 2 tool calls');
   check('verbose view by its command shows the work runs', verbose, (await flatText()).slice(0, 300));
   await shot(page, 'r1-verbose-view.png');
+  // Issue 23 item 4: Fold All leaves each turn's heading and its prompt in sight (the prompt
+  // was inside the fold), the answers folded away.
+  await activeEditor(page).locator('.view-lines').first().click();
+  await palette(page, 'Fold All');
+  let folded = '';
+  for (let i = 0; i < 25; i++) {
+    folded = await flatText();
+    if (!folded.includes('Fixed. Two problems')) break;
+    await page.waitForTimeout(200);
+  }
+  check('Fold All in the view: each turn shows its prompt, the answer folded',
+    folded.includes('> GET /accounts?currency=usd returns a 500') && folded.includes('> Good. Next: store the normalised code') &&
+      folded.includes('> Postgres only.') && !folded.includes('Fixed. Two problems'), folded.slice(0, 600));
+  await shot(page, 'r1b-fold-all-prompts.png');
+  await palette(page, 'Unfold All');
   // The turn hints wrap between figures, never inside one (`turn 1/` ⏎ `10`): the visual lines
   // of the view, joined with ⏎.
   const visual = await activeEditor(page).evaluate((ed) =>
