@@ -133,6 +133,10 @@ pub struct State {
     types: Vec<Arc<str>>,
     /// The last `sessionId` given out: a session's records all carry the same one.
     session: Option<Arc<str>>,
+    /// The main-thread `sessionId`s of `user` / `assistant` records read so far, in file order (at most
+    /// [`MAX_KEPT_SESSIONS`]): a record with one not among them, after the first, starts
+    /// another session of the file (issue 20 item 3).
+    sessions_seen: Vec<Arc<str>>,
     /// Every `uuid` read ([`uuid_hash`]), with the entry index of its first record: a later
     /// line with the same `uuid` and the same bytes is a repeat (`Entry::repeated`; issue 20
     /// item 2). Keyed by a hash, 16 bytes a record: a hit is checked against the first
@@ -167,6 +171,8 @@ impl Hasher for Prehashed {
 
 /// Most distinct record types kept by [`State::record_type`] (more are allocated each time).
 const MAX_KEPT_TYPES: usize = 64;
+/// Most main-thread session ids remembered ([`State::sessions_seen`]; bounded memory).
+const MAX_KEPT_SESSIONS: usize = 64;
 
 impl State {
     /// Reads one complete, non-blank line (`span` excludes the newline) and appends what it
@@ -291,8 +297,23 @@ impl State {
         }
         e.set_parent_uuid(rec.parent_uuid.get().filter(|s| !s.is_empty()));
         let session = rec.session_id.get().filter(|s| !s.is_empty());
-        e.set_session_id(session.map(|s| self.session_id(s)));
+        let session = session.map(|s| self.session_id(s));
         e.sidechain = rec.is_sidechain.is_true();
+        let new_session = session
+            .as_ref()
+            .filter(|s| {
+                // Conversation records only: bookkeeping (`relocated`, `bridge-session`, …)
+                // can name another session without starting one.
+                !e.sidechain
+                    && matches!(rec.ty.get(), Some("user" | "assistant"))
+                    && self.sessions_seen.len() < MAX_KEPT_SESSIONS
+                    && !self.sessions_seen.iter().any(|k| k == *s)
+            })
+            .cloned();
+        if let Some(s) = &new_session {
+            self.sessions_seen.push(s.clone());
+        }
+        e.set_session_id(session);
         e.set_agent_id(rec.agent_id.boxed());
         self.update_meta(rec, t);
         let mut r = Reading {
@@ -373,6 +394,16 @@ impl State {
         entry.role = role;
         entry.record_type = self.record_type(record_type);
         t.problems.extend(problems);
+        if let Some(id) = new_session
+            && self.sessions_seen.len() > 1
+        {
+            t.meta.sessions.push(crate::model::SessionStart {
+                entry: t.entries.len(),
+                line: entry.line,
+                id: id.to_string(),
+                parent: None,
+            });
+        }
         t.entries.push(entry);
     }
 

@@ -220,8 +220,11 @@ pub struct SessionMeta {
     /// `session_meta.thread_source: guardian_review`).
     pub automatic_review: bool,
     /// The sessions after the first in a file that holds several (issue 20 item 3; Codex: a
-    /// later `session_meta` with another id, not one replayed by a fork), in file order.
-    /// Each session's figures count once: its cumulative totals start from its own baseline.
+    /// later `session_meta` with another id, not one replayed by a fork; Copilot CLI: a
+    /// `session.start` with another `sessionId`; Pi: a `session` header with another `id`;
+    /// Claude Code: a main-thread `sessionId` not read before), in file order.
+    /// Each session's figures count once: Codex's cumulative totals start from its own
+    /// baseline, Copilot's `session.shutdown` usages add up, Pi's earlier active branches stay.
     pub sessions: Vec<SessionStart>,
 }
 

@@ -260,6 +260,8 @@ enum Ev {
     Answer,
     /// An abandoned branch (index into `Analysis::branches`).
     Branch(usize),
+    /// Another session of the file starts (index into `SessionMeta::sessions`).
+    Session(usize),
 }
 
 struct Renderer<'a> {
@@ -724,6 +726,13 @@ impl<'a> Renderer<'a> {
             Some(e) => self.entry_origin(e, None),
             None => Origin::None,
         };
+        // A session that starts with this turn's opener (or before it, within the turn) is
+        // shown above the heading (issue 20 item 3).
+        let upto = turn.opener.unwrap_or(turn.entries.start);
+        for si in self.sessions_in(turn.entries.start, upto + 1) {
+            self.session_divider(si);
+            self.blank();
+        }
         let head = self.emit(Line::new().add(&heading, None), origin);
         self.turn_start_line = head;
         self.blank();
@@ -1000,6 +1009,12 @@ impl<'a> Renderer<'a> {
                 covered.extend(b.entries.clone());
             }
         }
+        let after_opener = turn.opener.unwrap_or(turn.entries.start) + 1;
+        for si in self.sessions_in(after_opener, turn.entries.end) {
+            if let Some(st) = self.t.meta.sessions.get(si) {
+                evs.push(((st.entry, 0), Ev::Session(si)));
+            }
+        }
         if self.verbose {
             for e in turn.entries.clone() {
                 if covered.contains(&e)
@@ -1105,6 +1120,10 @@ impl<'a> Renderer<'a> {
                 Ev::Steering(s) => self.steering_line(s),
                 Ev::Compaction(c) => self.compaction(c),
                 Ev::Branch(b) => self.branch(b),
+                Ev::Session(si) => {
+                    self.session_divider(si);
+                    self.blank();
+                }
                 Ev::Gate(g) => self.gate_line(g),
                 Ev::Answer => {
                     if let Some(f) = fa {
@@ -2016,6 +2035,32 @@ impl<'a> Renderer<'a> {
         };
         let end = self.next_line() - 1;
         self.anchor(AnchorKind::Steering, first, end, Some(name), String::new());
+    }
+
+    /// Indices into `SessionMeta::sessions` of the sessions starting at an entry in
+    /// `from..to`.
+    fn sessions_in(&self, from: usize, to: usize) -> std::ops::Range<usize> {
+        let s = &self.t.meta.sessions;
+        let a = s.partition_point(|x| x.entry < from);
+        let b = s.partition_point(|x| x.entry < to).max(a);
+        a..b
+    }
+
+    /// `── Session 2: <id> ──`: where another session of the file starts (issue 20 item 3),
+    /// drawn like a compaction divider.
+    fn session_divider(&mut self, si: usize) {
+        let Some(st) = self.t.meta.sessions.get(si) else {
+            return;
+        };
+        let divider = format!("── Session {}: {} ──", si + 2, one_line(&st.id, 60));
+        self.blank();
+        let saved = self.mods;
+        self.mods = Mods::default();
+        self.emit(
+            Line::new().add(&divider, Some(SpanKind::Meta)),
+            self.entry_origin(st.entry, None),
+        );
+        self.mods = saved;
     }
 
     fn compaction(&mut self, ci: usize) {
