@@ -1158,3 +1158,82 @@ fn views_show_a_divider_where_a_session_starts() {
         }
     }
 }
+
+/// Drift stays visible (`claude-unknown-records.jsonl`, issue 20 item 11): one Information
+/// diagnostic per kind no reader knows (a record type ×3, an attachment ×1, a system subtype
+/// ×2), on its first line, and none for the 2026 records the issue lists; `stats --json`
+/// `unknown_records` counts them; a `pr-link` is a link line and an `api_error` a warning line
+/// in both views. Before: one hint `unknown record type 'teleport-state' (kept as other)`,
+/// nothing for the attachment and the subtype, and neither line in the quiet view.
+#[test]
+fn unknown_records_give_one_information_diagnostic_per_kind() {
+    use transcript_ls::ide::diagnostics::diagnostics;
+    use transcript_ls::model::Severity;
+    use transcript_ls::view::{ViewOptions, render};
+    let f = load_with("rules/claude-unknown-records.jsonl", &opts(true));
+    let all = diagnostics(&f.t, &f.a);
+    let d: Vec<(usize, Severity, &str, &str)> = all
+        .iter()
+        .map(|d| (d.line + 1, d.severity, d.code, d.message.as_str()))
+        .collect();
+    assert_eq!(
+        d,
+        [
+            (
+                4,
+                Severity::Information,
+                "unknown-record",
+                "unknown record type \"teleport-state\" (3 lines): shown in the verbose view only"
+            ),
+            (
+                7,
+                Severity::Information,
+                "unknown-record",
+                "unknown attachment \"holo_hint\" (1 line): shown in the verbose view only"
+            ),
+            (
+                11,
+                Severity::Information,
+                "unknown-record",
+                "unknown system subtype \"quantum_notice\" (2 lines): shown in the verbose view only"
+            ),
+        ]
+    );
+    let s = transcript_ls::ide::stats::stats("x".into(), &f.t, &f.a);
+    let unknown: Vec<(&str, usize)> = s
+        .unknown_records
+        .iter()
+        .map(|(k, v)| (k.as_str(), *v))
+        .collect();
+    assert_eq!(
+        unknown,
+        [
+            ("attachment/holo_hint", 1),
+            ("system/quantum_notice", 2),
+            ("teleport-state", 3)
+        ]
+    );
+    for verbose in [false, true] {
+        let v = render(&f.t, &f.a, &f.src, &ViewOptions { verbose });
+        let lines: Vec<&str> = v.text.lines().collect();
+        assert_eq!(
+            lines
+                .iter()
+                .filter(|l| **l == "🔗 pull request: https://github.com/org/repo/pull/12")
+                .count(),
+            1,
+            "{}",
+            v.text
+        );
+        assert_eq!(
+            lines
+                .iter()
+                .filter(|l| **l == "⚠ API error: Overloaded")
+                .count(),
+            1,
+            "{}",
+            v.text
+        );
+        assert_eq!(v.text.contains("teleport-state"), verbose, "{}", v.text);
+    }
+}

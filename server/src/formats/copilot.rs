@@ -500,7 +500,11 @@ impl State {
             }
             "" => l.entry(Role::Other, "unknown"),
             _ if is_copilot_type(ty) => l.entry(Role::Meta, ty),
-            _ => l.entry(Role::Other, ty),
+            _ => {
+                // Noted once per type (issue 20 item 11).
+                t.note_unknown("record type", ty, l.line, l.span.clone());
+                l.entry(Role::Other, ty)
+            }
         }
     }
 

@@ -278,7 +278,11 @@ impl State {
             }
             "label" | "custom" | "context_edit" | "usage" => l.entry(Role::Meta, &ty),
             "" => l.entry(Role::Other, "unknown"),
-            other => l.entry(Role::Other, other),
+            other => {
+                // Noted once per type (issue 20 item 11).
+                t.note_unknown("record type", other, l.line, l.span.clone());
+                l.entry(Role::Other, other)
+            }
         };
         if ty != "session" {
             self.place(&l, &rec, t, &mut entry);

@@ -262,6 +262,9 @@ enum Ev {
     Branch(usize),
     /// Another session of the file starts (index into `SessionMeta::sessions`).
     Session(usize),
+    /// A record shown as one line in both views: a pull-request link or an API error
+    /// (issue 20 item 11).
+    Notice(usize),
 }
 
 struct Renderer<'a> {
@@ -1009,6 +1012,17 @@ impl<'a> Renderer<'a> {
                 covered.extend(b.entries.clone());
             }
         }
+        for e in turn.entries.clone() {
+            if self
+                .t
+                .entries
+                .get(e)
+                .is_some_and(|en| !en.sidechain && notice_kind(en).is_some())
+            {
+                evs.push(((e, 0), Ev::Notice(e)));
+                covered.insert(e);
+            }
+        }
         let after_opener = turn.opener.unwrap_or(turn.entries.start) + 1;
         for si in self.sessions_in(after_opener, turn.entries.end) {
             if let Some(st) = self.t.meta.sessions.get(si) {
@@ -1124,6 +1138,7 @@ impl<'a> Renderer<'a> {
                     self.session_divider(si);
                     self.blank();
                 }
+                Ev::Notice(e) => self.notice_line(e),
                 Ev::Gate(g) => self.gate_line(g),
                 Ev::Answer => {
                     if let Some(f) = fa {
@@ -2037,6 +2052,36 @@ impl<'a> Renderer<'a> {
         self.anchor(AnchorKind::Steering, first, end, Some(name), String::new());
     }
 
+    /// `🔗 pull request: <url>` (Claude Code `pr-link`) or `⚠ API error: <message>` (Claude
+    /// Code `system/api_error`): one line, in the quiet and the verbose view.
+    fn notice_line(&mut self, e: usize) {
+        let Some(entry) = self.t.entries.get(e) else {
+            return;
+        };
+        let Some((label, kind)) = notice_kind(entry) else {
+            return;
+        };
+        let text = entry.blocks.iter().find_map(|b| match &b.kind {
+            BlockKind::Text { text } => Some((b, self.decode(text))),
+            _ => None,
+        });
+        let mut line = Line::new();
+        let origin = match &text {
+            Some((b, t)) => {
+                let bi = entry.blocks.iter().position(|x| std::ptr::eq(x, *b));
+                line = line.add(&format!("{label}: {}", one_line(t, 200)), Some(kind));
+                self.entry_origin(e, bi)
+            }
+            None => {
+                line = line.add(label, Some(kind));
+                self.entry_origin(e, None)
+            }
+        };
+        self.blank();
+        self.emit(line, origin);
+        self.blank();
+    }
+
     /// Indices into `SessionMeta::sessions` of the sessions starting at an entry in
     /// `from..to`.
     fn sessions_in(&self, from: usize, to: usize) -> std::ops::Range<usize> {
@@ -2458,4 +2503,13 @@ fn floor_char_boundary(s: &str, mut i: usize) -> usize {
         i -= 1;
     }
     i
+}
+
+/// The label and span kind of a record the view shows as one notice line (issue 20 item 11).
+fn notice_kind(e: &Entry) -> Option<(&'static str, SpanKind)> {
+    match &*e.record_type {
+        "pr-link" => Some(("🔗 pull request", SpanKind::Meta)),
+        "system/api_error" => Some(("⚠ API error", SpanKind::ToolError)),
+        _ => None,
+    }
 }
