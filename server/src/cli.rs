@@ -804,6 +804,15 @@ fn write_outline(out: &mut dyn Write, path: &Path, l: &Loaded) -> std::io::Resul
             text::one_line(&p.message, 300)
         )?;
     }
+    // Drift stays visible (issue 20 item 11): the kinds no reader knows, as in diagnostics.
+    for u in &t.unknown {
+        writeln!(
+            out,
+            "ℹ line {}: {}",
+            u.line + 1,
+            text::one_line(&crate::ide::diagnostics::unknown_message(u), 300)
+        )?;
+    }
     if let Some(p) = &t.pending_tail {
         writeln!(
             out,

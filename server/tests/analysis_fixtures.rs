@@ -1016,3 +1016,224 @@ fn shared_case_inputs() {
     );
     assert_eq!(f.answer(0), vec![2]);
 }
+
+/// The session boundaries of `f`'s raw outline: (turn symbol index, name, 1-based line).
+fn session_children(f: &F) -> Vec<(usize, String, usize)> {
+    let symbols = transcript_ls::ide::symbols::raw_symbols(&f.t, &f.a, &f.src);
+    symbols
+        .iter()
+        .enumerate()
+        .flat_map(|(i, s)| s.children.iter().map(move |c| (i, c)))
+        .filter(|(_, c)| c.kind == transcript_ls::ide::symbols::SymbolKind::Session)
+        .map(|(i, c)| (i, c.name.clone(), c.start_line + 1))
+        .collect()
+}
+
+/// Copilot CLI: two `session.start`s in one file (`copilot-two-sessions.jsonl`, issue 20
+/// item 3): each session's `session.shutdown` counts once and they add up (500 + 300 uncached
+/// in, 1 000 + 500 cache read, 30 + 20 out, 2 requests); the outline shows the second.
+/// Before: only the last shutdown (300 / 500 / 20).
+#[test]
+fn copilot_two_sessions_in_one_file_add_up() {
+    let f = load_with("rules/copilot-two-sessions.jsonl", &opts(true));
+    assert_eq!(f.a.turn_count, 2);
+    let u = f.a.usage;
+    assert_eq!(
+        (u.input, u.cache_read, u.output),
+        (500 + 300, 1_000 + 500, 30 + 20)
+    );
+    let m = &f.t.meta.recorded_usage;
+    assert_eq!(m.len(), 1);
+    assert_eq!((m[0].model.as_str(), m[0].requests), ("gpt-5", Some(2)));
+    assert_eq!(
+        session_children(&f),
+        [(
+            1,
+            "Session 2: 7d1c2b3a-0000-4a6b-8c7d-000000000002".into(),
+            7
+        )]
+    );
+}
+
+/// Pi: a second `session` header (`pi-two-sessions.jsonl`, issue 20 item 3): the earlier
+/// session is a session, not an abandoned branch: 3 prompts, 450 in / 90 out; the branch
+/// inside the first session (line 3, left for line 4) stays abandoned. Before: 1 prompt,
+/// 200 in / 40 out, lines 2–6 all abandoned.
+#[test]
+fn pi_two_sessions_in_one_file_add_up() {
+    let f = load_with("rules/pi-two-sessions.jsonl", &opts(true));
+    assert_eq!(f.a.turn_count, 3);
+    let u = f.a.usage;
+    assert_eq!((u.input, u.output), (100 + 150 + 200, 20 + 30 + 40));
+    let abandoned: Vec<usize> =
+        f.t.entries
+            .iter()
+            .filter(|e| e.abandoned)
+            .map(|e| e.line + 1)
+            .collect();
+    assert_eq!(abandoned, [3]);
+    assert_eq!(
+        session_children(&f),
+        [(
+            2,
+            "Session 2: 0b9e6c1a-0000-4c8e-9a41-000000000002".into(),
+            7
+        )]
+    );
+}
+
+/// Claude Code: a new main-thread `sessionId` mid-file (`claude-two-sessions.jsonl`, issue 20
+/// item 3) starts another session: the outline shows it; figures add up (25 + 35 out).
+#[test]
+fn claude_two_sessions_in_one_file() {
+    let f = load_with("rules/claude-two-sessions.jsonl", &opts(true));
+    assert_eq!(f.a.turn_count, 2);
+    let u = f.a.usage;
+    assert_eq!(
+        (u.input, u.cache_read, u.output),
+        (10 + 20, 400 + 600, 25 + 35)
+    );
+    assert_eq!(
+        f.t.meta.sessions,
+        [transcript_ls::model::SessionStart {
+            entry: 2,
+            line: 2,
+            id: "6b2e0000-0000-4000-8000-0000000000b2".into(),
+            parent: None,
+        }]
+    );
+    assert_eq!(
+        session_children(&f),
+        [(
+            1,
+            "Session 2: 6b2e0000-0000-4000-8000-0000000000b2".into(),
+            3
+        )]
+    );
+}
+
+/// The view draws each later session of a file as a divider line `── Session 2: <id> ──`
+/// (issue 20 item 3), in the quiet and the verbose view, on every format: above the turn
+/// its first prompt opens (Claude Code), or inside the turn whose tail it starts in.
+#[test]
+fn views_show_a_divider_where_a_session_starts() {
+    use transcript_ls::view::{ViewOptions, render};
+    for (file, id, before) in [
+        (
+            "rules/claude-two-sessions.jsonl",
+            "6b2e0000-0000-4000-8000-0000000000b2",
+            "It starts the server.",
+        ),
+        (
+            "rules/copilot-two-sessions.jsonl",
+            "7d1c2b3a-0000-4a6b-8c7d-000000000002",
+            "It describes the build.",
+        ),
+        (
+            "rules/pi-two-sessions.jsonl",
+            "0b9e6c1a-0000-4c8e-9a41-000000000002",
+            "Second answer.",
+        ),
+        (
+            "rules/codex-two-sessions.jsonl",
+            "019e6100-0000-7000-8000-0000000000f1",
+            "",
+        ),
+    ] {
+        let f = load_with(file, &opts(true));
+        for verbose in [false, true] {
+            let v = render(&f.t, &f.a, &f.src, &ViewOptions { verbose });
+            let want = format!("── Session 2: {id} ──");
+            let lines: Vec<&str> = v.text.lines().collect();
+            let at: Vec<usize> = (0..lines.len()).filter(|&i| lines[i] == want).collect();
+            assert_eq!(at.len(), 1, "{file} verbose={verbose}:\n{}", v.text);
+            let above = &lines[..at[0]];
+            assert!(
+                above.iter().any(|l| l.contains(before)),
+                "{file} verbose={verbose}: {before:?} not above the divider:\n{}",
+                v.text
+            );
+            let below = lines[at[0] + 1..].join("\n");
+            assert!(!below.contains(before) || before.is_empty(), "{file}");
+        }
+    }
+}
+
+/// Drift stays visible (`claude-unknown-records.jsonl`, issue 20 item 11): one Information
+/// diagnostic per kind no reader knows (a record type ×3, an attachment ×1, a system subtype
+/// ×2), on its first line, and none for the 2026 records the issue lists; `stats --json`
+/// `unknown_records` counts them; a `pr-link` is a link line and an `api_error` a warning line
+/// in both views. Before: one hint `unknown record type 'teleport-state' (kept as other)`,
+/// nothing for the attachment and the subtype, and neither line in the quiet view.
+#[test]
+fn unknown_records_give_one_information_diagnostic_per_kind() {
+    use transcript_ls::ide::diagnostics::diagnostics;
+    use transcript_ls::model::Severity;
+    use transcript_ls::view::{ViewOptions, render};
+    let f = load_with("rules/claude-unknown-records.jsonl", &opts(true));
+    let all = diagnostics(&f.t, &f.a);
+    let d: Vec<(usize, Severity, &str, &str)> = all
+        .iter()
+        .map(|d| (d.line + 1, d.severity, d.code, d.message.as_str()))
+        .collect();
+    assert_eq!(
+        d,
+        [
+            (
+                4,
+                Severity::Information,
+                "unknown-record",
+                "unknown record type \"teleport-state\" (3 lines): shown in the verbose view only"
+            ),
+            (
+                7,
+                Severity::Information,
+                "unknown-record",
+                "unknown attachment \"holo_hint\" (1 line): shown in the verbose view only"
+            ),
+            (
+                11,
+                Severity::Information,
+                "unknown-record",
+                "unknown system subtype \"quantum_notice\" (2 lines): shown in the verbose view only"
+            ),
+        ]
+    );
+    let s = transcript_ls::ide::stats::stats("x".into(), &f.t, &f.a);
+    let unknown: Vec<(&str, usize)> = s
+        .unknown_records
+        .iter()
+        .map(|(k, v)| (k.as_str(), *v))
+        .collect();
+    assert_eq!(
+        unknown,
+        [
+            ("attachment/holo_hint", 1),
+            ("system/quantum_notice", 2),
+            ("teleport-state", 3)
+        ]
+    );
+    for verbose in [false, true] {
+        let v = render(&f.t, &f.a, &f.src, &ViewOptions { verbose });
+        let lines: Vec<&str> = v.text.lines().collect();
+        assert_eq!(
+            lines
+                .iter()
+                .filter(|l| **l == "🔗 pull request: https://github.com/org/repo/pull/12")
+                .count(),
+            1,
+            "{}",
+            v.text
+        );
+        assert_eq!(
+            lines
+                .iter()
+                .filter(|l| **l == "⚠ API error: Overloaded")
+                .count(),
+            1,
+            "{}",
+            v.text
+        );
+        assert_eq!(v.text.contains("teleport-state"), verbose, "{}", v.text);
+    }
+}

@@ -662,7 +662,7 @@ fn synthetic_api_error_line_is_a_model_step_with_the_error() {
 // Unknown things (case 04), invalid input, lone surrogates.
 
 #[test]
-fn unknown_type_is_other_with_one_hint() {
+fn unknown_type_is_other_and_noted_once() {
     let (_, t) = read(&[
         r#"{"type":"some-future-entry","sessionId":"S-1","payload":{"a":[1]}}"#.to_string(),
         r#"{"type":"some-future-entry","sessionId":"S-1"}"#.to_string(),
@@ -670,11 +670,18 @@ fn unknown_type_is_other_with_one_hint() {
     ]);
     assert_eq!(roles(&t), [Role::Other, Role::Other, Role::Meta]);
     assert_eq!(&*t.entries[0].record_type, "some-future-entry");
+    // Noted once with its line count (issue 20 item 11: one Information diagnostic), no hint.
+    assert!(hints(&t).is_empty());
     assert_eq!(
-        hints(&t),
-        ["unknown record type 'some-future-entry' (kept as other)"]
+        t.unknown,
+        [transcript_ls::model::UnknownRecord {
+            what: "record type",
+            name: "some-future-entry".into(),
+            lines: 2,
+            line: 0,
+            span: t.entries[0].span.clone(),
+        }]
     );
-    assert_eq!(t.problems[0].line, 0);
 }
 
 #[test]

@@ -362,6 +362,7 @@ fn stats_json_of_the_gates_fixture() {
         "advisor_usage": {"input": 0, "output": 0, "cache_creation": 0, "cache_read": 0},
         "cost_usd": null,
         "api_duration_ms": null,
+        "unknown_records": {},
         "turn_list": [{
             "n": 1,
             "kind": "prompt",

@@ -81,6 +81,125 @@ const META_TYPES: &[&str] = &[
     "file-history-delta",
 ];
 
+/// `system` subtypes FORMATS.md §1.3 and FORMATS-2026 list (real, schema or catalog; `""` is
+/// 1.0.x hook chatter). Any other is noted in [`Transcript::unknown`] (issue 20 item 11).
+const KNOWN_SYSTEM_SUBTYPES: &[&str] = &[
+    "",
+    "compact_boundary",
+    "microcompact_boundary",
+    "turn_duration",
+    "local_command",
+    "stop_hook_summary",
+    "away_summary",
+    "api_error",
+    "api_refusal",
+    "model_refusal_fallback",
+    "error",
+    "informational",
+    "bridge_status",
+    "scheduled_task_fire",
+    "session_start",
+];
+
+/// `attachment.type`s seen in real files, the schema and the issue 20 item 11 list (plus the
+/// `hook_*` and `plan_mode*` families). Any other is noted in [`Transcript::unknown`].
+const KNOWN_ATTACHMENTS: &[&str] = &[
+    "",
+    "queued_command",
+    "task_reminder",
+    "todo_reminder",
+    "deferred_tools_delta",
+    "mcp_instructions_delta",
+    "companion_intro",
+    "compact_file_reference",
+    "agent_listing_delta",
+    "total_tokens_reminder",
+    "prompt_snapshot",
+    "skill_listing",
+    "command_permissions",
+    "auto_mode",
+    "ultra_effort_enter",
+    "ultra_effort_exit",
+    "task_status",
+    "silent_turn_reminder",
+    "read_truncation_notice",
+    "nested_memory",
+    "invoked_skills",
+    "file",
+    "directory",
+    "edited_text_file",
+    "edited_image_file",
+    "dynamic_skill",
+    "date_change",
+    "budget_usd",
+    "batching_reminder_sent",
+    "selected_lines_in_ide",
+    "opened_file_in_ide",
+    "diagnostics",
+    "critical_system_reminder",
+    "output_style",
+    "mcp_resource",
+    "compact_summary",
+];
+
+fn known_attachment(ty: &str) -> bool {
+    KNOWN_ATTACHMENTS.contains(&ty) || ty.starts_with("hook_") || ty.starts_with("plan_mode")
+}
+
+/// A `pr-link` record `{prNumber, prUrl, prRepository}`: its `prUrl` becomes a `Text` block
+/// (the view shows it as a link line; issue 20 item 11).
+fn pr_link(r: &mut Reading) {
+    #[derive(serde::Deserialize)]
+    struct PrLink<'a> {
+        #[serde(rename = "prUrl", borrow, default)]
+        url: Option<&'a serde_json::value::RawValue>,
+    }
+    if let Ok(p) = serde_json::from_str::<PrLink>(r.ctx.text)
+        && let Some(u) = p.url
+        && let Some(text) = r.ctx.str(u)
+        && !text.is_empty()
+    {
+        r.entry.blocks.push(Block {
+            span: r.ctx.span(u),
+            kind: BlockKind::Text { text },
+        });
+    }
+}
+
+/// A `system/api_error` record: the first `message` string of `error`, `error.error` or
+/// `error.error.error` becomes a `Text` block (the view shows a warning line; issue 20
+/// item 11).
+fn api_error_text(r: &mut Reading) {
+    use serde_json::value::RawValue;
+    #[derive(serde::Deserialize, Default)]
+    #[serde(default)]
+    struct Err<'a> {
+        #[serde(borrow)]
+        error: Option<&'a RawValue>,
+        #[serde(borrow)]
+        message: Option<&'a RawValue>,
+    }
+    let mut at: Option<&RawValue> = serde_json::from_str::<Err>(r.ctx.text)
+        .ok()
+        .and_then(|e| e.error);
+    for _ in 0..3 {
+        let Some(e) = at.and_then(|v| serde_json::from_str::<Err>(v.get()).ok()) else {
+            return;
+        };
+        if let Some(m) = e.message
+            && let Some(text) = r.ctx.str(m)
+            && !text.is_empty()
+        {
+            r.entry.blocks.push(Block {
+                span: r.ctx.span(m),
+                kind: BlockKind::Text { text },
+            });
+            return;
+        }
+        at = e.error;
+    }
+}
+
 /// Prefixes of record type families without conversation content (2.1.2xx
 /// `artifact-*-ledger`): read as [`Role::Meta`].
 const META_PREFIXES: &[&str] = &["artifact-"];
@@ -133,6 +252,10 @@ pub struct State {
     types: Vec<Arc<str>>,
     /// The last `sessionId` given out: a session's records all carry the same one.
     session: Option<Arc<str>>,
+    /// The main-thread `sessionId`s of `user` / `assistant` records read so far, in file order (at most
+    /// [`MAX_KEPT_SESSIONS`]): a record with one not among them, after the first, starts
+    /// another session of the file (issue 20 item 3).
+    sessions_seen: Vec<Arc<str>>,
     /// Every `uuid` read ([`uuid_hash`]), with the entry index of its first record: a later
     /// line with the same `uuid` and the same bytes is a repeat (`Entry::repeated`; issue 20
     /// item 2). Keyed by a hash, 16 bytes a record: a hit is checked against the first
@@ -167,6 +290,8 @@ impl Hasher for Prehashed {
 
 /// Most distinct record types kept by [`State::record_type`] (more are allocated each time).
 const MAX_KEPT_TYPES: usize = 64;
+/// Most main-thread session ids remembered ([`State::sessions_seen`]; bounded memory).
+const MAX_KEPT_SESSIONS: usize = 64;
 
 impl State {
     /// Reads one complete, non-blank line (`span` excludes the newline) and appends what it
@@ -291,8 +416,23 @@ impl State {
         }
         e.set_parent_uuid(rec.parent_uuid.get().filter(|s| !s.is_empty()));
         let session = rec.session_id.get().filter(|s| !s.is_empty());
-        e.set_session_id(session.map(|s| self.session_id(s)));
+        let session = session.map(|s| self.session_id(s));
         e.sidechain = rec.is_sidechain.is_true();
+        let new_session = session
+            .as_ref()
+            .filter(|s| {
+                // Conversation records only: bookkeeping (`relocated`, `bridge-session`, …)
+                // can name another session without starting one.
+                !e.sidechain
+                    && matches!(rec.ty.get(), Some("user" | "assistant"))
+                    && self.sessions_seen.len() < MAX_KEPT_SESSIONS
+                    && !self.sessions_seen.iter().any(|k| k == *s)
+            })
+            .cloned();
+        if let Some(s) = &new_session {
+            self.sessions_seen.push(s.clone());
+        }
+        e.set_session_id(session);
         e.set_agent_id(rec.agent_id.boxed());
         self.update_meta(rec, t);
         let mut r = Reading {
@@ -315,8 +455,24 @@ impl State {
                 (role, rt)
             }
             "assistant" => (self.assistant(&mut r, rec, content, t), (ty, "")),
-            "system" => system(&mut r, rec),
-            "attachment" => self.attachment(&mut r, rec, t),
+            "system" => {
+                let (role, rt) = system(&mut r, rec);
+                if !KNOWN_SYSTEM_SUBTYPES.contains(&rt.1) {
+                    t.note_unknown("system subtype", rt.1, line, r.entry.span.clone());
+                }
+                (role, rt)
+            }
+            "attachment" => {
+                let (role, rt) = self.attachment(&mut r, rec, t);
+                if !known_attachment(rt.1) {
+                    t.note_unknown("attachment", rt.1, line, r.entry.span.clone());
+                }
+                (role, rt)
+            }
+            "pr-link" => {
+                pr_link(&mut r);
+                (Role::Meta, (ty, ""))
+            }
             "progress" => {
                 let sub = rec.data.0.as_ref().and_then(|d| d.ty.get()).unwrap_or("");
                 (Role::Meta, ("progress", sub))
@@ -352,12 +508,10 @@ impl State {
                 (Role::Meta, (t, ""))
             }
             _ => {
+                // One Information diagnostic per type (issue 20 item 11), from
+                // `Transcript::unknown`.
                 let name = if ty.is_empty() { "(no type)" } else { ty };
-                self.hint_once(
-                    &mut r,
-                    format!("type:{name}"),
-                    format!("unknown record type '{name}' (kept as other)"),
-                );
+                t.note_unknown("record type", name, line, r.entry.span.clone());
                 (
                     Role::Other,
                     (if ty.is_empty() { "unknown" } else { ty }, ""),
@@ -373,6 +527,16 @@ impl State {
         entry.role = role;
         entry.record_type = self.record_type(record_type);
         t.problems.extend(problems);
+        if let Some(id) = new_session
+            && self.sessions_seen.len() > 1
+        {
+            t.meta.sessions.push(crate::model::SessionStart {
+                entry: t.entries.len(),
+                line: entry.line,
+                id: id.to_string(),
+                parent: None,
+            });
+        }
         t.entries.push(entry);
     }
 
@@ -866,6 +1030,10 @@ fn system<'r>(r: &mut Reading, rec: &'r Record) -> (Role, TypeName<'r>) {
             None => Role::Meta,
         },
         "local_command" => Role::LocalCommand,
+        "api_error" => {
+            api_error_text(r);
+            Role::Meta
+        }
         _ => Role::Meta,
     };
     (role, ("system", sub))

@@ -879,7 +879,16 @@ impl State {
                 Ok(p) => self.response_item(&l, &p, l.span_of(text), kind, t),
                 Err(e) => shape_mismatch(&l, kind, e, t),
             },
-            (_, kind) => l.entry(Role::Other, kind.unwrap_or("unknown")),
+            (_, kind) => {
+                // Noted once per type (issue 20 item 11).
+                t.note_unknown(
+                    "record type",
+                    kind.unwrap_or("(no type)"),
+                    l.line,
+                    l.span.clone(),
+                );
+                l.entry(Role::Other, kind.unwrap_or("unknown"))
+            }
         };
         if !matches!(
             entry.role,
@@ -1022,7 +1031,10 @@ impl State {
             "token_usage_record" => self.token_usage_record(l, p, outer, t),
             "world_state" => l.entry(Role::Context, outer),
             "inter_agent_communication_metadata" => l.entry(Role::Meta, outer),
-            _ => l.entry(Role::Other, &rt),
+            _ => {
+                t.note_unknown("record type", &rt, l.line, l.span.clone());
+                l.entry(Role::Other, &rt)
+            }
         }
     }
 
@@ -1186,7 +1198,10 @@ impl State {
                 e
             }
             "ghost_snapshot" => l.entry(Role::Meta, rt),
-            _ => l.entry(Role::Other, rt),
+            _ => {
+                t.note_unknown("record type", rt, l.line, l.span.clone());
+                l.entry(Role::Other, rt)
+            }
         }
     }
 

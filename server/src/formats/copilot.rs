@@ -84,6 +84,14 @@ pub struct State {
     /// The current run of repeated lines: (problem index, first line, line it repeats first,
     /// last line, line it repeats last), 0-based. Consecutive repeats share one problem.
     repeats: Option<(usize, usize, usize, usize, usize)>,
+    /// The `sessionId` of the session being read (a `session.start` with another one starts
+    /// another session of the file; issue 20 item 3).
+    session: Option<Box<str>>,
+    /// Usage of the sessions before the current one (each one's last `session.shutdown`),
+    /// added up per model.
+    earlier_usage: Vec<ModelUsage>,
+    /// The current session's usage (its last `session.shutdown`).
+    session_usage: Vec<ModelUsage>,
 }
 
 #[derive(Deserialize, Default)]
@@ -281,7 +289,24 @@ impl State {
         match ty {
             "session.start" | "session.resume" => {
                 if let Some(v) = jstr(d.session_id) {
-                    t.meta.session_id.get_or_insert_with(|| v.into_owned());
+                    t.meta.session_id.get_or_insert_with(|| v.to_string());
+                    // Another session in the same file (issue 20 item 3): its figures add
+                    // to the earlier sessions', they do not replace them.
+                    match self.session.as_deref() {
+                        None => self.session = Some(v.as_ref().into()),
+                        Some(cur) if cur != v.as_ref() && ty == "session.start" => {
+                            let done = std::mem::take(&mut self.session_usage);
+                            add_models(&mut self.earlier_usage, &done);
+                            self.session = Some(v.as_ref().into());
+                            t.meta.sessions.push(crate::model::SessionStart {
+                                entry: t.entries.len(),
+                                line: l.line,
+                                id: v.into_owned(),
+                                parent: None,
+                            });
+                        }
+                        Some(_) => {}
+                    }
                 }
                 if let Some(v) = jstr(d.copilot_version) {
                     t.meta.version.get_or_insert_with(|| v.into_owned());
@@ -464,14 +489,22 @@ impl State {
             "session.shutdown" => {
                 let usage = model_metrics(d.model_metrics);
                 if !usage.is_empty() {
-                    t.meta.recorded_usage = usage;
+                    // The session's last shutdown is its usage; earlier sessions' add to it.
+                    self.session_usage = usage;
+                    let mut all = self.earlier_usage.clone();
+                    add_models(&mut all, &self.session_usage);
+                    t.meta.recorded_usage = all;
                 }
                 self.turn_open = false;
                 l.entry(Role::Meta, ty)
             }
             "" => l.entry(Role::Other, "unknown"),
             _ if is_copilot_type(ty) => l.entry(Role::Meta, ty),
-            _ => l.entry(Role::Other, ty),
+            _ => {
+                // Noted once per type (issue 20 item 11).
+                t.note_unknown("record type", ty, l.line, l.span.clone());
+                l.entry(Role::Other, ty)
+            }
         }
     }
 
@@ -715,6 +748,23 @@ fn push_text(l: &Line, r: Option<Raw<'_>>, out: &mut Vec<Block>) {
             span: l.raw_span(r),
             kind: BlockKind::Text { text: s },
         });
+    }
+}
+
+/// Adds `more` into `into` per model name (requests summed when either gives them), keeping
+/// the order models were first written.
+fn add_models(into: &mut Vec<ModelUsage>, more: &[ModelUsage]) {
+    for m in more {
+        match into.iter_mut().find(|x| x.model == m.model) {
+            Some(x) => {
+                x.usage = x.usage.add(m.usage);
+                x.requests = match (x.requests, m.requests) {
+                    (None, None) => None,
+                    (a, b) => Some(a.unwrap_or(0) + b.unwrap_or(0)),
+                };
+            }
+            None => into.push(m.clone()),
+        }
     }
 }
 

@@ -56,6 +56,14 @@ pub struct State {
     /// `thinkingLevel` of the latest `thinking_level_change` (`off`, `minimal`, … `xhigh`):
     /// the effort the following responses run with.
     thinking_level: Option<Box<str>>,
+    /// The `id` of the latest `session` header: a later header with another id starts
+    /// another session of the file (issue 20 item 3).
+    session: Option<Box<str>>,
+    /// A `session` header was read.
+    header_seen: bool,
+    /// The leaf each earlier session of the file ended on: the path to it is that session's
+    /// active branch (never abandoned because a later session started a tree of its own).
+    ended: Vec<usize>,
 }
 
 /// A tree entry: the entry index of its parent (always an earlier entry, so walks end).
@@ -205,7 +213,21 @@ impl State {
         let ty = jstr(rec.ty).unwrap_or(Cow::Borrowed(""));
         let mut entry = match ty.as_ref() {
             "session" => {
-                if let Some(id) = jstr(rec.id) {
+                let id = jstr(rec.id);
+                if self.header_seen && id.as_deref() != self.session.as_deref() {
+                    // Another session in the same file (issue 20 item 3): the earlier one's
+                    // entries stay its own (active branch and all), its figures count.
+                    self.ended.extend(self.leaf.take());
+                    t.meta.sessions.push(crate::model::SessionStart {
+                        entry: t.entries.len(),
+                        line: l.line,
+                        id: id.as_deref().unwrap_or("").to_string(),
+                        parent: None,
+                    });
+                }
+                self.header_seen = true;
+                self.session = id.as_deref().map(Into::into);
+                if let Some(id) = id {
                     t.meta.session_id.get_or_insert_with(|| id.into_owned());
                 }
                 if let Some(cwd) = jstr(rec.cwd) {
@@ -256,7 +278,11 @@ impl State {
             }
             "label" | "custom" | "context_edit" | "usage" => l.entry(Role::Meta, &ty),
             "" => l.entry(Role::Other, "unknown"),
-            other => l.entry(Role::Other, other),
+            other => {
+                // Noted once per type (issue 20 item 11).
+                t.note_unknown("record type", other, l.line, l.span.clone());
+                l.entry(Role::Other, other)
+            }
         };
         if ty != "session" {
             self.place(&l, &rec, t, &mut entry);
@@ -330,13 +356,17 @@ impl State {
         self.dirty = false;
         // Entries on the path from the leaf to the root are kept; every other node is on a
         // branch the session left. Only flags that change count as revised (issue 12).
+        // Each earlier session of the file keeps the path to the leaf it ended on.
         let mut on_path = vec![false; t.entries.len()];
-        let mut at = self.leaf;
-        while let Some(i) = at {
-            if let Some(p) = on_path.get_mut(i) {
-                *p = true;
+        for leaf in self.ended.iter().copied().map(Some).chain([self.leaf]) {
+            let mut at = leaf;
+            while let Some(i) = at {
+                match on_path.get_mut(i) {
+                    Some(p) if !*p => *p = true,
+                    _ => break, // already walked from here (or out of range)
+                }
+                at = self.parent(i);
             }
-            at = self.parent(i);
         }
         for (i, node) in self.nodes.iter().enumerate() {
             let Some(e) = t.entries.get(i) else {

@@ -4,7 +4,7 @@
 //! problem (FORMATS.md §4, case 03): readers keep it out of `Transcript::problems`.
 
 use crate::analysis::{Analysis, Verdict};
-use crate::model::{Severity, Span, Transcript};
+use crate::model::{Severity, Span, Transcript, UnknownRecord};
 
 /// At most this many problems are published for one document, then one more diagnostic
 /// (code `truncated`) saying how many were left out (issue 8 defect 12).
@@ -19,7 +19,8 @@ pub struct Diag {
     #[serde(serialize_with = "ser_severity")]
     pub severity: Severity,
     pub message: String,
-    /// `invalid-line` | `invalid-utf8` | `blocked-gate` | `reader` | `truncated`.
+    /// `invalid-line` | `invalid-utf8` | `blocked-gate` | `reader` | `unknown-record` |
+    /// `truncated`.
     pub code: &'static str,
 }
 
@@ -30,6 +31,18 @@ fn ser_severity<S: serde::Serializer>(s: &Severity, ser: S) -> Result<S::Ok, S::
         Severity::Information => "information",
         Severity::Hint => "hint",
     })
+}
+
+/// `unknown record type "worktree-state" (3 lines): shown in the verbose view only` (also
+/// `unknown attachment "…"`, `unknown system subtype "…"`).
+pub fn unknown_message(u: &UnknownRecord) -> String {
+    format!(
+        "unknown {} \"{}\" ({} line{}): shown in the verbose view only",
+        u.what,
+        u.name,
+        u.lines,
+        if u.lines == 1 { "" } else { "s" }
+    )
 }
 
 /// Diagnostics for the raw document, sorted by line: at most [`MAX_DIAGNOSTICS`] problems,
@@ -54,6 +67,17 @@ pub fn diagnostics(transcript: &Transcript, analysis: &Analysis) -> Vec<Diag> {
             },
         })
         .collect();
+    // Drift stays visible (issue 20 item 11): one Information diagnostic per kind no reader
+    // knows, on its first line.
+    for u in &transcript.unknown {
+        out.push(Diag {
+            line: u.line,
+            span: u.span.clone(),
+            severity: Severity::Information,
+            message: unknown_message(u),
+            code: "unknown-record",
+        });
+    }
     for g in &analysis.gates {
         if let Verdict::Blocked { reason } = &g.verdict {
             let why = if reason.is_empty() {

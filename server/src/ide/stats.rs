@@ -64,6 +64,10 @@ pub struct Stats {
     pub cost_usd: Option<f64>,
     /// The session's API time in ms as the agent recorded it (`cost-state`), else null.
     pub api_duration_ms: Option<u64>,
+    /// Lines of each kind no reader knows (issue 20 item 11), by name: a record type as
+    /// written (`worktree-state`), `attachment/<type>`, `system/<subtype>`; `{}` when none.
+    /// Each also has one Information diagnostic.
+    pub unknown_records: std::collections::BTreeMap<String, usize>,
     pub turn_list: Vec<TurnStats>,
 }
 
@@ -294,6 +298,18 @@ pub fn stats(file: String, t: &Transcript, a: &Analysis) -> Stats {
             .cost_usd
             .or(a.cost_usd.map(|c| (c * 1e6).round() / 1e6)),
         api_duration_ms: t.meta.api_duration_ms,
+        unknown_records: t
+            .unknown
+            .iter()
+            .map(|u| {
+                let key = match u.what {
+                    "attachment" => format!("attachment/{}", u.name),
+                    "system subtype" => format!("system/{}", u.name),
+                    _ => u.name.clone(),
+                };
+                (key, u.lines)
+            })
+            .collect(),
         turn_list,
     }
 }

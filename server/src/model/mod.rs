@@ -113,6 +113,50 @@ pub struct Transcript {
     /// [`Transcript::revise`] / [`Transcript::revise_from`], which note it. Bookkeeping, not
     /// part of what the file says: `Debug` leaves it out.
     pub revised_from: Option<usize>,
+    /// Record types (and attachments, system subtypes) no reader knows, one per name, in the
+    /// order first read, at most [`MAX_UNKNOWN_KINDS`] (issue 20 item 11: drift stays
+    /// visible). Published as one Information diagnostic each and as `stats --json`
+    /// `unknown_records`. Left out of `Debug` (the problems and entries show the same lines).
+    pub unknown: Vec<UnknownRecord>,
+}
+
+/// Most distinct unknown record kinds kept per transcript (bounded memory on any input).
+pub const MAX_UNKNOWN_KINDS: usize = 256;
+
+/// A record kind no reader knows ([`Transcript::unknown`]).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct UnknownRecord {
+    /// What it is: `record type`, `attachment` or `system subtype`.
+    pub what: &'static str,
+    /// Its name as written (`worktree-state`; `(no type)` when the record has none).
+    pub name: String,
+    /// Number of lines of this kind.
+    pub lines: usize,
+    /// The first such line (0-based) and its byte span.
+    pub line: usize,
+    pub span: Span,
+}
+
+impl Transcript {
+    /// Notes one line of a kind no reader knows ([`Transcript::unknown`]): counted with the
+    /// earlier lines of the same kind and name.
+    pub fn note_unknown(&mut self, what: &'static str, name: &str, line: usize, span: Span) {
+        if let Some(u) = self
+            .unknown
+            .iter_mut()
+            .find(|u| u.what == what && u.name == name)
+        {
+            u.lines += 1;
+        } else if self.unknown.len() < MAX_UNKNOWN_KINDS {
+            self.unknown.push(UnknownRecord {
+                what,
+                name: name.to_string(),
+                lines: 1,
+                line,
+                span,
+            });
+        }
+    }
 }
 
 impl std::fmt::Debug for Transcript {
@@ -220,8 +264,11 @@ pub struct SessionMeta {
     /// `session_meta.thread_source: guardian_review`).
     pub automatic_review: bool,
     /// The sessions after the first in a file that holds several (issue 20 item 3; Codex: a
-    /// later `session_meta` with another id, not one replayed by a fork), in file order.
-    /// Each session's figures count once: its cumulative totals start from its own baseline.
+    /// later `session_meta` with another id, not one replayed by a fork; Copilot CLI: a
+    /// `session.start` with another `sessionId`; Pi: a `session` header with another `id`;
+    /// Claude Code: a main-thread `sessionId` not read before), in file order.
+    /// Each session's figures count once: Codex's cumulative totals start from its own
+    /// baseline, Copilot's `session.shutdown` usages add up, Pi's earlier active branches stay.
     pub sessions: Vec<SessionStart>,
 }
 

@@ -260,6 +260,11 @@ enum Ev {
     Answer,
     /// An abandoned branch (index into `Analysis::branches`).
     Branch(usize),
+    /// Another session of the file starts (index into `SessionMeta::sessions`).
+    Session(usize),
+    /// A record shown as one line in both views: a pull-request link or an API error
+    /// (issue 20 item 11).
+    Notice(usize),
 }
 
 struct Renderer<'a> {
@@ -728,6 +733,13 @@ impl<'a> Renderer<'a> {
             Some(e) => self.entry_origin(e, None),
             None => Origin::None,
         };
+        // A session that starts with this turn's opener (or before it, within the turn) is
+        // shown above the heading (issue 20 item 3).
+        let upto = turn.opener.unwrap_or(turn.entries.start);
+        for si in self.sessions_in(turn.entries.start, upto + 1) {
+            self.session_divider(si);
+            self.blank();
+        }
         let head = self.emit(Line::new().add(&heading, None), origin);
         self.turn_start_line = head;
         self.blank();
@@ -1004,6 +1016,23 @@ impl<'a> Renderer<'a> {
                 covered.extend(b.entries.clone());
             }
         }
+        for e in turn.entries.clone() {
+            if self
+                .t
+                .entries
+                .get(e)
+                .is_some_and(|en| !en.sidechain && notice_kind(en).is_some())
+            {
+                evs.push(((e, 0), Ev::Notice(e)));
+                covered.insert(e);
+            }
+        }
+        let after_opener = turn.opener.unwrap_or(turn.entries.start) + 1;
+        for si in self.sessions_in(after_opener, turn.entries.end) {
+            if let Some(st) = self.t.meta.sessions.get(si) {
+                evs.push(((st.entry, 0), Ev::Session(si)));
+            }
+        }
         if self.verbose {
             for e in turn.entries.clone() {
                 if covered.contains(&e)
@@ -1109,6 +1138,11 @@ impl<'a> Renderer<'a> {
                 Ev::Steering(s) => self.steering_line(s),
                 Ev::Compaction(c) => self.compaction(c),
                 Ev::Branch(b) => self.branch(b),
+                Ev::Session(si) => {
+                    self.session_divider(si);
+                    self.blank();
+                }
+                Ev::Notice(e) => self.notice_line(e),
                 Ev::Gate(g) => self.gate_line(g),
                 Ev::Answer => {
                     if let Some(f) = fa {
@@ -2022,6 +2056,62 @@ impl<'a> Renderer<'a> {
         self.anchor(AnchorKind::Steering, first, end, Some(name), String::new());
     }
 
+    /// `🔗 pull request: <url>` (Claude Code `pr-link`) or `⚠ API error: <message>` (Claude
+    /// Code `system/api_error`): one line, in the quiet and the verbose view.
+    fn notice_line(&mut self, e: usize) {
+        let Some(entry) = self.t.entries.get(e) else {
+            return;
+        };
+        let Some((label, kind)) = notice_kind(entry) else {
+            return;
+        };
+        let text = entry.blocks.iter().find_map(|b| match &b.kind {
+            BlockKind::Text { text } => Some((b, self.decode(text))),
+            _ => None,
+        });
+        let mut line = Line::new();
+        let origin = match &text {
+            Some((b, t)) => {
+                let bi = entry.blocks.iter().position(|x| std::ptr::eq(x, *b));
+                line = line.add(&format!("{label}: {}", one_line(t, 200)), Some(kind));
+                self.entry_origin(e, bi)
+            }
+            None => {
+                line = line.add(label, Some(kind));
+                self.entry_origin(e, None)
+            }
+        };
+        self.blank();
+        self.emit(line, origin);
+        self.blank();
+    }
+
+    /// Indices into `SessionMeta::sessions` of the sessions starting at an entry in
+    /// `from..to`.
+    fn sessions_in(&self, from: usize, to: usize) -> std::ops::Range<usize> {
+        let s = &self.t.meta.sessions;
+        let a = s.partition_point(|x| x.entry < from);
+        let b = s.partition_point(|x| x.entry < to).max(a);
+        a..b
+    }
+
+    /// `── Session 2: <id> ──`: where another session of the file starts (issue 20 item 3),
+    /// drawn like a compaction divider.
+    fn session_divider(&mut self, si: usize) {
+        let Some(st) = self.t.meta.sessions.get(si) else {
+            return;
+        };
+        let divider = format!("── Session {}: {} ──", si + 2, one_line(&st.id, 60));
+        self.blank();
+        let saved = self.mods;
+        self.mods = Mods::default();
+        self.emit(
+            Line::new().add(&divider, Some(SpanKind::Meta)),
+            self.entry_origin(st.entry, None),
+        );
+        self.mods = saved;
+    }
+
     fn compaction(&mut self, ci: usize) {
         let Some(c) = self.a.compactions.get(ci) else {
             return;
@@ -2417,4 +2507,13 @@ fn floor_char_boundary(s: &str, mut i: usize) -> usize {
         i -= 1;
     }
     i
+}
+
+/// The label and span kind of a record the view shows as one notice line (issue 20 item 11).
+fn notice_kind(e: &Entry) -> Option<(&'static str, SpanKind)> {
+    match &*e.record_type {
+        "pr-link" => Some(("🔗 pull request", SpanKind::Meta)),
+        "system/api_error" => Some(("⚠ API error", SpanKind::ToolError)),
+        _ => None,
+    }
 }
