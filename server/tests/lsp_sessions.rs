@@ -416,3 +416,79 @@ async fn an_index_folder_made_again_is_watched_again() {
     );
     c.shutdown().await;
 }
+
+/// Issue 25 item 6: quick `roots` changes run one index build at a time, a newer one
+/// superseding (stopping) the running one: started on a root of 300 transcripts, then
+/// changed to another big root, back, and to a root of one, the index ends with the last
+/// roots' single transcript, the superseded builds log that they stopped before reading
+/// every file, and only the last build reports `indexed`.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_newer_roots_change_supersedes_the_running_index_build() {
+    let dir = tempfile::tempdir().unwrap();
+    let text = std::fs::read_to_string(fixtures_dir().join(DEMO)).unwrap();
+    let (big, big2, small) = (
+        dir.path().join("big"),
+        dir.path().join("big2"),
+        dir.path().join("small"),
+    );
+    for (root, n) in [(&big, 300), (&big2, 300), (&small, 1)] {
+        std::fs::create_dir_all(root).unwrap();
+        for i in 0..n {
+            std::fs::write(root.join(format!("s{i:03}.jsonl")), &text).unwrap();
+        }
+    }
+    let roots = |r: &std::path::Path| json!({"settings": {"transcript": {"roots": [r.to_string_lossy()], "indexCache": false}}});
+    let (mut c, _) = TestClient::start(
+        client_caps(false),
+        json!({"roots": [big.to_string_lossy()], "indexCache": false}),
+    )
+    .await;
+    // The first build has begun reading its files.
+    c.wait_for(Duration::from_secs(30), |s| {
+        s.method == "$/progress" && s.params["value"]["kind"] == "begin"
+    })
+    .await
+    .expect("index progress begin");
+    for r in [&big2, &big, &small] {
+        c.notify("workspace/didChangeConfiguration", roots(r)).await;
+    }
+    let last = c
+        .wait_for(Duration::from_secs(60), |s| {
+            s.method == "window/logMessage"
+                && s.params["message"]
+                    .as_str()
+                    .is_some_and(|m| m.starts_with("indexed "))
+        })
+        .await
+        .expect("an index build ends");
+    assert_eq!(last.params["message"], "indexed 1 transcripts, 9 turns");
+    let want = vec![file_uri(&small.join("s000.jsonl"))];
+    assert_eq!(poll_uris(&mut c, &want).await, want);
+    let logs: Vec<String> = c
+        .sent()
+        .into_iter()
+        .filter(|s| s.method == "window/logMessage")
+        .map(|s| s.params["message"].as_str().unwrap().to_string())
+        .collect();
+    let indexed: Vec<&String> = logs.iter().filter(|m| m.starts_with("indexed ")).collect();
+    assert_eq!(indexed, vec!["indexed 1 transcripts, 9 turns"], "{logs:#?}");
+    let stopped: Vec<usize> = logs
+        .iter()
+        .filter_map(|m| m.strip_prefix("index build superseded after "))
+        .map(|m| {
+            let (read, total) = m
+                .strip_suffix(" files")
+                .unwrap()
+                .split_once(" of ")
+                .unwrap();
+            assert_eq!(total, "300", "{m}");
+            read.parse().unwrap()
+        })
+        .collect();
+    // The first build (of `big`) was running when the changes came; the others may have
+    // been superseded before they began (they then log nothing) or while they ran.
+    assert!(!stopped.is_empty(), "{logs:#?}");
+    assert!(stopped.iter().all(|&n| n < 300), "{stopped:?}");
+    eprintln!("superseded builds read {stopped:?} of 300 files");
+    c.shutdown().await;
+}

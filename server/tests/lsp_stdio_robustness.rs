@@ -588,3 +588,33 @@ fn a_mapped_file_rewritten_in_place_sends_only_utf8() {
         assert_eq!(wait_exit(c, Duration::from_secs(10)), Some(0));
     }
 }
+
+/// Issue 25 item 7: `exit` takes effect on arrival, even with slow requests queued (it
+/// waited 14 s behind 120 queued requests): 120 `transcript/stats` of a 36 MB transcript
+/// not read yet, then `exit` (no `shutdown`: exit code 1) ends the process within 2 s.
+#[test]
+fn exit_takes_effect_with_slow_requests_queued() {
+    let dir = tempfile::tempdir().unwrap();
+    let demo = std::path::Path::new(env!("CARGO_MANIFEST_DIR"))
+        .join("../fixtures/demo/3f8a2c61-9d4e-4b7a-8c15-e2d07b9a4f63.jsonl");
+    let text = std::fs::read_to_string(demo).unwrap();
+    let big = dir.path().join("big.jsonl");
+    std::fs::write(&big, text.repeat(300)).unwrap();
+    let uri = format!("file://{}", big.display());
+    let (mut child, mut stdin, mut out) = spawn();
+    initialize(&mut stdin, &mut out, Value::Null);
+    for id in 2..122 {
+        send(
+            &mut stdin,
+            json!({"jsonrpc": "2.0", "id": id, "method": "transcript/stats",
+                   "params": {"uri": uri}}),
+        );
+    }
+    let t0 = Instant::now();
+    send(&mut stdin, json!({"jsonrpc": "2.0", "method": "exit"}));
+    let code = wait_exit(&mut child, Duration::from_secs(60));
+    let took = t0.elapsed();
+    eprintln!("exit took {took:?}");
+    assert_eq!(code, Some(1));
+    assert!(took < Duration::from_secs(2), "exit took {took:?}");
+}

@@ -22,7 +22,7 @@
 
 use std::collections::{HashMap, HashSet, VecDeque};
 use std::path::{Path, PathBuf};
-use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
 use std::sync::{Arc, Mutex, RwLock};
 
 use ropey::Rope;
@@ -172,6 +172,13 @@ pub struct Host {
     pub index: RwLock<SessionIndex>,
     /// True once the first index build finished.
     pub index_ready: AtomicBool,
+    /// The generation of the newest index build (issue 25 item 6): each `roots` change takes
+    /// the next one ([`Host::next_index_generation`]); a running build that sees a newer one
+    /// between two files stops (it is superseded).
+    index_generation: AtomicU64,
+    /// Held by the running index build: one build at a time, so that several quick `roots`
+    /// changes take about one build's memory, not one per change (issue 25 item 6).
+    pub index_build: tokio::sync::Mutex<()>,
     follow: mpsc::UnboundedSender<Follow>,
     follow_rx: Mutex<Option<mpsc::UnboundedReceiver<Follow>>>,
     /// Step counts of sub-agent files: path -> (len, steps).
@@ -205,6 +212,8 @@ impl Host {
             index_settings: RwLock::new((Vec::new(), true)),
             index: RwLock::new(SessionIndex::new()),
             index_ready: AtomicBool::new(false),
+            index_generation: AtomicU64::new(0),
+            index_build: tokio::sync::Mutex::new(()),
             follow: tx,
             follow_rx: Mutex::new(Some(rx)),
             steps_cache: Mutex::new(HashMap::new()),
@@ -619,6 +628,17 @@ impl Host {
         }
         lock(&self.steps_cache).insert(path.to_path_buf(), (len, n));
         Some(n)
+    }
+
+    /// Takes the next index-build generation (1, 2, …): every build of an older one still
+    /// running stops at its next file (issue 25 item 6).
+    pub fn next_index_generation(&self) -> u64 {
+        self.index_generation.fetch_add(1, Ordering::SeqCst) + 1
+    }
+
+    /// Whether the build of generation `g` was superseded by a newer one.
+    pub fn index_superseded(&self, g: u64) -> bool {
+        self.index_generation.load(Ordering::SeqCst) != g
     }
 
     /// Marks the first index build as finished.

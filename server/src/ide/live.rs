@@ -374,7 +374,13 @@ async fn run(
     // The index is built only once the roots are watched: a file written after indexing
     // ends is then always seen (before, the build could finish before the first watch was
     // registered, and such a file was missed until the next change).
-    tokio::spawn(build_index(host.clone(), sink.clone(), shutdown.clone()));
+    let generation = host.next_index_generation();
+    tokio::spawn(build_index(
+        host.clone(),
+        sink.clone(),
+        shutdown.clone(),
+        generation,
+    ));
     let mut tick = tokio::time::interval(REFRESH_EVERY);
     tick.set_missed_tick_behavior(tokio::time::MissedTickBehavior::Delay);
     // Closed when no watcher could be made (its callback, holding the sender, was dropped).
@@ -433,7 +439,15 @@ async fn handle(
                     .write()
                     .unwrap_or_else(|e| e.into_inner())
                     .retain_roots(&roots);
-                tokio::spawn(build_index(host.clone(), sink.clone(), shutdown.clone()));
+                // A newer build supersedes a running one (issue 25 item 6): it stops at
+                // its next file, and this one starts when it has.
+                let generation = host.next_index_generation();
+                tokio::spawn(build_index(
+                    host.clone(),
+                    sink.clone(),
+                    shutdown.clone(),
+                    generation,
+                ));
             }
         }
         Event::Fs(Err(e)) => sink.log(Level::Log, format!("watcher error: {e}")),
@@ -659,11 +673,22 @@ fn flush(host: &Arc<Host>, sink: &Arc<dyn Sink>, st: &mut State) {
 /// cache of the previous run first (`index::disk::cache_path`), then every file whose size or
 /// modification time changed is read again (appends from their last turn), files gone are
 /// dropped, and the cache is written back. Reports [`IndexProgress`] to the sink.
+///
+/// `generation` comes from [`Host::next_index_generation`]: one build runs at a time (it
+/// holds `Host::index_build`), and a build whose generation is no longer the newest stops
+/// before its next file, changes the index no more, and logs
+/// `index build superseded after N of M files` (issue 25 item 6: four quick `roots` changes
+/// ran four builds at once, 4.4× one build's memory).
 pub async fn build_index(
     host: Arc<Host>,
     sink: Arc<dyn Sink>,
     shutdown: tokio::sync::watch::Receiver<bool>,
+    generation: u64,
 ) {
+    let _one_at_a_time = host.index_build.lock().await;
+    if host.index_superseded(generation) {
+        return;
+    }
     let (roots, use_cache) = (host.roots(), host.index_cache());
     let r = roots.clone();
     let (files, cached) = tokio::task::spawn_blocking(move || {
@@ -675,6 +700,11 @@ pub async fn build_index(
     .unwrap_or_default();
     {
         let mut idx = host.index.write().unwrap_or_else(|e| e.into_inner());
+        // The files of older roots must not remove the newer roots' entries.
+        if host.index_superseded(generation) {
+            drop(idx);
+            return superseded(&*sink, 0, files.len(), false);
+        }
         if idx.file_count() == 0
             && let Some(c) = cached
         {
@@ -696,10 +726,14 @@ pub async fn build_index(
     }
     let mut last_pct = 0;
     let mut changed = 0usize;
+    let mut read = 0usize;
     // Files are read in batches on the blocking pool, the index locked once per batch.
     for (bi, batch) in files.chunks(32).enumerate() {
         if *shutdown.borrow() {
             return;
+        }
+        if host.index_superseded(generation) {
+            return superseded(&*sink, read, total, true);
         }
         let olds: Vec<(PathBuf, Option<crate::index::SessionEntry>)> = {
             let idx = host.index.read().unwrap_or_else(|e| e.into_inner());
@@ -708,8 +742,11 @@ pub async fn build_index(
                 .map(|p| (p.clone(), idx.get(p).cloned()))
                 .collect()
         };
+        let h = host.clone();
         let results = tokio::task::spawn_blocking(move || {
             olds.into_iter()
+                // Checked between files: a superseded build stops within one file.
+                .take_while(|_| !h.index_superseded(generation))
                 .map(|(p, old)| {
                     let r = disk::refresh(&p, old.as_ref());
                     (p, r)
@@ -718,8 +755,15 @@ pub async fn build_index(
         })
         .await
         .unwrap_or_default();
+        read += results.len();
         {
             let mut idx = host.index.write().unwrap_or_else(|e| e.into_inner());
+            // Checked under the lock: the roots' change has already dropped the old roots'
+            // entries, and a superseded build must not bring them back.
+            if host.index_superseded(generation) {
+                drop(idx);
+                return superseded(&*sink, read, total, true);
+            }
             for (p, r) in results {
                 match r {
                     Ok(disk::Refresh::Unchanged) => {}
@@ -775,6 +819,18 @@ pub async fn build_index(
         });
     }
     sink.log(Level::Info, message);
+}
+
+/// Ends a superseded build: its progress (if begun) and a log line counting the files it
+/// read of the `total` found (issue 25 item 6). `begun`: whether its progress began.
+fn superseded(sink: &dyn Sink, read: usize, total: usize, begun: bool) {
+    let message = format!("index build superseded after {read} of {total} files");
+    if begun && total > 0 {
+        sink.progress(IndexProgress::End {
+            message: message.clone(),
+        });
+    }
+    sink.log(Level::Log, message);
 }
 
 #[cfg(test)]

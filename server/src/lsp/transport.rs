@@ -1013,6 +1013,10 @@ pub async fn serve<O, F>(
             let _ = tx.send((f, false));
         }
     };
+    // `exit` takes effect on arrival (issue 25 item 7: it waited 14 s behind 120 queued
+    // requests, tower-lsp-server reading its input only as the running requests allow).
+    let exited = std::sync::Arc::new(tokio::sync::Notify::new());
+    let exit_seen = exited.clone();
     let inbound = move || {
         let mut input = input;
         let mut to_server = to_server;
@@ -1058,6 +1062,9 @@ pub async fn serve<O, F>(
                                 if sent.is_err() {
                                     return;
                                 }
+                                if is_exit(&b) {
+                                    exit_seen.notify_one();
+                                }
                             }
                             Err(resp) => {
                                 eprintln!(
@@ -1097,10 +1104,32 @@ pub async fn serve<O, F>(
         eprintln!("transcript-ls: cannot start the input thread: {e}");
         return;
     }
-    server(server_in, server_out).await;
-    // Let the last responses out.
-    let _ = outbound.await;
-    let _ = writer.await;
+    let server = server(server_in, server_out);
+    tokio::pin!(server);
+    tokio::select! {
+        _ = &mut server => {
+            // Let the last responses out.
+            let _ = outbound.await;
+            let _ = writer.await;
+        }
+        _ = exited.notified() => {
+            // The server ends on its own unless requests hold its input back; it is given
+            // a moment, then left (the process exits; answers still queued are not sent).
+            let _ = tokio::time::timeout(EXIT_GRACE, &mut server).await;
+        }
+    }
+}
+
+/// How long [`serve`] waits for the server to end after `exit` arrived (issue 25 item 7).
+const EXIT_GRACE: std::time::Duration = std::time::Duration::from_millis(200);
+
+/// Whether `body` is the `exit` notification (a small body whose method is `exit`, no id).
+fn is_exit(body: &[u8]) -> bool {
+    body.len() < 1024
+        && std::str::from_utf8(body)
+            .ok()
+            .and_then(|t| serde_json::from_str::<RequestShape>(t).ok())
+            .is_some_and(|r| r.method == "exit" && r.id.is_none())
 }
 
 /// The process's standard output for [`serve`]'s writer: a duplicate of its descriptor,
