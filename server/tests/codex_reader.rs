@@ -1808,3 +1808,30 @@ fn image_wrappers_are_not_prompt_text() {
         v.text
     );
 }
+
+/// Issue 20 item 7 (first half), `fixtures/agents/codex-injected-context.jsonl`: a user item
+/// with no `user_message` copy, written in its prompt's own millisecond before `turn_context`
+/// (line 13, in the turn still running at the end of the file, so no later user item or task
+/// end demotes it: the live view), is injected context,
+/// not a queued prompt; a user item typed later in a running task, with its copy (line 6),
+/// stays steering.
+#[test]
+fn copyless_user_item_in_the_prompts_millisecond_is_context() {
+    let p = concat!(
+        env!("CARGO_MANIFEST_DIR"),
+        "/../fixtures/agents/codex-injected-context.jsonl"
+    );
+    let src = std::fs::read_to_string(p).unwrap();
+    let t = read(&src);
+    use Role::*;
+    let r = roles(&t);
+    assert_eq!(r[2], PROMPT);
+    assert_eq!(r[5], Steering);
+    assert_eq!(r[6], Meta);
+    assert_eq!(r[10], PROMPT);
+    assert_eq!(r[11], Meta);
+    assert_eq!(r[12], Context, "line 13: {:?}", r);
+    let prompts = r.iter().filter(|r| matches!(r, Prompt(_))).count();
+    let steering = r.iter().filter(|r| **r == Steering).count();
+    assert_eq!((prompts, steering), (2, 1));
+}

@@ -222,6 +222,8 @@ Done: the page matches the mock-up.
 
 ## Turn 2 — ⏰ background task finished
 
+⏹ interrupted by the user
+
 (no reply — 1 tool call)
 
 ## Turn 3
@@ -247,8 +249,8 @@ Done: the page matches the mock-up.
             (1, AnchorKind::FinalAnswer, 10, 12, Some("Final answer")),
             (1, AnchorKind::Gate, 12, 12, Some("🔨 Build: PASS")),
             (1, AnchorKind::Compaction, 14, 14, Some("Compaction 1")),
-            (2, AnchorKind::Turn, 16, 18, None),
-            (3, AnchorKind::Turn, 20, 24, None),
+            (2, AnchorKind::Turn, 16, 20, None),
+            (3, AnchorKind::Turn, 22, 26, None),
         ]
     );
     let s = spans(&v);
@@ -597,8 +599,8 @@ fn view_outline_of_rich_session() {
   Final answer |  | FinalAnswer 10-12 @10
   🔨 Build: PASS |  | Gate 12-12 @12
   Compaction 1 | auto · 167k tokens | Compaction 14-14 @14
-Turn 2: ⏰ background task finished | 1 tool call | Turn 16-18 @16
-Turn 3: Try again | no activity | Turn 20-24 @20
+Turn 2: ⏰ background task finished | 1 tool call | Turn 16-20 @16
+Turn 3: Try again | no activity | Turn 22-26 @22
 "
     );
     let v = verbose(&d, &a);

@@ -1002,6 +1002,7 @@ impl State {
                 if let Some(effort) = jstr(p.effort) {
                     self.effort = Some(effort.into());
                 }
+                self.demote_injected_before_context(t);
                 l.entry(Role::Context, outer)
             }
             "response_item" => self.response_item(l, p, l.span_of(raw.get()), &rt, t),
@@ -2008,6 +2009,48 @@ impl State {
 
     /// In a file that writes user-message copies, a user item that got none by the next
     /// user item or task boundary is context, not a prompt (FORMATS-2026 §2; issue 9 item 3).
+    /// A `turn_context` arrived: a user item still without its `user_message` copy (in a file
+    /// that logs copies), written in the same millisecond as the prompt of its turn that got
+    /// one, is context the CLI injected with that prompt, not a prompt queued by the user
+    /// (issue 20 item 7). It becomes `Context` and no longer counts as the task's prompt.
+    fn demote_injected_before_context(&mut self, t: &mut Transcript) {
+        if !self.confirmed {
+            return;
+        }
+        let mut demoted = 0;
+        self.items.retain(|c| {
+            if c.family != Family::User || c.context {
+                return true;
+            }
+            let Some(e) = t.entries.get(c.entry) else {
+                return true;
+            };
+            if e.role != Role::Steering {
+                return true;
+            }
+            let Some(ts) = e.timestamp_ms() else {
+                return true;
+            };
+            // The prompt of its turn: the nearest earlier prompt entry (a few lines back).
+            let start = c.entry.saturating_sub(16);
+            let prompt = (start..c.entry)
+                .rev()
+                .find(|&i| matches!(t.entries[i].role, Role::Prompt(_)));
+            let same_ms = prompt.is_some_and(|i| t.entries[i].timestamp_ms() == Some(ts));
+            if !same_ms {
+                return true;
+            }
+            if let Some(e) = t.revise(c.entry) {
+                e.role = Role::Context;
+                demoted += 1;
+            }
+            false
+        });
+        if self.task_open {
+            self.task_prompts = self.task_prompts.saturating_sub(demoted);
+        }
+    }
+
     fn demote_unpaired_prompts(&mut self, t: &mut Transcript) {
         let mut demoted = 0;
         self.items.retain(|c| {

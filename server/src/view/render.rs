@@ -1050,6 +1050,15 @@ impl<'a> Renderer<'a> {
             if answer_shown_quiet && let Some(&pos) = fa.and_then(|f| f.blocks.first()) {
                 evs.push((pos, Ev::Answer));
             }
+            // An interruption shows in the quiet view too, in its place: an answer cut off by
+            // it never reads as a complete one (issue 20 item 9).
+            for e in turn.entries.clone() {
+                if self.t.entries.get(e).is_some_and(|en| {
+                    en.role == Role::Interruption && !en.sidechain && !en.inherited && !en.repeated
+                }) {
+                    evs.push(((e, 0), Ev::Misc(e)));
+                }
+            }
             for &g in &turn.gates {
                 let Some(gate) = a.gates.get(g) else { continue };
                 let in_answer = answer_shown_quiet
