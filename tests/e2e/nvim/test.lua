@@ -343,7 +343,7 @@ local function demo_view()
   H.eq('view: options', { vim.bo[vbuf].buftype, vim.bo[vbuf].modifiable, vim.bo[vbuf].readonly, vim.bo[vbuf].filetype },
     { 'nofile', false, true, 'transcript' })
   local lines = vim.api.nvim_buf_get_lines(vbuf, 0, -1, false)
-  H.eq('view: line count', #lines, 108)
+  H.eq('view: line count', #lines, 110)
   H.eq('view: turn 1 heading, prompt and answer (lines 4–9)', vim.list_slice(lines, 4, 9), {
     '## Turn 1',
     '',
@@ -357,7 +357,8 @@ local function demo_view()
   end, lines)
   H.eq('view: nine turn headings', #headings, 9)
   H.eq('view: compaction divider', lines[65], '── Compaction 1 (auto, 43k tokens) ──')
-  H.eq('view: replyless turn 8', lines[95], '(no reply — 1 comment · 1 tool call)')
+  H.eq('view: interrupted turn 8', { lines[95], lines[97] }, { '⏹ interrupted by the user', '(no reply — 1 comment · 1 tool call)' })
+  H.eq('view: replyless turn 8', lines[97], '(no reply — 1 comment · 1 tool call)')
   H.check('view: the final marker is never shown', not table.concat(lines, '\n'):find('OMNISCIO_FINAL', 1, true))
   local client = T.get_client(vbuf)
   H.check('view: client attached', client ~= nil)
@@ -407,9 +408,9 @@ local function demo_view()
   H.eq('view: change lenses (session on line 1, turns 1, 3, 5, 6 on their headings)', lines_of('changes'), { 0, 3, 32, 55, 68 })
   -- The quiet view's hidden activity is one lens away (issue 11): on each turn heading, and on
   -- turn 8's `(no reply — …)` line; running it opens the verbose view at that turn.
-  H.eq('view: Show activity lenses (headings; turn 8 on its no-reply line)', lines_of('activity'), { 3, 17, 32, 43, 55, 68, 83, 94, 96 })
-  H.eq('view: line 95 is turn 8\'s no-reply line', lines[95], '(no reply — 1 comment · 1 tool call)')
-  vim.api.nvim_win_set_cursor(0, { 95, 0 })
+  H.eq('view: Show activity lenses (headings; turn 8 on its no-reply line)', lines_of('activity'), { 3, 17, 32, 43, 55, 68, 83, 96, 98 })
+  H.eq('view: line 97 is turn 8\'s no-reply line', lines[97], '(no reply — 1 comment · 1 tool call)')
+  vim.api.nvim_win_set_cursor(0, { 97, 0 })
   vim.lsp.codelens.run()
   H.wait('verbose view at turn 8', 5000, function()
     return vim.api.nvim_buf_get_name(0):find('verbose=1', 1, true) ~= nil
