@@ -319,7 +319,7 @@ We matched the mock-up.
 
 > Try again
 
-**Answer** (in flight)
+**Answer so far** (in flight)
 Retrying the build now.
 "
     );
@@ -390,7 +390,13 @@ Retrying the build now.
                 Some("Worked · Bash npm run build")
             ),
             (3, AnchorKind::Turn, 40, 45, None),
-            (3, AnchorKind::FinalAnswer, 44, 45, Some("Final answer")),
+            (
+                3,
+                AnchorKind::FinalAnswer,
+                44,
+                45,
+                Some("Answer so far (in flight)")
+            ),
         ]
     );
     // Sub-agent lines carry the sidechain modifier.
@@ -581,8 +587,8 @@ fn raw_outline_of_rich_session() {
   Compaction 1 | auto · 167k tokens | Compaction 8-9 @8
 Turn 2: ⏰ background task finished | 1 tool call | Turn 10-13 @10
   Worked · Bash npm run build | 1 tool call | WorkRun 11-12 @11
-Turn 3: Try again | no activity | Turn 14-15 @14
-  Final answer |  | FinalAnswer 15-15 @15
+Turn 3: Try again | no activity · in flight | Turn 14-15 @14
+  Answer so far (in flight) |  | FinalAnswer 15-15 @15
 "
     );
 }
@@ -600,7 +606,7 @@ fn view_outline_of_rich_session() {
   🔨 Build: PASS |  | Gate 12-12 @12
   Compaction 1 | auto · 167k tokens | Compaction 14-14 @14
 Turn 2: ⏰ background task finished | 1 tool call | Turn 16-20 @16
-Turn 3: Try again | no activity | Turn 22-26 @22
+Turn 3: Try again | no activity · in flight | Turn 22-26 @22
 "
     );
     let v = verbose(&d, &a);
@@ -615,8 +621,8 @@ Turn 3: Try again | no activity | Turn 22-26 @22
   Compaction 1 | auto · 167k tokens | Compaction 26-28 @26
 Turn 2: ⏰ background task finished | 1 tool call | Turn 30-38 @30
   Worked · Bash npm run build | 1 tool call | WorkRun 35-36 @35
-Turn 3: Try again | no activity | Turn 40-45 @40
-  Final answer |  | FinalAnswer 44-45 @44
+Turn 3: Try again | no activity · in flight | Turn 40-45 @40
+  Answer so far (in flight) |  | FinalAnswer 44-45 @44
 "
     );
 }

@@ -495,3 +495,135 @@ fn surfaces_say_the_same_numbers_with_the_same_words() {
     assert!(gates_checked >= 5, "{gates_checked}");
     assert!(wakes_checked >= 5, "{wakes_checked}");
 }
+
+/// One rule for a turn's state (issue 20 item 9): read as still being written (a session copied
+/// a second ago), every surface says the same of each turn: `stats --json` `in-flight`, the
+/// `stats` line, the outline detail (raw and view), the turn's hint and the `outline` CLI say
+/// `in flight` exactly for the in-flight turns; an in-flight turn's answer is named `Answer so
+/// far (in flight)` in both outlines and the verbose view (never `Final answer`), and the quiet
+/// view holds it back behind `… working` (seed 000).
+#[test]
+fn an_in_flight_turn_reads_in_flight_on_every_surface() {
+    let mut in_flight = 0;
+    let mut answers_so_far = 0;
+    for file in files() {
+        let options = Options {
+            time_zone: Some(TZ.to_string()),
+            ..Default::default()
+        };
+        let Ok(l) = transcript_ls::cli::load(&file, &options, Some(false)) else {
+            continue;
+        };
+        let (t, a, src) = (&l.transcript, &l.analysis, l.source.as_str());
+        let st = stats::stats(file.display().to_string(), t, a);
+        let json: serde_json::Value = serde_json::to_value(&st).unwrap();
+        let stats_text = cli(&["stats", "--growing", "--time-zone", TZ], &file);
+        let outline_text = cli(&["outline", "--growing", "--time-zone", TZ], &file);
+        let quiet_text = cli(
+            &[
+                "render",
+                "--growing",
+                "--color=never",
+                "--no-pager",
+                "--width",
+                "0",
+            ],
+            &file,
+        );
+        let raw_syms = symbols::raw_symbols(t, a, src);
+        let raw_hints = inlay_hints::raw_hints(t, a, Some(TZ));
+        let v = view::render(t, a, src, &ViewOptions { verbose: true });
+        let view_syms = symbols::view_symbols(&v, a);
+        for (ti, turn) in a.turns.iter().enumerate() {
+            if turn.kind == TurnKind::Preamble {
+                continue;
+            }
+            let fly = turn.state == transcript_ls::analysis::TurnState::InFlight;
+            let says = |s: &str| s.contains(view::words::IN_FLIGHT);
+            let at = format!("{}: turn {}", file.display(), turn.n);
+            assert_eq!(
+                json["turn_list"][ti]["state"] == "in-flight",
+                fly,
+                "{at}: stats --json"
+            );
+            let stats_line = stats_text
+                .lines()
+                .find(|l| l.starts_with(&format!("  turn {}/", turn.n)))
+                .unwrap();
+            assert_eq!(
+                stats_line.ends_with("in-flight"),
+                fly,
+                "{at}: {stats_line:?}"
+            );
+            let raw_sym = raw_syms
+                .iter()
+                .find(|s| s.kind == SymbolKind::Turn && s.start_line == turn.start_line)
+                .unwrap();
+            assert_eq!(
+                says(&raw_sym.detail),
+                fly,
+                "{at}: outline {:?}",
+                raw_sym.detail
+            );
+            let outline_line = outline_text
+                .lines()
+                .find(|l| l.contains(&format!("turn {}/", turn.n)))
+                .unwrap();
+            assert_eq!(says(outline_line), fly, "{at}: {outline_line:?}");
+            if let Some(opener) = turn.opener {
+                let line = t.entries[opener].line;
+                let hinted = raw_hints.iter().any(|h| h.line == line && says(&h.label));
+                assert_eq!(hinted, fly, "{at}: raw hints of line {line}");
+            }
+            let name = view::words::answer_name(turn.state);
+            let answers: Vec<&str> = flatten(&raw_sym.children)
+                .into_iter()
+                .filter(|s| s.kind == SymbolKind::FinalAnswer)
+                .map(|s| s.name.as_str())
+                .collect();
+            assert_eq!(
+                answers,
+                turn.final_answer
+                    .iter()
+                    .map(|_| name.as_str())
+                    .collect::<Vec<_>>(),
+                "{at}: the outline's answer"
+            );
+            if fly {
+                in_flight += 1;
+                if turn.final_answer.is_some() {
+                    answers_so_far += 1;
+                    assert!(
+                        v.text.contains("**Answer so far** (in flight)"),
+                        "{at}: verbose view"
+                    );
+                    assert!(
+                        flatten(&view_syms)
+                            .iter()
+                            .any(|s| s.kind == SymbolKind::FinalAnswer && s.name == name),
+                        "{at}: the view outline's answer"
+                    );
+                }
+                let tail = quiet_text.rsplit("## Turn ").next().unwrap_or("");
+                assert!(tail.contains("… working"), "{at}: quiet view {tail:?}");
+                assert!(
+                    !tail.contains("**Answer**"),
+                    "{at}: quiet view shows the answer"
+                );
+            }
+        }
+        for s in flatten(&view_syms) {
+            if s.kind == SymbolKind::FinalAnswer {
+                assert!(
+                    s.name == "Final answer" || s.name == "Answer so far (in flight)",
+                    "{}: view outline {:?}",
+                    file.display(),
+                    s.name
+                );
+            }
+        }
+    }
+    eprintln!("in flight: {in_flight} turns, {answers_so_far} with an answer so far");
+    assert!(in_flight >= 10, "{in_flight}");
+    assert!(answers_so_far >= 5, "{answers_so_far}");
+}

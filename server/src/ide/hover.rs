@@ -3,7 +3,7 @@
 //! the view shortened, capped to [`HOVER_CAP`] bytes with an explicit `… N KB more` marker;
 //! on a turn's opener line, how the turn's figures were computed. Base64 is never shown.
 
-use crate::analysis::Analysis;
+use crate::analysis::{Analysis, TurnState};
 use crate::ide::inlay_hints::{turn_tooltip, usage_label};
 use crate::ide::lookup::{self, Lookup};
 use crate::model::{Block, BlockKind, Role, Span, Transcript};
@@ -250,10 +250,17 @@ fn render_block(
 ) -> String {
     match &b.kind {
         BlockKind::Text { text } => {
-            let label = if lookup.final_answer_turn(entry, bi).is_some() {
-                "**Final answer**\n\n"
-            } else {
-                ""
+            let label = match lookup.final_answer_turn(entry, bi) {
+                Some(t) => format!(
+                    "**{}**\n\n",
+                    crate::view::words::answer_name(
+                        analysis
+                            .turns
+                            .get(t)
+                            .map_or(TurnState::Complete, |t| t.state)
+                    )
+                ),
+                None => String::new(),
             };
             format!("{label}{}\n", cap_text(&text.decode(source), budget))
         }

@@ -71,7 +71,7 @@ pub fn turn_label(turn: &Turn, total: usize) -> String {
         parts.push(t.clone());
     }
     match turn.state {
-        TurnState::InFlight => parts.push("in flight".to_string()),
+        TurnState::InFlight => parts.push(words::IN_FLIGHT.to_string()),
         TurnState::Replyless => parts.push("no reply".to_string()),
         TurnState::Complete => {}
     }
@@ -96,7 +96,8 @@ pub fn raw_turn_label(turn: &Turn, total: usize) -> String {
         s.push_str(&turn.title);
     }
     if turn.state == TurnState::InFlight {
-        s.push_str(" · in flight");
+        s.push_str(" · ");
+        s.push_str(words::IN_FLIGHT);
     }
     s
 }

@@ -144,7 +144,7 @@ pub fn turn_symbol(
                 let lines: Vec<usize> = fa.blocks.iter().filter_map(|&(e, _)| line_of(e)).collect();
                 if let (Some(&first), Some(&last)) = (lines.iter().min(), lines.iter().max()) {
                     children.push(Symbol::new(
-                        "Final answer".to_string(),
+                        view::words::answer_name(turn.state),
                         String::new(),
                         SymbolKind::FinalAnswer,
                         first,

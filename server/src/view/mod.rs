@@ -319,6 +319,10 @@ pub fn turn_detail(turn: &crate::analysis::Turn) -> String {
     if let Some(at) = &turn.finished_at {
         parts.push(at.clone());
     }
+    // The turn's state, as its hint says it (issue 20 item 9).
+    if turn.state == crate::analysis::TurnState::InFlight {
+        parts.push(words::IN_FLIGHT.to_string());
+    }
     parts.join(" · ")
 }
 

@@ -985,6 +985,9 @@ impl<'a> Renderer<'a> {
     fn turn_body(&mut self, turn: &'a Turn) -> (Option<usize>, usize) {
         let a = self.a;
         let fa = turn.final_answer.as_ref();
+        // The quiet view holds an in-flight turn's answer back until the turn settles (seed 000:
+        // `… working` instead); the verbose view shows it as `**Answer so far** (in flight)`, and
+        // the outline names it so (issue 20 item 9).
         let answer_shown_quiet = !self.verbose && turn.state == TurnState::Complete && fa.is_some();
         let mut evs: Vec<((usize, usize), Ev)> = Vec::new();
         let mut covered: HashSet<usize> = HashSet::new();
@@ -1156,7 +1159,8 @@ impl<'a> Renderer<'a> {
                 Ev::Answer => {
                     if let Some(f) = fa {
                         self.blank();
-                        let label = self.emit(Line::new().raw("**Answer**"), Origin::None);
+                        let label =
+                            self.emit(Line::new().raw(&answer_label(turn.state)), Origin::None);
                         answer_line = Some(label);
                         let first = self.next_line();
                         for (k, &(e, b)) in f.blocks.iter().enumerate() {
@@ -1170,7 +1174,7 @@ impl<'a> Renderer<'a> {
                             AnchorKind::FinalAnswer,
                             label,
                             last,
-                            Some("Final answer".into()),
+                            Some(super::words::answer_name(turn.state)),
                             String::new(),
                         );
                     }
@@ -1203,7 +1207,7 @@ impl<'a> Renderer<'a> {
                 AnchorKind::FinalAnswer,
                 l,
                 last,
-                Some("Final answer".into()),
+                Some(super::words::answer_name(turn.state)),
                 String::new(),
             );
         }
@@ -1273,12 +1277,8 @@ impl<'a> Renderer<'a> {
                 }
                 if answer_line.is_none() {
                     self.blank();
-                    let label = if turn.state == TurnState::InFlight {
-                        "**Answer** (in flight)"
-                    } else {
-                        "**Answer**"
-                    };
-                    *answer_line = Some(self.emit(Line::new().raw(label), Origin::None));
+                    let label = answer_label(turn.state);
+                    *answer_line = Some(self.emit(Line::new().raw(&label), Origin::None));
                     self.activity_closed = true;
                 } else {
                     self.blank();
@@ -2524,5 +2524,15 @@ fn notice_kind(e: &Entry) -> Option<(&'static str, SpanKind)> {
         "pr-link" => Some(("🔗 pull request", SpanKind::Meta)),
         "system/api_error" => Some(("⚠ API error", SpanKind::ToolError)),
         _ => None,
+    }
+}
+
+/// The label line above a turn's answer: `**Answer**`, or `**Answer so far** (in flight)`
+/// while the turn is in flight ([`super::words::answer_name`]'s rule, issue 20 item 9).
+fn answer_label(state: TurnState) -> String {
+    if state == TurnState::InFlight {
+        format!("**Answer so far** ({})", super::words::IN_FLIGHT)
+    } else {
+        "**Answer**".to_string()
     }
 }

@@ -145,6 +145,22 @@ pub fn activity(comments: u32, tool_calls: u32) -> String {
 /// A turn with neither comments nor tool calls.
 pub const NO_ACTIVITY: &str = "no activity";
 
+/// The last turn of a file still being written, without completion evidence
+/// (`TurnState::InFlight`, seed 004): the same words in the outline detail, hints, the view's
+/// answer label and `… working` line (issue 20 item 9).
+pub const IN_FLIGHT: &str = "in flight";
+
+/// The name of a turn's answer in the outline and the view: `Final answer` once the turn is
+/// over, `Answer so far (in flight)` while it is in flight (seed 000: the final answer is held
+/// back until the turn settles; what the agent wrote so far stays readable). One rule for the
+/// raw outline, the view outline and the view's label (issue 20 item 9).
+pub fn answer_name(state: crate::analysis::TurnState) -> String {
+    match state {
+        crate::analysis::TurnState::InFlight => format!("Answer so far ({IN_FLIGHT})"),
+        _ => "Final answer".to_string(),
+    }
+}
+
 /// The head of a work run's label: `Worked · 3 tool calls` (seed 003).
 pub const WORKED: &str = "Worked";
 /// The label of a thinking-only run (seed 003).
