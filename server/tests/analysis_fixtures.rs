@@ -1155,6 +1155,32 @@ fn views_show_a_divider_where_a_session_starts() {
             );
             let below = lines[at[0] + 1..].join("\n");
             assert!(!below.contains(before) || before.is_empty(), "{file}");
+            // The view's outline names it as the raw outline does, on the divider's line,
+            // inside the range of the turn it belongs to.
+            let name = format!("Session 2: {id}");
+            let syms = transcript_ls::ide::symbols::view_symbols(&v, &f.a);
+            let parents: Vec<_> = syms
+                .iter()
+                .filter(|t| t.children.iter().any(|c| c.name == name))
+                .collect();
+            assert_eq!(parents.len(), 1, "{file} verbose={verbose}: {syms:#?}");
+            let child = parents[0].children.iter().find(|c| c.name == name).unwrap();
+            assert_eq!(
+                (child.kind, child.start_line, child.end_line),
+                (
+                    transcript_ls::ide::symbols::SymbolKind::Session,
+                    at[0],
+                    at[0]
+                ),
+                "{file} verbose={verbose}"
+            );
+            assert!(parents[0].start_line <= at[0] && at[0] <= parents[0].end_line);
+            let raw = transcript_ls::ide::symbols::raw_symbols(&f.t, &f.a, &f.src);
+            assert!(
+                raw.iter()
+                    .any(|t| t.children.iter().any(|c| c.name == name)),
+                "{file}: raw outline"
+            );
         }
     }
 }

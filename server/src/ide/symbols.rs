@@ -8,7 +8,7 @@
 
 use crate::analysis::{Analysis, RunKind, Turn, TurnKind, default_phases};
 use crate::model::Transcript;
-use crate::view::{self, AnchorKind, View, text};
+use crate::view::{self, AnchorKind, View};
 
 /// Kinds of outline entry (mapped to LSP `SymbolKind`s by `crate::lsp`).
 #[derive(Debug, Clone, Copy, PartialEq, Eq, serde::Serialize)]
@@ -219,11 +219,10 @@ pub fn turn_symbol(
                 .skip(first)
                 .take_while(|(_, s)| s.entry < turn.entries.end)
             {
+                let (name, detail) = view::session_outline(i, start);
                 children.push(Symbol::new(
-                    format!("Session {}: {}", i + 2, text::one_line(&start.id, 40)),
-                    start.parent.as_deref().map_or_else(String::new, |p| {
-                        format!("from thread {}", text::one_line(p, 40))
-                    }),
+                    name,
+                    detail,
                     SymbolKind::Session,
                     start.line,
                     start.line,
@@ -291,6 +290,7 @@ fn changes_symbol(t: &Transcript, c: &crate::ide::changes::TurnChanges) -> Symbo
 pub fn view_symbols(view: &View, analysis: &Analysis) -> Vec<Symbol> {
     // Top-level symbols and the turn number each stands for.
     let mut out: Vec<(Option<usize>, Symbol)> = Vec::new();
+    let mut pending: Vec<(usize, Symbol)> = Vec::new();
     for a in &view.anchors {
         let kind = match a.kind {
             AnchorKind::Preamble => SymbolKind::Preamble,
@@ -305,6 +305,7 @@ pub fn view_symbols(view: &View, analysis: &Analysis) -> Vec<Symbol> {
             AnchorKind::AbandonedBranch => SymbolKind::AbandonedBranch,
             AnchorKind::Changes => SymbolKind::Changes,
             AnchorKind::ChangedFile => SymbolKind::ChangedFile,
+            AnchorKind::Session => SymbolKind::Session,
         };
         if matches!(a.kind, AnchorKind::Turn | AnchorKind::Preamble) {
             let preamble = a.kind == AnchorKind::Preamble;
@@ -335,7 +336,22 @@ pub fn view_symbols(view: &View, analysis: &Analysis) -> Vec<Symbol> {
                 }
             }
             Some((Some(n), parent)) if *n == a.turn => parent.children.push(child),
+            // A session divider drawn above the heading of the turn it opens: that turn's
+            // child, as in the raw outline; the turn's range starts at the divider.
+            _ if kind == SymbolKind::Session => pending.push((a.turn, child)),
             _ => out.push((None, child)),
+        }
+    }
+    for (n, child) in pending {
+        match out
+            .iter_mut()
+            .find(|(t, s)| *t == Some(n) && s.kind == SymbolKind::Turn)
+        {
+            Some((_, parent)) => {
+                parent.start_line = parent.start_line.min(child.start_line);
+                parent.children.push(child);
+            }
+            None => out.push((None, child)),
         }
     }
     out.into_iter()

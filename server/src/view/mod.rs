@@ -165,6 +165,9 @@ pub enum AnchorKind {
     Changes,
     /// One file of it (a child of the `Changes` entry in the outline).
     ChangedFile,
+    /// Where another session of the file starts (issue 20 item 3): the `── Session 2: <id> ──`
+    /// divider, a child of the turn it opens or falls in.
+    Session,
 }
 
 /// Renders the view of a transcript. Never panics; bounded output size (DESIGN.md §2: the
@@ -324,6 +327,18 @@ pub fn turn_detail(turn: &crate::analysis::Turn) -> String {
         parts.push(words::IN_FLIGHT.to_string());
     }
     parts.join(" · ")
+}
+
+/// The outline name and detail of a later session of the file (issue 20 item 3), the same in
+/// the raw outline and the view's: `("Session 2: 019e…", "from thread 019d…")`; `index` is
+/// the position in `SessionMeta::sessions` (the file's first session is Session 1).
+pub fn session_outline(index: usize, start: &crate::model::SessionStart) -> (String, String) {
+    (
+        format!("Session {}: {}", index + 2, text::one_line(&start.id, 40)),
+        start.parent.as_deref().map_or_else(String::new, |p| {
+            format!("from thread {}", text::one_line(p, 40))
+        }),
+    )
 }
 
 /// The one-line name of a gate, as in the view and the outline: `🔨 Build: PASS`, with the

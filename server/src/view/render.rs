@@ -2114,11 +2114,14 @@ impl<'a> Renderer<'a> {
         self.blank();
         let saved = self.mods;
         self.mods = Mods::default();
-        self.emit(
+        let line = self.emit(
             Line::new().add(&divider, Some(SpanKind::Meta)),
             self.entry_origin(st.entry, None),
         );
         self.mods = saved;
+        // The outline entry: the raw outline's name and detail (`ide::symbols`).
+        let (name, detail) = super::session_outline(si, st);
+        self.anchor(AnchorKind::Session, line, line, Some(name), detail);
     }
 
     fn compaction(&mut self, ci: usize) {
