@@ -685,7 +685,7 @@ fn codex_subagent_inherited_history() {
         .map(|i| f.line(i))
         .collect();
     assert_eq!(inherited, (2..=8).collect::<Vec<_>>());
-    let inh = f.a.inherited.as_ref().unwrap();
+    let inh = f.a.inherited.first().unwrap();
     assert_eq!((inh.start_line + 1, inh.end_line + 1, inh.turns), (2, 8, 1));
     assert_eq!(f.a.turn_count, 1);
     let t = &f.a.turns[1];
@@ -748,7 +748,7 @@ fn codex_fork_replay_spanning_milliseconds_is_inherited() {
         Some("019e5000-0000-7000-8000-00000000a001")
     );
     assert_eq!(inherited_lines(&f), (2..=17).collect::<Vec<_>>());
-    let inh = f.a.inherited.as_ref().unwrap();
+    let inh = f.a.inherited.first().unwrap();
     assert_eq!(
         (inh.start_line + 1, inh.end_line + 1, inh.turns),
         (2, 17, 2)
@@ -798,7 +798,7 @@ fn codex_fork_in_a_file_of_several_rollouts() {
     assert_eq!(f.t.meta.parent_thread_id, None);
     assert_eq!(inherited_lines(&f), (18..=33).collect::<Vec<_>>());
     // Named by the fork's own `session_meta` (line 17), not the file's first.
-    let inh = f.a.inherited.as_ref().unwrap();
+    let inh = f.a.inherited.first().unwrap();
     assert_eq!(
         transcript_ls::ide::folding::inherited_label(inh),
         "inherited from 019e5000-0000-7000-8000-00000000a001 (2 turns)"
@@ -1262,4 +1262,59 @@ fn unknown_records_give_one_information_diagnostic_per_kind() {
         );
         assert_eq!(v.text.contains("teleport-state"), verbose, "{}", v.text);
     }
+}
+
+/// Two forks of one parent in one file (`codex-two-forks.jsonl`, issue 20): the parent's
+/// rollout (lines 1–16), its first fork (17–48: replay 18–33, two turns of its own) and a
+/// second fork (49–71: replay 50–65, one turn of its own). Each replay is its own inherited
+/// history, folded alone; the first fork's own turns between them are never folded away.
+/// Before: one inherited range, lines 18–65, over the first fork's turns 3 and 4.
+#[test]
+fn two_forks_in_one_file_are_two_inherited_histories() {
+    use transcript_ls::ide::folding::{FoldKind, document_folds, inherited_label};
+    let f = load_with("rules/codex-two-forks.jsonl", &opts(true));
+    let lines = inherited_lines(&f);
+    assert_eq!(lines, (18..=33).chain(50..=65).collect::<Vec<_>>());
+    let ranges: Vec<(usize, usize, String)> =
+        f.a.inherited
+            .iter()
+            .map(|h| (h.start_line + 1, h.end_line + 1, inherited_label(h)))
+            .collect();
+    let parent = "inherited from 019e5000-0000-7000-8000-00000000a001 (2 turns)";
+    assert_eq!(
+        ranges,
+        [(18, 33, parent.to_string()), (50, 65, parent.to_string())]
+    );
+    let folds: Vec<(usize, usize)> = document_folds(&f.a)
+        .iter()
+        .filter(|d| d.kind == FoldKind::Inherited)
+        .map(|d| (d.start_line + 1, d.end_line + 1))
+        .collect();
+    assert_eq!(folds, [(18, 33), (50, 65)]);
+    assert_eq!(f.a.turn_count, 5);
+    let u = f.a.usage;
+    // 30 (parent) + 31 (fork 1's own) + 9 (fork 2's own).
+    assert_eq!(u.output, 70);
+    // Read and analysed as the file grows, line by line (`analysis::resume`): the same two
+    // histories at the end, and at each step the same as analysing that prefix whole.
+    let text = f.src.clone();
+    let mut reader = transcript_ls::formats::Reader::new();
+    let mut state = None;
+    let mut grown = 0;
+    for line in text.split_inclusive('\n') {
+        grown += line.len();
+        let upto = &text[..grown];
+        reader.feed(upto);
+        let (mut t, lent) = reader.lend();
+        let revised = t.take_revised();
+        let (a, c) = match state.take() {
+            Some((a, c)) => transcript_ls::analysis::resume(a, c, revised, &t, upto, &opts(true)),
+            None => transcript_ls::analysis::analyze_resumable(&t, upto, &opts(true)),
+        };
+        let whole = transcript_ls::analysis::analyze(&t, upto, &opts(true));
+        assert_eq!(a.inherited, whole.inherited, "after {grown} bytes");
+        state = Some((a, c));
+        reader = lent.restore(t);
+    }
+    assert_eq!(state.unwrap().0.inherited, f.a.inherited);
 }

@@ -115,9 +115,10 @@ pub struct Analysis {
     /// When the session ran: its first and last record timestamps (epoch ms) and their local
     /// label in `Options::time_zone` ([`clock::span_label_in`]); `None` without timestamps.
     pub time_span: Option<TimeSpan>,
-    /// History a fork or sub-agent file replays from its parent (`Entry::inherited`), when
-    /// it has any: excluded from turns, turn numbers and token totals (issue 9 item 4).
-    pub inherited: Option<Inherited>,
+    /// History a fork or sub-agent file replays from its parent (`Entry::inherited`), one
+    /// per replay in file order (a file that joins two forks has two; issue 20): excluded from
+    /// turns, turn numbers and token totals (issue 9 item 4).
+    pub inherited: Vec<Inherited>,
 }
 
 /// When a session ran (issue 11, item 5: the view's summary).
@@ -133,7 +134,8 @@ pub struct TimeSpan {
 /// The inherited history of a fork or sub-agent file.
 #[derive(Debug, Clone, PartialEq)]
 pub struct Inherited {
-    /// Entry index range `[start, end)` from the first to the last inherited record.
+    /// Entry index range `[start, end)` from the first to the last inherited record of one
+    /// replay (it ends where the file's own work or another session starts).
     pub entries: std::ops::Range<usize>,
     /// First and last line (0-based, inclusive).
     pub start_line: usize,

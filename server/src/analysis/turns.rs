@@ -105,10 +105,7 @@ pub(super) fn analyze_from(
             && cp.entries <= n
             && !cp.compaction_open
             && (subagent_file || !cp.sidechain)
-            && prev
-                .inherited
-                .as_ref()
-                .is_none_or(|h| h.entries.end <= from)
+            && prev.inherited.last().is_none_or(|h| h.entries.end <= from)
             && prev.turns.len() >= 2;
         if !same {
             return Err(());
@@ -571,28 +568,46 @@ pub(super) fn analyze_from(
                 .and_then(|s| s.parent.clone())
         })
     };
-    let inherited = if from > 0 {
-        prev.inherited.take().map(|mut h| {
-            h.parent = parent_of(h.entries.start);
-            h
-        })
+    // One range per replay (issue 20: two forks in one file are two inherited histories,
+    // never one range over the first fork's own turns): a run of inherited records ends where
+    // the file's own work (a record that opens a turn or a model response) or another session
+    // starts. Entries before `from` were scanned when the kept analysis was made.
+    let mut inherited = if from > 0 {
+        std::mem::take(&mut prev.inherited)
     } else {
-        let first = t.entries.iter().position(|e| e.inherited);
-        let last = t.entries.iter().rposition(|e| e.inherited);
-        match (first, last) {
-            (Some(a), Some(b)) => Some(super::Inherited {
-                entries: a..b + 1,
-                start_line: t.entries[a].line,
-                end_line: t.entries[b].line,
-                turns: t.entries[a..=b]
-                    .iter()
-                    .filter(|e| e.inherited && e.role.opens_turn())
-                    .count(),
-                parent: parent_of(a),
-            }),
-            _ => None,
-        }
+        Vec::new()
     };
+    let breaks = |a: usize, b: usize| {
+        let s = &t.meta.sessions;
+        s.partition_point(|x| x.entry <= a) != s.partition_point(|x| x.entry <= b)
+            || t.entries[a + 1..b]
+                .iter()
+                .any(|e| !e.inherited && (e.role.opens_turn() || e.role == Role::Model))
+    };
+    for i in from..n {
+        let e = &t.entries[i];
+        if !e.inherited {
+            continue;
+        }
+        let opens = usize::from(e.role.opens_turn());
+        match inherited.last_mut() {
+            Some(h) if !breaks(h.entries.end - 1, i) => {
+                h.entries.end = i + 1;
+                h.end_line = e.line;
+                h.turns += opens;
+            }
+            _ => inherited.push(super::Inherited {
+                entries: i..i + 1,
+                start_line: e.line,
+                end_line: e.line,
+                turns: opens,
+                parent: None,
+            }),
+        }
+    }
+    for h in &mut inherited {
+        h.parent = parent_of(h.entries.start);
+    }
     let (mut lo, mut hi) = if from > 0 {
         cp.time
     } else {

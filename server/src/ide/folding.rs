@@ -121,7 +121,7 @@ pub fn turn_folds(transcript: &Transcript, turn: &Turn) -> Vec<Fold> {
 /// takes them: inherited history, compaction windows, abandoned branches, sub-agent spans.
 pub fn document_folds(analysis: &Analysis) -> Vec<Fold> {
     let mut out = Vec::new();
-    if let Some(inh) = &analysis.inherited {
+    for inh in &analysis.inherited {
         out.push(Fold {
             start_line: inh.start_line,
             end_line: inh.end_line,

@@ -2331,7 +2331,8 @@ impl<'a> Renderer<'a> {
                 "· {} · {records}: {}",
                 self.a
                     .inherited
-                    .as_ref()
+                    .iter()
+                    .rfind(|h| h.entries.start <= group[0])
                     .map_or_else(|| "inherited".to_string(), super::inherited_label),
                 list.join(", ")
             ),

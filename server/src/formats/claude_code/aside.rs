@@ -158,7 +158,7 @@ mod tests {
         );
         let a = crate::analysis::analyze(&t, &text, &Default::default());
         assert_eq!((a.turn_count, a.usage.output), (1, 30));
-        let inh = a.inherited.as_ref().unwrap();
+        let inh = a.inherited.first().unwrap();
         assert_eq!(
             crate::ide::folding::inherited_label(inh),
             "inherited from b7c0ffee (2 turns)"
