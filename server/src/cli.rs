@@ -754,14 +754,12 @@ fn unknown_reason(t: &Transcript) -> String {
         .count() as u64
         + u64::from(t.pending_tail.is_some());
     let lines = |n| text::plural(n, "line", "lines");
+    let agents = crate::formats::agents::names("or");
     match (json, bad) {
         (0, n) => format!("{}, none of them JSON", lines(n)),
-        (j, 0) => format!(
-            "{} of JSON with no Claude Code, Codex, Pi or Copilot CLI records",
-            lines(j)
-        ),
+        (j, 0) => format!("{} of JSON with no {agents} records", lines(j)),
         (j, n) => format!(
-            "{} of JSON and {} that {} not JSON, with no Claude Code, Codex, Pi or Copilot CLI records",
+            "{} of JSON and {} that {} not JSON, with no {agents} records",
             lines(j),
             lines(n),
             if n == 1 { "is" } else { "are" }

@@ -191,13 +191,35 @@ function M.torn_line_format(line)
   return nil
 end
 
---- Default folders of the agents' sessions (the server's default `roots`).
-M.default_roots = {
-  '~/.claude/projects',
-  '~/.codex/sessions',
-  '~/.pi/agent/sessions',
-  '~/.copilot/session-state',
+--- The agents' default session folders, as the server's agent registry has them
+--- (server/src/formats/agents.rs; `server/tests/agents.rs` checks this table against it): `home`
+--- under `~`, or `under_env` under `$env` when that variable is set and not empty.
+M.agent_roots = {
+  { home = '~/.claude/projects', env = 'CLAUDE_CONFIG_DIR', under_env = 'projects' },
+  { home = '~/.codex/sessions', env = 'CODEX_HOME', under_env = 'sessions' },
+  { home = '~/.pi/agent/sessions', env = 'PI_CODING_AGENT_DIR', under_env = 'sessions' },
+  { home = '~/.copilot/session-state', env = 'COPILOT_HOME', under_env = 'session-state' },
 }
+
+--- The default roots now (the server's default `roots`): each agent's folder, moved by its
+--- variable when set.
+---@return string[]
+function M.resolve_default_roots()
+  local out = {}
+  for _, r in ipairs(M.agent_roots) do
+    local v = vim.env[r.env]
+    if v ~= nil and v ~= '' then
+      table.insert(out, (v:gsub('/$', '')) .. '/' .. r.under_env)
+    else
+      table.insert(out, r.home)
+    end
+  end
+  return out
+end
+
+--- Default folders of the agents' sessions (the server's default `roots`), resolved when the
+--- plugin loads.
+M.default_roots = M.resolve_default_roots()
 
 --- How many non-blank lines are looked at before giving up (the server's `DETECT_WINDOW`).
 M.window = 64
