@@ -582,13 +582,13 @@ fn raw_outline_of_rich_session() {
   Worked · Task Audit the CSS | 1 tool call | WorkRun 1-6 @1
   Sub-agent: Audit the CSS | aaa · 1 tool call · 1m 25s · 14k tokens | Subagent 1-6 @1
   ↪ queued: also add a --json flag |  | Steering 5-5 @5
-  Final answer |  | FinalAnswer 7-7 @7
+  Final answer | Done: the page matches the mock-up. | FinalAnswer 7-7 @7
   🔨 Build: PASS |  | Gate 7-7 @7
   Compaction 1 | auto · 167k tokens | Compaction 8-9 @8
 Turn 2: ⏰ background task finished | 1 tool call | Turn 10-13 @10
   Worked · Bash npm run build | 1 tool call | WorkRun 11-12 @11
 Turn 3: Try again | no activity · in flight | Turn 14-15 @14
-  Answer so far (in flight) |  | FinalAnswer 15-15 @15
+  Answer so far (in flight) | Retrying the build now. | FinalAnswer 15-15 @15
 "
     );
 }
@@ -602,7 +602,7 @@ fn view_outline_of_rich_session() {
         outline(&view_symbols(&v, &a)),
         "Turn 1: Make the page look like this mock-up | 1 tool call | Turn 3-14 @3
   ↪ queued: also add a --json flag |  | Steering 8-8 @8
-  Final answer |  | FinalAnswer 10-12 @10
+  Final answer | Done: the page matches the mock-up. | FinalAnswer 10-12 @10
   🔨 Build: PASS |  | Gate 12-12 @12
   Compaction 1 | auto · 167k tokens | Compaction 14-14 @14
 Turn 2: ⏰ background task finished | 1 tool call | Turn 16-20 @16
@@ -616,13 +616,13 @@ Turn 3: Try again | no activity · in flight | Turn 22-26 @22
   Worked · Task Audit the CSS | 1 tool call | WorkRun 9-16 @9
   Sub-agent: Audit the CSS | aaa · 1 tool call · 1m 25s · 14k tokens | Subagent 10-16 @10
   ↪ queued: also add a --json flag |  | Steering 18-18 @18
-  Final answer |  | FinalAnswer 22-24 @22
+  Final answer | Done: the page matches the mock-up. | FinalAnswer 22-24 @22
   🔨 Build: PASS |  | Gate 24-24 @24
   Compaction 1 | auto · 167k tokens | Compaction 26-28 @26
 Turn 2: ⏰ background task finished | 1 tool call | Turn 30-38 @30
   Worked · Bash npm run build | 1 tool call | WorkRun 35-36 @35
 Turn 3: Try again | no activity · in flight | Turn 40-45 @40
-  Answer so far (in flight) |  | FinalAnswer 44-45 @44
+  Answer so far (in flight) | Retrying the build now. | FinalAnswer 44-45 @44
 "
     );
 }
@@ -636,7 +636,7 @@ fn outline_with_preamble_and_small_session() {
         "Turn 1: Fix the failing test | 1 comment · 1 tool call · 2m 25s · ≈41 tok/s · 07:28 am | Turn 0-5 @0
   Thought |  | Thought 1-1 @1
   Worked · Bash cargo test | 1 tool call | WorkRun 3-4 @3
-  Final answer |  | FinalAnswer 5-5 @5
+  Final answer | Fixed the off-by-one in `parse_row`. | FinalAnswer 5-5 @5
 "
     );
     let v = verbose(&d, &a);
@@ -645,7 +645,7 @@ fn outline_with_preamble_and_small_session() {
         "Turn 1: Fix the failing test | 1 comment · 1 tool call · 2m 25s · ≈41 tok/s · 07:28 am | Turn 3-23 @3
   Thought |  | Thought 9-10 @9
   Worked · Bash cargo test | 1 tool call | WorkRun 14-18 @14
-  Final answer |  | FinalAnswer 20-23 @20
+  Final answer | Fixed the off-by-one in `parse_row`. | FinalAnswer 20-23 @20
 "
     );
 }

@@ -145,7 +145,7 @@ pub fn turn_symbol(
                 if let (Some(&first), Some(&last)) = (lines.iter().min(), lines.iter().max()) {
                     children.push(Symbol::new(
                         view::words::answer_name(turn.state),
-                        String::new(),
+                        view::answer_gist(transcript, source, fa),
                         SymbolKind::FinalAnswer,
                         first,
                         last,

@@ -329,6 +329,58 @@ pub fn turn_detail(turn: &crate::analysis::Turn) -> String {
     parts.join(" · ")
 }
 
+/// The first words of a turn's answer (issue 23 item 7), the detail of its outline entry so
+/// that the turns' `Final answer` entries tell apart: the first non-empty line of its text
+/// after a final marker, heading, quote and list marks (`#`, `>`, `-`) taken off its start, at
+/// most 60 characters (`…` when cut). Reads at most the first 4 KiB of the answer's source.
+pub fn answer_gist(
+    transcript: &crate::model::Transcript,
+    source: &str,
+    fa: &crate::analysis::FinalAnswer,
+) -> String {
+    for &(e, b) in &fa.blocks {
+        let Some(crate::model::BlockKind::Text { text }) = transcript
+            .entries
+            .get(e)
+            .and_then(|en| en.blocks.get(b))
+            .map(|bl| &bl.kind)
+        else {
+            continue;
+        };
+        let r = text.raw.clone();
+        let mut start = match &fa.marker {
+            Some(m) if (m.entry, m.block) == (e, b) && r.contains(&m.answer_start) => {
+                m.answer_start
+            }
+            _ => r.start,
+        };
+        let mut end = r.end.min(start.saturating_add(4096));
+        // Whole characters, and never half an escape (`\u00e9`): step back to a boundary.
+        while start < end && !source.is_char_boundary(start) {
+            start += 1;
+        }
+        while end > start && !source.is_char_boundary(end) {
+            end -= 1;
+        }
+        let Some(raw) = source.get(start..end) else {
+            continue;
+        };
+        let raw = match raw.rfind('\\') {
+            Some(i) if end < r.end && raw.len() - i < 6 => &raw[..i],
+            _ => raw,
+        };
+        let decoded = crate::source::json_string::decode(raw);
+        let line = decoded
+            .lines()
+            .map(|l| l.trim().trim_start_matches(['#', '>', '-', ' ']))
+            .find(|l| !l.is_empty() && !l.starts_with("[["));
+        if let Some(l) = line {
+            return text::one_line(l, 60);
+        }
+    }
+    String::new()
+}
+
 /// The outline name and detail of a later session of the file (issue 20 item 3), the same in
 /// the raw outline and the view's: `("Session 2: 019e…", "from thread 019d…")`; `index` is
 /// the position in `SessionMeta::sessions` (the file's first session is Session 1).

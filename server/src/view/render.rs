@@ -1175,7 +1175,7 @@ impl<'a> Renderer<'a> {
                             label,
                             last,
                             Some(super::words::answer_name(turn.state)),
-                            String::new(),
+                            super::answer_gist(self.t, self.src, f),
                         );
                     }
                 }
@@ -1208,7 +1208,7 @@ impl<'a> Renderer<'a> {
                 l,
                 last,
                 Some(super::words::answer_name(turn.state)),
-                String::new(),
+                fa.map_or_else(String::new, |f| super::answer_gist(self.t, self.src, f)),
             );
         }
 
