@@ -356,6 +356,24 @@ local function demo_view()
     return l:match('^## Turn ')
   end, lines)
   H.eq('view: nine turn headings', #headings, 9)
+  -- gO (issue 23 item 7): the outline in the location list, each row named by the session's
+  -- title instead of the ~100-column transcript:// URI; long lines wrap (item 8).
+  H.eq('view: wrap, linebreak, breakindent', { vim.wo.wrap, vim.wo.linebreak, vim.wo.breakindent }, { true, true, true })
+  local TITLE = 'GET /accounts?currency=usd returns a 50…'
+  vim.api.nvim_feedkeys('gO', 'x', false)
+  local loc
+  H.wait('view: gO fills the location list', 5000, function()
+    loc = vim.fn.getloclist(vim.fn.win_getid(vim.fn.winnr('#')), { items = 0 }).items
+    if #loc == 0 then
+      loc = vim.fn.getloclist(0, { items = 0 }).items
+    end
+    return #loc > 0
+  end)
+  H.eq('view: gO rows are named by the title', { #loc > 9, loc[1] and loc[1].module }, { true, TITLE })
+  if vim.bo.buftype == 'quickfix' then
+    vim.cmd('lclose')
+  end
+  vim.api.nvim_set_current_buf(vbuf)
   H.eq('view: compaction divider', lines[65], '── Compaction 1 (auto, 43k tokens) ──')
   H.eq('view: interrupted turn 8', { lines[95], lines[97] }, { '⏹ interrupted by the user', '(no reply — 1 comment · 1 tool call)' })
   H.eq('view: replyless turn 8', lines[97], '(no reply — 1 comment · 1 tool call)')

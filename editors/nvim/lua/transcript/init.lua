@@ -43,8 +43,12 @@ M.defaults = {
   --- Follow a raw transcript that grows on disk (an agent still writing): appended lines are
   --- added to the unmodified buffer, which the client sends as an incremental change.
   follow = true,
-  --- Buffer-local mappings: `]]`/`[[` next/previous turn, `]g` next gate, `gV` open the view.
+  --- Buffer-local mappings: `]]`/`[[` next/previous turn, `]g` next gate, `gV` open the view,
+  --- `gO` the outline in the location list (rows named by the session's title, not its URI).
   keymaps = true,
+  --- Wrap long lines in windows showing a transcript, raw or view ('wrap', 'linebreak',
+  --- 'breakindent'), so that text on a long JSON line stays in sight. false: leave them alone.
+  wrap = true,
   --- Timeout of synchronous requests (view content), in milliseconds; a view of a big file
   --- waits 1 ms more per 50 KB of the file (20 s more for 1 GB).
   timeout_ms = 5000,
@@ -468,6 +472,11 @@ local function set_window_options(win, bufnr)
     return
   end
   local wo = vim.wo[win][0]
+  if M.config.wrap then
+    wo.wrap = true
+    wo.linebreak = true
+    wo.breakindent = true
+  end
   wo.foldmethod = 'expr'
   wo.foldexpr = 'v:lua.vim.lsp.foldexpr()'
   wo.foldtext = 'v:lua.vim.lsp.foldtext()'
@@ -495,6 +504,43 @@ local function map_keys(bufnr)
   map('gV', function()
     view.open(bufnr)
   end, 'Transcript: open the rendered view')
+  map('gO', function()
+    M.outline(bufnr)
+  end, 'Transcript: outline in the location list')
+end
+
+--- The short name of transcript buffer `bufnr` in lists (issue 23 item 7): a view's title (its
+--- first line without `# `), else the file's name; at most 40 characters.
+---@param bufnr integer
+---@return string
+function M.short_name(bufnr)
+  local name
+  if vim.b[bufnr].transcript_view then
+    local first = vim.api.nvim_buf_get_lines(bufnr, 0, 1, false)[1] or ''
+    name = first:match('^#%s+(.+)$')
+  end
+  name = name or vim.fn.fnamemodify(vim.api.nvim_buf_get_name(bufnr), ':t')
+  if vim.fn.strchars(name) > 40 then
+    name = vim.fn.strcharpart(name, 0, 39) .. '…'
+  end
+  return name
+end
+
+--- The outline of transcript buffer `bufnr` (document symbols) in the window's location list,
+--- each row named by [`short_name`] instead of the buffer's name (a view's `transcript://` URI is
+--- ~100 columns). What `gO` does in transcript buffers.
+---@param bufnr integer
+function M.outline(bufnr)
+  local label = M.short_name(bufnr)
+  vim.lsp.buf.document_symbol({
+    on_list = function(t)
+      for _, item in ipairs(t.items or {}) do
+        item.module = label
+      end
+      vim.fn.setloclist(0, {}, ' ', { title = t.title, items = t.items })
+      vim.cmd('lopen')
+    end,
+  })
 end
 
 --- `on_attach` of the client: folding, inlay hints, code lenses, following, mappings.
