@@ -60,7 +60,7 @@ export function relativeTime(iso: string | null | undefined, now = Date.now()): 
 
 /** `3h ago · 12 turns` (+ ` · ● live`). */
 export function sessionDescription(s: Session, now = Date.now()): string {
-  const parts = [relativeTime(s.ended ?? s.started, now), `${s.turns} turn${s.turns === 1 ? '' : 's'}`].filter((p) => p);
+  const parts = [relativeTime(s.ended ?? s.started, now), turnsText(s.turns)].filter((p) => p);
   if (s.live) {
     parts.push('● live');
   }
@@ -84,11 +84,16 @@ async function fetchSessions(c: LanguageClient | undefined, params: Record<strin
 
 type Node = { kind: 'project'; project: string; sessions: Session[] } | { kind: 'session'; session: Session; children: Session[] };
 
+/** The tree group of sessions that name no folder. */
+const NO_PROJECT = '(no project)';
+
 export class SessionTree implements vscode.TreeDataProvider<Node>, vscode.Disposable {
   private readonly emitter = new vscode.EventEmitter<Node | undefined>();
   readonly onDidChangeTreeData = this.emitter.event;
   private sessions: Session[] = [];
   private byUri = new Map<string, Session>();
+  /** Project folder → its tree label ([`projectLabels`]), made with the top level. */
+  private labels = new Map<string, string>();
   private timer: NodeJS.Timeout | undefined;
   view: vscode.TreeView<Node> | undefined;
 
@@ -141,9 +146,10 @@ export class SessionTree implements vscode.TreeDataProvider<Node>, vscode.Dispos
         if (s.parent && this.byUri.has(s.parent)) {
           continue; // shown under its parent
         }
-        const p = s.project ?? '(no project)';
+        const p = s.project || NO_PROJECT;
         groups.set(p, [...(groups.get(p) ?? []), s]);
       }
+      this.labels = projectLabels([...groups.keys()].filter((p) => p !== NO_PROJECT));
       return [...groups.entries()].map(([project, sessions]) => ({ kind: 'project' as const, project, sessions }));
     }
     if (node.kind === 'project') {
@@ -159,8 +165,11 @@ export class SessionTree implements vscode.TreeDataProvider<Node>, vscode.Dispos
 
   getTreeItem(node: Node): vscode.TreeItem {
     if (node.kind === 'project') {
-      const item = new vscode.TreeItem(path.basename(node.project) || node.project, vscode.TreeItemCollapsibleState.Expanded);
-      item.description = node.project;
+      const none = node.project === NO_PROJECT;
+      const label = none ? NO_PROJECT : this.labels.get(node.project) ?? (path.basename(node.project) || node.project);
+      const item = new vscode.TreeItem(label, vscode.TreeItemCollapsibleState.Expanded);
+      // The full folder beside a label that does not already say all of it.
+      item.description = none || label === node.project ? undefined : node.project;
       item.tooltip = `${node.project}\n${node.sessions.length} session${node.sessions.length === 1 ? '' : 's'}`;
       item.iconPath = new vscode.ThemeIcon('folder');
       item.contextValue = 'transcriptProject';
@@ -174,7 +183,7 @@ export class SessionTree implements vscode.TreeDataProvider<Node>, vscode.Dispos
     const md = new vscode.MarkdownString();
     md.appendText(s.title);
     md.appendMarkdown('\n\n');
-    md.appendText(`${s.format} · ${s.turns} turns · ${(s.bytes / 1e6).toFixed(1)} MB${s.live ? ' · live' : ''}\n`);
+    md.appendText(`${s.format} · ${turnsText(s.turns)} · ${sizeText(s.bytes)}${s.live ? ' · live' : ''}\n`);
     md.appendText(`${s.project ?? ''}\n${s.started ?? ''} → ${s.ended ?? ''}\n${vscode.Uri.parse(s.uri).fsPath}`);
     item.tooltip = md;
     item.iconPath = new vscode.ThemeIcon(s.live ? 'circle-filled' : s.parent ? 'hubot' : 'comment-discussion', s.live ? new vscode.ThemeColor('charts.green') : undefined);
@@ -220,14 +229,58 @@ export async function openSession(host: Host, s: Session, how: OpenAs = openAs()
 /** Files the user asked to see raw (the automatic switch to the view leaves them alone). */
 export const rawRequested = new Set<string>();
 
+/** Labels for project folders that tell them apart, as editor tabs do (issue 23 item 7): each
+ * folder's last segment, with as many parent segments as it takes to differ from every other
+ * folder of `projects` that ends the same (`a/cwd`, `b/cwd`). */
+export function projectLabels(projects: Iterable<string>): Map<string, string> {
+  const all = [...new Set(projects)];
+  const parts = new Map<string, string[]>(all.map((p) => [p, p.split(/[\\/]+/).filter((x) => x)]));
+  const depth = new Map<string, number>(all.map((p) => [p, 1]));
+  const label = (p: string) => {
+    const segs = parts.get(p) ?? [];
+    return segs.length ? segs.slice(-(depth.get(p) ?? 1)).join('/') : p;
+  };
+  for (let round = 0; round < 64; round++) {
+    const byLabel = new Map<string, string[]>();
+    for (const p of all) {
+      byLabel.set(label(p), [...(byLabel.get(label(p)) ?? []), p]);
+    }
+    let grew = false;
+    for (const same of byLabel.values()) {
+      if (same.length < 2) continue;
+      for (const p of same) {
+        if ((depth.get(p) ?? 1) < (parts.get(p)?.length ?? 0)) {
+          depth.set(p, (depth.get(p) ?? 1) + 1);
+          grew = true;
+        }
+      }
+    }
+    if (!grew) break;
+  }
+  return new Map(all.map((p) => [p, label(p)] as const));
+}
+
+/** `1 turn`, `12 turns`. */
+export function turnsText(n: number): string {
+  return `${n} turn${n === 1 ? '' : 's'}`;
+}
+
+/** A file size for people: `812 B`, `3.4 KB`, `12.0 MB` (never `0.0 MB`). */
+export function sizeText(bytes: number): string {
+  if (bytes < 1000) return `${bytes} B`;
+  if (bytes < 1e6) return `${(bytes / 1e3).toFixed(1)} KB`;
+  if (bytes < 1e9) return `${(bytes / 1e6).toFixed(1)} MB`;
+  return `${(bytes / 1e9).toFixed(2)} GB`;
+}
+
 // ---- quick pick, latest ----------------------------------------------------------------------
 
 interface SessionPick extends vscode.QuickPickItem {
   session: Session;
 }
 
-export function pickItem(s: Session, now = Date.now()): SessionPick {
-  const project = s.project ? path.basename(s.project) : '';
+export function pickItem(s: Session, now = Date.now(), labels?: Map<string, string>): SessionPick {
+  const project = s.project ? labels?.get(s.project) ?? path.basename(s.project) : '';
   return {
     label: s.live ? `$(circle-filled) ${s.title}` : s.title,
     description: [project, sessionDescription(s, now)].filter((p) => p).join(' · '),
@@ -252,7 +305,8 @@ async function quickPickSession(host: Host): Promise<void> {
       return;
     }
     const now = Date.now();
-    qp.items = list.map((s) => pickItem(s, now));
+    const labels = projectLabels(list.flatMap((s) => (s.project ? [s.project] : [])));
+    qp.items = list.map((s) => pickItem(s, now, labels));
     qp.busy = false;
     if (list.length === 0) {
       qp.placeholder = 'No transcripts found under the configured roots (setting transcript.roots)';

@@ -810,6 +810,10 @@ local function sessions()
     vim.api.nvim_buf_get_name(0))
   H.check(':Transcripts: the view starts with the session heading',
     (vim.api.nvim_buf_get_lines(0, 0, 1, false)[1] or ''):find('GET /accounts', 1, true) ~= nil, vim.api.nvim_buf_get_lines(0, 0, 1, false)[1])
+  -- Project folders that end the same are told apart by their parents (issue 23 item 7).
+  H.eq(':Transcripts: project labels tell same-named folders apart',
+    require('transcript.sessions').project_labels({ '/home/u/a/cwd', '/home/u/b/cwd', '/x/proj', '/x/proj' }),
+    { ['/home/u/a/cwd'] = 'a/cwd', ['/home/u/b/cwd'] = 'b/cwd', ['/x/proj'] = 'proj' })
   -- With a query, the best match comes first.
   stub('settlement')
   vim.cmd('Transcripts settlement batch')

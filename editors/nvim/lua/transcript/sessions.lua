@@ -39,14 +39,65 @@ function M.relative_time(iso, now)
   return label
 end
 
+--- Labels for project folders that tell them apart, as editor tabs do (issue 23 item 7): each
+--- folder's last segment, with as many parent segments as it takes to differ from every other
+--- folder of `projects` that ends the same (`a/cwd`, `b/cwd`).
+---@param projects string[]
+---@return table<string, string> folder -> label
+function M.project_labels(projects)
+  local segs, depth, all = {}, {}, {}
+  for _, p in ipairs(projects) do
+    if not segs[p] then
+      segs[p] = vim.split(p, '/', { trimempty = true })
+      depth[p] = 1
+      all[#all + 1] = p
+    end
+  end
+  local function label(p)
+    local s = segs[p]
+    if #s == 0 then
+      return p
+    end
+    return table.concat(vim.list_slice(s, math.max(1, #s - depth[p] + 1), #s), '/')
+  end
+  for _ = 1, 64 do
+    local by = {}
+    for _, p in ipairs(all) do
+      local l = label(p)
+      by[l] = by[l] or {}
+      table.insert(by[l], p)
+    end
+    local grew = false
+    for _, same in pairs(by) do
+      if #same > 1 then
+        for _, p in ipairs(same) do
+          if depth[p] < #segs[p] then
+            depth[p] = depth[p] + 1
+            grew = true
+          end
+        end
+      end
+    end
+    if not grew then
+      break
+    end
+  end
+  local out = {}
+  for _, p in ipairs(all) do
+    out[p] = label(p)
+  end
+  return out
+end
+
 --- The picker line of a session: `title — project · 3h ago · 12 turns ●live`.
 ---@param s table a session of `transcript/sessions`
 ---@param now integer?
+---@param labels table<string, string>? project labels ([`project_labels`]); default: the folder's name
 ---@return string
-function M.format_item(s, now)
+function M.format_item(s, now, labels)
   local parts = {}
   if type(s.project) == 'string' and s.project ~= '' then
-    parts[#parts + 1] = vim.fn.fnamemodify(s.project, ':t')
+    parts[#parts + 1] = (labels and labels[s.project]) or vim.fn.fnamemodify(s.project, ':t')
   end
   local when = M.relative_time(s.ended ~= vim.NIL and s.ended or s.started, now)
   if when ~= '' then
@@ -139,11 +190,18 @@ function M.pick(query)
         return
       end
       local now = os.time()
+      local projects = {}
+      for _, s in ipairs(list) do
+        if type(s.project) == 'string' and s.project ~= '' then
+          projects[#projects + 1] = s.project
+        end
+      end
+      local labels = M.project_labels(projects)
       vim.ui.select(list, {
         prompt = 'Transcripts',
         kind = 'transcript_session',
         format_item = function(s)
-          return M.format_item(s, now)
+          return M.format_item(s, now, labels)
         end,
       }, function(choice)
         if choice then
