@@ -394,7 +394,8 @@ export function fileOfView(uri: vscode.Uri): vscode.Uri {
  * path segment names the editor tab (PROTOCOL.md: `transcript:/<title>?[verbose=1&]path=<file>`,
  * `path` last).
  *
- * A `/` (or `\`) in the title is written as U+2215 DIVISION SLASH `∕`, which looks the same:
+ * A `/` in the title is written as U+2215 DIVISION SLASH `∕` and a `\` as U+29F5 REVERSE
+ * SOLIDUS OPERATOR `⧵`, which look the same (issue 23 item 9: a `\` showed as `∕`):
  * VS Code names a text editor's tab after the last segment of its URI's decoded path, so
  * neither `/` nor `%2F` can appear in it; no extension API sets a text editor's tab label (only
  * webview and custom editors have their own title), and a `resourceLabelFormatters`
@@ -405,7 +406,9 @@ export function viewUri(uri: vscode.Uri, verbose: boolean | undefined, title?: s
   const file = fileOfView(uri);
   const v = verbose === undefined ? '' : verbose ? 'verbose=1' : 'verbose=0';
   if (title) {
-    const name = title.replace(/[\\/]/g, '∕').replace(/\s+/g, ' ').trim().slice(0, 60) || path.basename(file.fsPath);
+    const base = title.replace(/\//g, '∕').replace(/\\/g, '⧵').replace(/\s+/g, ' ').trim().slice(0, 60) || path.basename(file.fsPath);
+    // The verbose view's tab says so, beside the quiet view's (issue 23 item 9).
+    const name = verbose ? `${base} (verbose)` : base;
     return vscode.Uri.from({ scheme: VIEW_SCHEME, path: '/' + name, query: [v, `path=${file.fsPath}`].filter((q) => q).join('&') });
   }
   return file.with({ scheme: VIEW_SCHEME, query: v, fragment: '' });
