@@ -893,3 +893,49 @@ async fn change_lenses_and_sides() {
     assert!(lines[l].starts_with("✎ 2 files changed"), "{}", lines[l]);
     c.shutdown().await;
 }
+
+/// Issue 25 item 11: a zstd-compressed rollout (`.jsonl.zst`) reads in the view and in
+/// `transcript/stats` as the CLI and the index read it (one reader for every surface). Before:
+/// the view said `unknown format · 29 invalid lines` and stats counted no turn.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_zstd_rollout_opens_as_its_view_and_its_stats() {
+    let fixtures = fixtures_dir().join("rules");
+    let (_dir, zst) = copy_aged(
+        &fixtures.join("codex-0118-same-ms-copies.jsonl.zst"),
+        Duration::from_secs(600),
+    );
+    let (_dir2, plain) = copy_aged(
+        &fixtures.join("codex-0118-same-ms-copies.jsonl"),
+        Duration::from_secs(600),
+    );
+    let (mut c, _) = TestClient::start(
+        client_caps(false),
+        json!({"roots": [], "fileState": "auto"}),
+    )
+    .await;
+    let zuri = file_uri(&zst);
+    let mut got = c
+        .request("transcript/stats", json!({"uri": zuri}))
+        .await
+        .unwrap();
+    let mut want = c
+        .request("transcript/stats", json!({"uri": file_uri(&plain)}))
+        .await
+        .unwrap();
+    assert_eq!(
+        (&got["turns"], &got["usage"]["output"]),
+        (&json!(1), &json!(140))
+    );
+    got["file"] = json!(null);
+    want["file"] = json!(null);
+    assert_eq!(got, want);
+    let text = c.open_view(&view_uri(&zst, None)).await;
+    let plain_text = c.open_view(&view_uri(&plain, None)).await;
+    assert!(!text.contains("invalid line"), "{text}");
+    assert!(text.contains("## Turn 1"), "{text}");
+    assert_eq!(
+        text.lines().skip(2).collect::<Vec<_>>(),
+        plain_text.lines().skip(2).collect::<Vec<_>>()
+    );
+    c.shutdown().await;
+}

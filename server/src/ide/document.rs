@@ -76,6 +76,10 @@ struct DiskState {
     /// The file's modification and change times when it was last read: a file of the same
     /// length and inode with other times was rewritten in place (issue 25 item 2).
     stamp: Option<Stamp>,
+    /// The file is zstd-compressed (a `.jsonl.zst` rollout, issue 25 item 11): the text is
+    /// its decompressed content, `len` and `tail` are of the compressed bytes, and any change
+    /// reads it whole again (its bytes never append to the text).
+    compressed: bool,
 }
 
 /// A file's (modification, status change) times, in nanoseconds since the epoch (Unix);
@@ -540,7 +544,7 @@ impl Source {
         let Some(path) = self.path.clone() else {
             return DiskChange::Unchanged;
         };
-        let (known_len, known_id, tail, was_missing, text, map_from, known_stamp, samples) = {
+        let (known_len, known_id, tail, was_missing, text, map_from, known_stamp, samples, zst) = {
             let st = lock(&self.text);
             let Some(d) = &st.disk else {
                 return DiskChange::Unchanged;
@@ -558,6 +562,7 @@ impl Source {
                 d.map_from,
                 d.stamp,
                 d.samples.clone(),
+                d.compressed,
             )
         };
         // A mapped text the file was truncated under holds zeros: read it again. So is one
@@ -592,7 +597,7 @@ impl Source {
         // a text that is not UTF-8 is read again lossily.
         let invalid = known_invalid || text.as_ref().is_some_and(|t| !t.check_all());
         drop(text);
-        if !replaced && !invalid && len > known_len {
+        if !replaced && !invalid && !zst && len > known_len {
             // A small file is read whole and all its old bytes checked; a big one from just
             // before the old end, its fingerprint's windows read apart.
             let whole = len <= WHOLE_CHECK_BYTES;
@@ -1611,7 +1616,10 @@ fn tail_of(bytes: &[u8], n: usize) -> Vec<u8> {
 /// make the text [`Text::invalid`], and the source reads the file again with
 /// [`read_whole_lossily`]), else read and decoded lossily.
 fn read_whole(path: &Path, map_from: u64) -> std::io::Result<(Text, DiskState)> {
-    if let Some(m) = load::map_file_lazily(path, load::MAX_FILE_BYTES, map_from, true)? {
+    if let Some(m) = load::map_file_lazily(path, load::MAX_FILE_BYTES, map_from, true)?
+        // A zstd file is decompressed, never mapped as text.
+        && !crate::source::zstd::is_zstd(m.text.raw_bytes())
+    {
         // Bytes, not text: the text is not checked yet.
         let bytes = m.text.raw_bytes();
         let mut tail = bytes[bytes.len().saturating_sub(64)..].to_vec();
@@ -1629,6 +1637,7 @@ fn read_whole(path: &Path, map_from: u64) -> std::io::Result<(Text, DiskState)> 
                 map_from,
                 samples,
                 stamp: stamp_of(&m.metadata),
+                compressed: false,
             },
         ));
     }
@@ -1639,6 +1648,29 @@ fn read_whole(path: &Path, map_from: u64) -> std::io::Result<(Text, DiskState)> 
     let len = bytes.len() as u64;
     let tail = tail_of(&bytes, 64);
     let samples = fingerprint(&bytes);
+    if crate::source::zstd::is_zstd(&bytes) {
+        // Decompressed as the CLI and the index read it (`source::load::load`): one reader
+        // for every surface (issue 25 item 11). A corrupt or too large one is an error.
+        let budget = load::MAX_FILE_BYTES.min(crate::source::zstd::MAX_DECOMPRESSED);
+        let plain = crate::source::zstd::decompress_within(&bytes, budget)
+            .map_err(|e| std::io::Error::new(std::io::ErrorKind::InvalidData, e))?;
+        let (text, invalid) = load::decode_owned(plain);
+        return Ok((
+            text.into(),
+            DiskState {
+                len,
+                partial: Vec::new(),
+                id: file_id(&md),
+                tail,
+                missing: false,
+                invalid,
+                map_from,
+                samples,
+                stamp: stamp_of(&md),
+                compressed: true,
+            },
+        ));
+    }
     // The bytes become the text without a copy when they are valid UTF-8 (issue 12: bytes and
     // text were both held, twice the file, while a view of it was read), and without a second
     // check: the read checked them window by window.
@@ -1661,6 +1693,7 @@ fn read_whole(path: &Path, map_from: u64) -> std::io::Result<(Text, DiskState)> 
             map_from,
             samples,
             stamp: stamp_of(&md),
+            compressed: false,
         },
     ))
 }
