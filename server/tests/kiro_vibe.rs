@@ -230,6 +230,29 @@ fn kiro_sidecar_gives_title_cwd_model_and_turn_figures() {
     assert_eq!(s.models, vec!["claude-haiku-4.5".to_string()]);
     let label = inlay_hints::turn_label(&a.turns[0], a.turn_count);
     assert_eq!(label, "turn 1/3 · 1 comment · 2 tool calls · 12s");
+    assert_eq!(a.turn_credits, vec![(1, 0.25)]);
+    // The raw file's turn hints: the figures with the credits, and how they were computed.
+    let hints = inlay_hints::raw_hints(&t, &a, Some("UTC"));
+    let first = hints.iter().find(|h| h.line == 0).unwrap();
+    assert!(
+        first
+            .tooltip
+            .starts_with("`turn 1/3 · 1 comment · 2 tool calls · 12s · 0.25 credits`"),
+        "{}",
+        first.tooltip
+    );
+    assert!(
+        first
+            .tooltip
+            .contains("- **0.25 credits**: metered by the agent")
+    );
+    assert!(
+        first
+            .tooltip
+            .contains("- **12s** (12500 ms): recorded by the agent")
+    );
+    let second = hints.iter().find(|h| h.line == 6).unwrap();
+    assert!(!second.tooltip.contains("credits"), "{}", second.tooltip);
     let tip = inlay_hints::turn_tooltip(&a.turns[1], a.turn_count, Some("UTC"));
     assert!(
         tip.contains("- tokens: not recorded in the file.\n"),
@@ -535,4 +558,28 @@ fn corpus_vibe_recordings() {
     .map(|(s, a, b, c, d, e)| (s.to_string(), a, b, c, d, e))
     .collect();
     assert_eq!(got, want);
+}
+
+/// Live state: a growing file whose last record is a tool call or its result is in flight; the
+/// answer without a tool call completes the turn.
+#[test]
+fn live_state_follows_the_last_record() {
+    let growing = Options {
+        file_complete: false,
+        ..opts()
+    };
+    for (rel, cut, done_at) in [(KIRO, 3, 6), (VIBE_PLAIN, 4, 5)] {
+        let src = std::fs::read_to_string(fixture_path(rel)).unwrap();
+        let lines: Vec<&str> = src.split_inclusive('\n').collect();
+        let head = lines[..cut].concat();
+        let t = formats::read(&head);
+        let a = analysis::analyze(&t, &head, &growing);
+        let last = a.turns.last().unwrap();
+        assert_eq!(last.state, TurnState::InFlight, "{rel} cut {cut}");
+        assert!(last.final_answer.is_none(), "{rel}");
+        let head = lines[..done_at].concat();
+        let t = formats::read(&head);
+        let a = analysis::analyze(&t, &head, &growing);
+        assert_eq!(a.turns.last().unwrap().state, TurnState::Complete, "{rel}");
+    }
 }

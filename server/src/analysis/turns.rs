@@ -661,8 +661,23 @@ pub(super) fn analyze_from(
         aside: t.meta.is_aside,
         kept,
     };
+    // Per-turn credits the agent recorded beside the file (Kiro's sidecar).
+    let turn_credits: Vec<(usize, f64)> = if t.meta.recorded_turns.is_empty() {
+        Vec::new()
+    } else {
+        turns
+            .iter()
+            .filter_map(|turn| {
+                let o = turn.opener?;
+                let r = &t.meta.recorded_turns;
+                let k = r.binary_search_by_key(&o, |r| r.entry).ok()?;
+                Some((turn.n, r[k].credits?))
+            })
+            .collect()
+    };
     let analysis = Analysis {
         time_span: time_span.flatten(),
+        turn_credits,
         turns,
         cost_usd,
         steps,
