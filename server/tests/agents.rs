@@ -52,7 +52,7 @@ fn cli_help_names_every_agent_and_default_root() {
         .split("instead of the default roots ")
         .nth(1)
         .expect("the help names the default roots")
-        .split(" (the index")
+        .split(" (")
         .next()
         .unwrap();
     assert_eq!(tilde_paths(root_line), tilde_roots());
@@ -128,6 +128,16 @@ fn neovim_plugin_roots_are_the_registry() {
         .map(|r| (r.tilde(), r.env.to_string(), r.under_env.to_string()))
         .collect();
     assert_eq!(got, want);
+    // The help file's `roots` default.
+    let doc = repo("editors/nvim/doc/transcript.txt");
+    let block = doc
+        .split("roots = nil,")
+        .nth(1)
+        .expect("roots in the help file")
+        .split("workspaceFolders")
+        .next()
+        .unwrap();
+    assert_eq!(tilde_paths(block), tilde_roots());
 }
 
 /// The formats the Neovim detector can answer (`return '<id>'`) are the registry's ids.
@@ -196,6 +206,14 @@ fn vscode_texts_name_every_default_root() {
     assert!(!welcome.is_empty());
     for w in welcome {
         assert_eq!(tilde_paths(w), tilde_roots(), "{w}");
+    }
+    let about = pkg["description"].as_str().unwrap();
+    for a in AGENTS {
+        assert!(
+            about.contains(a.name),
+            "the extension's description lacks {}",
+            a.name
+        );
     }
     let readme = repo("editors/vscode/README.md");
     let row = readme

@@ -326,9 +326,10 @@ fn surfaces_say_the_same_numbers_with_the_same_words() {
                 .find(|s| s.kind == SymbolKind::Turn && s.start_line == turn.start_line)
                 .unwrap();
             said.push(("raw outline detail", raw_sym.detail.clone()));
+            // (By its heading: a turn a session divider opens starts at the divider.)
             let view_sym = view_syms
                 .iter()
-                .find(|s| s.kind == SymbolKind::Turn && s.start_line == view_hint.line)
+                .find(|s| s.kind == SymbolKind::Turn && s.selection_line == view_hint.line)
                 .unwrap();
             said.push(("view outline detail", view_sym.detail.clone()));
             let stats_line = stats_text

@@ -32,5 +32,21 @@ if named ~= 'copilot-cli' then
 else
   print('ok    events.jsonl buffer -> copilot-cli')
 end
-print(('%d cases, %d failed'):format(#table_.cases + 1, failed))
+-- A first line still being written (not JSON yet): Kiro CLI and Mistral Vibe lines have no
+-- `type`, their first keys tell (client-side leniency; the server decides once it is complete).
+local torn = {
+  { '{"version":"v1","kind":"Prompt","data":{"message_id":"m1","cont', 'kiro-cli' },
+  { '{"role": "user", "content": "Reply with exactly the wo', 'mistral-vibe' },
+  { '{"role": "user", "type": "message", "content": "x', 'nil' },
+}
+for _, c in ipairs(torn) do
+  local got = tostring(detect.torn_line_format(c[1]))
+  if got == c[2] then
+    print(('ok    torn %s -> %s'):format(c[2], got))
+  else
+    failed = failed + 1
+    print(('FAIL  torn line %s: expected %s, got %s'):format(c[1], c[2], got))
+  end
+end
+print(('%d cases, %d failed'):format(#table_.cases + 1 + #torn, failed))
 os.exit(failed == 0 and 0 or 1)

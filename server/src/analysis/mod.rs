@@ -119,6 +119,19 @@ pub struct Analysis {
     /// per replay in file order (a file that joins two forks has two; issue 20): excluded from
     /// turns, turn numbers and token totals (issue 9 item 4).
     pub inherited: Vec<Inherited>,
+    /// Credits the agent metered per turn, when it records them (Kiro CLI's sidecar,
+    /// `SessionMeta::recorded_turns`): `(turn n, credits)`, in turn order; empty otherwise.
+    pub turn_credits: Vec<(usize, f64)>,
+}
+
+impl Analysis {
+    /// The credits recorded for the turn numbered `n`, if any.
+    pub fn credits_of(&self, n: usize) -> Option<f64> {
+        self.turn_credits
+            .iter()
+            .find(|(m, _)| *m == n)
+            .map(|&(_, c)| c)
+    }
 }
 
 /// When a session ran (issue 11, item 5: the view's summary).

@@ -13,7 +13,9 @@ pub mod codex;
 pub mod codex_files;
 pub mod copilot;
 mod json;
+pub mod kiro;
 pub mod pi;
+pub mod vibe;
 
 use std::sync::Arc;
 

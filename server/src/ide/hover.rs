@@ -168,6 +168,7 @@ pub fn entry_hover(
     {
         out.push_str("---\n\n");
         out.push_str(&turn_tooltip(t, analysis.turn_count, time_zone));
+        out.push_str(&crate::ide::inlay_hints::credits_tooltip(analysis, t));
         out.push_str(&turn_model_and_session(transcript, analysis, t));
     }
     Some(out)

@@ -102,6 +102,44 @@ pub fn raw_turn_label(turn: &Turn, total: usize) -> String {
     s
 }
 
+/// `label` with the turn's recorded credits after its figures (`… · 12s · 0.25 credits`),
+/// when the agent records them ([`Analysis::credits_of`], Kiro CLI); `label` unchanged
+/// otherwise. The credits go before `in flight` / `no reply`.
+pub fn with_credits(label: String, analysis: &Analysis, turn: &Turn) -> String {
+    let Some(c) = analysis.credits_of(turn.n) else {
+        return label;
+    };
+    let credits = format!("{} credits", fmt_credits(c));
+    for tail in [" · in flight", " · no reply"] {
+        if let Some(head) = label.strip_suffix(tail) {
+            return format!("{head} · {credits}{tail}");
+        }
+    }
+    format!("{label} · {credits}")
+}
+
+/// The tooltip line of a turn's recorded credits (empty when none).
+pub fn credits_tooltip(analysis: &Analysis, turn: &Turn) -> String {
+    analysis.credits_of(turn.n).map_or_else(String::new, |c| {
+        format!(
+            "- **{} credits**: metered by the agent for this turn (Kiro's sidecar \
+             `metering_usage`).\n",
+            fmt_credits(c)
+        )
+    })
+}
+
+/// Credits with at most 3 decimals, trailing zeros dropped: `0.25`, `1`, `0.333`.
+fn fmt_credits(c: f64) -> String {
+    let s = format!("{c:.3}");
+    let s = s.trim_end_matches('0').trim_end_matches('.');
+    if s.is_empty() || s == "-" {
+        "0".to_string()
+    } else {
+        s.to_string()
+    }
+}
+
 /// Markdown tooltip explaining each figure of [`turn_label`].
 pub fn turn_tooltip(turn: &Turn, total: usize, time_zone: Option<&str>) -> String {
     let mut s = String::new();
@@ -135,7 +173,8 @@ pub fn turn_tooltip(turn: &Turn, total: usize, time_zone: Option<&str>) -> Strin
         Some(d) => {
             let how = match d.source {
                 DurationSource::Recorded => {
-                    "recorded by the agent (`system/turn_duration` / `task_complete.duration_ms`)"
+                    "recorded by the agent (`system/turn_duration` / `task_complete.duration_ms` / \
+                     Kiro's `turn_duration`)"
                 }
                 DurationSource::Timestamps => "last agent record's timestamp minus the prompt's",
             };
@@ -205,6 +244,9 @@ pub fn turn_tooltip(turn: &Turn, total: usize, time_zone: Option<&str>) -> Strin
              rows, never their sum).\n",
             usage_label(&turn.usage, true)
         ));
+    } else if !turn.steps.is_empty() {
+        // Only figures the file records (issue 21 item 6: Kiro CLI, Mistral Vibe).
+        s.push_str("- tokens: not recorded in the file.\n");
     }
     s
 }
@@ -277,9 +319,10 @@ pub fn raw_hints_in(
             kind: HintKind::Turn,
             label: raw_turn_label(turn, total),
             tooltip: format!(
-                "`{}`\n\n{}",
-                turn_label(turn, total),
-                turn_tooltip(turn, total, time_zone)
+                "`{}`\n\n{}{}",
+                with_credits(turn_label(turn, total), analysis, turn),
+                turn_tooltip(turn, total, time_zone),
+                credits_tooltip(analysis, turn)
             ),
         });
     }
@@ -351,8 +394,12 @@ pub fn view_hints_in(
             line: a.line,
             position: HintPosition::LineEnd,
             kind: HintKind::Turn,
-            label: turn_label(turn, total),
-            tooltip: turn_tooltip(turn, total, time_zone),
+            label: with_credits(turn_label(turn, total), analysis, turn),
+            tooltip: format!(
+                "{}{}",
+                turn_tooltip(turn, total, time_zone),
+                credits_tooltip(analysis, turn)
+            ),
         });
     }
     out.sort_by_key(|h| h.line);

@@ -382,11 +382,16 @@ pub fn answer_gist(
 }
 
 /// The outline name and detail of a later session of the file (issue 20 item 3), the same in
-/// the raw outline and the view's: `("Session 2: 019e…", "from thread 019d…")`; `index` is
+/// the raw outline and the view's: `("Session 2: 019e…", "from thread 019d…")`, `Session 2`
+/// for a session the file gives no id (Kiro CLI, Mistral Vibe rewound forks); `index` is
 /// the position in `SessionMeta::sessions` (the file's first session is Session 1).
 pub fn session_outline(index: usize, start: &crate::model::SessionStart) -> (String, String) {
     (
-        format!("Session {}: {}", index + 2, text::one_line(&start.id, 40)),
+        if start.id.is_empty() {
+            format!("Session {}", index + 2)
+        } else {
+            format!("Session {}: {}", index + 2, text::one_line(&start.id, 40))
+        },
         start.parent.as_deref().map_or_else(String::new, |p| {
             format!("from thread {}", text::one_line(p, 40))
         }),

@@ -1,5 +1,5 @@
---- Content detection of agent transcripts (`.jsonl` written by Claude Code, Codex, Pi or
---- GitHub Copilot CLI, whose file is `events.jsonl`).
+--- Content detection of agent transcripts (`.jsonl` written by Claude Code, Codex, Pi, GitHub
+--- Copilot CLI (whose file is `events.jsonl`), Kiro CLI or Mistral Vibe (`messages.jsonl`)).
 ---
 --- The rule mirrors the server's `formats::detect_line` (server/src/formats/mod.rs): a Claude
 --- Code record has a `type` and the conversation envelope (`uuid`, `sessionId`, `message`) or is
@@ -56,6 +56,20 @@ local pi_entry_types = {
   context_edit = true,
 }
 
+local kiro_kinds = {
+  Prompt = true,
+  AssistantMessage = true,
+  ToolResults = true,
+  Clear = true,
+}
+
+local vibe_roles = {
+  user = true,
+  assistant = true,
+  tool = true,
+  system = true,
+}
+
 local copilot_prefixes = {
   'session.',
   'user.',
@@ -86,7 +100,8 @@ function M.is_copilot_type(ty)
   return false
 end
 
---- Format of one decoded record: 'claude-code', 'codex', 'pi', 'copilot-cli' or nil. Mirrors
+--- Format of one decoded record: 'claude-code', 'codex', 'pi', 'copilot-cli', 'kiro-cli',
+--- 'mistral-vibe' or nil. Mirrors
 --- `formats::detect_line` rule for rule: a key that is merely present (even `null`) counts for
 --- `instructions`, `record_type`, `git`, `timestamp`, `role`, `parentId`, `id`, `version`,
 --- `cwd`; a `null` does not count for `payload`, `message`, `uuid`, `sessionId`, `data`.
@@ -127,6 +142,14 @@ function M.record_format(rec)
     if pi_entry and present('parentId') and present('id') then
       return 'pi'
     end
+  end
+  -- Kiro CLI: a `{version, kind, data}` envelope with no `type` (server: `kiro::detect`).
+  if not present('type') and present('version') and val('data') ~= nil and kiro_kinds[val('kind')] == true then
+    return 'kiro-cli'
+  end
+  -- Mistral Vibe: a chat message with `injected` and no `type` (server: `vibe::detect`).
+  if not present('type') and present('injected') and vibe_roles[val('role')] == true then
+    return 'mistral-vibe'
   end
   if not envelope then
     if present('instructions') or present('record_type') then
@@ -173,7 +196,17 @@ end
 ---@return string?
 function M.torn_line_format(line)
   local head = line:sub(1, 4096)
-  if not head:find('^%s*{') or not head:find('"type"%s*:') then
+  if not head:find('^%s*{') then
+    return nil
+  end
+  -- Kiro CLI and Mistral Vibe lines have no `type`: their first keys tell.
+  if head:find('^%s*{%s*"version"%s*:%s*"[^"]*"%s*,%s*"kind"%s*:%s*"[A-Z]') then
+    return 'kiro-cli'
+  end
+  if head:find('^%s*{%s*"role"%s*:%s*"[a-z]+"%s*,') and not head:find('"type"%s*:') then
+    return 'mistral-vibe'
+  end
+  if not head:find('"type"%s*:') then
     return nil
   end
   if head:find('"payload"%s*:') then
@@ -199,6 +232,8 @@ M.agent_roots = {
   { home = '~/.codex/sessions', env = 'CODEX_HOME', under_env = 'sessions' },
   { home = '~/.pi/agent/sessions', env = 'PI_CODING_AGENT_DIR', under_env = 'sessions' },
   { home = '~/.copilot/session-state', env = 'COPILOT_HOME', under_env = 'session-state' },
+  { home = '~/.kiro/sessions/cli', env = 'KIRO_HOME', under_env = 'sessions/cli' },
+  { home = '~/.vibe/logs/session', env = 'VIBE_HOME', under_env = 'logs/session' },
 }
 
 --- The default roots now (the server's default `roots`): each agent's folder, moved by its

@@ -33,6 +33,7 @@ pub(crate) fn hover(b: &Backend, ctx: &Ctx, params: HoverParams) -> Result<Optio
                 .find(|t| view.index.turn_heading(t.n) == Some(pos.line as usize))
                 .map(|t| {
                     ide::inlay_hints::turn_tooltip(t, snap.analysis.turn_count, tz.as_deref())
+                        + &ide::inlay_hints::credits_tooltip(&snap.analysis, t)
                 }),
             DocSnap::Raw { .. } => None,
         },
