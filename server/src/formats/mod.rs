@@ -11,6 +11,7 @@ pub mod claude_code;
 pub mod codex;
 pub mod codex_files;
 pub mod copilot;
+pub mod gemini;
 mod json;
 pub mod pi;
 
@@ -49,8 +50,12 @@ pub fn read(source: &str) -> Transcript {
 /// is one of its dotted families (`session.`, `user.`, `assistant.`, `tool.`, `subagent.`,
 /// `hook.`, `system.`, …).
 ///
-/// Still unknown, on purpose: Gemini CLI's `{"type":"user","content":…}` (retired; no
-/// `message` object), Factory and other shapes with a nested `message` but no Pi tree.
+/// Gemini CLI (issue 21 item 2): the header `{"sessionId","projectHash",…}` without a
+/// `type`, a `{"$set":…}` or `{"$rewindTo":…}` envelope, or a `{"type":"gemini","id",
+/// "content"}` message. A bare `{"type":"user","content":…}` alone says nothing (it stays
+/// unknown until one of those follows).
+///
+/// Still unknown, on purpose: Factory and other shapes with a nested `message` but no Pi tree.
 pub fn detect_line(line: &str) -> Option<Format> {
     /// A key that is present, whatever its value (`null` included).
     #[derive(Default)]
@@ -92,9 +97,28 @@ pub fn detect_line(line: &str) -> Option<Format> {
         version: Present,
         #[serde(default)]
         cwd: Present,
+        #[serde(rename = "projectHash", default)]
+        project_hash: Present,
+        #[serde(rename = "$set", default)]
+        set: Present,
+        #[serde(rename = "$rewindTo", default)]
+        rewind_to: Present,
+        #[serde(default)]
+        content: Present,
     }
     let probe: Probe = serde_json::from_str(line).ok()?;
     let ty = probe.ty.as_deref();
+    // Gemini CLI (issue 21 item 2): its header `{sessionId, projectHash, …}` (no `type`), a
+    // `$set` / `$rewindTo` envelope, or a `gemini` message.
+    if ty.is_none() && probe.session_id.is_some() && probe.project_hash.0 {
+        return Some(Format::GeminiCli);
+    }
+    if ty.is_none() && probe.uuid.is_none() && (probe.set.0 || probe.rewind_to.0) {
+        return Some(Format::GeminiCli);
+    }
+    if ty == Some("gemini") && probe.id.0 && probe.content.0 && probe.message.is_none() {
+        return Some(Format::GeminiCli);
+    }
     if probe.payload.is_some()
         && matches!(
             ty,
@@ -198,6 +222,7 @@ pub struct Reader {
     codex: codex::State,
     pi: pi::State,
     copilot: copilot::State,
+    gemini: gemini::State,
     /// Byte offset of the first line not consumed yet (start of the pending tail, if any).
     consumed: usize,
     /// Number of lines consumed (index of the next line).
@@ -479,6 +504,7 @@ impl Reader {
             Format::Codex => self.codex.line(source, line, span, &mut self.transcript),
             Format::Pi => self.pi.line(source, line, span, &mut self.transcript),
             Format::CopilotCli => self.copilot.line(source, line, span, &mut self.transcript),
+            Format::GeminiCli => self.gemini.line(source, line, span, &mut self.transcript),
             Format::Unknown => read_unknown_line(source, line, span, &mut self.transcript),
         }
     }

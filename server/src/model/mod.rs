@@ -35,19 +35,24 @@ pub enum Format {
     /// `{type, data, id, timestamp, parentId}` with dotted types (`session.start`,
     /// `assistant.message`, …) (FORMATS-2026 §4).
     CopilotCli,
+    /// Gemini CLI session files (`~/.gemini/tmp/<project>/chats/session-*.jsonl`): an
+    /// append-only mutation log of header, messages, `$set` and `$rewindTo` lines (issue 21
+    /// item 2; `crate::formats::gemini`).
+    GeminiCli,
     /// Valid or invalid JSONL that is none of the above (or an empty file).
     Unknown,
 }
 
 impl Format {
     /// The stable name used in `stats --json` and in the protocol: `claude-code`, `codex`,
-    /// `pi`, `copilot-cli`, `unknown`.
+    /// `pi`, `copilot-cli`, `gemini-cli`, `unknown`.
     pub fn as_str(self) -> &'static str {
         match self {
             Format::ClaudeCode => "claude-code",
             Format::Codex => "codex",
             Format::Pi => "pi",
             Format::CopilotCli => "copilot-cli",
+            Format::GeminiCli => "gemini-cli",
             Format::Unknown => "unknown",
         }
     }
@@ -60,6 +65,7 @@ impl Format {
             Format::Codex => "Codex",
             Format::Pi => "Pi",
             Format::CopilotCli => "Copilot CLI",
+            Format::GeminiCli => "Gemini CLI",
             Format::Unknown => "unknown format",
         }
     }
