@@ -25,8 +25,8 @@ use crate::view::{self, ViewOptions, text, words};
 
 /// The usage text printed by `--help`.
 pub const USAGE: &str = "\
-transcript-ls — read AI coding-agent transcripts (.jsonl from Claude Code, Codex, Pi and
-GitHub Copilot CLI)
+transcript-ls — read AI coding-agent transcripts (.jsonl from Claude Code, Codex, Pi,
+GitHub Copilot CLI and Gemini CLI)
 
 Usage:
   transcript-ls [--stdio]                   run the language server on stdin/stdout
@@ -54,8 +54,8 @@ Options:
   --turn N             changes: only turn N
   --root DIR           history, blame: index the sessions under DIR (repeatable) instead of
                        the default roots ~/.claude/projects, ~/.codex/sessions,
-                       ~/.pi/agent/sessions, ~/.copilot/session-state (the index is cached
-                       as the language server caches it)
+                       ~/.pi/agent/sessions, ~/.copilot/session-state, ~/.gemini/tmp (the
+                       index is cached as the language server caches it)
   --patch              changes: a unified diff of the net change (`git apply` takes the
                        files whose whole text the transcript gives; paths relative to the
                        session's directory)
@@ -754,14 +754,12 @@ fn unknown_reason(t: &Transcript) -> String {
         .count() as u64
         + u64::from(t.pending_tail.is_some());
     let lines = |n| text::plural(n, "line", "lines");
+    let agents = crate::formats::agents::names("or");
     match (json, bad) {
         (0, n) => format!("{}, none of them JSON", lines(n)),
-        (j, 0) => format!(
-            "{} of JSON with no Claude Code, Codex, Pi or Copilot CLI records",
-            lines(j)
-        ),
+        (j, 0) => format!("{} of JSON with no {agents} records", lines(j)),
         (j, n) => format!(
-            "{} of JSON and {} that {} not JSON, with no Claude Code, Codex, Pi or Copilot CLI records",
+            "{} of JSON and {} that {} not JSON, with no {agents} records",
             lines(j),
             lines(n),
             if n == 1 { "is" } else { "are" }

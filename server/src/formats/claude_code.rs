@@ -41,7 +41,7 @@ pub mod aside;
 mod blocks;
 mod raw;
 mod steering;
-mod subagents;
+pub mod subagents;
 
 use std::collections::{HashMap, HashSet};
 use std::hash::{BuildHasherDefault, Hasher};
@@ -1096,6 +1096,41 @@ pub fn patch_lone_surrogates(text: &str) -> Option<String> {
         return None;
     }
     String::from_utf8(out).ok()
+}
+
+/// Detection (agent registry, FORMATS.md §1): a record with a `type` and the conversation
+/// envelope (`uuid` or `sessionId`), one of the envelope-less Claude types (`summary`,
+/// `file-history-snapshot`, `queue-operation`, …), or a `user` / `assistant` record with the
+/// Anthropic `message` object (Gemini CLI writes `{"type":"user","content":…}`: not ours).
+pub fn detect(p: &super::agents::Probe) -> bool {
+    let ty = p.ty();
+    if p.claude_envelope() && ty.is_some() {
+        return true;
+    }
+    match ty {
+        Some(
+            "summary"
+            | "file-history-snapshot"
+            | "queue-operation"
+            | "permission-mode"
+            | "last-prompt"
+            | "custom-title"
+            | "ai-title"
+            | "agent-name"
+            | "pr-link"
+            | "agent-setting"
+            | "bridge-session"
+            | "worktree-state",
+        ) => true,
+        Some("user" | "assistant") => p.val("message"),
+        _ => false,
+    }
+}
+
+impl super::agents::LineReader for State {
+    fn line(&mut self, source: &str, line: usize, span: Span, t: &mut Transcript) {
+        State::line(self, source, line, span, t);
+    }
 }
 
 #[cfg(test)]

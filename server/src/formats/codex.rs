@@ -2543,3 +2543,77 @@ fn shape_mismatch(l: &Line, kind: &str, err: serde_json::Error, t: &mut Transcri
     });
     l.entry(Role::Other, kind)
 }
+/// Detection (agent registry, FORMATS.md §2): `{"timestamp","type","payload"}` with `type` in
+/// `session_meta`, `turn_context`, `response_item`, `event_msg`, `compacted`; without the
+/// Claude envelope also any other `type` with a `payload` and a `timestamp` (`world_state`, …),
+/// and legacy Codex: a bare meta object `{"id","timestamp","instructions","git"}`
+/// (`instructions` may be `null`), `{"record_type":"state"}` lines, bare response items
+/// (`{"type":"message","role":…}`, `{"type":"function_call",…}`, …).
+pub fn detect(p: &super::agents::Probe) -> bool {
+    let ty = p.ty();
+    if p.val("payload")
+        && matches!(
+            ty,
+            Some("session_meta" | "turn_context" | "response_item" | "event_msg" | "compacted")
+        )
+    {
+        return true;
+    }
+    if p.claude_envelope() {
+        return false;
+    }
+    if p.has("instructions") || p.has("record_type") {
+        return true;
+    }
+    if p.val("payload") && p.has("timestamp") && ty.is_some() {
+        return true;
+    }
+    if ty.is_none() && p.has("git") && p.has("timestamp") {
+        return true;
+    }
+    match ty {
+        Some("message") => p.has("role"),
+        Some(
+            "reasoning"
+            | "function_call"
+            | "function_call_output"
+            | "custom_tool_call"
+            | "custom_tool_call_output"
+            | "local_shell_call"
+            | "web_search_call",
+        ) => true,
+        _ => false,
+    }
+}
+
+impl super::agents::LineReader for State {
+    fn line(&mut self, source: &str, line: usize, span: Span, t: &mut Transcript) {
+        State::line(self, source, line, span, t);
+    }
+}
+
+/// The entry a grown rollout's tail is read from, given its last turn's opener (agent
+/// registry `tail_start`, the session index's tail read): the first of the records right
+/// before the opener that belong to no turn's content (task start, context, settings, event
+/// copies, token counts, the previous task's completion), so that reading from there pairs
+/// the same records as the whole file.
+pub fn tail_start(t: &Transcript, opener: usize) -> usize {
+    let mut i = opener;
+    while i > 0 {
+        let e = &t.entries[i - 1];
+        let bookkeeping = e.copy_of().is_some()
+            || matches!(
+                e.role,
+                Role::Meta
+                    | Role::Context
+                    | Role::TurnStarted { .. }
+                    | Role::TurnCompleted { .. }
+                    | Role::Other
+            );
+        if !bookkeeping || e.inherited {
+            break;
+        }
+        i -= 1;
+    }
+    i
+}

@@ -719,6 +719,22 @@ impl State {
     }
 }
 
+/// Detection (agent registry, FORMATS-2026 §4): an event `{"type","data"}` whose type is one
+/// of Copilot CLI's dotted families ([`is_copilot_type`]), with no Claude envelope and no
+/// `payload`.
+pub fn detect(p: &super::agents::Probe) -> bool {
+    !p.claude_envelope()
+        && !p.val("payload")
+        && p.val("data")
+        && p.ty().is_some_and(is_copilot_type)
+}
+
+impl super::agents::LineReader for State {
+    fn line(&mut self, source: &str, line: usize, span: crate::model::Span, t: &mut Transcript) {
+        State::line(self, source, line, span, t);
+    }
+}
+
 /// True for the dotted event types of Copilot CLI (`session.*`, `assistant.*`, …) and its
 /// undotted `abort`.
 pub fn is_copilot_type(ty: &str) -> bool {

@@ -981,3 +981,23 @@ fn result_block(
         })),
     }
 }
+
+/// Detection (issue 21 item 2): the header `{"sessionId","projectHash",…}` without a `type`, a
+/// `{"$set":…}` or `{"$rewindTo":…}` envelope, or a `{"type":"gemini","id","content"}`
+/// message. A bare `{"type":"user","content":…}` alone says nothing (the retired shape of
+/// `fixtures/detection-cases.json` stays unknown until one of those follows).
+pub fn detect(p: &super::agents::Probe) -> bool {
+    if p.ty().is_none() && p.val("sessionId") && p.has("projectHash") {
+        return true;
+    }
+    if p.ty().is_none() && !p.val("uuid") && (p.has("$set") || p.has("$rewindTo")) {
+        return true;
+    }
+    p.ty() == Some("gemini") && p.has("id") && p.has("content") && !p.val("message")
+}
+
+impl super::agents::LineReader for State {
+    fn line(&mut self, source: &str, line: usize, span: Span, t: &mut Transcript) {
+        State::line(self, source, line, span, t);
+    }
+}

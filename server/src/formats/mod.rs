@@ -7,6 +7,7 @@
 //! grown source reads only from the first line it has not consumed, so an append costs time in
 //! proportion to the appended bytes (DESIGN.md §6).
 
+pub mod agents;
 pub mod claude_code;
 pub mod codex;
 pub mod codex_files;
@@ -31,186 +32,14 @@ pub fn read(source: &str) -> Transcript {
     reader.into_transcript()
 }
 
-/// Detects the format of one parsed record, if it tells.
-///
-/// Claude Code records have a `type` and either the conversation envelope (`uuid`,
-/// `sessionId`, `message`) or one of the envelope-less Claude types (`summary`,
-/// `file-history-snapshot`, `queue-operation`, …). Codex records are
-/// `{"timestamp","type","payload"}` with `type` in `session_meta`, `turn_context`,
-/// `response_item`, `event_msg`, `compacted` (or any other `type` with a `payload` and a
-/// `timestamp` and no Claude envelope field: `world_state`, …); legacy Codex starts with a
-/// bare meta object `{"id","timestamp","instructions","git"}` (`instructions` may be `null`),
-/// has `{"record_type":"state"}` lines and bare response items (`{"type":"message","role":…}`,
-/// `{"type":"function_call",…}`, …) with no Claude envelope field (FORMATS.md §2).
-///
-/// Pi (FORMATS-2026 §3): the header `{"type":"session","version":N,"id",…}`, or a tree entry
-/// with a `parentId` key (its value may be `null`), an `id` and a Pi entry type (`message`
-/// with a `message` object, `model_change`, `compaction`, …), no Claude envelope field.
-/// Copilot CLI (FORMATS-2026 §4): an event `{"type":"session.start"|…,"data":{…}}` whose type
-/// is one of its dotted families (`session.`, `user.`, `assistant.`, `tool.`, `subagent.`,
-/// `hook.`, `system.`, …).
-///
-/// Gemini CLI (issue 21 item 2): the header `{"sessionId","projectHash",…}` without a
-/// `type`, a `{"$set":…}` or `{"$rewindTo":…}` envelope, or a `{"type":"gemini","id",
-/// "content"}` message. A bare `{"type":"user","content":…}` alone says nothing (it stays
-/// unknown until one of those follows).
+/// Detects the format of one parsed record, if it tells: the agent registry's detectors
+/// (`agents::detect_line`), tried in their `detect_rank` order (each agent's rules are in its
+/// module: `claude_code::detect`, `codex::detect`, `pi::detect`, `copilot::detect`,
+/// `gemini::detect`).
 ///
 /// Still unknown, on purpose: Factory and other shapes with a nested `message` but no Pi tree.
 pub fn detect_line(line: &str) -> Option<Format> {
-    /// A key that is present, whatever its value (`null` included).
-    #[derive(Default)]
-    struct Present(bool);
-    impl<'de> serde::Deserialize<'de> for Present {
-        fn deserialize<D: serde::Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
-            serde::de::IgnoredAny::deserialize(d).map(|_| Present(true))
-        }
-    }
-    #[derive(serde::Deserialize)]
-    struct Probe<'a> {
-        #[serde(rename = "type", borrow, default)]
-        ty: Option<std::borrow::Cow<'a, str>>,
-        #[serde(default)]
-        payload: Option<serde::de::IgnoredAny>,
-        #[serde(default)]
-        message: Option<serde::de::IgnoredAny>,
-        #[serde(rename = "sessionId", default)]
-        session_id: Option<serde::de::IgnoredAny>,
-        #[serde(default)]
-        uuid: Option<serde::de::IgnoredAny>,
-        #[serde(default)]
-        instructions: Present,
-        #[serde(default)]
-        record_type: Present,
-        #[serde(default)]
-        git: Present,
-        #[serde(default)]
-        timestamp: Present,
-        #[serde(default)]
-        role: Present,
-        #[serde(default)]
-        data: Option<serde::de::IgnoredAny>,
-        #[serde(rename = "parentId", default)]
-        parent_id: Present,
-        #[serde(default)]
-        id: Present,
-        #[serde(default)]
-        version: Present,
-        #[serde(default)]
-        cwd: Present,
-        #[serde(rename = "projectHash", default)]
-        project_hash: Present,
-        #[serde(rename = "$set", default)]
-        set: Present,
-        #[serde(rename = "$rewindTo", default)]
-        rewind_to: Present,
-        #[serde(default)]
-        content: Present,
-    }
-    let probe: Probe = serde_json::from_str(line).ok()?;
-    let ty = probe.ty.as_deref();
-    // Gemini CLI (issue 21 item 2): its header `{sessionId, projectHash, …}` (no `type`), a
-    // `$set` / `$rewindTo` envelope, or a `gemini` message.
-    if ty.is_none() && probe.session_id.is_some() && probe.project_hash.0 {
-        return Some(Format::GeminiCli);
-    }
-    if ty.is_none() && probe.uuid.is_none() && (probe.set.0 || probe.rewind_to.0) {
-        return Some(Format::GeminiCli);
-    }
-    if ty == Some("gemini") && probe.id.0 && probe.content.0 && probe.message.is_none() {
-        return Some(Format::GeminiCli);
-    }
-    if probe.payload.is_some()
-        && matches!(
-            ty,
-            Some("session_meta" | "turn_context" | "response_item" | "event_msg" | "compacted")
-        )
-    {
-        return Some(Format::Codex);
-    }
-    // `message` alone is not enough: pi and Factory sessions also nest a `message` object.
-    let claude_envelope = probe.uuid.is_some() || probe.session_id.is_some();
-    if !claude_envelope && probe.payload.is_none() {
-        if probe.data.is_some() && ty.is_some_and(copilot::is_copilot_type) {
-            return Some(Format::CopilotCli);
-        }
-        // Pi's first format (late 2025, issue 20 item 4) writes its header without `version`:
-        // `{"type":"session","id","timestamp","cwd","provider","modelId","thinkingLevel"}`.
-        if ty == Some("session")
-            && probe.id.0
-            && probe.cwd.0
-            && (probe.version.0 || probe.timestamp.0)
-        {
-            return Some(Format::Pi);
-        }
-        let pi_entry = match ty {
-            Some("message") => probe.message.is_some() && !probe.role.0,
-            Some(
-                "model_change"
-                | "thinking_level_change"
-                | "compaction"
-                | "branch_summary"
-                | "custom"
-                | "custom_message"
-                | "label"
-                | "session_info"
-                | "context_edit",
-            ) => true,
-            _ => false,
-        };
-        if pi_entry && probe.parent_id.0 && probe.id.0 {
-            return Some(Format::Pi);
-        }
-    }
-    if !claude_envelope {
-        if probe.instructions.0 || probe.record_type.0 {
-            return Some(Format::Codex);
-        }
-        if probe.payload.is_some() && probe.timestamp.0 && ty.is_some() {
-            return Some(Format::Codex);
-        }
-        if ty.is_none() && probe.git.0 && probe.timestamp.0 {
-            return Some(Format::Codex);
-        }
-        let bare_item = match ty {
-            Some("message") => probe.role.0,
-            Some(
-                "reasoning"
-                | "function_call"
-                | "function_call_output"
-                | "custom_tool_call"
-                | "custom_tool_call_output"
-                | "local_shell_call"
-                | "web_search_call",
-            ) => true,
-            _ => false,
-        };
-        if bare_item {
-            return Some(Format::Codex);
-        }
-    }
-    if claude_envelope && ty.is_some() {
-        return Some(Format::ClaudeCode);
-    }
-    match ty {
-        Some(
-            "summary"
-            | "file-history-snapshot"
-            | "queue-operation"
-            | "permission-mode"
-            | "last-prompt"
-            | "custom-title"
-            | "ai-title"
-            | "agent-name"
-            | "pr-link"
-            | "agent-setting"
-            | "bridge-session"
-            | "worktree-state",
-        ) => Some(Format::ClaudeCode),
-        // Conversation records without the envelope ids: Claude only when they carry the
-        // Anthropic `message` object (Gemini CLI writes `{"type":"user","content":…}`).
-        Some("user" | "assistant") if probe.message.is_some() => Some(Format::ClaudeCode),
-        _ => None,
-    }
+    agents::detect_line(line)
 }
 
 /// Incremental reader of one source. Holds the transcript read so far and each format's
@@ -218,11 +47,8 @@ pub fn detect_line(line: &str) -> Option<Format> {
 #[derive(Debug, Default)]
 pub struct Reader {
     transcript: Transcript,
-    claude: claude_code::State,
-    codex: codex::State,
-    pi: pi::State,
-    copilot: copilot::State,
-    gemini: gemini::State,
+    /// The detected agent's line reader (`agents::Agent::reader`), made at its first line.
+    state: Option<Box<dyn agents::LineReader>>,
     /// Byte offset of the first line not consumed yet (start of the pending tail, if any).
     consumed: usize,
     /// Number of lines consumed (index of the next line).
@@ -391,8 +217,8 @@ impl Reader {
     /// Lets a reader finish work that spans the lines of a batch (Pi: the abandoned flags
     /// after a branch switch).
     fn settle_formats(&mut self) {
-        if self.transcript.format == Some(Format::Pi) {
-            self.pi.settle(&mut self.transcript);
+        if let Some(state) = &mut self.state {
+            state.settle(&mut self.transcript);
         }
     }
 
@@ -499,14 +325,12 @@ impl Reader {
     }
 
     fn dispatch_line(&mut self, source: &str, line: usize, span: Span) {
-        match self.transcript.format() {
-            Format::ClaudeCode => self.claude.line(source, line, span, &mut self.transcript),
-            Format::Codex => self.codex.line(source, line, span, &mut self.transcript),
-            Format::Pi => self.pi.line(source, line, span, &mut self.transcript),
-            Format::CopilotCli => self.copilot.line(source, line, span, &mut self.transcript),
-            Format::GeminiCli => self.gemini.line(source, line, span, &mut self.transcript),
-            Format::Unknown => read_unknown_line(source, line, span, &mut self.transcript),
-        }
+        let Some(agent) = agents::of(self.transcript.format()) else {
+            return read_unknown_line(source, line, span, &mut self.transcript);
+        };
+        self.state
+            .get_or_insert_with(agent.reader)
+            .line(source, line, span, &mut self.transcript);
     }
 }
 

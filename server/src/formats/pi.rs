@@ -610,3 +610,47 @@ fn tool_result(l: &Line, m: &Message) -> Block {
         })),
     }
 }
+/// Detection (agent registry, FORMATS-2026 §3): the header `{"type":"session","id","cwd",…}`
+/// with `version` (or, in Pi's first format of late 2025, issue 20 item 4, `timestamp`), or a
+/// tree entry with a `parentId` key (its value may be `null`), an `id` and a Pi entry type
+/// (`message` with a `message` object and no `role`, `model_change`, `compaction`, …); never
+/// with a Claude envelope or a `payload`.
+pub fn detect(p: &super::agents::Probe) -> bool {
+    if p.claude_envelope() || p.val("payload") {
+        return false;
+    }
+    let ty = p.ty();
+    if ty == Some("session")
+        && p.has("id")
+        && p.has("cwd")
+        && (p.has("version") || p.has("timestamp"))
+    {
+        return true;
+    }
+    let entry = match ty {
+        Some("message") => p.val("message") && !p.has("role"),
+        Some(
+            "model_change"
+            | "thinking_level_change"
+            | "compaction"
+            | "branch_summary"
+            | "custom"
+            | "custom_message"
+            | "label"
+            | "session_info"
+            | "context_edit",
+        ) => true,
+        _ => false,
+    };
+    entry && p.has("parentId") && p.has("id")
+}
+
+impl super::agents::LineReader for State {
+    fn line(&mut self, source: &str, line: usize, span: Span, t: &mut Transcript) {
+        State::line(self, source, line, span, t);
+    }
+
+    fn settle(&mut self, t: &mut Transcript) {
+        State::settle(self, t);
+    }
+}

@@ -28,31 +28,24 @@ pub struct SessionFiles {
 /// `path` is its session's main rollout.
 pub fn session_files(path: &Path, child_threads: &[&str]) -> SessionFiles {
     let main = main_of(path);
-    let mut subagents = crate::formats::claude_code::discover_subagents(&main);
-    // Codex rollouts: the child rollouts, by thread id (issue 9 item 4).
+    // The ids are the spawning calls' of `path` itself (Codex: issue 9 item 4).
     let known = if main == path { child_threads } else { &[] };
-    subagents.extend(crate::formats::codex_files::children(&main, known));
+    let mut subagents = Vec::new();
+    for layout in crate::formats::agents::AGENTS
+        .iter()
+        .filter_map(|a| a.layout)
+    {
+        subagents.extend((layout.children)(&main, known));
+    }
     SessionFiles { main, subagents }
 }
 
-/// The main transcript of a sub-agent file (`<dir>/<stem>/subagents/agent-x.jsonl` ->
-/// `<dir>/<stem>.jsonl`; a Codex child rollout -> its parent's rollout (beside it or in an earlier day directory), by thread
-/// id); any other path is its own main.
+/// The main transcript of a sub-agent file, by the agent registry's layouts
+/// (`formats::agents::main_of`: `<dir>/<stem>/subagents/agent-x.jsonl` -> `<dir>/<stem>.jsonl`;
+/// a Codex child rollout -> its parent's rollout, beside it or in an earlier day directory, by
+/// thread id); any other path is its own main.
 pub fn main_of(path: &Path) -> PathBuf {
-    if let Some(parent) = crate::formats::codex_files::parent(path) {
-        return parent;
-    }
-    let parent = path.parent();
-    if parent
-        .and_then(Path::file_name)
-        .is_some_and(|n| n == "subagents")
-        && let Some(session_dir) = parent.and_then(Path::parent)
-    {
-        let mut m = session_dir.as_os_str().to_owned();
-        m.push(".jsonl");
-        return PathBuf::from(m);
-    }
-    path.to_path_buf()
+    crate::formats::agents::main_of(path)
 }
 
 /// The sub-agent file spawned by `call`: by `meta.json` `toolUseId` first, then by agent id

@@ -21,23 +21,12 @@ pub fn scan_roots(roots: &[PathBuf]) -> Vec<PathBuf> {
     crate::ide::workspace_symbols::scan_roots(roots)
 }
 
-/// `~/.claude/projects`, `~/.codex/sessions`, `~/.pi/agent/sessions` and
-/// `~/.copilot/session-state` (from `$HOME`; none when it is unset). The agents' own session
-/// folders (issue 10 adds Pi's and Copilot CLI's): the
-/// server's default `roots` and the CLI's `history` / `blame`.
+/// The agents' own session folders, from the agent registry (`formats::agents::default_roots`:
+/// `~/.claude/projects`, `~/.codex/sessions`, `~/.pi/agent/sessions`,
+/// `~/.copilot/session-state`, each moved by its agent's variable such as `$CODEX_HOME`; none
+/// without a home): the server's default `roots` and the CLI's `history` / `blame`.
 pub fn default_roots() -> Vec<PathBuf> {
-    match std::env::var_os("HOME") {
-        Some(h) if !h.is_empty() => {
-            let h = PathBuf::from(h);
-            vec![
-                h.join(".claude/projects"),
-                h.join(".codex/sessions"),
-                h.join(".pi/agent/sessions"),
-                h.join(".copilot/session-state"),
-            ]
-        }
-        _ => Vec::new(),
-    }
+    crate::formats::agents::default_roots()
 }
 
 /// What [`refresh`] did.

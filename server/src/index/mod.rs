@@ -285,11 +285,14 @@ impl SessionIndex {
         {
             return Some((*p).clone());
         }
-        // (A Codex rollout's parent is its `parent_session`, above: no file is read here.)
-        let main = if e.format == Format::Codex {
-            path.to_path_buf()
-        } else {
+        // (A Codex rollout's parent is its `parent_session`, above: no file is read here;
+        // the registry's `index_by_path` says which agents' children link by path.)
+        let by_path = crate::formats::agents::of(e.format)
+            .is_some_and(|a| a.layout.is_none_or(|l| l.index_by_path));
+        let main = if by_path {
             crate::ide::session_files::main_of(path)
+        } else {
+            path.to_path_buf()
         };
         if main != path && self.files.contains_key(&main) {
             return Some(main);

@@ -10,7 +10,7 @@
 use super::{ChangedFile, SessionEntry, Tail, TurnSymbol};
 use crate::analysis::{self, Analysis, TurnKind, TurnState};
 use crate::formats::Reader;
-use crate::model::{Format, Role, Transcript};
+use crate::model::{Format, Transcript};
 
 /// Bytes of the last turn's opening line hashed into [`Tail::anchor`].
 pub const ANCHOR_BYTES: usize = 256;
@@ -149,42 +149,23 @@ fn changed_files(
 }
 
 /// True for a format whose grown files can be read from their last turn (see [`read_tail`];
-/// checked on every corpus file by `tests/session_index.rs`): Claude Code (each line reads the
-/// same without what came before a turn's opening line) and Codex (read from the records that
-/// precede the opening line: `task_started`, `turn_context`, event copies, so that an opener
-/// still meets its copy). Not Pi (its entries form a tree by `parentId`: branches and
+/// checked on every corpus file by `tests/session_index.rs`): the agent registry's
+/// `tail_readable` (Claude Code: each line reads the same without what came before a turn's
+/// opening line; Codex: read from the records that precede the opening line, so that an
+/// opener still meets its copy). Not Pi (its entries form a tree by `parentId`: branches and
 /// compactions name entries anywhere before) nor Copilot CLI (a resumed session replays earlier
 /// events by id, which only the whole file tells apart).
 pub fn tail_readable(format: Format) -> bool {
-    matches!(format, Format::ClaudeCode | Format::Codex)
+    crate::formats::agents::of(format).is_some_and(|a| a.tail_readable)
 }
 
-/// The entry the tail of `t` is read from, given its last turn's opener: the opener itself
-/// (Claude Code), or for Codex the first of the records right before it that belong to no
-/// turn's content (task start, context, settings, event copies, token counts, the previous
-/// task's completion), so that reading from there pairs the same records as the whole file.
+/// The entry the tail of `t` is read from, given its last turn's opener: the agent's
+/// `tail_start` (Codex: the bookkeeping records right before it), else the opener itself.
 fn tail_entry(t: &Transcript, opener: usize) -> usize {
-    if t.format() != Format::Codex {
-        return opener;
+    match crate::formats::agents::of(t.format()).and_then(|a| a.tail_start) {
+        Some(start) => start(t, opener),
+        None => opener,
     }
-    let mut i = opener;
-    while i > 0 {
-        let e = &t.entries[i - 1];
-        let bookkeeping = e.copy_of().is_some()
-            || matches!(
-                e.role,
-                Role::Meta
-                    | Role::Context
-                    | Role::TurnStarted { .. }
-                    | Role::TurnCompleted { .. }
-                    | Role::Other
-            );
-        if !bookkeeping || e.inherited {
-            break;
-        }
-        i -= 1;
-    }
-    i
 }
 
 /// True when `head`, the file's bytes from `entry.tail.offset`, still starts with the line the

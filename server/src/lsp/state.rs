@@ -295,8 +295,9 @@ impl Shared {
             self.log(
                 MessageType::INFO,
                 format!(
-                    "{} is not a Claude Code, Codex, Pi or Copilot CLI transcript; serving empty results",
-                    uri.as_str()
+                    "{} is not a {} transcript; serving empty results",
+                    uri.as_str(),
+                    crate::formats::agents::names("or")
                 ),
             );
         }

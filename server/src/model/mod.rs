@@ -46,28 +46,16 @@ pub enum Format {
 impl Format {
     /// The stable name used in `stats --json` and in the protocol: `claude-code`, `codex`,
     /// `pi`, `copilot-cli`, `gemini-cli`, `unknown`.
+    /// The id is the agent registry's (`formats::agents::Agent::id`).
     pub fn as_str(self) -> &'static str {
-        match self {
-            Format::ClaudeCode => "claude-code",
-            Format::Codex => "codex",
-            Format::Pi => "pi",
-            Format::CopilotCli => "copilot-cli",
-            Format::GeminiCli => "gemini-cli",
-            Format::Unknown => "unknown",
-        }
+        crate::formats::agents::of(self).map_or("unknown", |a| a.id)
     }
 
     /// The agent's name for people: `Claude Code`, `Codex`, `Pi`, `Copilot CLI`, `unknown
     /// format`.
+    /// From the agent registry (`formats::agents::Agent::name`).
     pub fn display_name(self) -> &'static str {
-        match self {
-            Format::ClaudeCode => "Claude Code",
-            Format::Codex => "Codex",
-            Format::Pi => "Pi",
-            Format::CopilotCli => "Copilot CLI",
-            Format::GeminiCli => "Gemini CLI",
-            Format::Unknown => "unknown format",
-        }
+        crate::formats::agents::of(self).map_or("unknown format", |a| a.name)
     }
 
     /// True for a recognised transcript format (anything but `Unknown`).

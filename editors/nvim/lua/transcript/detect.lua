@@ -1,12 +1,14 @@
---- Content detection of agent transcripts (`.jsonl` written by Claude Code, Codex, Pi or
---- GitHub Copilot CLI, whose file is `events.jsonl`).
+--- Content detection of agent transcripts (`.jsonl` written by Claude Code, Codex, Pi, GitHub
+--- Copilot CLI, whose file is `events.jsonl`, or Gemini CLI).
 ---
 --- The rule mirrors the server's `formats::detect_line` (server/src/formats/mod.rs): a Claude
 --- Code record has a `type` and the conversation envelope (`uuid`, `sessionId`, `message`) or is
 --- one of the envelope-less Claude record types; a Codex record is
 --- `{"timestamp","type","payload"}` with a Codex `type`, and legacy Codex files open with a bare
 --- meta object (`instructions`) or carry `record_type`; a Pi file opens with a `session` header or
---- tree entries (`id`, `parentId`); a Copilot CLI event has a dotted `type` and `data`. Only the
+--- tree entries (`id`, `parentId`); a Copilot CLI event has a dotted `type` and `data`; a Gemini
+--- CLI file has a header `{sessionId, projectHash}` without `type`, `$set` / `$rewindTo`
+--- envelopes and `gemini` messages. Only the
 --- first non-blank lines are read. The cases both detectors must agree on are one table,
 --- `fixtures/detection-cases.json`, run by the server's tests and by `tests/detect_spec.lua`.
 local M = {}
@@ -86,7 +88,8 @@ function M.is_copilot_type(ty)
   return false
 end
 
---- Format of one decoded record: 'claude-code', 'codex', 'pi', 'copilot-cli' or nil. Mirrors
+--- Format of one decoded record: 'claude-code', 'codex', 'pi', 'copilot-cli', 'gemini-cli' or
+--- nil. Mirrors
 --- `formats::detect_line` rule for rule: a key that is merely present (even `null`) counts for
 --- `instructions`, `record_type`, `git`, `timestamp`, `role`, `parentId`, `id`, `version`,
 --- `cwd`; a `null` does not count for `payload`, `message`, `uuid`, `sessionId`, `data`.
@@ -127,6 +130,16 @@ function M.record_format(rec)
     if pi_entry and present('parentId') and present('id') then
       return 'pi'
     end
+  end
+  -- Gemini CLI (server: `gemini::detect`).
+  if ty == nil and val('sessionId') ~= nil and present('projectHash') then
+    return 'gemini-cli'
+  end
+  if ty == nil and val('uuid') == nil and (present('$set') or present('$rewindTo')) then
+    return 'gemini-cli'
+  end
+  if ty == 'gemini' and present('id') and present('content') and val('message') == nil then
+    return 'gemini-cli'
   end
   if not envelope then
     if present('instructions') or present('record_type') then
@@ -173,6 +186,9 @@ end
 ---@return string?
 function M.torn_line_format(line)
   local head = line:sub(1, 4096)
+  if head:find('^%s*{%s*"%$set"%s*:') or head:find('^%s*{%s*"%$rewindTo"%s*:') or head:find('"projectHash"%s*:') then
+    return 'gemini-cli'
+  end
   if not head:find('^%s*{') or not head:find('"type"%s*:') then
     return nil
   end
@@ -191,13 +207,36 @@ function M.torn_line_format(line)
   return nil
 end
 
---- Default folders of the agents' sessions (the server's default `roots`).
-M.default_roots = {
-  '~/.claude/projects',
-  '~/.codex/sessions',
-  '~/.pi/agent/sessions',
-  '~/.copilot/session-state',
+--- The agents' default session folders, as the server's agent registry has them
+--- (server/src/formats/agents.rs; `server/tests/agents.rs` checks this table against it): `home`
+--- under `~`, or `under_env` under `$env` when that variable is set and not empty.
+M.agent_roots = {
+  { home = '~/.claude/projects', env = 'CLAUDE_CONFIG_DIR', under_env = 'projects' },
+  { home = '~/.codex/sessions', env = 'CODEX_HOME', under_env = 'sessions' },
+  { home = '~/.pi/agent/sessions', env = 'PI_CODING_AGENT_DIR', under_env = 'sessions' },
+  { home = '~/.copilot/session-state', env = 'COPILOT_HOME', under_env = 'session-state' },
+  { home = '~/.gemini/tmp', env = 'GEMINI_CLI_HOME', under_env = '.gemini/tmp' },
 }
+
+--- The default roots now (the server's default `roots`): each agent's folder, moved by its
+--- variable when set.
+---@return string[]
+function M.resolve_default_roots()
+  local out = {}
+  for _, r in ipairs(M.agent_roots) do
+    local v = vim.env[r.env]
+    if v ~= nil and v ~= '' then
+      table.insert(out, (v:gsub('/$', '')) .. '/' .. r.under_env)
+    else
+      table.insert(out, r.home)
+    end
+  end
+  return out
+end
+
+--- Default folders of the agents' sessions (the server's default `roots`), resolved when the
+--- plugin loads.
+M.default_roots = M.resolve_default_roots()
 
 --- How many non-blank lines are looked at before giving up (the server's `DETECT_WINDOW`).
 M.window = 64
@@ -248,7 +287,8 @@ function M.lines_format(lines)
   return nil, seen, all_torn and torn or nil
 end
 
---- Format of a buffer's content ('claude-code' | 'codex' | 'pi' | 'copilot-cli'), or nil when
+--- Format of a buffer's content ('claude-code' | 'codex' | 'pi' | 'copilot-cli' | 'gemini-cli'),
+--- or nil when
 --- it is no transcript. An empty `.jsonl` under one of `roots` counts as a transcript (a session
 --- that has just started), and so does a file whose only lines are torn (still being written)
 --- when their leading bytes tell.

@@ -16,6 +16,18 @@ const WARMUP_MAX_RECORDS: usize = 4;
 /// How many leading lines of the session file are searched for its `sessionId`.
 const SESSION_ID_LINES: usize = 16;
 
+/// The main transcript of a 2.1.x sub-agent file (`<dir>/<stem>/subagents/agent-x.jsonl` ->
+/// `<dir>/<stem>.jsonl`), from its path alone; `None` for any other path.
+pub fn main_of(path: &Path) -> Option<PathBuf> {
+    let parent = path.parent()?;
+    if parent.file_name()? != "subagents" {
+        return None;
+    }
+    let mut m = parent.parent()?.as_os_str().to_owned();
+    m.push(".jsonl");
+    Some(PathBuf::from(m))
+}
+
 /// Finds the sub-agent files of the session stored at `session_file`
 /// (`<dir>/<stem>.jsonl`), sorted by path:
 ///

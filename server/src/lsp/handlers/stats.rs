@@ -26,7 +26,8 @@ pub(crate) async fn stats(b: &Backend, params: StatsParams) -> Result<Stats> {
     off_loop(&b.shared, STATS, move || {
         if !snap.is_transcript() {
             return Err(invalid(format!(
-                "not a transcript (no Claude Code, Codex, Pi or Copilot CLI records): {}",
+                "not a transcript (no {} records): {}",
+                crate::formats::agents::names("or"),
                 uri.as_str()
             )));
         }
