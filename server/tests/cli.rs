@@ -155,7 +155,8 @@ fn file_errors_exit_1_and_say_what_was_found() {
             1,
             String::new(),
             format!(
-                "transcript-ls: {p}: not a transcript: 3 lines of JSON with no Claude Code, Codex, Pi or Copilot CLI records\n"
+                "transcript-ls: {p}: not a transcript: 3 lines of JSON with no {} records\n",
+                transcript_ls::formats::agents::names("or")
             )
         )
     );
@@ -172,7 +173,8 @@ fn file_errors_exit_1_and_say_what_was_found() {
     assert_eq!(
         run(&["outline", p]).2,
         format!(
-            "transcript-ls: {p}: not a transcript: 1 line of JSON and 1 line that is not JSON, with no Claude Code, Codex, Pi or Copilot CLI records\n"
+            "transcript-ls: {p}: not a transcript: 1 line of JSON and 1 line that is not JSON, with no {} records\n",
+            transcript_ls::formats::agents::names("or")
         )
     );
 

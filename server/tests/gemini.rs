@@ -685,3 +685,121 @@ fn odd_lines_are_kept() {
     let a = analysis::analyze(&t, src, &opts());
     assert_eq!(a.usage, usage(0, 0, 0, 0));
 }
+
+// ---- the session index and sub-agent files --------------------------------------------------
+
+/// A `~/.gemini/tmp` root: a session file in `<project>/chats/`, and its sub-agent's record in
+/// `chats/<session id>/`. The index titles it from `$set.summary`, takes the project from the
+/// bootstrap context, counts its turns, links the sub-agent file both ways.
+#[test]
+fn index_titles_projects_and_links_subagent_files() {
+    use transcript_ls::index::disk;
+    use transcript_ls::index::{SessionIndex, SessionQuery};
+    let dir = tempfile::tempdir().unwrap();
+    let chats = dir.path().join("project/chats");
+    let sid = "11111111-aaaa-4bbb-8ccc-000000000001";
+    std::fs::create_dir_all(chats.join(sid)).unwrap();
+    let main = chats.join("session-2026-06-01T10-00-11111111.jsonl");
+    std::fs::write(&main, fixture("gemini-tools.jsonl")).unwrap();
+    let sub = chats
+        .join(sid)
+        .join("77777777-aaaa-4bbb-8ccc-000000000007.jsonl");
+    std::fs::write(
+        &sub,
+        concat!(
+            r#"{"sessionId":"77777777-aaaa-4bbb-8ccc-000000000007","projectHash":"ab","startTime":"2026-06-01T10:00:06.000Z","lastUpdated":"2026-06-01T10:00:06.000Z","kind":"subagent","directories":["/home/user/project"]}"#,
+            "\n",
+            r#"{"id":"s-1","timestamp":"2026-06-01T10:00:06.000Z","type":"user","content":[{"text":"Find the tests."}]}"#,
+            "\n",
+            r#"{"id":"s-2","timestamp":"2026-06-01T10:00:08.000Z","type":"gemini","content":"None.","tokens":{"input":10,"output":1,"cached":0,"thoughts":0,"tool":0,"total":11},"model":"gemini-2.5-flash"}"#,
+            "\n",
+        ),
+    )
+    .unwrap();
+    // Another agent's file in the same folder is left alone by the layout.
+    assert_eq!(formats::gemini::main_of(&main), None);
+    assert_eq!(formats::gemini::main_of(&sub), Some(main.clone()));
+    let kids: Vec<(String, PathBuf)> = formats::gemini::children(&main, &[])
+        .into_iter()
+        .map(|k| (k.agent_id, k.path))
+        .collect();
+    assert_eq!(
+        kids,
+        vec![(
+            "77777777-aaaa-4bbb-8ccc-000000000007".to_string(),
+            sub.clone()
+        )]
+    );
+    assert!(formats::gemini::children(&sub, &[]).is_empty());
+    let st = formats::read(&std::fs::read_to_string(&sub).unwrap());
+    assert!(st.meta.is_subagent_file);
+    assert_eq!(st.meta.cwd.as_deref(), Some("/home/user/project"));
+
+    let mut idx = SessionIndex::new();
+    for p in disk::scan_roots(&[dir.path().to_path_buf()]) {
+        disk::update(&mut idx, &p).unwrap();
+    }
+    let list = |now_ms: i64| {
+        idx.sessions(
+            &SessionQuery {
+                limit: Some(10),
+                ..SessionQuery::default()
+            },
+            now_ms,
+        )
+    };
+    // Long after the last write: not live. Newest first.
+    let all = list(i64::MAX / 2);
+    let got: Vec<(String, &str, String, &str, Option<&str>, usize, bool)> = all
+        .iter()
+        .map(|s| {
+            (
+                s.path.file_name().unwrap().to_string_lossy().into_owned(),
+                s.format,
+                s.title.clone(),
+                s.title_source,
+                s.project.as_deref(),
+                s.turns,
+                s.live,
+            )
+        })
+        .collect();
+    assert_eq!(
+        got,
+        vec![
+            (
+                "session-2026-06-01T10-00-11111111.jsonl".into(),
+                "gemini-cli",
+                "List and explain the sources".into(),
+                "summary",
+                Some("/home/user/project"),
+                2,
+                false
+            ),
+            (
+                "77777777-aaaa-4bbb-8ccc-000000000007.jsonl".into(),
+                "gemini-cli",
+                "Find the tests.".into(),
+                "prompt",
+                Some("/home/user/project"),
+                1,
+                false
+            ),
+        ]
+    );
+    // Just after it was written: its last turn has no completion evidence (Gemini records no
+    // finish reason), so it is live.
+    let written = std::fs::metadata(&main)
+        .unwrap()
+        .modified()
+        .unwrap()
+        .duration_since(std::time::UNIX_EPOCH)
+        .unwrap()
+        .as_millis() as i64;
+    let now = list(written + 1000);
+    assert!(now.iter().find(|s| s.path == main).unwrap().live);
+    let m = all.iter().find(|s| s.path == main).unwrap();
+    assert_eq!(m.children, vec![sub.clone()]);
+    let k = all.iter().find(|s| s.path == sub).unwrap();
+    assert_eq!(k.parent.as_deref(), Some(main.as_path()));
+}

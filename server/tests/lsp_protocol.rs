@@ -228,7 +228,12 @@ async fn non_transcripts_get_empty_results_and_one_log_line() {
         .into_iter()
         .filter(|s| s.method == "window/logMessage")
         .map(|s| s.params["message"].as_str().unwrap_or("").to_string())
-        .filter(|m| m.contains("is not a Claude Code, Codex, Pi or Copilot CLI transcript"))
+        .filter(|m| {
+            m.contains(&format!(
+                "is not a {} transcript",
+                transcript_ls::formats::agents::names("or")
+            ))
+        })
         .collect();
     assert_eq!(logs.len(), 1, "{logs:?}");
     c.shutdown().await;

@@ -302,13 +302,14 @@ fn appends_are_read_from_the_last_turn_and_match_a_cold_read() {
             let r = disk::update(&mut idx, &p).unwrap();
             // Claude Code: read from the last turn; other formats whole (the Codex reader pairs
             // records across a turn's start).
-            // Claude Code and Codex: read from the last turn; Pi and Copilot CLI whole.
+            // Claude Code and Codex: read from the last turn; Pi, Copilot CLI and Gemini CLI
+            // (not `tail_readable` in the agent registry) whole.
             match (before.format, r) {
                 (Format::ClaudeCode | Format::Codex, Refresh::Tail { read, .. }) => {
                     assert_eq!(read, text.len() as u64 - before.tail.offset);
                     tails += 1;
                 }
-                (Format::Pi | Format::CopilotCli, Refresh::Whole(_)) => {}
+                (Format::Pi | Format::CopilotCli | Format::GeminiCli, Refresh::Whole(_)) => {}
                 (_, r) => panic!("{} cut {cut}: {r:?}", f.display()),
             }
             let mut cold = summary::read_whole(&text);

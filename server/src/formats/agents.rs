@@ -202,7 +202,11 @@ pub static AGENTS: &[Agent] = &[
         // A mutation log: a record reads right only after the history it rewrites.
         tail_readable: false,
         tail_start: None,
-        layout: None,
+        layout: Some(SessionLayout {
+            children: super::gemini::children,
+            main_of: super::gemini::main_of,
+            index_by_path: true,
+        }),
     },
 ];
 

@@ -11,7 +11,7 @@
 //! | bare message `{id, timestamp, type, content, …}` | appends to the history, or **re-writes** the last message under the same id (streaming: the last copy wins) | by `type`, below |
 //! | `{"$set": {"lastUpdated"}}` | heartbeat | `Meta` `$set/lastUpdated`, no time |
 //! | `{"$set": {"messages": […]}}` | replaces the history: bootstrap context, compaction, rewind sync | `Context` / `CompactBoundary` / `Meta` `$set/messages` |
-//! | `{"$set": {"summary"}}` / `sessionId` / `memoryScratchpad` / `directories` | metadata (`summary` is the session's title) | `Meta` `$set/<key>` |
+//! | `{"$set": {"summary"}}` / `sessionId` / `memoryScratchpad` / `directories` | metadata (`summary` is the session's title, source `summary`; `directories[0]` the cwd) | `Meta` `$set/<key>` |
 //! | `{"$rewindTo": "<message id>"}` | drops that message and everything after it | `Meta` `$rewindTo`; the dropped records are flagged [`crate::model::Entry::abandoned`] |
 //!
 //! Messages by `type`:
@@ -75,7 +75,7 @@ use serde::Deserialize;
 use super::json::{self, Line, Raw, call_summary, elements, jbool, jcount, jstr, object, one_line};
 use crate::model::{
     Block, BlockKind, Entry, PromptKind, Role, SessionStart, Severity, Span, StepInfo, StopReason,
-    Str, ToolResult, ToolUse, Transcript, Usage, parse_timestamp,
+    Str, TitleSource, ToolResult, ToolUse, Transcript, Usage, parse_timestamp,
 };
 
 /// The text that opens the bootstrap context message.
@@ -449,7 +449,10 @@ impl State {
             return l.entry(Role::Other, "$set");
         };
         if let Some(summary) = jstr(s.summary).filter(|s| !s.trim().is_empty()) {
+            // gemini-cli's generated session summary (its `/resume` list shows it): the last
+            // one is the title.
             t.meta.title = Some(one_line(&summary));
+            t.meta.title_source = Some(TitleSource::Summary);
         }
         self.note_directories(s.directories, t);
         if let Some(messages) = s.messages {
@@ -1000,4 +1003,99 @@ impl super::agents::LineReader for State {
     fn line(&mut self, source: &str, line: usize, span: Span, t: &mut Transcript) {
         State::line(self, source, line, span, t);
     }
+}
+
+/// The `sessionId` of a Gemini CLI file's header (its first line, read up to 64 KiB); `None`
+/// when the file cannot be read or does not open with a header.
+fn header_session_id(path: &std::path::Path) -> Option<String> {
+    use std::io::{BufRead, Read};
+    let f = std::fs::File::open(path).ok()?;
+    let mut line = String::new();
+    std::io::BufReader::new(f.take(64 * 1024))
+        .read_line(&mut line)
+        .ok()?;
+    #[derive(Deserialize)]
+    struct Header {
+        #[serde(rename = "sessionId")]
+        session_id: String,
+        #[serde(rename = "projectHash")]
+        _project_hash: serde::de::IgnoredAny,
+    }
+    serde_json::from_str::<Header>(line.trim_end())
+        .ok()
+        .map(|h| h.session_id)
+}
+
+/// True for a main session file's name: `session-<YYYY-MM-DDTHH-MM>-<id8>.jsonl`.
+fn is_session_name(name: &str) -> bool {
+    name.starts_with("session-") && name.ends_with(".jsonl")
+}
+
+/// The sub-agent files of the Gemini CLI session stored at `main`
+/// (`…/chats/session-….jsonl`): gemini-cli writes a sub-agent's record to
+/// `…/chats/<parent session id>/<its session id>.jsonl` (header `kind: "subagent"`). Sorted by
+/// path; the agent id is the file stem (its session id). Any other path, or a missing folder,
+/// gives none; never panics.
+pub fn children(main: &std::path::Path, _child_ids: &[&str]) -> Vec<crate::model::SubagentFile> {
+    let (Some(dir), Some(name)) = (main.parent(), main.file_name().and_then(|n| n.to_str())) else {
+        return Vec::new();
+    };
+    if !is_session_name(name) || dir.file_name().is_none_or(|d| d != "chats") {
+        return Vec::new();
+    }
+    let Some(sid) = header_session_id(main)
+        .filter(|s| !s.is_empty() && !s.contains(['/', '\\']) && s != "." && s != "..")
+    else {
+        return Vec::new();
+    };
+    let Ok(rd) = std::fs::read_dir(dir.join(&sid)) else {
+        return Vec::new();
+    };
+    let mut out: Vec<crate::model::SubagentFile> = rd
+        .flatten()
+        .map(|e| e.path())
+        .filter(|p| p.extension().is_some_and(|x| x == "jsonl") && p.is_file())
+        .filter_map(|p| {
+            let agent_id = p.file_stem()?.to_str()?.to_string();
+            Some(crate::model::SubagentFile {
+                agent_id,
+                path: p,
+                tool_use_id: None,
+                description: None,
+                agent_type: None,
+                is_compaction: false,
+                is_warmup: false,
+            })
+        })
+        .collect();
+    out.sort_by(|a, b| a.path.cmp(&b.path));
+    out
+}
+
+/// The main session file of a Gemini CLI sub-agent file `…/chats/<parent id>/<id>.jsonl`: the
+/// `…/chats/session-…-<first 8 of parent id>.jsonl` whose header names the parent id. `None`
+/// for any other path.
+pub fn main_of(path: &std::path::Path) -> Option<std::path::PathBuf> {
+    let sub = path.parent()?;
+    let chats = sub.parent()?;
+    if chats.file_name()? != "chats" || path.extension()? != "jsonl" {
+        return None;
+    }
+    let parent_id = sub.file_name()?.to_str()?;
+    let short = parent_id.get(..8)?;
+    let suffix = format!("-{short}.jsonl");
+    let mut candidates: Vec<std::path::PathBuf> = std::fs::read_dir(chats)
+        .ok()?
+        .flatten()
+        .map(|e| e.path())
+        .filter(|p| {
+            p.file_name()
+                .and_then(|n| n.to_str())
+                .is_some_and(|n| is_session_name(n) && n.ends_with(&suffix))
+        })
+        .collect();
+    candidates.sort();
+    candidates
+        .into_iter()
+        .find(|p| header_session_id(p).as_deref() == Some(parent_id))
 }
