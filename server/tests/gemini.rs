@@ -325,7 +325,7 @@ fn gemini_compaction_is_a_divider_with_the_snapshot() {
 
 /// gemini-cli 0.40: a result lives only inside its call, and is read once the next message
 /// shows no functionResponse follows; `info` "Request cancelled." is an interruption, `error`
-/// an API error, `warning` meta, an unknown type kept and named.
+/// a notice (no response), `warning` meta, an unknown type kept and named.
 #[test]
 fn gemini_embedded_results_errors_and_cancels() {
     let (src, t, a) = load("gemini-embedded-results.jsonl");
@@ -340,7 +340,7 @@ fn gemini_embedded_results_errors_and_cancels() {
             "prompt",
             "interrupt",
             "prompt",
-            "model",
+            "meta",
             "meta",
             "other"
         ]
@@ -353,11 +353,16 @@ fn gemini_embedded_results_errors_and_cancels() {
         ]
     );
     assert_eq!(pairs(&t, &a), vec![(3, Some(3))]);
-    assert_eq!(
-        t.entries[8].step.as_ref().unwrap().api_error.as_deref(),
-        Some("[API Error: quota exceeded]")
+    assert_eq!(&*t.entries[8].record_type, "error");
+    assert!(t.entries[8].step.is_none());
+    assert_eq!(texts(&src, &t, 8), ["text:[API Error: quota exceeded]"]);
+    // The view shows it where it happened, in the quiet view too.
+    let view = transcript_ls::view::render(&t, &a, &src, &Default::default());
+    assert!(
+        view.text.contains("⚠ error: [API Error: quota exceeded]"),
+        "{}",
+        view.text
     );
-    assert_eq!(t.entries[8].step.as_ref().unwrap().usage, None);
     assert_eq!(t.unknown.len(), 1);
     assert_eq!(
         (t.unknown[0].name.as_str(), t.unknown[0].line),

@@ -28,7 +28,8 @@
 //!   `output` = `output + thoughts`, `reasoning` = `thoughts` (so the counts add up to
 //!   `total`). No finish reason is recorded: a message with tool calls stops for tool use,
 //!   any other has no stop reason (completion comes from a later turn or the file's age).
-//! * `error` (`[API Error: …]`): `Model` with a step carrying `api_error`, no usage.
+//! * `error` (`[API Error: …]`, what the CLI showed for a failed request): `Meta` with its
+//!   text, no step (no response, no tokens); the view shows it as a `⚠ error` notice line.
 //! * `info` `Request cancelled.` → `Interruption`; other `info` and `warning` → `Meta`.
 //!
 //! **Streaming copies.** Gemini re-writes the last message under its id as it learns more
@@ -698,14 +699,9 @@ impl State {
             },
             "gemini" => self.gemini(l, rec, id, idx, t),
             "error" => {
-                let mut e = l.entry(Role::Model, "error");
+                // What the CLI showed for a failed request: no model response, no tokens.
+                let mut e = l.entry(Role::Meta, "error");
                 self.text_blocks(l, rec.content, &mut e.blocks);
-                let text = first_text(rec.content).map_or_else(|| "error".into(), |s| one_line(&s));
-                e.step = Some(Box::new(StepInfo {
-                    key: format!("gemini-{id}").into(),
-                    api_error: Some(text.into()),
-                    ..StepInfo::default()
-                }));
                 e
             }
             "info" => {

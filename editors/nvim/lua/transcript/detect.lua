@@ -186,7 +186,11 @@ end
 ---@return string?
 function M.torn_line_format(line)
   local head = line:sub(1, 4096)
-  if head:find('^%s*{%s*"%$set"%s*:') or head:find('^%s*{%s*"%$rewindTo"%s*:') or head:find('"projectHash"%s*:') then
+  -- Gemini CLI: an envelope, or its header (`sessionId` first, `projectHash`, no `type`).
+  if head:find('^%s*{%s*"%$set"%s*:') or head:find('^%s*{%s*"%$rewindTo"%s*:') then
+    return 'gemini-cli'
+  end
+  if head:find('^%s*{%s*"sessionId"%s*:') and head:find('"projectHash"%s*:') and not head:find('"type"%s*:') then
     return 'gemini-cli'
   end
   if not head:find('^%s*{') or not head:find('"type"%s*:') then
