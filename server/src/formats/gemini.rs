@@ -499,13 +499,15 @@ impl State {
             .any(|m| m.kind == Kind::Conversation && !ids.contains(&*m.id));
         let mut next = Vec::with_capacity(recs.len());
         let mut fresh: Vec<(&Record, Kind)> = Vec::new();
+        // One pass over each list: no input makes a rewrite quadratic.
+        let known: HashMap<&str, &Msg> = self.history.iter().map(|m| (&*m.id, m)).collect();
         for (_, r) in &recs {
             let Some(id) = jstr(r.id) else {
                 continue;
             };
             let kind = kind_of(r);
-            match self.history.iter().find(|m| *m.id == *id) {
-                Some(m) => next.push(m.clone()),
+            match known.get(id.as_ref()) {
+                Some(m) => next.push((*m).clone()),
                 None => {
                     fresh.push((r, kind));
                     next.push(Msg {

@@ -755,7 +755,16 @@ fn index_titles_projects_and_links_subagent_files() {
     };
     // Long after the last write: not live. Newest first.
     let all = list(i64::MAX / 2);
-    let got: Vec<(String, &str, String, &str, Option<&str>, usize, bool)> = all
+    type Row<'a> = (
+        String,
+        &'a str,
+        String,
+        &'a str,
+        Option<&'a str>,
+        usize,
+        bool,
+    );
+    let got: Vec<Row> = all
         .iter()
         .map(|s| {
             (
