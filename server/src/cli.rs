@@ -26,7 +26,7 @@ use crate::view::{self, ViewOptions, text, words};
 /// The usage text printed by `--help`.
 pub const USAGE: &str = "\
 transcript-ls — read AI coding-agent transcripts (.jsonl from Claude Code, Codex, Pi,
-GitHub Copilot CLI and Gemini CLI)
+GitHub Copilot CLI, Kiro CLI, Mistral Vibe and Gemini CLI)
 
 Usage:
   transcript-ls [--stdio]                   run the language server on stdin/stdout
@@ -54,8 +54,10 @@ Options:
   --turn N             changes: only turn N
   --root DIR           history, blame: index the sessions under DIR (repeatable) instead of
                        the default roots ~/.claude/projects, ~/.codex/sessions,
-                       ~/.pi/agent/sessions, ~/.copilot/session-state, ~/.gemini/tmp (the
-                       index is cached as the language server caches it)
+                       ~/.pi/agent/sessions, ~/.copilot/session-state, ~/.kiro/sessions/cli,
+                       ~/.vibe/logs/session, ~/.gemini/tmp (each moved by its agent's
+                       variable: $CODEX_HOME, …; the index is cached as the language server
+                       caches it)
   --patch              changes: a unified diff of the net change (`git apply` takes the
                        files whose whole text the transcript gives; paths relative to the
                        session's directory)
@@ -722,8 +724,8 @@ fn load_once(
     };
     // The same reading as the server's documents and the workspace index.
     let mut transcript = crate::ide::host::read_text(&source, &invalid, complete);
-    // A `/btw` aside file: the parent's replayed history counts there, not here.
-    crate::formats::claude_code::aside::apply(&mut transcript, path);
+    // Files beside it (a `/btw` aside's parent, a sidecar): the agent registry's `beside`.
+    crate::formats::agents::apply_beside(&mut transcript, path);
     if transcript.format() == crate::model::Format::Unknown && !source.trim().is_empty() {
         return Err(format!("not a transcript: {}", unknown_reason(&transcript)));
     }
@@ -897,14 +899,19 @@ fn write_stats(out: &mut dyn Write, s: &Stats) -> std::io::Result<()> {
     ]));
     writeln!(out, "  {}", figures.join(" · "))?;
     let u = &s.usage;
-    writeln!(
-        out,
-        "  tokens {} in / {} out / {} cache read / {} cache write",
-        text::fmt_tokens(u.input),
-        text::fmt_tokens(u.output),
-        text::fmt_tokens(u.cache_read),
-        text::fmt_tokens(u.cache_creation)
-    )?;
+    if s.usage_recorded {
+        writeln!(
+            out,
+            "  tokens {} in / {} out / {} cache read / {} cache write",
+            text::fmt_tokens(u.input),
+            text::fmt_tokens(u.output),
+            text::fmt_tokens(u.cache_read),
+            text::fmt_tokens(u.cache_creation)
+        )?;
+    } else {
+        // Only figures the file records (issue 21 item 6): never "0 in / 0 out".
+        writeln!(out, "  tokens not recorded")?;
+    }
     for m in &s.usage_by_model {
         let u = &m.usage;
         let requests = m

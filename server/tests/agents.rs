@@ -52,7 +52,7 @@ fn cli_help_names_every_agent_and_default_root() {
         .split("instead of the default roots ")
         .nth(1)
         .expect("the help names the default roots")
-        .split(" (the index")
+        .split(" (")
         .next()
         .unwrap();
     assert_eq!(tilde_paths(root_line), tilde_roots());

@@ -31,6 +31,16 @@ fn copy_corpus(root: &Path) -> Vec<PathBuf> {
                 let dst = root.join(p.strip_prefix(&src).unwrap());
                 std::fs::create_dir_all(dst.parent().unwrap()).unwrap();
                 std::fs::copy(&p, &dst).unwrap();
+                // One modification time for every copy: sessions without timestamps (Mistral
+                // Vibe's) are ordered by it, and then by path, not by the order of the copy.
+                std::fs::File::options()
+                    .write(true)
+                    .open(&dst)
+                    .unwrap()
+                    .set_modified(
+                        std::time::UNIX_EPOCH + std::time::Duration::from_secs(1_780_000_000),
+                    )
+                    .unwrap();
                 if name.ends_with(".jsonl") {
                     out.push(dst);
                 }
@@ -302,14 +312,15 @@ fn appends_are_read_from_the_last_turn_and_match_a_cold_read() {
             let r = disk::update(&mut idx, &p).unwrap();
             // Claude Code: read from the last turn; other formats whole (the Codex reader pairs
             // records across a turn's start).
-            // Claude Code and Codex: read from the last turn; Pi, Copilot CLI and Gemini CLI
-            // (not `tail_readable` in the agent registry) whole.
-            match (before.format, r) {
-                (Format::ClaudeCode | Format::Codex, Refresh::Tail { read, .. }) => {
+            // Claude Code and Codex: read from the last turn; the other agents whole (the
+            // registry's `tail_readable`).
+            match (summary::tail_readable(before.format), r) {
+                (true, Refresh::Tail { read, .. }) => {
+                    assert!(matches!(before.format, Format::ClaudeCode | Format::Codex));
                     assert_eq!(read, text.len() as u64 - before.tail.offset);
                     tails += 1;
                 }
-                (Format::Pi | Format::CopilotCli | Format::GeminiCli, Refresh::Whole(_)) => {}
+                (false, Refresh::Whole(_)) => {}
                 (_, r) => panic!("{} cut {cut}: {r:?}", f.display()),
             }
             let mut cold = summary::read_whole(&text);

@@ -348,6 +348,11 @@ pub(super) fn analyze_from(
         let mut measured: Option<(u64, u64)> = None;
         let mut last_ts: Option<i64> = None;
         let mut first_ts: Option<i64> = None;
+        // The entry `last_ts` comes from, and whether a conversation record after the opener
+        // has no timestamp (Kiro CLI stamps its prompts only): then the opener's own time is
+        // no end time, and the duration is unknown rather than 0 (issue 21 item 6).
+        let mut last_ts_entry: Option<usize> = None;
+        let mut untimed_after_opener = false;
         for i in start..end {
             let e = &t.entries[i];
             if let Some(ts) = e.timestamp_ms()
@@ -358,9 +363,16 @@ pub(super) fn analyze_from(
                 // The turn's work ends at its last conversation record: local commands, meta
                 // and other bookkeeping typed after the agent settled (`/model`, `/exit` the
                 // next day) do not lengthen it.
-                if counts_for_duration(&e.role) {
-                    last_ts = Some(last_ts.map_or(ts, |l: i64| l.max(ts)));
+                if counts_for_duration(&e.role) && last_ts.is_none_or(|l| ts >= l) {
+                    last_ts = Some(ts);
+                    last_ts_entry = Some(i);
                 }
+            } else if Some(i) != opener
+                && !e.abandoned
+                && !e.inherited
+                && counts_for_duration(&e.role)
+            {
+                untimed_after_opener = true;
             }
             if !main(i) {
                 continue;
@@ -484,6 +496,13 @@ pub(super) fn analyze_from(
             }
         };
 
+        // A duration the agent recorded beside the file (Kiro's sidecar, issue 21 item 4).
+        if recorded.is_none()
+            && let Some(o) = opener
+            && let Ok(k) = t.meta.recorded_turns.binary_search_by_key(&o, |r| r.entry)
+        {
+            recorded = t.meta.recorded_turns[k].duration_ms;
+        }
         let opener_ts = opener
             .and_then(|o| t.entries[o].timestamp_ms())
             .or(first_ts);
@@ -496,6 +515,7 @@ pub(super) fn analyze_from(
             })
         } else {
             match (opener_ts, last_ts) {
+                _ if untimed_after_opener && last_ts_entry == opener => None,
                 (Some(a), Some(b)) if b >= a => Some(Duration {
                     ms: (b - a) as u64,
                     source: DurationSource::Timestamps,

@@ -81,6 +81,19 @@ pub struct SessionLayout {
     pub index_by_path: bool,
 }
 
+/// Files beside a transcript that add to what its lines say (a sidecar, a parent session): read
+/// by whoever reads the transcript from a path (the open document, the session index, the
+/// CLI), after its lines.
+#[derive(Debug, Clone, Copy)]
+pub struct Beside {
+    /// True when `path` has such files (checked before the transcript is read: a document
+    /// whose transcript is changed afterwards is copied, not lent, by its reader).
+    pub applies: fn(path: &Path) -> bool,
+    /// Adds what they say to `t`, read from the file at `path` (nothing when they are
+    /// missing or unreadable; never an error).
+    pub apply: fn(t: &mut Transcript, path: &Path),
+}
+
 /// One agent: everything the program asks of it.
 #[derive(Debug)]
 pub struct Agent {
@@ -109,6 +122,9 @@ pub struct Agent {
     pub tail_start: Option<fn(&Transcript, usize) -> usize>,
     /// Its child files, if the format has them.
     pub layout: Option<SessionLayout>,
+    /// Files beside a transcript that add to it (Claude Code's `/btw` aside parent, Kiro's
+    /// `<uuid>.json`, Vibe's `meta.json`), if any.
+    pub beside: Option<Beside>,
 }
 
 /// Every agent, in the order people read them (messages, help, tables).
@@ -132,6 +148,12 @@ pub static AGENTS: &[Agent] = &[
             main_of: super::claude_code::subagents::main_of,
             index_by_path: true,
         }),
+        beside: Some(Beside {
+            applies: super::claude_code::aside::is_aside_file,
+            apply: |t, path| {
+                super::claude_code::aside::apply(t, path);
+            },
+        }),
     },
     Agent {
         format: Format::Codex,
@@ -152,6 +174,7 @@ pub static AGENTS: &[Agent] = &[
             main_of: super::codex_files::parent,
             index_by_path: false,
         }),
+        beside: None,
     },
     Agent {
         format: Format::Pi,
@@ -168,6 +191,7 @@ pub static AGENTS: &[Agent] = &[
         tail_readable: false,
         tail_start: None,
         layout: None,
+        beside: None,
     },
     Agent {
         format: Format::CopilotCli,
@@ -184,6 +208,56 @@ pub static AGENTS: &[Agent] = &[
         tail_readable: false,
         tail_start: None,
         layout: None,
+        beside: None,
+    },
+    Agent {
+        format: Format::KiroCli,
+        id: "kiro-cli",
+        name: "Kiro CLI",
+        roots: &[DefaultRoot {
+            home: ".kiro/sessions/cli",
+            env: "KIRO_HOME",
+            under_env: "sessions/cli",
+        }],
+        detect_rank: 50,
+        detect: super::kiro::detect,
+        reader: || Box::<super::kiro::State>::default(),
+        // A rewound fork repeats earlier prompt ids: only the whole file tells them apart.
+        tail_readable: false,
+        tail_start: None,
+        layout: None,
+        beside: Some(Beside {
+            applies: |p| super::kiro::sidecar_path(p).is_some_and(|s| s.is_file()),
+            apply: |t, path| {
+                super::kiro::apply_sidecar(t, path);
+            },
+        }),
+    },
+    Agent {
+        format: Format::MistralVibe,
+        id: "mistral-vibe",
+        name: "Mistral Vibe",
+        roots: &[DefaultRoot {
+            home: ".vibe/logs/session",
+            env: "VIBE_HOME",
+            under_env: "logs/session",
+        }],
+        detect_rank: 60,
+        detect: super::vibe::detect,
+        reader: || Box::<super::vibe::State>::default(),
+        tail_readable: false,
+        tail_start: None,
+        layout: Some(SessionLayout {
+            children: super::vibe::children,
+            main_of: super::vibe::main_of,
+            index_by_path: true,
+        }),
+        beside: Some(Beside {
+            applies: |p| p.parent().is_some_and(|d| d.join("meta.json").is_file()),
+            apply: |t, path| {
+                super::vibe::apply_meta(t, path);
+            },
+        }),
     },
     Agent {
         format: Format::GeminiCli,
@@ -207,6 +281,7 @@ pub static AGENTS: &[Agent] = &[
             main_of: super::gemini::main_of,
             index_by_path: true,
         }),
+        beside: None,
     },
 ];
 
@@ -260,6 +335,25 @@ pub fn main_of(path: &Path) -> PathBuf {
         .filter_map(|a| a.layout)
         .find_map(|l| (l.main_of)(path))
         .unwrap_or_else(|| path.to_path_buf())
+}
+
+/// True when some agent has files beside `path` that add to its transcript
+/// ([`Agent::beside`]).
+pub fn has_beside(path: &Path) -> bool {
+    AGENTS
+        .iter()
+        .filter_map(|a| a.beside)
+        .any(|b| (b.applies)(path))
+}
+
+/// Adds what the files beside `path` say to `t`, the transcript read from it (each agent's
+/// [`Beside::apply`] checks that `t` is its format).
+pub fn apply_beside(t: &mut Transcript, path: &Path) {
+    for b in AGENTS.iter().filter_map(|a| a.beside) {
+        if (b.applies)(path) {
+            (b.apply)(t, path);
+        }
+    }
 }
 
 /// The agents in detection order.
@@ -347,7 +441,7 @@ mod tests {
     fn names_join_the_last_with_the_word_given() {
         assert_eq!(
             names("or"),
-            "Claude Code, Codex, Pi, Copilot CLI or Gemini CLI"
+            "Claude Code, Codex, Pi, Copilot CLI, Kiro CLI, Mistral Vibe or Gemini CLI"
         );
     }
 
@@ -391,6 +485,8 @@ mod tests {
                 "/h/.codex/sessions",
                 "/h/.pi/agent/sessions",
                 "/h/.copilot/session-state",
+                "/h/.kiro/sessions/cli",
+                "/h/.vibe/logs/session",
                 "/h/.gemini/tmp"
             ]
             .map(PathBuf::from)
@@ -404,8 +500,11 @@ mod tests {
         assert_eq!(got[1], PathBuf::from("/c/sessions"));
         assert_eq!(default_roots_with(&env(&[])), Vec::<PathBuf>::new());
         assert_eq!(
-            default_roots_with(&env(&[("PI_CODING_AGENT_DIR", "/p")])),
-            vec![PathBuf::from("/p/sessions")]
+            default_roots_with(&env(&[("PI_CODING_AGENT_DIR", "/p"), ("KIRO_HOME", "/k")])),
+            vec![
+                PathBuf::from("/p/sessions"),
+                PathBuf::from("/k/sessions/cli")
+            ]
         );
         assert_eq!(
             default_roots_with(&env(&[("GEMINI_CLI_HOME", "/g")])),

@@ -14,7 +14,9 @@ pub mod codex_files;
 pub mod copilot;
 pub mod gemini;
 mod json;
+pub mod kiro;
 pub mod pi;
+pub mod vibe;
 
 use std::sync::Arc;
 

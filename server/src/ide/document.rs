@@ -1195,9 +1195,10 @@ fn build(
         .start("Reading", path.as_deref(), total - from);
     let options = stamp.options_for(path.as_deref());
     // A `/btw` aside file's snapshot marks records the reader did not (see below).
+    // (Any file with something beside it that adds to it: the agent registry's `beside`.)
     let aside = path
         .as_deref()
-        .is_some_and(crate::formats::claude_code::aside::is_aside_file);
+        .is_some_and(crate::formats::agents::has_beside);
     // A mapped file read from the start is also analysed as it is read (issue 12): the
     // analysis reads spans of every record (text blocks, tool calls, prompts, answers), so
     // analysing the whole file at the end would bring most of it back into memory. After a
@@ -1298,8 +1299,9 @@ fn build(
     if !matches!(resume, Resume::Lent(_)) {
         add_invalid_utf8(&mut transcript, invalid);
         if let Some(p) = &path {
-            // A `/btw` aside file: the parent's replayed history counts there, not here.
-            crate::formats::claude_code::aside::apply(&mut transcript, p);
+            // A `/btw` aside file: the parent's replayed history counts there, not here; a
+            // sidecar adds its title, cwd, model (the agent registry's `beside`).
+            crate::formats::agents::apply_beside(&mut transcript, p);
         }
     }
     load.step("analysing");

@@ -134,7 +134,8 @@ pub fn turn_tooltip(turn: &Turn, total: usize, time_zone: Option<&str>) -> Strin
         Some(d) => {
             let how = match d.source {
                 DurationSource::Recorded => {
-                    "recorded by the agent (`system/turn_duration` / `task_complete.duration_ms`)"
+                    "recorded by the agent (`system/turn_duration` / `task_complete.duration_ms` / \
+                     Kiro's `turn_duration`)"
                 }
                 DurationSource::Timestamps => "last agent record's timestamp minus the prompt's",
             };
@@ -204,6 +205,9 @@ pub fn turn_tooltip(turn: &Turn, total: usize, time_zone: Option<&str>) -> Strin
              rows, never their sum).\n",
             usage_label(&turn.usage, true)
         ));
+    } else if !turn.steps.is_empty() {
+        // Only figures the file records (issue 21 item 6: Kiro CLI, Mistral Vibe).
+        s.push_str("- tokens: not recorded in the file.\n");
     }
     s
 }

@@ -14,7 +14,7 @@ use crate::view::text;
 #[derive(Debug, Serialize)]
 pub struct Stats {
     pub file: String,
-    /// `claude-code` | `codex` | `pi` | `copilot-cli` | `unknown`.
+    /// The agent registry's id (`claude-code`, `codex`, …, `formats::agents`) or `unknown`.
     pub format: &'static str,
     /// Physical lines of the file.
     pub lines: usize,
@@ -48,6 +48,12 @@ pub struct Stats {
     /// Tokens, each model response counted once (cases 10, 13); the format's own session
     /// totals when it records them (Copilot CLI), see `usage_by_model`.
     pub usage: UsageStats,
+    /// False when the file records no token counts at all (no response carries usage and the
+    /// format gives no session totals: Kiro CLI, Mistral Vibe without `meta.json`, issue 21):
+    /// `usage` is then all zeros and means "not recorded", never 0 tokens. Serialized only
+    /// when false.
+    #[serde(skip_serializing_if = "is_true")]
+    pub usage_recorded: bool,
     /// The session's usage per model as the format records it (Copilot CLI
     /// `session.shutdown.modelMetrics`); absent when it does not.
     #[serde(skip_serializing_if = "Vec::is_empty")]
@@ -69,6 +75,10 @@ pub struct Stats {
     /// Each also has one Information diagnostic.
     pub unknown_records: std::collections::BTreeMap<String, usize>,
     pub turn_list: Vec<TurnStats>,
+}
+
+fn is_true(b: &bool) -> bool {
+    *b
 }
 
 #[derive(Debug, Serialize)]
@@ -126,6 +136,10 @@ pub struct TurnStats {
     /// `complete` | `in-flight` | `replyless`.
     pub state: &'static str,
     pub duration_ms: Option<u64>,
+    /// Credits the agent metered for the turn, when it records them (Kiro CLI's sidecar);
+    /// absent otherwise.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub credits: Option<f64>,
     pub tok_per_s: Option<TokPerS>,
     /// Local 12-hour clock of the last step (`07:28 am`).
     pub finished_at: Option<String>,
@@ -195,6 +209,11 @@ pub fn stats(file: String, t: &Transcript, a: &Analysis) -> Stats {
                 TurnState::Replyless => "replyless",
             },
             duration_ms: turn.duration.map(|d| d.ms),
+            credits: turn.opener.and_then(|o| {
+                let r = &t.meta.recorded_turns;
+                let k = r.binary_search_by_key(&o, |r| r.entry).ok()?;
+                r[k].credits
+            }),
             tok_per_s: match &turn.throughput {
                 Throughput::Measured { tok_per_s, .. } => Some(TokPerS {
                     value: round1(*tok_per_s),
@@ -258,6 +277,10 @@ pub fn stats(file: String, t: &Transcript, a: &Analysis) -> Stats {
             cache_read: a.usage.cache_read,
             output_placeholder_steps: Some(own_steps.filter(|s| !s.output_final).count()),
         },
+        usage_recorded: !t.meta.recorded_usage.is_empty()
+            || t.entries
+                .iter()
+                .any(|e| e.step.as_ref().is_some_and(|s| s.usage.is_some())),
         usage_by_model: t
             .meta
             .recorded_usage

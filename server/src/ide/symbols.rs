@@ -220,7 +220,11 @@ pub fn turn_symbol(
                 .take_while(|(_, s)| s.entry < turn.entries.end)
             {
                 children.push(Symbol::new(
-                    format!("Session {}: {}", i + 2, text::one_line(&start.id, 40)),
+                    if start.id.is_empty() {
+                        format!("Session {}", i + 2)
+                    } else {
+                        format!("Session {}: {}", i + 2, text::one_line(&start.id, 40))
+                    },
                     start.parent.as_deref().map_or_else(String::new, |p| {
                         format!("from thread {}", text::one_line(p, 40))
                     }),

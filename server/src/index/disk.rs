@@ -65,7 +65,9 @@ pub fn refresh(path: &Path, old: Option<&SessionEntry>) -> std::io::Result<Refre
     }
     // Claude Code and Codex files are read from their last turn (`summary::tail_readable`
     // says why not the other formats).
-    let aside = crate::formats::claude_code::aside::is_aside_file(path);
+    // (Files beside it that add to it, the agent registry's `beside`: a `/btw` aside's parent,
+    // a sidecar; such a file is read whole.)
+    let aside = crate::formats::agents::has_beside(path);
     // The file's first bytes: a grown file whose head changed was rewritten (issue 25 item 2:
     // one longer write after `O_TRUNC` keeping the last turn's opening line was taken for
     // an append, and the entry kept the old first prompt).
@@ -104,7 +106,7 @@ pub fn refresh(path: &Path, old: Option<&SessionEntry>) -> std::io::Result<Refre
     // A `/btw` aside file (read whole: it is short) leaves out the parent's replayed history.
     let mut entry = summary::read_whole_marked(&loaded.text, |t| {
         if aside {
-            crate::formats::claude_code::aside::apply(t, path);
+            crate::formats::agents::apply_beside(t, path);
         }
     });
     if loaded.text.torn() {

@@ -345,10 +345,10 @@ fn sources_of(session: &Path, e: &SessionEntry, turns: &[usize], m: &Matcher) ->
     let Ok(loaded) = crate::source::load::load(session, super::disk::MAX_INDEX_BYTES) else {
         return Vec::new();
     };
-    let aside = crate::formats::claude_code::aside::is_aside_file(session);
+    let beside = crate::formats::agents::has_beside(session);
     let (t, a) = summary::read_text(&loaded.text, |t| {
-        if aside {
-            crate::formats::claude_code::aside::apply(t, session);
+        if beside {
+            crate::formats::agents::apply_beside(t, session);
         }
     });
     let src: &str = &loaded.text;

@@ -180,7 +180,7 @@ pub struct SessionInfo {
     /// `claude-code` | `codex`.
     pub format: &'static str,
     pub title: String,
-    /// `custom-title` | `ai-title` | `summary` | `thread-name` | `prompt` | `file`.
+    /// `custom-title` | `ai-title` | `summary` | `thread-name` | `session-name` | `prompt` | `file`.
     pub title_source: &'static str,
     pub first_prompt: Option<String>,
     pub project: Option<String>,

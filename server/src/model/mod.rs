@@ -35,6 +35,12 @@ pub enum Format {
     /// `{type, data, id, timestamp, parentId}` with dotted types (`session.start`,
     /// `assistant.message`, …) (FORMATS-2026 §4).
     CopilotCli,
+    /// Kiro CLI v2 sessions (`~/.kiro/sessions/cli/<uuid>.jsonl`): `{version, kind, data}`
+    /// envelopes with a `<uuid>.json` sidecar (FORMATS-MORE-AGENTS.md "kiro-cli"; issue 21).
+    KiroCli,
+    /// Mistral Vibe sessions (`~/.vibe/logs/session/<session>/messages.jsonl`): OpenAI-style
+    /// chat messages with a `meta.json` sidecar (FORMATS-MORE-AGENTS.md "mistral-vibe").
+    MistralVibe,
     /// Gemini CLI session files (`~/.gemini/tmp/<project>/chats/session-*.jsonl`): an
     /// append-only mutation log of header, messages, `$set` and `$rewindTo` lines (issue 21
     /// item 2; `crate::formats::gemini`).
@@ -264,6 +270,21 @@ pub struct SessionMeta {
     /// Each session's figures count once: Codex's cumulative totals start from its own
     /// baseline, Copilot's `session.shutdown` usages add up, Pi's earlier active branches stay.
     pub sessions: Vec<SessionStart>,
+    /// Per-turn figures the agent records outside the file's lines (Kiro CLI's `<uuid>.json`
+    /// sidecar `user_turn_metadatas`, issue 21 item 4), by the entry of the prompt that opens
+    /// the turn, in file order.
+    pub recorded_turns: Vec<RecordedTurn>,
+}
+
+/// What the agent recorded for one turn outside its lines ([`SessionMeta::recorded_turns`]).
+#[derive(Debug, Clone, PartialEq, Default)]
+pub struct RecordedTurn {
+    /// Entry index of the turn's opening prompt.
+    pub entry: usize,
+    /// The turn's duration as the agent measured it, in ms.
+    pub duration_ms: Option<u64>,
+    /// Credits the agent metered for the turn (Kiro `metering_usage`, unit `credit`).
+    pub credits: Option<f64>,
 }
 
 /// Where a later session of the file starts ([`SessionMeta::sessions`]).
@@ -292,6 +313,9 @@ pub enum TitleSource {
     AiTitle,
     /// Codex `event_msg/thread_name_updated`.
     ThreadName,
+    /// The session's name in the agent's own metadata beside the file (Kiro CLI's
+    /// `<uuid>.json` sidecar `title`, Mistral Vibe's `meta.json` `title`; issue 21).
+    SessionName,
     /// Claude Code `custom-title` (set by the user).
     CustomTitle,
 }
@@ -303,6 +327,7 @@ impl TitleSource {
             TitleSource::Summary => "summary",
             TitleSource::AiTitle => "ai-title",
             TitleSource::ThreadName => "thread-name",
+            TitleSource::SessionName => "session-name",
             TitleSource::CustomTitle => "custom-title",
         }
     }

@@ -2110,7 +2110,12 @@ impl<'a> Renderer<'a> {
         let Some(st) = self.t.meta.sessions.get(si) else {
             return;
         };
-        let divider = format!("── Session {}: {} ──", si + 2, one_line(&st.id, 60));
+        // A session the file names no id for (a rewound Kiro / Vibe fork) is only numbered.
+        let divider = if st.id.is_empty() {
+            format!("── Session {} ──", si + 2)
+        } else {
+            format!("── Session {}: {} ──", si + 2, one_line(&st.id, 60))
+        };
         self.blank();
         let saved = self.mods;
         self.mods = Mods::default();

@@ -1,5 +1,6 @@
 --- Content detection of agent transcripts (`.jsonl` written by Claude Code, Codex, Pi, GitHub
---- Copilot CLI, whose file is `events.jsonl`, or Gemini CLI).
+--- Copilot CLI (whose file is `events.jsonl`), Kiro CLI, Mistral Vibe (`messages.jsonl`) or
+--- Gemini CLI).
 ---
 --- The rule mirrors the server's `formats::detect_line` (server/src/formats/mod.rs): a Claude
 --- Code record has a `type` and the conversation envelope (`uuid`, `sessionId`, `message`) or is
@@ -58,6 +59,20 @@ local pi_entry_types = {
   context_edit = true,
 }
 
+local kiro_kinds = {
+  Prompt = true,
+  AssistantMessage = true,
+  ToolResults = true,
+  Clear = true,
+}
+
+local vibe_roles = {
+  user = true,
+  assistant = true,
+  tool = true,
+  system = true,
+}
+
 local copilot_prefixes = {
   'session.',
   'user.',
@@ -88,8 +103,8 @@ function M.is_copilot_type(ty)
   return false
 end
 
---- Format of one decoded record: 'claude-code', 'codex', 'pi', 'copilot-cli', 'gemini-cli' or
---- nil. Mirrors
+--- Format of one decoded record: 'claude-code', 'codex', 'pi', 'copilot-cli', 'gemini-cli',
+--- 'kiro-cli', 'mistral-vibe' or nil. Mirrors
 --- `formats::detect_line` rule for rule: a key that is merely present (even `null`) counts for
 --- `instructions`, `record_type`, `git`, `timestamp`, `role`, `parentId`, `id`, `version`,
 --- `cwd`; a `null` does not count for `payload`, `message`, `uuid`, `sessionId`, `data`.
@@ -141,6 +156,14 @@ function M.record_format(rec)
   if ty == 'gemini' and present('id') and present('content') and val('message') == nil then
     return 'gemini-cli'
   end
+  -- Kiro CLI: a `{version, kind, data}` envelope with no `type` (server: `kiro::detect`).
+  if not present('type') and present('version') and val('data') ~= nil and kiro_kinds[val('kind')] == true then
+    return 'kiro-cli'
+  end
+  -- Mistral Vibe: a chat message with `injected` and no `type` (server: `vibe::detect`).
+  if not present('type') and present('injected') and vibe_roles[val('role')] == true then
+    return 'mistral-vibe'
+  end
   if not envelope then
     if present('instructions') or present('record_type') then
       return 'codex'
@@ -186,6 +209,9 @@ end
 ---@return string?
 function M.torn_line_format(line)
   local head = line:sub(1, 4096)
+  if not head:find('^%s*{') then
+    return nil
+  end
   -- Gemini CLI: an envelope, or its header (`sessionId` first, `projectHash`, no `type`).
   if head:find('^%s*{%s*"%$set"%s*:') or head:find('^%s*{%s*"%$rewindTo"%s*:') then
     return 'gemini-cli'
@@ -193,7 +219,14 @@ function M.torn_line_format(line)
   if head:find('^%s*{%s*"sessionId"%s*:') and head:find('"projectHash"%s*:') and not head:find('"type"%s*:') then
     return 'gemini-cli'
   end
-  if not head:find('^%s*{') or not head:find('"type"%s*:') then
+  -- Kiro CLI and Mistral Vibe lines have no `type`: their first keys tell.
+  if head:find('^%s*{%s*"version"%s*:%s*"[^"]*"%s*,%s*"kind"%s*:%s*"[A-Z]') then
+    return 'kiro-cli'
+  end
+  if head:find('^%s*{%s*"role"%s*:%s*"[a-z]+"%s*,') and not head:find('"type"%s*:') then
+    return 'mistral-vibe'
+  end
+  if not head:find('"type"%s*:') then
     return nil
   end
   if head:find('"payload"%s*:') then
@@ -219,6 +252,8 @@ M.agent_roots = {
   { home = '~/.codex/sessions', env = 'CODEX_HOME', under_env = 'sessions' },
   { home = '~/.pi/agent/sessions', env = 'PI_CODING_AGENT_DIR', under_env = 'sessions' },
   { home = '~/.copilot/session-state', env = 'COPILOT_HOME', under_env = 'session-state' },
+  { home = '~/.kiro/sessions/cli', env = 'KIRO_HOME', under_env = 'sessions/cli' },
+  { home = '~/.vibe/logs/session', env = 'VIBE_HOME', under_env = 'logs/session' },
   { home = '~/.gemini/tmp', env = 'GEMINI_CLI_HOME', under_env = '.gemini/tmp' },
 }
 
@@ -291,9 +326,8 @@ function M.lines_format(lines)
   return nil, seen, all_torn and torn or nil
 end
 
---- Format of a buffer's content ('claude-code' | 'codex' | 'pi' | 'copilot-cli' | 'gemini-cli'),
---- or nil when
---- it is no transcript. An empty `.jsonl` under one of `roots` counts as a transcript (a session
+--- Format of a buffer's content ('claude-code' | 'codex' | 'pi' | 'copilot-cli' | 'gemini-cli' |
+--- 'kiro-cli' | 'mistral-vibe'), or nil when it is no transcript. An empty `.jsonl` under one of `roots` counts as a transcript (a session
 --- that has just started), and so does a file whose only lines are torn (still being written)
 --- when their leading bytes tell.
 ---@param bufnr integer
