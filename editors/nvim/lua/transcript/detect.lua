@@ -327,9 +327,9 @@ function M.lines_format(lines)
 end
 
 --- Format of a buffer's content ('claude-code' | 'codex' | 'pi' | 'copilot-cli' | 'gemini-cli' |
---- 'kiro-cli' | 'mistral-vibe'), or nil when it is no transcript. An empty `.jsonl` under one of `roots` counts as a transcript (a session
---- that has just started), and so does a file whose only lines are torn (still being written)
---- when their leading bytes tell.
+--- 'kiro-cli' | 'mistral-vibe'), or nil when it is no transcript. An empty `.jsonl` under one of
+--- `roots` counts as a transcript (a session that has just started), and so does a file whose only
+--- lines are torn (still being written) when their leading bytes tell.
 ---@param bufnr integer
 ---@param roots string[]?
 ---@return string?
