@@ -147,7 +147,8 @@ fn check(path: &Path, t: &Transcript, a: &Analysis) {
     );
     for p in &a.tool_pairs {
         if let Some(r) = p.result_entry {
-            assert!(r > p.use_entry, "{name}: result before call");
+            // `>=`: a Gemini CLI 0.40 result lives inside its call's own record.
+            assert!(r >= p.use_entry, "{name}: result before call");
         }
     }
     let steps_in_turns: usize = a.turns.iter().map(|t| t.steps.len()).sum();

@@ -17,9 +17,10 @@ fn format_of(rel: &str) -> Format {
     formats::read(&text).format()
 }
 
+/// Gemini CLI 0.40's JSONL session (issue 21 item 2): read as Gemini CLI now.
 #[test]
-fn other_agents_are_unknown() {
-    assert_eq!(format_of("gemini/jsonl_v040.jsonl"), Format::Unknown);
+fn gemini_cli_catalog_is_detected() {
+    assert_eq!(format_of("gemini/jsonl_v040.jsonl"), Format::GeminiCli);
 }
 
 #[test]

@@ -259,6 +259,30 @@ pub static AGENTS: &[Agent] = &[
             },
         }),
     },
+    Agent {
+        format: Format::GeminiCli,
+        id: "gemini-cli",
+        name: "Gemini CLI",
+        // gemini-cli's `homedir()` is `$GEMINI_CLI_HOME` when set: its sessions are then
+        // under `$GEMINI_CLI_HOME/.gemini/tmp`.
+        roots: &[DefaultRoot {
+            home: ".gemini/tmp",
+            env: "GEMINI_CLI_HOME",
+            under_env: ".gemini/tmp",
+        }],
+        detect_rank: 30,
+        detect: super::gemini::detect,
+        reader: || Box::<super::gemini::State>::default(),
+        // A mutation log: a record reads right only after the history it rewrites.
+        tail_readable: false,
+        tail_start: None,
+        layout: Some(SessionLayout {
+            children: super::gemini::children,
+            main_of: super::gemini::main_of,
+            index_by_path: true,
+        }),
+        beside: None,
+    },
 ];
 
 /// The entry of `format`; `None` for [`Format::Unknown`].
@@ -417,7 +441,7 @@ mod tests {
     fn names_join_the_last_with_the_word_given() {
         assert_eq!(
             names("or"),
-            "Claude Code, Codex, Pi, Copilot CLI, Kiro CLI or Mistral Vibe"
+            "Claude Code, Codex, Pi, Copilot CLI, Kiro CLI, Mistral Vibe or Gemini CLI"
         );
     }
 
@@ -463,6 +487,7 @@ mod tests {
                 "/h/.copilot/session-state",
                 "/h/.kiro/sessions/cli",
                 "/h/.vibe/logs/session",
+                "/h/.gemini/tmp"
             ]
             .map(PathBuf::from)
         );
@@ -480,6 +505,10 @@ mod tests {
                 PathBuf::from("/p/sessions"),
                 PathBuf::from("/k/sessions/cli")
             ]
+        );
+        assert_eq!(
+            default_roots_with(&env(&[("GEMINI_CLI_HOME", "/g")])),
+            vec![PathBuf::from("/g/.gemini/tmp")]
         );
     }
 

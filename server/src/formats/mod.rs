@@ -12,6 +12,7 @@ pub mod claude_code;
 pub mod codex;
 pub mod codex_files;
 pub mod copilot;
+pub mod gemini;
 mod json;
 pub mod kiro;
 pub mod pi;
@@ -35,10 +36,10 @@ pub fn read(source: &str) -> Transcript {
 
 /// Detects the format of one parsed record, if it tells: the agent registry's detectors
 /// (`agents::detect_line`), tried in their `detect_rank` order (each agent's rules are in its
-/// module: `claude_code::detect`, `codex::detect`, `pi::detect`, `copilot::detect`).
+/// module: `claude_code::detect`, `codex::detect`, `pi::detect`, `copilot::detect`,
+/// `gemini::detect`).
 ///
-/// Still unknown, on purpose: Gemini CLI's `{"type":"user","content":…}` (retired; no
-/// `message` object), Factory and other shapes with a nested `message` but no Pi tree.
+/// Still unknown, on purpose: Factory and other shapes with a nested `message` but no Pi tree.
 pub fn detect_line(line: &str) -> Option<Format> {
     agents::detect_line(line)
 }

@@ -41,13 +41,17 @@ pub enum Format {
     /// Mistral Vibe sessions (`~/.vibe/logs/session/<session>/messages.jsonl`): OpenAI-style
     /// chat messages with a `meta.json` sidecar (FORMATS-MORE-AGENTS.md "mistral-vibe").
     MistralVibe,
+    /// Gemini CLI session files (`~/.gemini/tmp/<project>/chats/session-*.jsonl`): an
+    /// append-only mutation log of header, messages, `$set` and `$rewindTo` lines (issue 21
+    /// item 2; `crate::formats::gemini`).
+    GeminiCli,
     /// Valid or invalid JSONL that is none of the above (or an empty file).
     Unknown,
 }
 
 impl Format {
     /// The stable name used in `stats --json` and in the protocol: `claude-code`, `codex`,
-    /// `pi`, `copilot-cli`, `unknown`.
+    /// `pi`, `copilot-cli`, `gemini-cli`, `unknown`.
     /// The id is the agent registry's (`formats::agents::Agent::id`).
     pub fn as_str(self) -> &'static str {
         crate::formats::agents::of(self).map_or("unknown", |a| a.id)

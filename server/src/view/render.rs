@@ -2532,6 +2532,8 @@ fn notice_kind(e: &Entry) -> Option<(&'static str, SpanKind)> {
     match &*e.record_type {
         "pr-link" => Some(("🔗 pull request", SpanKind::Meta)),
         "system/api_error" => Some(("⚠ API error", SpanKind::ToolError)),
+        // Gemini CLI's `error` message (`[API Error: …]`, issue 21 item 2).
+        "error" => Some(("⚠ error", SpanKind::ToolError)),
         _ => None,
     }
 }

@@ -1,12 +1,15 @@
 --- Content detection of agent transcripts (`.jsonl` written by Claude Code, Codex, Pi, GitHub
---- Copilot CLI (whose file is `events.jsonl`), Kiro CLI or Mistral Vibe (`messages.jsonl`)).
+--- Copilot CLI (whose file is `events.jsonl`), Kiro CLI, Mistral Vibe (`messages.jsonl`) or
+--- Gemini CLI).
 ---
 --- The rule mirrors the server's `formats::detect_line` (server/src/formats/mod.rs): a Claude
 --- Code record has a `type` and the conversation envelope (`uuid`, `sessionId`, `message`) or is
 --- one of the envelope-less Claude record types; a Codex record is
 --- `{"timestamp","type","payload"}` with a Codex `type`, and legacy Codex files open with a bare
 --- meta object (`instructions`) or carry `record_type`; a Pi file opens with a `session` header or
---- tree entries (`id`, `parentId`); a Copilot CLI event has a dotted `type` and `data`. Only the
+--- tree entries (`id`, `parentId`); a Copilot CLI event has a dotted `type` and `data`; a Gemini
+--- CLI file has a header `{sessionId, projectHash}` without `type`, `$set` / `$rewindTo`
+--- envelopes and `gemini` messages. Only the
 --- first non-blank lines are read. The cases both detectors must agree on are one table,
 --- `fixtures/detection-cases.json`, run by the server's tests and by `tests/detect_spec.lua`.
 local M = {}
@@ -100,8 +103,8 @@ function M.is_copilot_type(ty)
   return false
 end
 
---- Format of one decoded record: 'claude-code', 'codex', 'pi', 'copilot-cli', 'kiro-cli',
---- 'mistral-vibe' or nil. Mirrors
+--- Format of one decoded record: 'claude-code', 'codex', 'pi', 'copilot-cli', 'gemini-cli',
+--- 'kiro-cli', 'mistral-vibe' or nil. Mirrors
 --- `formats::detect_line` rule for rule: a key that is merely present (even `null`) counts for
 --- `instructions`, `record_type`, `git`, `timestamp`, `role`, `parentId`, `id`, `version`,
 --- `cwd`; a `null` does not count for `payload`, `message`, `uuid`, `sessionId`, `data`.
@@ -142,6 +145,16 @@ function M.record_format(rec)
     if pi_entry and present('parentId') and present('id') then
       return 'pi'
     end
+  end
+  -- Gemini CLI (server: `gemini::detect`).
+  if ty == nil and val('sessionId') ~= nil and present('projectHash') then
+    return 'gemini-cli'
+  end
+  if ty == nil and val('uuid') == nil and (present('$set') or present('$rewindTo')) then
+    return 'gemini-cli'
+  end
+  if ty == 'gemini' and present('id') and present('content') and val('message') == nil then
+    return 'gemini-cli'
   end
   -- Kiro CLI: a `{version, kind, data}` envelope with no `type` (server: `kiro::detect`).
   if not present('type') and present('version') and val('data') ~= nil and kiro_kinds[val('kind')] == true then
@@ -199,6 +212,13 @@ function M.torn_line_format(line)
   if not head:find('^%s*{') then
     return nil
   end
+  -- Gemini CLI: an envelope, or its header (`sessionId` first, `projectHash`, no `type`).
+  if head:find('^%s*{%s*"%$set"%s*:') or head:find('^%s*{%s*"%$rewindTo"%s*:') then
+    return 'gemini-cli'
+  end
+  if head:find('^%s*{%s*"sessionId"%s*:') and head:find('"projectHash"%s*:') and not head:find('"type"%s*:') then
+    return 'gemini-cli'
+  end
   -- Kiro CLI and Mistral Vibe lines have no `type`: their first keys tell.
   if head:find('^%s*{%s*"version"%s*:%s*"[^"]*"%s*,%s*"kind"%s*:%s*"[A-Z]') then
     return 'kiro-cli'
@@ -234,6 +254,7 @@ M.agent_roots = {
   { home = '~/.copilot/session-state', env = 'COPILOT_HOME', under_env = 'session-state' },
   { home = '~/.kiro/sessions/cli', env = 'KIRO_HOME', under_env = 'sessions/cli' },
   { home = '~/.vibe/logs/session', env = 'VIBE_HOME', under_env = 'logs/session' },
+  { home = '~/.gemini/tmp', env = 'GEMINI_CLI_HOME', under_env = '.gemini/tmp' },
 }
 
 --- The default roots now (the server's default `roots`): each agent's folder, moved by its
@@ -305,10 +326,10 @@ function M.lines_format(lines)
   return nil, seen, all_torn and torn or nil
 end
 
---- Format of a buffer's content ('claude-code' | 'codex' | 'pi' | 'copilot-cli'), or nil when
---- it is no transcript. An empty `.jsonl` under one of `roots` counts as a transcript (a session
---- that has just started), and so does a file whose only lines are torn (still being written)
---- when their leading bytes tell.
+--- Format of a buffer's content ('claude-code' | 'codex' | 'pi' | 'copilot-cli' | 'gemini-cli' |
+--- 'kiro-cli' | 'mistral-vibe'), or nil when it is no transcript. An empty `.jsonl` under one of
+--- `roots` counts as a transcript (a session that has just started), and so does a file whose only
+--- lines are torn (still being written) when their leading bytes tell.
 ---@param bufnr integer
 ---@param roots string[]?
 ---@return string?
