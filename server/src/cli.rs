@@ -26,7 +26,7 @@ use crate::view::{self, ViewOptions, text, words};
 /// The usage text printed by `--help`.
 pub const USAGE: &str = "\
 transcript-ls — read AI coding-agent transcripts (.jsonl from Claude Code, Codex, Pi,
-GitHub Copilot CLI, Kiro CLI, Mistral Vibe and Gemini CLI)
+GitHub Copilot CLI, Kiro CLI, Mistral Vibe, Gemini CLI and Antigravity CLI)
 
 Usage:
   transcript-ls [--stdio]                   run the language server on stdin/stdout
@@ -55,9 +55,9 @@ Options:
   --root DIR           history, blame: index the sessions under DIR (repeatable) instead of
                        the default roots ~/.claude/projects, ~/.codex/sessions,
                        ~/.pi/agent/sessions, ~/.copilot/session-state, ~/.kiro/sessions/cli,
-                       ~/.vibe/logs/session, ~/.gemini/tmp (each moved by its agent's
-                       variable: $CODEX_HOME, …; the index is cached as the language server
-                       caches it)
+                       ~/.vibe/logs/session, ~/.gemini/tmp, ~/.gemini/antigravity-cli/brain,
+                       ~/.gemini/antigravity/brain (each moved by its agent's variable:
+                       $CODEX_HOME, …; the index is cached as the language server caches it)
   --patch              changes: a unified diff of the net change (`git apply` takes the
                        files whose whole text the transcript gives; paths relative to the
                        session's directory)

@@ -74,23 +74,21 @@ fn protocol_md_agent_table_is_the_registry() {
                 .collect()
         })
         .collect();
+    // One row per root (Antigravity has two: the CLI's and the IDE's).
     let want: Vec<Vec<String>> = AGENTS
         .iter()
-        .map(|a| {
-            let r = &a.roots[0];
-            vec![
-                a.id.to_string(),
-                a.name.to_string(),
-                r.tilde(),
-                format!("${}/{}", r.env, r.under_env),
-            ]
+        .flat_map(|a| {
+            a.roots.iter().map(|r| {
+                vec![
+                    a.id.to_string(),
+                    a.name.to_string(),
+                    r.tilde(),
+                    format!("${}/{}", r.env, r.under_env),
+                ]
+            })
         })
         .collect();
     assert_eq!(rows, want);
-    assert!(
-        AGENTS.iter().all(|a| a.roots.len() == 1),
-        "one row per root"
-    );
     // The `roots` setting's default.
     let line = doc
         .lines()

@@ -896,10 +896,11 @@ fn completion_evidence_and_in_flight() {
     let a = b.run();
     assert_eq!(a.turns[0].state, TurnState::Complete);
     assert!(a.turns[0].final_answer.as_ref().unwrap().end_turn);
+    // The step states no usage at all: not recorded, not "no output" (issue 21 item 6).
     assert_eq!(
         a.turns[0].throughput,
         Throughput::None {
-            reason: "no output-bearing responses"
+            reason: "token counts not recorded: the agent's file holds none"
         }
     );
 
@@ -1055,6 +1056,15 @@ fn throughput_estimate_is_total_tokens_over_total_decode_time() {
     b.prompt("q");
     let e = b.text("m1", "hi");
     b.stop(e, StopReason::EndTurn);
+    // No usage stated: not recorded (issue 21 item 6).
+    assert_eq!(
+        b.run().turns[0].throughput,
+        Throughput::None {
+            reason: "token counts not recorded: the agent's file holds none"
+        }
+    );
+    // Usage stated with no output: no output-bearing response.
+    b.entries[e].step.as_mut().unwrap().usage = Some(Usage::default());
     assert_eq!(
         b.run().turns[0].throughput,
         Throughput::None {

@@ -753,6 +753,7 @@ export interface TranscriptStats {
   steps: number;
   tool_calls: number;
   usage: { input: number; output: number; cache_creation: number; cache_read: number; output_placeholder_steps?: number };
+  usage_recorded?: boolean;
   turn_list?: { state: string }[];
 }
 
@@ -775,9 +776,15 @@ export function statusFromStats(st: TranscriptStats): { text: string; tooltip: s
   if (inFlight) {
     text += ' · working';
   }
+  // `usage_recorded: false`: the agent's file holds no token counts (Kiro CLI, Antigravity
+  // CLI, …): "not recorded", never 0.
+  const tokens =
+    st.usage_recorded === false
+      ? 'tokens not recorded (the file holds no token counts)'
+      : `${atLeast}${n(st.usage.output)} output tokens · ${n(st.usage.input)} input · ${n(st.usage.cache_read)} cache read · ${n(st.usage.cache_creation)} cache write`;
   const tooltip = [
     `${turns} · ${n(st.steps)} model responses · ${n(st.tool_calls)} tool calls`,
-    `${atLeast}${n(st.usage.output)} output tokens · ${n(st.usage.input)} input · ${n(st.usage.cache_read)} cache read · ${n(st.usage.cache_creation)} cache write`,
+    tokens,
     '(each model response counted once; the figures of `transcript-ls stats`)',
   ];
   if (placeholders > 0) {

@@ -166,6 +166,10 @@ pub struct Step {
     pub entries: Vec<usize>,
     /// Usage of the response: component-wise max over its records.
     pub usage: Usage,
+    /// True when a record of the response states its usage (`StepInfo::usage`); false when
+    /// the format records no token counts for it (Antigravity CLI): `usage` is then zero
+    /// for want of figures, shown as "not recorded", never as 0 (issue 21 item 6).
+    pub usage_recorded: bool,
     /// Advisor usage of the response (`StepInfo::advisor_usage`), max over its records.
     pub advisor_usage: Usage,
     /// True when the output count is final (not a streaming placeholder).

@@ -156,6 +156,7 @@ pub fn build_from(
                     steps.push(Step {
                         entries: Vec::new(),
                         usage: Default::default(),
+                        usage_recorded: false,
                         advisor_usage: Default::default(),
                         output_final: true,
                         end_turn: false,
@@ -179,6 +180,7 @@ pub fn build_from(
             s.entries.push(i);
             if let Some(u) = info.usage {
                 s.usage = s.usage.max(u);
+                s.usage_recorded = true;
             }
             if let Some(u) = info.advisor_usage {
                 s.advisor_usage = s.advisor_usage.max(u);

@@ -28,6 +28,9 @@ use super::{Step, Throughput};
 
 /// [`Throughput::None`] reason: no main-thread step of the turn has output tokens.
 pub const NO_OUTPUT: &str = "no output-bearing responses";
+/// [`Throughput::None`] reason: the turn has responses but the file records no token counts
+/// for any of them (Antigravity CLI; issue 21 item 6: "not recorded", never 0).
+pub const NOT_RECORDED: &str = "token counts not recorded: the agent's file holds none";
 /// [`Throughput::None`] reason: an output-bearing step's count is a streaming placeholder.
 pub const PLACEHOLDERS: &str = "output counts are streaming placeholders";
 /// [`Throughput::None`] reason: an output-bearing step has no request or end timestamp.
@@ -58,6 +61,11 @@ pub fn of_turn(
         .filter(|s| s.usage.output > 0)
         .collect();
     if bearing.is_empty() {
+        if !steps.is_empty() && steps.iter().all(|s| !s.usage_recorded) {
+            return Throughput::None {
+                reason: NOT_RECORDED,
+            };
+        }
         return Throughput::None { reason: NO_OUTPUT };
     }
     if bearing.iter().any(|s| !s.output_final) {
@@ -179,6 +187,7 @@ mod tests {
                 output,
                 ..Default::default()
             },
+            usage_recorded: true,
             advisor_usage: crate::model::Usage::default(),
             output_final: true,
             end_turn: true,

@@ -283,6 +283,39 @@ pub static AGENTS: &[Agent] = &[
         }),
         beside: None,
     },
+    Agent {
+        format: Format::Antigravity,
+        id: "antigravity",
+        name: "Antigravity CLI",
+        // The CLI's store and the IDE's (same bytes). agy moves `~/.gemini` only with its
+        // hidden `--gemini_dir` flag; `GEMINI_CLI_HOME` (Gemini CLI's variable for the folder
+        // holding `.gemini`) moves both here, as it moves Gemini CLI's.
+        roots: &[
+            DefaultRoot {
+                home: ".gemini/antigravity-cli/brain",
+                env: "GEMINI_CLI_HOME",
+                under_env: ".gemini/antigravity-cli/brain",
+            },
+            DefaultRoot {
+                home: ".gemini/antigravity/brain",
+                env: "GEMINI_CLI_HOME",
+                under_env: ".gemini/antigravity/brain",
+            },
+        ],
+        detect_rank: 35,
+        detect: super::antigravity::detect,
+        reader: || Box::<super::antigravity::State>::default(),
+        // The model, the calls waiting for results and the session's step indices carry
+        // across turns: grown files are read whole.
+        tail_readable: false,
+        tail_start: None,
+        layout: Some(SessionLayout {
+            children: super::antigravity::children,
+            main_of: |_| None,
+            index_by_path: false,
+        }),
+        beside: None,
+    },
 ];
 
 /// The entry of `format`; `None` for [`Format::Unknown`].
@@ -296,7 +329,7 @@ pub fn by_id(id: &str) -> Option<&'static Agent> {
 }
 
 /// The agents' names as one phrase, the last joined by `last` (`or`, `and`): `Claude Code,
-/// Codex, Pi or Copilot CLI`.
+/// Codex, Pi, Copilot CLI or Antigravity CLI`.
 pub fn names(last: &str) -> String {
     let mut out = String::new();
     for (i, a) in AGENTS.iter().enumerate() {
@@ -441,7 +474,7 @@ mod tests {
     fn names_join_the_last_with_the_word_given() {
         assert_eq!(
             names("or"),
-            "Claude Code, Codex, Pi, Copilot CLI, Kiro CLI, Mistral Vibe or Gemini CLI"
+            "Claude Code, Codex, Pi, Copilot CLI, Kiro CLI, Mistral Vibe, Gemini CLI or Antigravity CLI"
         );
     }
 
@@ -487,7 +520,9 @@ mod tests {
                 "/h/.copilot/session-state",
                 "/h/.kiro/sessions/cli",
                 "/h/.vibe/logs/session",
-                "/h/.gemini/tmp"
+                "/h/.gemini/tmp",
+                "/h/.gemini/antigravity-cli/brain",
+                "/h/.gemini/antigravity/brain",
             ]
             .map(PathBuf::from)
         );
@@ -508,7 +543,11 @@ mod tests {
         );
         assert_eq!(
             default_roots_with(&env(&[("GEMINI_CLI_HOME", "/g")])),
-            vec![PathBuf::from("/g/.gemini/tmp")]
+            vec![
+                PathBuf::from("/g/.gemini/tmp"),
+                PathBuf::from("/g/.gemini/antigravity-cli/brain"),
+                PathBuf::from("/g/.gemini/antigravity/brain")
+            ]
         );
     }
 

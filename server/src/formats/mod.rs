@@ -8,6 +8,7 @@
 //! proportion to the appended bytes (DESIGN.md §6).
 
 pub mod agents;
+pub mod antigravity;
 pub mod claude_code;
 pub mod codex;
 pub mod codex_files;

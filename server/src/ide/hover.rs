@@ -376,6 +376,12 @@ fn render_block(
                 let text = crate::source::json_string::decode(&raw[1..raw.len() - 1]);
                 let cut: String = text.chars().take(budget.min(4096)).collect();
                 s.push_str(&quote(&cut));
+            } else if block_type.starts_with("context:") {
+                // A section of a string's raw contents (Antigravity CLI's
+                // `<ADDITIONAL_METADATA>` …, issue 21 item 3): decoded as text.
+                let text = crate::source::json_string::decode(raw);
+                let cut: String = text.chars().take(budget.min(4096)).collect();
+                s.push_str(&quote(&cut));
             } else if !raw.is_empty() {
                 s.push_str(&fenced(
                     "json",

@@ -116,6 +116,17 @@ pub fn refresh(path: &Path, old: Option<&SessionEntry>) -> std::io::Result<Refre
     }
     entry.bytes = len;
     entry.modified_ms = modified_ms;
+    // Antigravity CLI: the conversation folder is the session id (the file names none; a
+    // checkpoint's log path, read by the reader, is the fallback).
+    if entry.format == crate::model::Format::Antigravity
+        && let Some(id) = crate::formats::antigravity::conversation_of(path)
+    {
+        entry.session_id = Some(id.into());
+        // The workspace the agent was started in (its prompt history), when it names one.
+        if let Some(ws) = crate::formats::antigravity::workspace_of(path) {
+            entry.project = Some(ws.into());
+        }
+    }
     Ok(Refresh::Whole(entry))
 }
 
@@ -140,8 +151,9 @@ struct CacheFile {
     entries: Vec<(PathBuf, SessionEntry)>,
 }
 
-/// Bumped when [`SessionEntry`] or the rules that fill it change.
-const CACHE_VERSION: u32 = 4;
+/// Bumped when [`SessionEntry`] or the rules that fill it change (5: Antigravity CLI files,
+/// read before as no transcript, issue 21 item 3).
+const CACHE_VERSION: u32 = 5;
 
 /// Where the cache of an index over `roots` lives: `$TRANSCRIPT_LS_CACHE_DIR`, else
 /// `$XDG_CACHE_HOME/transcript-ls`, else `~/.cache/transcript-ls`, one file per set of roots

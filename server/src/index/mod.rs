@@ -313,6 +313,12 @@ impl SessionIndex {
         (p != path && self.files.contains_key(&p)).then_some(p)
     }
 
+    /// True for a file that is no session of its own: Antigravity's `transcript_full.jsonl`,
+    /// the unfiltered copy of the conversation beside its `transcript.jsonl` (issue 21 item 3).
+    fn not_a_session(path: &Path, e: &SessionEntry) -> bool {
+        e.format == Format::Antigravity && crate::formats::antigravity::is_unfiltered_view(path)
+    }
+
     /// Sessions matching `q`, most recent first (by last record time). Files that are not
     /// transcripts are left out. `now_ms` decides `live`.
     pub fn sessions(&self, q: &SessionQuery, now_ms: i64) -> Vec<SessionInfo> {
@@ -328,7 +334,7 @@ impl SessionIndex {
         let mut parents: HashMap<&Path, PathBuf> = HashMap::new();
         let by_id = self.by_session_id();
         for (p, e) in &self.files {
-            if e.format == Format::Unknown {
+            if e.format == Format::Unknown || Self::not_a_session(p, e) {
                 continue;
             }
             if let Some(parent) = self.parent_with(p, &by_id) {
@@ -340,7 +346,7 @@ impl SessionIndex {
         // Per hit: every word matched as a substring (not only as a subsequence).
         let mut wholes: Vec<bool> = Vec::new();
         for (p, e) in &self.files {
-            if e.format == Format::Unknown {
+            if e.format == Format::Unknown || Self::not_a_session(p, e) {
                 continue;
             }
             if let Some(want) = project {

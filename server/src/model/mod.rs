@@ -45,6 +45,10 @@ pub enum Format {
     /// append-only mutation log of header, messages, `$set` and `$rewindTo` lines (issue 21
     /// item 2; `crate::formats::gemini`).
     GeminiCli,
+    /// Antigravity CLI conversations
+    /// (`~/.gemini/antigravity-cli/brain/<conversation>/.system_generated/logs/transcript.jsonl`):
+    /// one step per line `{step_index, source, type, status, created_at, …}` (issue 21 item 3).
+    Antigravity,
     /// Valid or invalid JSONL that is none of the above (or an empty file).
     Unknown,
 }
@@ -407,6 +411,10 @@ pub struct Entry {
     /// step, its [`Entry::copy_of`] the first record, never a turn, a tool call or tokens;
     /// the verbose view folds a run of them as `repeated records (N)`.
     pub repeated: bool,
+    /// True when the agent cut the record's text before writing it (Antigravity CLI
+    /// `truncated_fields`, issue 21 item 3): its text blocks hold only the start of what was
+    /// said; the view says so after them.
+    pub cut_by_agent: bool,
 }
 
 impl Entry {
@@ -429,6 +437,7 @@ impl Entry {
             abandoned: false,
             inherited: false,
             repeated: false,
+            cut_by_agent: false,
         }
     }
 

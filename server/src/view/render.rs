@@ -928,6 +928,10 @@ impl<'a> Renderer<'a> {
                 // stamp, expanded attachments), shown by the prompt's hover, not as a line
                 // under the prompt (issue 20 item 6).
                 BlockKind::Other { block_type } if &**block_type == "transformedContent" => {}
+                // Antigravity CLI's context sections around the typed request
+                // (`<ADDITIONAL_METADATA>`, `<USER_SETTINGS_CHANGE>`: `context:<TAG>` blocks):
+                // not the prompt; the record's hover shows them (issue 21 item 3).
+                BlockKind::Other { block_type } if block_type.starts_with("context:") => {}
                 other => self.other_block_line("> ", other, origin),
             }
         }
@@ -1321,6 +1325,29 @@ impl<'a> Renderer<'a> {
             MAX_PROSE_BYTES,
             &gates,
         );
+        self.cut_line(e, b);
+    }
+
+    /// `✂ cut by the agent: …` after the last text block of a record the agent cut before
+    /// writing it ([`Entry::cut_by_agent`]).
+    fn cut_line(&mut self, e: usize, b: usize) {
+        let Some(entry) = self.t.entries.get(e) else {
+            return;
+        };
+        let last_text = entry
+            .blocks
+            .iter()
+            .rposition(|x| matches!(x.kind, BlockKind::Text { .. }));
+        if entry.cut_by_agent && last_text == Some(b) {
+            let origin = self.entry_origin(e, Some(b));
+            self.emit(
+                Line::new().add(
+                    "✂ cut by the agent: the file keeps only the start of this text",
+                    Some(SpanKind::Meta),
+                ),
+                origin,
+            );
+        }
     }
 
     /// How a text block of the final answer is shown (seed 000 markers): the folded prose
@@ -1436,6 +1463,7 @@ impl<'a> Renderer<'a> {
                     MAX_PROSE_BYTES,
                     &gates,
                 );
+                self.cut_line(e, b);
             }
             other => self.other_block_line("", other, origin),
         }
@@ -2110,7 +2138,8 @@ impl<'a> Renderer<'a> {
         let Some(st) = self.t.meta.sessions.get(si) else {
             return;
         };
-        // A session the file names no id for (a rewound Kiro / Vibe fork) is only numbered.
+        // A session the file names no id for (a rewound Kiro / Vibe fork, an Antigravity CLI
+        // conversation with no checkpoint) is only numbered.
         let divider = if st.id.is_empty() {
             format!("── Session {} ──", si + 2)
         } else {

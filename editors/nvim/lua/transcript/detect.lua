@@ -1,6 +1,6 @@
 --- Content detection of agent transcripts (`.jsonl` written by Claude Code, Codex, Pi, GitHub
 --- Copilot CLI (whose file is `events.jsonl`), Kiro CLI, Mistral Vibe (`messages.jsonl`) or
---- Gemini CLI).
+--- Gemini CLI, Antigravity CLI (`transcript.jsonl`)).
 ---
 --- The rule mirrors the server's `formats::detect_line` (server/src/formats/mod.rs): a Claude
 --- Code record has a `type` and the conversation envelope (`uuid`, `sessionId`, `message`) or is
@@ -9,7 +9,8 @@
 --- meta object (`instructions`) or carry `record_type`; a Pi file opens with a `session` header or
 --- tree entries (`id`, `parentId`); a Copilot CLI event has a dotted `type` and `data`; a Gemini
 --- CLI file has a header `{sessionId, projectHash}` without `type`, `$set` / `$rewindTo`
---- envelopes and `gemini` messages. Only the
+--- envelopes and `gemini` messages; an Antigravity CLI step has `step_index`, `source` and a
+--- `type`. Only the
 --- first non-blank lines are read. The cases both detectors must agree on are one table,
 --- `fixtures/detection-cases.json`, run by the server's tests and by `tests/detect_spec.lua`.
 local M = {}
@@ -104,7 +105,7 @@ function M.is_copilot_type(ty)
 end
 
 --- Format of one decoded record: 'claude-code', 'codex', 'pi', 'copilot-cli', 'gemini-cli',
---- 'kiro-cli', 'mistral-vibe' or nil. Mirrors
+--- 'kiro-cli', 'mistral-vibe', 'antigravity' or nil. Mirrors
 --- `formats::detect_line` rule for rule: a key that is merely present (even `null`) counts for
 --- `instructions`, `record_type`, `git`, `timestamp`, `role`, `parentId`, `id`, `version`,
 --- `cwd`; a `null` does not count for `payload`, `message`, `uuid`, `sessionId`, `data`.
@@ -155,6 +156,9 @@ function M.record_format(rec)
   end
   if ty == 'gemini' and present('id') and present('content') and val('message') == nil then
     return 'gemini-cli'
+  -- Antigravity CLI (server `formats::antigravity::detect`): a step of its transcript.
+  if not envelope and val('payload') == nil and present('step_index') and present('source') and ty then
+    return 'antigravity'
   end
   -- Kiro CLI: a `{version, kind, data}` envelope with no `type` (server: `kiro::detect`).
   if not present('type') and present('version') and val('data') ~= nil and kiro_kinds[val('kind')] == true then
@@ -229,6 +233,9 @@ function M.torn_line_format(line)
   if not head:find('"type"%s*:') then
     return nil
   end
+  if head:find('"step_index"%s*:') and head:find('"source"%s*:') then
+    return 'antigravity'
+  end
   if head:find('"payload"%s*:') then
     return 'codex'
   end
@@ -255,6 +262,8 @@ M.agent_roots = {
   { home = '~/.kiro/sessions/cli', env = 'KIRO_HOME', under_env = 'sessions/cli' },
   { home = '~/.vibe/logs/session', env = 'VIBE_HOME', under_env = 'logs/session' },
   { home = '~/.gemini/tmp', env = 'GEMINI_CLI_HOME', under_env = '.gemini/tmp' },
+  { home = '~/.gemini/antigravity-cli/brain', env = 'GEMINI_CLI_HOME', under_env = '.gemini/antigravity-cli/brain' },
+  { home = '~/.gemini/antigravity/brain', env = 'GEMINI_CLI_HOME', under_env = '.gemini/antigravity/brain' },
 }
 
 --- The default roots now (the server's default `roots`): each agent's folder, moved by its

@@ -1,6 +1,6 @@
 --- transcript.nvim: Neovim (0.11+) client of transcript-ls, the language server that turns AI
---- coding-agent transcripts (`.jsonl` of Claude Code, Codex, Pi, GitHub Copilot CLI and Gemini
---- CLI) into readable documents.
+--- coding-agent transcripts (`.jsonl` of Claude Code, Codex, Pi, GitHub Copilot CLI, Kiro CLI,
+--- Mistral Vibe, Gemini CLI and Antigravity CLI) into readable documents.
 ---
 --- Usage: `require('transcript').setup({})`. See `:help transcript`.
 local M = {}
