@@ -38,9 +38,15 @@ for s in "${suites[@]}"; do
   src=$?
   secs=$(( ($(date +%s%N) - start) / 1000000 ))
   cat "$log"
-  line=$(grep -E "^ *[0-9]+ms $s: [0-9]+ passed, [0-9]+ failed" "$log" | tail -1 | sed -E "s/^ *[0-9]+ms //")
-  p=$(sed -nE 's/.* ([0-9]+) passed, ([0-9]+) failed.*/\1/p' <<<"$line")
-  f=$(sed -nE 's/.* ([0-9]+) passed, ([0-9]+) failed.*/\2/p' <<<"$line")
+  # A suite may run more than one editor process (Neovim's agents block): its counts add up.
+  counts=$(grep -E "^ *[0-9]+ms $s: [0-9]+ passed, [0-9]+ failed" "$log" \
+    | sed -nE 's/.* ([0-9]+) passed, ([0-9]+) failed.*/\1 \2/p')
+  p= f= line=
+  if [ -n "$counts" ]; then
+    p=$(awk '{s += $1} END {print s}' <<<"$counts")
+    f=$(awk '{s += $2} END {print s}' <<<"$counts")
+    line="$s: $p passed, $f failed"
+  fi
   passed=$((passed + ${p:-0}))
   failed=$((failed + ${f:-0}))
   if [ "$src" -ne 0 ]; then

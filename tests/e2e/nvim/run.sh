@@ -28,4 +28,15 @@ if [ "$rc" -ne 0 ]; then
   echo "--- lsp.log (last 40 lines)" >&2
   tail -40 "$XDG_STATE_HOME/nvim/lsp.log" >&2 2>/dev/null || true
 fi
+# The registry's newer agents from their default roots (issue 21): a Neovim of its own whose
+# HOME is a scratch folder the block fills with one recorded session of each.
+rc2=0
+mkdir -p "$E2E_TMP/home"
+HOME=$E2E_TMP/home timeout 120 "$NVIM" --headless --clean -n --cmd "set rtp^=$ROOT/editors/nvim" \
+  -c "luafile $ROOT/tests/e2e/nvim/agents.lua" || rc2=$?
+if [ "$rc2" -ne 0 ]; then
+  echo "--- agents block: lsp.log (last 40 lines)" >&2
+  tail -40 "$XDG_STATE_HOME/nvim/lsp.log" >&2 2>/dev/null || true
+  [ "$rc" -ne 0 ] || rc=$rc2
+fi
 exit "$rc"

@@ -156,6 +156,7 @@ function M.record_format(rec)
   end
   if ty == 'gemini' and present('id') and present('content') and val('message') == nil then
     return 'gemini-cli'
+  end
   -- Antigravity CLI (server `formats::antigravity::detect`): a step of its transcript.
   if not envelope and val('payload') == nil and present('step_index') and present('source') and ty then
     return 'antigravity'
