@@ -1016,3 +1016,36 @@ fn history_uses_the_default_roots() {
     let (code, out, _) = run_in(d, &home, &["blame", "src/app.py"]);
     assert_eq!((code, out.lines().count()), (0, 4));
 }
+
+/// The view header marks a lower bound where a response's output count is a streaming
+/// placeholder (`≥88 out`, as the VS Code status bar says), and leaves out cache figures the
+/// file never records (issue 20 item 10; issue 21: Gemini CLI records no cache writes).
+#[test]
+fn the_view_header_marks_lower_bounds_and_leaves_out_zero_cache_figures() {
+    let header = |file: &str| {
+        let path = root().join("../shared/corpus").join(file);
+        let (code, out, err) = run(&[
+            "render",
+            path.to_str().unwrap(),
+            "--no-pager",
+            "--width",
+            "0",
+        ]);
+        assert_eq!(code, 0, "{err}");
+        out.lines().nth(1).unwrap_or_default().to_string()
+    };
+    let claude = header(
+        "iansherr__claude-code-log/test/test_data/real_projects/-experiments-ideas/03eb5929-52b3-4b13-ada3-b93ae35806b8.jsonl",
+    );
+    assert!(
+        claude.ends_with("· 7 turns · tokens 23 in / ≥88 out / 240k cache read / 9.0k cache write"),
+        "{claude}"
+    );
+    let gemini = header(
+        "ingo-eichhorst__Irrlicht/replaydata/agents/gemini-cli/scenarios/2-2_auto-executed-tool-call/recordings/2026-06-11-23-05-11_irrlichd-0.5.1+503a96e/transcript.jsonl",
+    );
+    assert!(
+        gemini.ends_with("· 1 turn · tokens 24k in / 702 out"),
+        "{gemini}"
+    );
+}

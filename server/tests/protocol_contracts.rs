@@ -124,6 +124,25 @@ fn lua_table_keys(src: &str, name: &str) -> BTreeSet<String> {
         .collect()
 }
 
+/// The settings the VS Code extension sends (`SERVER_KEYS` in extension.ts) are the server's:
+/// `transcript.workspaceFolders` was declared in package.json but never sent, so turning it off
+/// did nothing.
+#[test]
+fn vscode_extension_sends_every_server_setting() {
+    let ext = repo("editors/vscode/src/extension.ts");
+    let line = ext
+        .lines()
+        .find(|l| l.starts_with("const SERVER_KEYS = ["))
+        .expect("SERVER_KEYS in extension.ts");
+    let keys: BTreeSet<String> = line
+        .split('\'')
+        .skip(1)
+        .step_by(2)
+        .map(str::to_string)
+        .collect();
+    assert_eq!(keys, set(SETTING_KEYS), "extension.ts SERVER_KEYS");
+}
+
 #[test]
 fn neovim_plugin_matches_the_server() {
     let init = repo("editors/nvim/lua/transcript/init.lua");

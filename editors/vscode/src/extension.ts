@@ -25,7 +25,7 @@ export const VIEW_SCHEME = 'transcript';
 /** Language given to view documents (so no JSON tooling runs on them). */
 export const VIEW_LANGUAGE = 'transcript-view';
 /** Server settings, section `transcript` (PROTOCOL.md, Settings). */
-const SERVER_KEYS = ['verbose', 'finalMarker', 'roots', 'indexCache', 'timeZone', 'gatePhases', 'semanticTokens', 'fileState'] as const;
+const SERVER_KEYS = ['verbose', 'finalMarker', 'roots', 'workspaceFolders', 'indexCache', 'timeZone', 'gatePhases', 'semanticTokens', 'fileState'] as const;
 /** Settings read only when the server starts. */
 const RESTART_KEYS = ['transcript-ls.path', 'transcript.semanticTokens'];
 

@@ -590,13 +590,29 @@ impl<'a> Renderer<'a> {
         parts.push(text::plural(a.turn_count as u64, "turn", "turns"));
         let u = a.usage;
         if u.total() > 0 {
-            parts.push(format!(
-                "tokens {} in / {} out / {} cache read / {} cache write",
+            // `≥` when a response's output count is a streaming placeholder (a lower bound, as
+            // the status bar marks it; issue 20 item 10). A cache figure of 0 is left out:
+            // most agents never record one (Codex writes no cache writes, Gemini CLI and
+            // Mistral Vibe neither; issue 21), and "0 cache write" would read as a count.
+            let lower_bound = a.steps.iter().any(|s| {
+                !s.output_final && !s.entries.first().is_some_and(|&f| t.entries[f].inherited)
+            });
+            let mut tokens = format!(
+                "tokens {} in / {}{} out",
                 text::fmt_tokens(u.input),
-                text::fmt_tokens(u.output),
-                text::fmt_tokens(u.cache_read),
-                text::fmt_tokens(u.cache_creation)
-            ));
+                if lower_bound { "≥" } else { "" },
+                text::fmt_tokens(u.output)
+            );
+            if u.cache_read > 0 {
+                tokens.push_str(&format!(" / {} cache read", text::fmt_tokens(u.cache_read)));
+            }
+            if u.cache_creation > 0 {
+                tokens.push_str(&format!(
+                    " / {} cache write",
+                    text::fmt_tokens(u.cache_creation)
+                ));
+            }
+            parts.push(tokens);
         }
         let adv = a.advisor_usage;
         if adv.total() > 0 {
