@@ -54,6 +54,18 @@ cp "$IRR/copilot/scenarios/2-8_autonomous-loop-iteration-limit/recordings/2026-0
 cp "$ROOT/fixtures/rules/codex-subagent-inherited.jsonl" "$RUN/ws/inherited-subagent.jsonl"
 # ... and a 56 MiB session, over VS Code's 50 MB limit for syncing documents to extensions.
 BIG=$(node "$ROOT/tests/e2e/vscode/make-big.js" "$RUN/ws/3f8a2c61-9d4e-4b7a-8c15-e2d07b9a4f63.jsonl" "$RUN/ws/big-session.jsonl")
+# ... one recorded session of each of Gemini CLI, Antigravity CLI, Kiro CLI and Mistral Vibe in
+# its agent's default root under this HOME (issue 21; agents.js drops `transcript.roots` to see
+# them), recorded an hour ago ...
+for a in gemini-cli:.gemini/tmp/4f2a9c1e/chats/session-2026-06-11T21-05-be8dae6d.jsonl \
+  antigravity:.gemini/antigravity-cli/brain/7e1ff85c-2de4-47c2-a48f-2a029dcfeae4/.system_generated/logs/transcript.jsonl \
+  kiro-cli:.kiro/sessions/cli/0b6f3f5e-1c2d-4e5f-8a9b-0c1d2e3f4a5b.jsonl \
+  mistral-vibe:.vibe/logs/session/session_20260707_163450_0682560a/messages.jsonl; do
+  src=$(ls "$IRR/${a%%:*}"/scenarios/2-2_auto-executed-tool-call/recordings/*/transcript.jsonl)
+  mkdir -p "$(dirname "$HOME/${a#*:}")"
+  cp "$src" "$HOME/${a#*:}"
+  touch -d '1 hour ago' "$HOME/${a#*:}"
+done
 # ... and a session recorded in the workspace folder itself (its cwd), for "Open Latest Session".
 sed "s#\"cwd\":\"[^\"]*\"#\"cwd\":\"$RUN/ws\"#g" "$ROOT/fixtures/cases/07-queued-prompt-typed-while-working.jsonl" >"$RUN/ws/recorded-here.jsonl"
 
