@@ -609,7 +609,8 @@ fn pager_command() -> Option<String> {
 /// unless `LESS` is set: short output is printed without paging, colours pass through) and
 /// waits for it. When the pager cannot be started, the text goes to `out` with a warning; a
 /// pager that quits early (the reader pressed `q`) is not an error; one that is not found
-/// (`sh` exits 127) leaves the text to `out`.
+/// (`sh` exits 127) leaves the text to `out`; one that exits non-zero otherwise leaves the
+/// text to `out` too and is an error (`render` exits 1).
 fn write_paged(
     cmd: &str,
     text: &[u8],
@@ -639,6 +640,19 @@ fn write_paged(
         // `sh` could not find the pager: the text has not been shown.
         let _ = writeln!(err, "transcript-ls: the pager '{cmd}' was not found");
         return out.write_all(text);
+    }
+    if !status.success() {
+        // A pager that failed (`PAGER=false`, a broken script) may have shown nothing: the
+        // text goes to the terminal as well, and `render` exits 1 (issue 25, Low: it exited 0
+        // with the transcript hidden).
+        let _ = writeln!(
+            err,
+            "transcript-ls: the pager '{cmd}' failed ({status}); the text follows without it"
+        );
+        out.write_all(text)?;
+        return Err(std::io::Error::other(format!(
+            "the pager '{cmd}' failed ({status})"
+        )));
     }
     Ok(())
 }

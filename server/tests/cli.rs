@@ -1049,3 +1049,28 @@ fn the_view_header_marks_lower_bounds_and_leaves_out_zero_cache_figures() {
         "{gemini}"
     );
 }
+
+/// A pager that fails (`PAGER=false`) never hides the transcript: the text goes to the
+/// terminal, a line on stderr says why, and `render` exits 1 (issue 25, Low list: it exited 0
+/// with nothing shown).
+#[test]
+fn a_failing_pager_leaves_the_text_on_the_terminal_and_exits_1() {
+    let bin = env!("CARGO_BIN_EXE_transcript-ls");
+    let cmd = format!(
+        "stty cols 70 rows 40; '{bin}' render '{}'; echo \"exit=$?\"",
+        demo()
+    );
+    let out = Command::new("script")
+        .args(["-qec", &cmd, "/dev/null"])
+        .env("PAGER", "false")
+        .env("TZ", "UTC")
+        .output()
+        .expect("`script` (util-linux) runs a command on a pseudo-terminal");
+    let screen = String::from_utf8_lossy(&out.stdout);
+    assert!(screen.contains("GET /accounts?currency=usd"), "{screen}");
+    assert!(
+        screen.contains("the pager 'false' failed (exit status: 1); the text follows without it"),
+        "{screen}"
+    );
+    assert!(screen.contains("exit=1"), "{screen}");
+}
