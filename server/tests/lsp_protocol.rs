@@ -133,6 +133,21 @@ async fn bad_requests_get_errors_and_the_server_keeps_serving() {
         .await
         .unwrap_err();
     assert_eq!(err.1, "transcript.nextTurn needs a `uri` argument");
+    // A line that is no line is refused, not read as line 0 (issue 25, Low list).
+    let err = c
+        .request(
+            "workspace/executeCommand",
+            json!({"command": "transcript.nextTurn", "arguments": [{"uri": uri, "line": -1}]}),
+        )
+        .await
+        .unwrap_err();
+    assert_eq!(
+        (err.0, err.1.as_str()),
+        (
+            INVALID_PARAMS,
+            "`line` must be a 0-based line number, got -1"
+        )
+    );
 
     // Still serving.
     let r = c

@@ -33,6 +33,18 @@ struct Args {
     session: bool,
 }
 
+/// A `line` argument: a 0-based line (clamped to `u32::MAX`), `null` for none; anything else
+/// (`-1`, `1.5`, `"3"`) is refused (issue 25, Low list: `line: -1` answered as line 0).
+fn line_arg(v: &Value) -> std::result::Result<Option<u32>, String> {
+    match v {
+        Value::Null => Ok(None),
+        _ => v
+            .as_u64()
+            .map(|n| Some(n.min(u32::MAX as u64) as u32))
+            .ok_or_else(|| format!("`line` must be a 0-based line number, got {v}")),
+    }
+}
+
 fn parse_args(args: &[Value]) -> std::result::Result<Args, String> {
     let mut out = Args::default();
     let parse_uri = |v: &Value| -> std::result::Result<Uri, String> {
@@ -49,15 +61,13 @@ fn parse_args(args: &[Value]) -> std::result::Result<Args, String> {
             } else if let Some(u) = o.get("textDocument").and_then(|t| t.get("uri")) {
                 out.uri = Some(parse_uri(u)?);
             }
-            out.line = o
-                .get("line")
-                .and_then(Value::as_u64)
-                .or_else(|| {
-                    o.get("position")
-                        .and_then(|p| p.get("line"))
-                        .and_then(Value::as_u64)
-                })
-                .map(|n| n.min(u32::MAX as u64) as u32);
+            out.line = match o.get("line") {
+                Some(v) => line_arg(v)?,
+                None => match o.get("position").and_then(|p| p.get("line")) {
+                    Some(v) => line_arg(v)?,
+                    None => None,
+                },
+            };
             out.verbose = o.get("verbose").and_then(Value::as_bool);
             out.reveal = o.get("reveal").and_then(Value::as_bool).unwrap_or(false);
             out.session = o.get("session").and_then(Value::as_bool).unwrap_or(false);
@@ -68,10 +78,10 @@ fn parse_args(args: &[Value]) -> std::result::Result<Args, String> {
         }
         Some(v @ Value::String(_)) => {
             out.uri = Some(parse_uri(v)?);
-            out.line = args
-                .get(1)
-                .and_then(Value::as_u64)
-                .map(|n| n.min(u32::MAX as u64) as u32);
+            out.line = match args.get(1) {
+                Some(v) => line_arg(v)?,
+                None => None,
+            };
         }
         Some(v) => return Err(format!("unexpected argument {v}")),
         None => {}
