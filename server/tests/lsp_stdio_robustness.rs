@@ -618,3 +618,95 @@ fn exit_takes_effect_with_slow_requests_queued() {
     assert_eq!(code, Some(1));
     assert!(took < Duration::from_secs(2), "exit took {took:?}");
 }
+
+/// Issue 25 item 7: `$/cancelRequest` takes effect on arrival. With eight slow
+/// `transcript/stats` requests on a 36 MB file (four running, four queued behind them in
+/// tower-lsp-server), cancelling all eight answers each `-32800 RequestCancelled` within a
+/// second or two (before: the four running were answered with their results once done, the
+/// cancels read only after them), a cheap request sent after them is answered, and no
+/// request gets a second answer.
+#[test]
+fn cancels_take_effect_on_arrival_with_slow_requests_running() {
+    let dir = tempfile::tempdir().unwrap();
+    let demo = std::path::Path::new(env!("CARGO_MANIFEST_DIR"))
+        .join("../fixtures/demo/3f8a2c61-9d4e-4b7a-8c15-e2d07b9a4f63.jsonl");
+    let text = std::fs::read_to_string(&demo).unwrap();
+    let big = dir.path().join("big.jsonl");
+    std::fs::write(&big, text.repeat(300)).unwrap();
+    let small = dir.path().join("small.jsonl");
+    std::fs::write(&small, &text).unwrap();
+    let (mut child, mut stdin, mut out) = spawn();
+    initialize(&mut stdin, &mut out, Value::Null);
+    let slow: Vec<u64> = (2..10).collect();
+    for id in &slow {
+        send(
+            &mut stdin,
+            json!({"jsonrpc": "2.0", "id": id, "method": "transcript/stats",
+                   "params": {"uri": format!("file://{}", big.display())}}),
+        );
+    }
+    std::thread::sleep(Duration::from_millis(100));
+    let t0 = Instant::now();
+    for id in &slow {
+        send(
+            &mut stdin,
+            json!({"jsonrpc": "2.0", "method": "$/cancelRequest", "params": {"id": id}}),
+        );
+    }
+    send(
+        &mut stdin,
+        json!({"jsonrpc": "2.0", "id": 100, "method": "transcript/stats",
+               "params": {"uri": format!("file://{}", small.display())}}),
+    );
+    // Everything answered by then; the shutdown's answer closes the collection.
+    let mut answers: Vec<(Value, Duration)> = Vec::new();
+    let mut shutdown_sent = false;
+    loop {
+        let m = response(&mut stdin, &mut out);
+        let id = m["id"].clone();
+        answers.push((m, t0.elapsed()));
+        if id == json!(200) {
+            break;
+        }
+        let all_in = slow
+            .iter()
+            .chain([&100])
+            .all(|s| answers.iter().any(|(a, _)| a["id"] == json!(s)));
+        if all_in && !shutdown_sent {
+            // Time for late answers of the cancelled requests to show (they must not).
+            std::thread::sleep(Duration::from_secs(2));
+            send(
+                &mut stdin,
+                json!({"jsonrpc": "2.0", "id": 200, "method": "shutdown"}),
+            );
+            shutdown_sent = true;
+        }
+        assert!(
+            t0.elapsed() < Duration::from_secs(120),
+            "answers: {answers:?}"
+        );
+    }
+    for id in &slow {
+        let mine: Vec<_> = answers
+            .iter()
+            .filter(|(a, _)| a["id"] == json!(id))
+            .collect();
+        assert_eq!(
+            mine.len(),
+            1,
+            "request {id} answered {} times: {mine:?}",
+            mine.len()
+        );
+        let (a, at) = mine[0];
+        assert_eq!(a["error"]["code"], json!(-32800), "request {id}: {a}");
+        assert!(
+            *at < Duration::from_secs(2),
+            "request {id} cancelled after {at:?}"
+        );
+    }
+    let cheap = answers.iter().find(|(a, _)| a["id"] == json!(100)).unwrap();
+    assert!(cheap.0["result"].is_object(), "{}", cheap.0);
+    eprintln!("cheap request answered after {:?}", cheap.1);
+    send(&mut stdin, json!({"jsonrpc": "2.0", "method": "exit"}));
+    assert_eq!(wait_exit(&mut child, Duration::from_secs(10)), Some(0));
+}

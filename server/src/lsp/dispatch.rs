@@ -126,13 +126,30 @@ pub fn dollar_not_found(id: Id, method: &str) -> Response {
 }
 
 /// Polls `fut` inside `catch_unwind`. A panic resolves to an `InternalError` response for the
-/// request `id` (nothing for a notification) and is logged with the method name.
+/// request `id` (nothing for a notification) and is logged with the method name. A request
+/// the client cancels ends there and then (`RequestCancelled`; the transport answered it on
+/// the cancel's arrival and drops this answer: `transport::InFlight`, issue 25 item 7), its
+/// place among the requests running at once freed for the next.
 pub fn guarded(
     method: String,
     id: Option<Id>,
     shared: Arc<Shared>,
     fut: BoxFuture<Answer>,
 ) -> BoxFuture<Answer> {
+    let fut = match &id {
+        Some(rid) => {
+            let cancelled = shared.in_flight.signal(rid);
+            let rid = rid.clone();
+            Box::pin(async move {
+                tokio::select! {
+                    biased;
+                    r = fut => r,
+                    () = cancelled => Ok(Some(Response::from_error(rid, Error::request_cancelled()))),
+                }
+            }) as BoxFuture<Answer>
+        }
+        None => fut,
+    };
     Box::pin(Guarded {
         fut: Some(fut),
         method,

@@ -175,11 +175,13 @@ pub fn serve_stdio() -> i32 {
         let shared = service.shared().clone();
         let pending = Some(shared.pending_texts.clone());
         let raw = Some(shared.raw_results.clone());
+        let in_flight = Some(shared.in_flight.clone());
         let serve = transport::serve(
             transport::Input::stdin(),
             transport::raw_stdout(),
             pending,
             raw,
+            in_flight,
             |i, o| Server::new(i, o, socket).serve(service),
         );
         let watched = shared.clone();

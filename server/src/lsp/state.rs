@@ -35,6 +35,9 @@ pub struct Shared {
     /// Answers made as JSON bytes, waiting for the transport to write them
     /// (`lsp::transport::RawResults`).
     pub raw_results: Arc<crate::lsp::transport::RawResults>,
+    /// The client's requests not answered yet, for `$/cancelRequest` on arrival (issue 25
+    /// item 7; shared with the transport).
+    pub in_flight: Arc<crate::lsp::transport::InFlight>,
     /// Make the answers of `dispatch::RAW_ANSWERED` requests from scratch, the way
     /// tower-lsp-server makes a typed answer (through a `serde_json::Value`), without the
     /// per-turn cache: the reference the tests compare the JSON answers with (off by default).
@@ -238,6 +241,7 @@ impl Shared {
             host: Arc::new(Host::new()),
             pending_texts: Arc::default(),
             raw_results: Arc::default(),
+            in_flight: Arc::default(),
             reference_answers: AtomicBool::new(false),
             tokens: Mutex::new(HashMap::new()),
             symbols: Mutex::new(HashMap::new()),

@@ -473,6 +473,139 @@ impl PendingTexts {
     }
 }
 
+/// The client's requests not answered yet, by id (`5`, `"a"`: the id's JSON text): the
+/// transport answers a `$/cancelRequest` on its arrival (issue 25 item 7: with four slow
+/// requests running, tower-lsp-server read a cancel only once one of them ended; 0 of 60
+/// cancelled requests were cancelled). On arrival of a cancel for an open request the client
+/// is answered `-32800 RequestCancelled`, the request's handler is told through
+/// [`InFlight::signal`] (its future then ends, freeing its place among the requests
+/// tower-lsp-server runs at once; work already on the blocking pool runs to its end), and
+/// the server's own later response to that id is dropped: every request gets one answer.
+///
+/// Only integer and string ids are tracked; at most [`IN_FLIGHT_MAX`] requests at once (a
+/// request beyond that is served as before, its cancel taking effect when the server reads
+/// it).
+#[derive(Debug, Default)]
+pub struct InFlight {
+    open: Mutex<std::collections::HashMap<String, tokio::sync::watch::Sender<bool>>>,
+}
+
+/// Most requests [`InFlight`] tracks at once.
+pub const IN_FLIGHT_MAX: usize = 1 << 16;
+
+/// The key [`InFlight`] files an id under: its JSON text, for integer and string ids only.
+fn id_key(id: &Value) -> Option<String> {
+    match id {
+        Value::Number(n) if n.is_i64() || n.is_u64() => Some(n.to_string()),
+        Value::String(_) => Some(id.to_string()),
+        _ => None,
+    }
+}
+
+impl InFlight {
+    fn lock(
+        &self,
+    ) -> std::sync::MutexGuard<
+        '_,
+        std::collections::HashMap<String, tokio::sync::watch::Sender<bool>>,
+    > {
+        self.open.lock().unwrap_or_else(|e| e.into_inner())
+    }
+
+    /// A request with this id goes to the server (called before it is written to it).
+    fn begin(&self, key: String) {
+        let mut open = self.lock();
+        if open.len() < IN_FLIGHT_MAX {
+            open.insert(key, tokio::sync::watch::channel(false).0);
+        }
+    }
+
+    /// The client cancelled this id: `true` when it is open and was not cancelled before
+    /// (the caller answers it), its handler told.
+    fn cancel(&self, key: &str) -> bool {
+        let open = self.lock();
+        match open.get(key) {
+            Some(tx) if !*tx.borrow() => {
+                tx.send_replace(true);
+                true
+            }
+            _ => false,
+        }
+    }
+
+    /// The server answers this id: `true` when the answer must be dropped (the request was
+    /// answered as cancelled). The id is no longer open either way.
+    fn answered(&self, key: &str) -> bool {
+        self.lock().remove(key).is_some_and(|tx| *tx.borrow())
+    }
+
+    /// Resolves when the client cancels the request `id` (never, when it is not tracked).
+    pub fn signal(
+        &self,
+        id: &tower_lsp_server::jsonrpc::Id,
+    ) -> impl std::future::Future<Output = ()> + Send + 'static {
+        let rx = serde_json::to_value(id)
+            .ok()
+            .as_ref()
+            .and_then(id_key)
+            .and_then(|k| self.lock().get(&k).map(|tx| tx.subscribe()));
+        async move {
+            let told = match rx {
+                Some(mut rx) => rx.wait_for(|c| *c).await.is_ok(),
+                None => false,
+            };
+            if !told {
+                std::future::pending::<()>().await;
+            }
+        }
+    }
+
+    /// Number of requests open (tests).
+    pub fn open(&self) -> usize {
+        self.lock().len()
+    }
+}
+
+/// What the transport needs to know of a client message that passed [`check`].
+#[derive(Debug, PartialEq, Eq)]
+enum Incoming {
+    /// A request (a method and an integer or string id): its [`id_key`].
+    Request(String),
+    /// `$/cancelRequest` of the request with this [`id_key`].
+    Cancel(String),
+    /// Anything else (a notification, a response, an untracked id).
+    Other,
+}
+
+/// The id of the server's message `body` when it is a response (tower-lsp-server writes
+/// `{"jsonrpc":"2.0","result":…,"id":<id>}` or `…"error":{…},"id":<id>}`), as its
+/// [`id_key`]. A big body is not read through: its id is read from its last bytes.
+fn response_id(body: &[u8]) -> Option<String> {
+    let rest = body.strip_prefix(br#"{"jsonrpc":"2.0","#)?;
+    if !(rest.starts_with(br#""result":"#) || rest.starts_with(br#""error":"#)) {
+        return None;
+    }
+    if body.len() <= 64 << 10 {
+        #[derive(serde::Deserialize)]
+        struct Shape {
+            id: Value,
+        }
+        return id_key(&serde_json::from_slice::<Shape>(body).ok()?.id);
+    }
+    let from = body.len() - 512;
+    let at = from + memchr::memmem::rfind(&body[from..], br#""id":"#)? + 5;
+    let id: Value = serde_json::from_slice(body[at..].strip_suffix(b"}")?).ok()?;
+    id_key(&id)
+}
+
+/// The `-32800 RequestCancelled` answer to the request filed under `key` ([`id_key`]).
+fn cancelled_answer(key: &str) -> Vec<u8> {
+    let id: Value = serde_json::from_str(key).unwrap_or(Value::Null);
+    let resp = json!({"jsonrpc": "2.0", "id": id,
+        "error": {"code": -32800, "message": "request cancelled"}});
+    frame(resp.to_string().as_bytes())
+}
+
 /// Most answers [`RawResults`] keeps waiting for the writer; putting one more drops the
 /// oldest (its response, if it is ever written, becomes an `InternalError`). Answers are
 /// written in the order they are put, a few at most wait at once; one whose response is
@@ -852,6 +985,11 @@ fn skip_value(b: &[u8], i: usize) -> Option<usize> {
 /// Checks a message body the way tower-lsp-server parses it (a JSON-RPC 2.0 request,
 /// notification or response). `Err` holds the error response to send instead.
 pub fn check(body: &[u8]) -> Result<(), Value> {
+    inspect(body).map(|_| ())
+}
+
+/// [`check`], and what the transport needs to know of the message ([`Incoming`]).
+fn inspect(body: &[u8]) -> Result<Incoming, Value> {
     let error = |id: Value, code: i64, message: String| json!({"jsonrpc": "2.0", "id": id, "error": {"code": code, "message": message}});
     let Ok(text) = std::str::from_utf8(body) else {
         return Err(error(
@@ -860,10 +998,33 @@ pub fn check(body: &[u8]) -> Result<(), Value> {
             "parse error: the message is not UTF-8".to_string(),
         ));
     };
-    if serde_json::from_str::<RequestShape>(text).is_ok()
-        || serde_json::from_str::<Response>(text).is_ok()
-    {
-        return Ok(());
+    if let Ok(shape) = serde_json::from_str::<RequestShape>(text) {
+        return Ok(match (&*shape.method, shape.id) {
+            ("", _) => Incoming::Other,
+            ("$/cancelRequest", None) => {
+                #[derive(serde::Deserialize)]
+                struct Cancel {
+                    params: CancelParams,
+                }
+                #[derive(serde::Deserialize)]
+                struct CancelParams {
+                    id: Value,
+                }
+                serde_json::from_str::<Cancel>(text)
+                    .ok()
+                    .and_then(|c| id_key(&c.params.id))
+                    .map_or(Incoming::Other, Incoming::Cancel)
+            }
+            (_, Some(id)) => serde_json::to_value(&id)
+                .ok()
+                .as_ref()
+                .and_then(id_key)
+                .map_or(Incoming::Other, Incoming::Request),
+            _ => Incoming::Other,
+        });
+    }
+    if serde_json::from_str::<Response>(text).is_ok() {
+        return Ok(Incoming::Other);
     }
     match serde_json::from_str::<Value>(text) {
         Err(e) => Err(error(
@@ -899,6 +1060,7 @@ async fn pump_frames<R: AsyncRead + Unpin>(
     mut from: R,
     to: mpsc::UnboundedSender<Outgoing>,
     raw: Option<std::sync::Arc<RawResults>>,
+    in_flight: Option<std::sync::Arc<InFlight>>,
 ) -> io::Result<()> {
     let mut dec = Decoder::default();
     let mut buf = vec![0u8; READ_BYTES];
@@ -910,10 +1072,19 @@ async fn pump_frames<R: AsyncRead + Unpin>(
         dec.push(&buf[..n]);
         while let Some(f) = dec.next_frame() {
             if let Frame::Body(b) = f {
+                // A response to a request answered as cancelled on arrival is not written
+                // (after its placeholder's answer is taken, so that it does not wait).
+                let dropped = in_flight
+                    .as_ref()
+                    .zip(response_id(&b))
+                    .is_some_and(|(f, id)| f.answered(&id));
                 let (pieces, kept) = raw
                     .as_ref()
                     .and_then(|r| r.splice_frame(&b))
                     .unwrap_or_else(|| (vec![header(b.len()), b], false));
+                if dropped {
+                    continue;
+                }
                 if to.send((utf8_on_the_wire(pieces), kept)).is_err() {
                     return Ok(());
                 }
@@ -956,13 +1127,15 @@ const BIG_ANSWER_BYTES: usize = 256 << 10;
 /// Serves `server` (tower-lsp-server's `Server::serve` given the inner pipe ends) with
 /// messages read from `input` and written to `output`, dropping and answering malformed
 /// messages. With `pending`, `didOpen` texts go to the server through it; with `raw`, the
-/// server's JSON answers are written in place of their placeholders (see the module's doc).
+/// server's JSON answers are written in place of their placeholders (see the module's doc);
+/// with `in_flight`, a `$/cancelRequest` is answered on arrival ([`InFlight`]).
 /// Returns when the input ends (or `exit`) and the server finished.
 pub async fn serve<O, F>(
     input: Input,
     output: O,
     pending: Option<std::sync::Arc<PendingTexts>>,
     raw: Option<std::sync::Arc<RawResults>>,
+    in_flight: Option<std::sync::Arc<InFlight>>,
     server: impl FnOnce(PipeIn, PipeOut) -> F,
 ) where
     O: std::io::Write + Send + 'static,
@@ -997,8 +1170,9 @@ pub async fn serve<O, F>(
         r.set_spliced();
     }
     let out_tx = tx.clone();
+    let answered = in_flight.clone();
     let outbound = tokio::spawn(async move {
-        let _ = pump_frames(from_server, out_tx, raw).await;
+        let _ = pump_frames(from_server, out_tx, raw, answered).await;
     });
     // The reader: a thread of its own reading the client's bytes straight into the decoder
     // (see `Input`); its writes to the server's pipe run on this runtime. It is not joined:
@@ -1051,8 +1225,15 @@ pub async fn serve<O, F>(
                         // tower-lsp-server stops at a message it cannot decode: a lone
                         // surrogate escape in a string made a didChange end the session.
                         crate::source::json_string::patch_lone_surrogates(&mut b);
-                        match check(&b) {
-                            Ok(()) => {
+                        match inspect(&b) {
+                            Ok(incoming) => {
+                                match (&in_flight, incoming) {
+                                    (Some(f), Incoming::Request(id)) => f.begin(id),
+                                    (Some(f), Incoming::Cancel(id)) if f.cancel(&id) => {
+                                        send(vec![cancelled_answer(&id)]);
+                                    }
+                                    _ => {}
+                                }
                                 // Header, then the body as it is (no framed copy of a big body).
                                 let head = format!("Content-Length: {}\r\n\r\n", b.len());
                                 let sent = rt.block_on(async {
@@ -1396,6 +1577,62 @@ mod tests {
         }
         assert_eq!(got, frames(&input));
         assert_eq!(got.len(), 2);
+    }
+
+    #[test]
+    fn responses_are_told_apart_by_their_id_however_big() {
+        assert_eq!(
+            response_id(br#"{"jsonrpc":"2.0","result":null,"id":5}"#),
+            Some("5".into())
+        );
+        assert_eq!(
+            response_id(br#"{"jsonrpc":"2.0","error":{"code":1,"message":"m"},"id":"a\"id\":1"}"#),
+            Some(r#""a\"id\":1""#.into())
+        );
+        // A request of the server's to the client has an id too: not a response.
+        assert_eq!(
+            response_id(
+                br#"{"jsonrpc":"2.0","method":"workspace/configuration","params":{},"id":5}"#
+            ),
+            None
+        );
+        let big = format!(
+            r#"{{"jsonrpc":"2.0","result":{{"text":"{}","id":7}},"id":12}}"#,
+            "x".repeat(100 << 10)
+        );
+        assert_eq!(response_id(big.as_bytes()), Some("12".into()));
+        let notification = format!(
+            r#"{{"jsonrpc":"2.0","result":{{"text":"{}","id":7}}}}"#,
+            "x".repeat(100 << 10)
+        );
+        assert_eq!(response_id(notification.as_bytes()), None);
+        assert_eq!(
+            response_id(br#"{"jsonrpc":"2.0","result":1,"id":1.5}"#),
+            None
+        );
+    }
+
+    #[test]
+    fn cancels_and_requests_are_seen_on_the_way_in() {
+        let cancel = br#"{"jsonrpc":"2.0","method":"$/cancelRequest","params":{"id":"x"}}"#;
+        assert_eq!(inspect(cancel), Ok(Incoming::Cancel(r#""x""#.into())));
+        let request = br#"{"jsonrpc":"2.0","id":3,"method":"transcript/stats","params":{}}"#;
+        assert_eq!(inspect(request), Ok(Incoming::Request("3".into())));
+        let reply = br#"{"jsonrpc":"2.0","id":3,"result":null}"#;
+        assert_eq!(inspect(reply), Ok(Incoming::Other));
+        let f = InFlight::default();
+        f.begin("3".into());
+        assert!(!f.cancel("4"), "an unknown id is not answered");
+        assert!(f.cancel("3"));
+        assert!(!f.cancel("3"), "a second cancel is not answered again");
+        assert!(f.answered("3"), "the server's late answer is dropped");
+        assert!(!f.answered("3"));
+        assert_eq!(f.open(), 0);
+        f.begin("8".into());
+        assert!(
+            !f.answered("8"),
+            "an answer to a request not cancelled is written"
+        );
     }
 
     #[test]
