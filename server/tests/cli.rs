@@ -1074,3 +1074,43 @@ fn a_failing_pager_leaves_the_text_on_the_terminal_and_exits_1() {
     );
     assert!(screen.contains("exit=1"), "{screen}");
 }
+
+/// Issue 25 item 8: records that would not fit in the memory the process may take are
+/// refused with a message before they are read, instead of the allocator aborting the
+/// process (`memory allocation of 939524096 bytes failed`, exit 134, before). Under
+/// `ulimit -v 400000` (390 MiB of address space), 3 M `{}` lines (9 MB; 393 MB as records at
+/// 128 bytes a line) are refused with exit 1; the demo session still reads.
+#[cfg(target_os = "linux")]
+#[test]
+fn records_that_would_not_fit_in_memory_are_refused_clearly() {
+    let (_dir, p) = temp_file("many.jsonl", "{}\n".repeat(3_000_000).as_bytes());
+    let limited = |file: &Path| {
+        let out = std::process::Command::new("sh")
+            .arg("-c")
+            .arg(r#"ulimit -v 400000 && exec "$0" stats "$1""#)
+            .arg(env!("CARGO_BIN_EXE_transcript-ls"))
+            .arg(file)
+            .output()
+            .expect("run transcript-ls under ulimit");
+        (
+            out.status.code().unwrap_or(-1),
+            String::from_utf8_lossy(&out.stderr).into_owned(),
+        )
+    };
+    let (code, err) = limited(&p);
+    assert_eq!(code, 1, "{err}");
+    let prefix = format!(
+        "transcript-ls: {}: has 3000000 lines, which would take about 375 MiB of memory once \
+         read, more than the ",
+        p.display()
+    );
+    assert!(err.starts_with(&prefix), "{err}");
+    assert!(
+        err.trim_end()
+            .ends_with(" MiB that can be taken now: not read"),
+        "{err}"
+    );
+    let demo = root().join("fixtures/demo/3f8a2c61-9d4e-4b7a-8c15-e2d07b9a4f63.jsonl");
+    let (code, err) = limited(&demo);
+    assert_eq!((code, err.as_str()), (0, ""));
+}

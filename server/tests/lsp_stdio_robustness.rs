@@ -710,3 +710,91 @@ fn cancels_take_effect_on_arrival_with_slow_requests_running() {
     send(&mut stdin, json!({"jsonrpc": "2.0", "method": "exit"}));
     assert_eq!(wait_exit(&mut child, Duration::from_secs(10)), Some(0));
 }
+
+/// A server started under `ulimit -v` (KiB), like [`spawn`]; its stderr kept.
+#[cfg(target_os = "linux")]
+fn spawn_limited(kib: u64) -> (Child, ChildStdin, BufReader<ChildStdout>) {
+    let mut child = Command::new("sh")
+        .arg("-c")
+        .arg(format!(r#"ulimit -v {kib} && exec "$0" --stdio"#))
+        .arg(env!("CARGO_BIN_EXE_transcript-ls"))
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::null())
+        .spawn()
+        .expect("start the server under ulimit");
+    let stdin = child.stdin.take().unwrap();
+    let out = BufReader::new(child.stdout.take().unwrap());
+    (child, stdin, out)
+}
+
+/// Issue 25 item 8: a file whose records would not fit in the memory the server may take
+/// (8 M `{}` lines: 24 MB, 1,048 MB as records) is refused with a message, before it is read,
+/// instead of the allocator aborting the server: its view answers an error naming the file
+/// and its lines, a `didOpen` of its text is told with `window/showMessage`, and the server
+/// goes on answering (the demo's view). Under `ulimit -v 1500000`.
+#[cfg(target_os = "linux")]
+#[test]
+fn records_that_would_not_fit_in_memory_are_refused_and_the_server_goes_on() {
+    let dir = tempfile::tempdir().unwrap();
+    let many = dir.path().join("many.jsonl");
+    let text = "{}\n".repeat(8_000_000);
+    std::fs::write(&many, &text).unwrap();
+    let demo = std::path::Path::new(env!("CARGO_MANIFEST_DIR"))
+        .join("../fixtures/demo/3f8a2c61-9d4e-4b7a-8c15-e2d07b9a4f63.jsonl");
+    let (mut child, mut stdin, mut out) = spawn_limited(1_500_000);
+    initialize(&mut stdin, &mut out, Value::Null);
+    send(
+        &mut stdin,
+        json!({"jsonrpc": "2.0", "id": 2, "method": "workspace/textDocumentContent",
+               "params": {"uri": format!("transcript://{}?verbose=0", many.display())}}),
+    );
+    let r = response(&mut stdin, &mut out);
+    let msg = r["error"]["message"]
+        .as_str()
+        .unwrap_or_default()
+        .to_string();
+    assert!(
+        msg.contains("has 8000000 lines, which would take about 1000 MiB of memory once read")
+            && msg.contains("that can be taken now: not read"),
+        "{r}"
+    );
+    send(
+        &mut stdin,
+        json!({"jsonrpc": "2.0", "method": "textDocument/didOpen",
+               "params": {"textDocument": {"uri": format!("file://{}", many.display()),
+                          "languageId": "jsonl", "version": 1, "text": text}}}),
+    );
+    let shown = loop {
+        let m = recv(&mut out);
+        if m["method"] == "window/showMessage" {
+            break m;
+        }
+    };
+    assert_eq!(shown["params"]["type"], 1, "{shown}");
+    let shown = shown["params"]["message"].as_str().unwrap();
+    assert!(
+        shown.starts_with(&format!(
+            "transcript-ls: {} has 8000000 lines, which would take about 1000 MiB",
+            many.display()
+        )) && shown.ends_with("not read (no transcript features for it)"),
+        "{shown}"
+    );
+    send(
+        &mut stdin,
+        json!({"jsonrpc": "2.0", "id": 3, "method": "workspace/textDocumentContent",
+               "params": {"uri": format!("transcript://{}?verbose=0", demo.display())}}),
+    );
+    let r = response(&mut stdin, &mut out);
+    assert!(
+        r["result"]["text"].as_str().unwrap().contains("## Turn 1"),
+        "{r}"
+    );
+    send(
+        &mut stdin,
+        json!({"jsonrpc": "2.0", "id": 99, "method": "shutdown"}),
+    );
+    response(&mut stdin, &mut out);
+    send(&mut stdin, json!({"jsonrpc": "2.0", "method": "exit"}));
+    assert_eq!(wait_exit(&mut child, Duration::from_secs(10)), Some(0));
+}

@@ -620,6 +620,21 @@ impl Source {
                         } =>
                 {
                     let new = &bytes[old_end..];
+                    // Records that would not fit in memory are not read (issue 25 item 8):
+                    // a file grown past that is refused as a whole, as at its open.
+                    let fits = {
+                        let st = lock(&self.text);
+                        match &st.body {
+                            Body::Flat(t) => crate::source::room::check_parts_fit(
+                                &[t.raw_bytes(), new],
+                                crate::source::room::available(),
+                            ),
+                            Body::Rope(_) => Ok(()),
+                        }
+                    };
+                    if let Err(e) = fits {
+                        return self.set_missing(e.to_string());
+                    }
                     // Let the text grow in place (the cached snapshot is stale anyway).
                     self.release_cache();
                     let mut st = lock(&self.text);
@@ -1613,6 +1628,13 @@ fn tail_of(bytes: &[u8], n: usize) -> Vec<u8> {
     bytes[bytes.len().saturating_sub(n)..].to_vec()
 }
 
+/// `Err` (`InvalidData`, the file's lines and what they would take) when the records of
+/// `text` would not fit in the memory the process may still take (issue 25 item 8).
+fn too_many_records(text: &[u8]) -> std::io::Result<()> {
+    crate::source::room::check_fits_now(text)
+        .map_err(|e| std::io::Error::new(std::io::ErrorKind::InvalidData, e.to_string()))
+}
+
 /// Reads the file at `path` as a disk source's text: mapped when it is `map_from` bytes or
 /// more, and then checked as UTF-8 as the build reads it (issue 12; bytes that are not UTF-8
 /// make the text [`Text::invalid`], and the source reads the file again with
@@ -1624,6 +1646,7 @@ fn read_whole(path: &Path, map_from: u64) -> std::io::Result<(Text, DiskState)> 
     {
         // Bytes, not text: the text is not checked yet.
         let bytes = m.text.raw_bytes();
+        too_many_records(bytes)?;
         let mut tail = bytes[bytes.len().saturating_sub(64)..].to_vec();
         tail.extend_from_slice(&m.rest);
         let samples = fingerprint(bytes);
@@ -1656,6 +1679,7 @@ fn read_whole(path: &Path, map_from: u64) -> std::io::Result<(Text, DiskState)> 
         let budget = load::MAX_FILE_BYTES.min(crate::source::zstd::MAX_DECOMPRESSED);
         let plain = crate::source::zstd::decompress_within(&bytes, budget)
             .map_err(|e| std::io::Error::new(std::io::ErrorKind::InvalidData, e))?;
+        too_many_records(&plain)?;
         let (text, invalid) = load::decode_owned(plain);
         return Ok((
             text.into(),
@@ -1673,6 +1697,7 @@ fn read_whole(path: &Path, map_from: u64) -> std::io::Result<(Text, DiskState)> 
             },
         ));
     }
+    too_many_records(&bytes)?;
     // The bytes become the text without a copy when they are valid UTF-8 (issue 12: bytes and
     // text were both held, twice the file, while a view of it was read), and without a second
     // check: the read checked them window by window.

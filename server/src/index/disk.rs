@@ -12,6 +12,10 @@ use super::{SessionEntry, SessionIndex, summary, system_time_ms};
 /// at most this much from the last turn).
 pub const MAX_INDEX_BYTES: u64 = 256 * 1024 * 1024;
 
+/// The room [`crate::source::room::check_fits`] is given for one file the index reads whole:
+/// its records may take at most two thirds of it, 1 GiB (issue 25 item 8).
+pub const INDEX_RECORDS_ROOM: u64 = 3 << 29;
+
 /// Bytes of a file's head hashed into `Tail::head` (issue 25 item 2).
 pub const HEAD_BYTES: u64 = 4096;
 
@@ -103,6 +107,12 @@ pub fn refresh(path: &Path, old: Option<&SessionEntry>) -> std::io::Result<Refre
     }
     // Whole (zstd-compressed rollouts decompressed by the loader).
     let loaded = load::load(path, MAX_INDEX_BYTES)?;
+    // At most a GiB of records per file, whatever the memory free (issue 25 item 8: 30 MB of
+    // 10 M `{}` lines took 1.1 GB in the index build); such a file is left out with a warning.
+    let room =
+        crate::source::room::available().map_or(INDEX_RECORDS_ROOM, |a| a.min(INDEX_RECORDS_ROOM));
+    crate::source::room::check_fits(loaded.text.raw_bytes(), Some(room))
+        .map_err(load::LoadError::TooManyRecords)?;
     // A `/btw` aside file (read whole: it is short) leaves out the parent's replayed history.
     let mut entry = summary::read_whole_marked(&loaded.text, |t| {
         if aside {

@@ -60,40 +60,16 @@ const KEPT_BUFFER_BYTES: usize = 1 << 20;
 /// The largest message body the server takes now, in bytes (issue 12: Neovim sends a
 /// transcript of any size in one `didOpen`, whose JSON-escaped text is bigger than the file).
 ///
-/// Two thirds of the memory available to the process: the smaller of the system's
-/// `MemAvailable` and what the process's cgroup (v2 `memory.max` − `memory.current`) still
-/// allows, never less than [`ALWAYS_ACCEPTED_BYTES`]. Two thirds, because opening a
+/// Two thirds of the memory available to the process ([`crate::source::room::available`]:
+/// the smallest of the system's `MemAvailable`, what the process's cgroup still allows and
+/// what `ulimit -v` still allows), never less than [`ALWAYS_ACCEPTED_BYTES`]. Two thirds, because opening a
 /// transcript needs the body and then about 1.4 times the text (text, model, analysis).
 /// Where none of these can be read (not Linux), 4 GiB.
 pub fn message_limit() -> usize {
-    let avail = [mem_available(), cgroup_room()]
-        .into_iter()
-        .flatten()
-        .min()
-        .unwrap_or(6 << 30);
+    let avail = crate::source::room::available().unwrap_or(6 << 30);
     usize::try_from(avail / 3 * 2)
         .unwrap_or(usize::MAX)
         .max(ALWAYS_ACCEPTED_BYTES)
-}
-
-/// `MemAvailable` of `/proc/meminfo`, in bytes.
-fn mem_available() -> Option<u64> {
-    let info = std::fs::read_to_string("/proc/meminfo").ok()?;
-    let line = info.lines().find(|l| l.starts_with("MemAvailable:"))?;
-    let kib: u64 = line.split_whitespace().nth(1)?.parse().ok()?;
-    Some(kib * 1024)
-}
-
-/// What the process's cgroup (v2) still allows, in bytes: `memory.max` − `memory.current`
-/// (`None` without a limit).
-fn cgroup_room() -> Option<u64> {
-    let cg = std::fs::read_to_string("/proc/self/cgroup").ok()?;
-    let path = cg.lines().find_map(|l| l.strip_prefix("0::"))?;
-    let dir = std::path::Path::new("/sys/fs/cgroup").join(path.trim_start_matches('/'));
-    let read = |f: &str| std::fs::read_to_string(dir.join(f)).ok();
-    let max: u64 = read("memory.max")?.trim().parse().ok()?;
-    let current: u64 = read("memory.current")?.trim().parse().ok()?;
-    Some(max.saturating_sub(current))
 }
 
 /// One unit read from the client.
@@ -1846,7 +1822,7 @@ mod tests {
     fn the_message_limit_is_derived_from_memory() {
         let limit = message_limit();
         assert!(limit >= ALWAYS_ACCEPTED_BYTES);
-        if let Some(avail) = mem_available() {
+        if let Some(avail) = crate::source::room::available() {
             assert!(limit as u64 <= (avail / 3 * 2).max(ALWAYS_ACCEPTED_BYTES as u64));
         }
     }

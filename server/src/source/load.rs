@@ -49,6 +49,9 @@ pub enum LoadError {
     Io(String),
     /// The file shrank while it was read, at every one of [`READ_ATTEMPTS`] reads.
     Changed,
+    /// Its records would not fit in the memory the process may still take (issue 25 item 8;
+    /// [`crate::source::room::check_fits`]).
+    TooManyRecords(crate::source::room::TooManyRecords),
 }
 
 impl std::fmt::Display for LoadError {
@@ -71,6 +74,7 @@ impl std::fmt::Display for LoadError {
                 f,
                 "was truncated while being read ({READ_ATTEMPTS} times): not read"
             ),
+            LoadError::TooManyRecords(e) => write!(f, "{e}"),
         }
     }
 }
@@ -498,7 +502,9 @@ pub struct Loaded {
 /// Reads and decodes a whole regular file (at most `max` bytes); a zstd-compressed file is
 /// decompressed first (`source::zstd`, the text taking at most `max` and at most 1 GiB of
 /// memory as `zstd::memory_estimate` counts it, else [`LoadError::Compressed`]). A file of [`MAP_FROM_BYTES`] or more
-/// that is valid UTF-8 is mapped ([`map_file`]).
+/// that is valid UTF-8 is mapped ([`map_file`]). A text whose records would not fit in the
+/// memory the process may still take is [`LoadError::TooManyRecords`]
+/// ([`crate::source::room::check_fits`]).
 pub fn load(path: &Path, max: u64) -> Result<Loaded, LoadError> {
     load_mapping_from(path, max, MAP_FROM_BYTES)
 }
@@ -506,6 +512,8 @@ pub fn load(path: &Path, max: u64) -> Result<Loaded, LoadError> {
 /// [`load`], mapping files from `map_from` bytes on (tests map small files).
 pub fn load_mapping_from(path: &Path, max: u64, map_from: u64) -> Result<Loaded, LoadError> {
     if let Some(m) = map_file(path, max, map_from, false)? {
+        crate::source::room::check_fits_now(m.text.raw_bytes())
+            .map_err(LoadError::TooManyRecords)?;
         return Ok(Loaded {
             text: m.text,
             invalid: Vec::new(),
@@ -522,8 +530,11 @@ pub fn load_mapping_from(path: &Path, max: u64, map_from: u64) -> Result<Loaded,
         let budget = max.min(crate::source::zstd::MAX_DECOMPRESSED);
         let bytes = crate::source::zstd::decompress_within(&read.bytes, budget)
             .map_err(LoadError::Compressed)?;
+        crate::source::room::check_fits_now(&bytes).map_err(LoadError::TooManyRecords)?;
         decode_owned(bytes)
     } else {
+        // Records that would not fit are refused before they are read (issue 25 item 8).
+        crate::source::room::check_fits_now(&read.bytes).map_err(LoadError::TooManyRecords)?;
         // Checked while it was read: valid text is not checked again.
         match read.into_text() {
             Ok(text) => (text, Vec::new()),

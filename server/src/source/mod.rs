@@ -13,6 +13,7 @@ pub mod lines;
 pub mod load;
 pub mod mapped;
 pub mod position;
+pub mod room;
 pub mod text;
 pub mod zstd;
 

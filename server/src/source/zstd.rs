@@ -14,16 +14,7 @@ pub const MAGIC: [u8; 4] = [0x28, 0xB5, 0x2F, 0xFD];
 /// 7.5 GB as records).
 pub const MAX_DECOMPRESSED: u64 = 1 << 30;
 
-/// Bytes of memory one line costs once read, beyond its own bytes: 113 bytes per `{}` line
-/// measured with `transcript-ls stats` on 10 M of them (1.1 GB peak; issue 25 item 1),
-/// rounded up.
-pub const LINE_COST: u64 = 128;
-
-/// The memory `bytes` of decompressed text holding `lines` line ends are counted as:
-/// `bytes + LINE_COST × lines` (saturating).
-pub fn memory_estimate(bytes: u64, lines: u64) -> u64 {
-    bytes.saturating_add(LINE_COST.saturating_mul(lines))
-}
+pub use crate::source::room::{LINE_COST, memory_estimate};
 
 /// True when `bytes` start with a zstd frame.
 pub fn is_zstd(bytes: &[u8]) -> bool {

@@ -35,6 +35,19 @@ pub(crate) fn did_open(b: &Backend, params: DidOpenTextDocumentParams) {
         return;
     }
     let path = uri.to_file_path().map(|p| p.into_owned());
+    // Records that would not fit in memory are refused before they are read (issue 25 item
+    // 8: 10 M `{}` lines took 1.1 GB, past that the allocator aborted the server): the editor
+    // keeps its text, the document gets no transcript features, and the user is told.
+    if let Err(e) = crate::source::room::check_fits_now(td.text.as_bytes()) {
+        let name = path
+            .as_ref()
+            .map_or_else(|| uri.as_str().to_string(), |p| p.display().to_string());
+        let msg = format!("transcript-ls: {name} {e} (no transcript features for it)");
+        shared.log(MessageType::ERROR, msg.clone());
+        let client = shared.client.clone();
+        tokio::spawn(async move { client.show_message(MessageType::ERROR, msg).await });
+        return;
+    }
     let source = shared
         .host
         .open_raw(uri.as_str(), path, td.text, td.version);

@@ -1,0 +1,175 @@
+//! How much memory the process may still take, and whether a text's records fit in it
+//! (issue 25 item 8: 30 MB of 10 M `{}` lines took 1.1 GB as records, and a file whose
+//! records do not fit made the allocator abort the CLI or the server; it is now refused
+//! with a message first).
+//!
+//! The room is the smallest of: the system's `MemAvailable` (`/proc/meminfo`), what the
+//! process's cgroup v2 still allows (`memory.max` − `memory.current`), and what its
+//! address-space limit still allows (`ulimit -v`: `RLIMIT_AS` of `/proc/self/limits` −
+//! `VmSize` of `/proc/self/status`). `None` where none of them can be read (not Linux).
+
+/// Bytes of memory one line of a transcript costs once read, beyond its own bytes: 113 bytes
+/// per `{}` line measured with `transcript-ls stats` on 10 M of them (1.1 GB peak; issue 25
+/// items 1 and 8: an `Entry` of 112 bytes per line), rounded up.
+pub const LINE_COST: u64 = 128;
+
+/// The memory `bytes` of text holding `lines` line ends take once read, as counted here:
+/// `bytes + LINE_COST × lines` (saturating).
+pub fn memory_estimate(bytes: u64, lines: u64) -> u64 {
+    bytes.saturating_add(LINE_COST.saturating_mul(lines))
+}
+
+/// `MemAvailable` of `/proc/meminfo`, in bytes.
+pub fn mem_available() -> Option<u64> {
+    let info = std::fs::read_to_string("/proc/meminfo").ok()?;
+    let line = info.lines().find(|l| l.starts_with("MemAvailable:"))?;
+    let kib: u64 = line.split_whitespace().nth(1)?.parse().ok()?;
+    Some(kib * 1024)
+}
+
+/// What the process's cgroup (v2) still allows, in bytes: `memory.max` − `memory.current`
+/// (`None` without a limit).
+pub fn cgroup_room() -> Option<u64> {
+    let cg = std::fs::read_to_string("/proc/self/cgroup").ok()?;
+    let path = cg.lines().find_map(|l| l.strip_prefix("0::"))?;
+    let dir = std::path::Path::new("/sys/fs/cgroup").join(path.trim_start_matches('/'));
+    let read = |f: &str| std::fs::read_to_string(dir.join(f)).ok();
+    let max: u64 = read("memory.max")?.trim().parse().ok()?;
+    let current: u64 = read("memory.current")?.trim().parse().ok()?;
+    Some(max.saturating_sub(current))
+}
+
+/// What the address-space limit (`ulimit -v`, `RLIMIT_AS` soft limit) still allows, in
+/// bytes: the limit − `VmSize` (`None` when unlimited).
+pub fn address_space_room() -> Option<u64> {
+    let limits = std::fs::read_to_string("/proc/self/limits").ok()?;
+    let line = limits
+        .lines()
+        .find(|l| l.starts_with("Max address space"))?;
+    let soft: u64 = line
+        .trim_start_matches("Max address space")
+        .split_whitespace()
+        .next()?
+        .parse()
+        .ok()?; // "unlimited" does not parse
+    let status = std::fs::read_to_string("/proc/self/status").ok()?;
+    let size = status.lines().find(|l| l.starts_with("VmSize:"))?;
+    let kib: u64 = size.split_whitespace().nth(1)?.parse().ok()?;
+    Some(soft.saturating_sub(kib * 1024))
+}
+
+/// The memory the process may still take, in bytes (see the module's doc).
+pub fn available() -> Option<u64> {
+    [mem_available(), cgroup_room(), address_space_room()]
+        .into_iter()
+        .flatten()
+        .min()
+}
+
+/// Records of a text that do not fit in memory ([`check_fits`]).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct TooManyRecords {
+    /// Line ends in the text.
+    pub lines: u64,
+    /// What reading it would take ([`memory_estimate`]), bytes.
+    pub need: u64,
+    /// The part of [`available`] a text may take (two thirds), bytes.
+    pub room: u64,
+}
+
+impl std::fmt::Display for TooManyRecords {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(
+            f,
+            "has {} lines, which would take about {} MiB of memory once read, more than the {} MiB \
+             that can be taken now: not read",
+            self.lines,
+            self.need.div_ceil(1 << 20),
+            self.room >> 20
+        )
+    }
+}
+
+/// Whether the records of `text` fit in two thirds of `room` bytes (the rest is for the
+/// analysis, the view and everything else): `Err` says how many lines it has and what they
+/// would take. A text that could not exceed the room whatever its lines (each line at least
+/// 2 bytes: `1\n`) is not counted through. `room` is [`available`] for callers
+/// ([`check_fits_now`]); unknown room fits.
+pub fn check_fits(text: &[u8], room: Option<u64>) -> Result<(), TooManyRecords> {
+    check_parts_fit(&[text], room)
+}
+
+/// [`check_fits`] of the text made of `parts` one after the other (a text and what was
+/// appended to it).
+pub fn check_parts_fit(parts: &[&[u8]], room: Option<u64>) -> Result<(), TooManyRecords> {
+    let Some(room) = room else {
+        return Ok(());
+    };
+    let room = room / 3 * 2;
+    let bytes: u64 = parts.iter().map(|p| p.len() as u64).sum();
+    if memory_estimate(bytes, bytes / 2 + 1) <= room {
+        return Ok(());
+    }
+    let ends: u64 = parts
+        .iter()
+        .map(|p| memchr::memchr_iter(b'\n', p).count() as u64)
+        .sum();
+    let last = parts.iter().rev().find(|p| !p.is_empty());
+    let lines = ends + u64::from(last.is_some_and(|p| !p.ends_with(b"\n")));
+    let need = memory_estimate(bytes, lines);
+    if need <= room {
+        Ok(())
+    } else {
+        Err(TooManyRecords { lines, need, room })
+    }
+}
+
+/// [`check_fits`] against the memory [`available`] now.
+pub fn check_fits_now(text: &[u8]) -> Result<(), TooManyRecords> {
+    check_fits(text, available())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn records_that_do_not_fit_are_counted_and_refused() {
+        let text = "{}\n".repeat(1000);
+        // 3,000 bytes + 128 × 1,000 lines = 131,000 bytes.
+        assert_eq!(check_fits(text.as_bytes(), None), Ok(()));
+        assert_eq!(check_fits(text.as_bytes(), Some(196_500)), Ok(()));
+        let e = check_fits(text.as_bytes(), Some(196_000)).unwrap_err();
+        assert_eq!(
+            e,
+            TooManyRecords {
+                lines: 1000,
+                need: 131_000,
+                room: 130_666,
+            }
+        );
+        assert_eq!(
+            e.to_string(),
+            "has 1000 lines, which would take about 1 MiB of memory once read, more than the 0 \
+             MiB that can be taken now: not read"
+        );
+        // A last line without its `\n` counts.
+        let e = check_fits(b"{}\n{}", Some(100)).unwrap_err();
+        assert_eq!(e.lines, 2);
+        // A text and its append count together.
+        let e = check_parts_fit(&[b"{}\n{}", b"\n{}\n"], Some(100)).unwrap_err();
+        assert_eq!(e.lines, 3);
+        // Few long lines fit where many short ones of the same size do not.
+        let long = format!("{}\n", "x".repeat(2999));
+        assert_eq!(check_fits(long.as_bytes(), Some(6000)), Ok(()));
+    }
+
+    #[test]
+    fn the_room_is_read_from_the_system() {
+        // On Linux at least MemAvailable is there.
+        if cfg!(target_os = "linux") {
+            assert!(mem_available().is_some_and(|m| m > 0));
+            assert!(available().is_some());
+        }
+    }
+}
