@@ -798,3 +798,93 @@ fn records_that_would_not_fit_in_memory_are_refused_and_the_server_goes_on() {
     send(&mut stdin, json!({"jsonrpc": "2.0", "method": "exit"}));
     assert_eq!(wait_exit(&mut child, Duration::from_secs(10)), Some(0));
 }
+
+/// Issue 25, Low list: a `shutdown` and `exit` sent together (the client not waiting for
+/// the shutdown's answer) exit with code 0, the shutdown answered (it exited 1: `exit`
+/// took effect before the server had handled `shutdown`).
+#[test]
+fn a_pipelined_shutdown_and_exit_exit_0() {
+    for _ in 0..3 {
+        let (mut child, mut stdin, mut out) = spawn();
+        initialize(&mut stdin, &mut out, Value::Null);
+        let mut both = Vec::new();
+        for m in [
+            json!({"jsonrpc": "2.0", "id": 2, "method": "shutdown"}),
+            json!({"jsonrpc": "2.0", "method": "exit"}),
+        ] {
+            let b = m.to_string();
+            both.extend_from_slice(format!("Content-Length: {}\r\n\r\n{b}", b.len()).as_bytes());
+        }
+        stdin.write_all(&both).unwrap();
+        stdin.flush().unwrap();
+        assert_eq!(wait_exit(&mut child, Duration::from_secs(10)), Some(0));
+    }
+}
+
+/// Issue 25, Low list: request ids tower-lsp-server cannot read as an integer (`1e3`, past
+/// `u64`) are refused as InvalidRequest with the id as the client wrote it (they came back
+/// as `1000.0` and `1.8446744073709552e19`); a lowercase `content-length` after junk is
+/// found again, and a byte order mark before a header is no error.
+#[test]
+fn odd_ids_are_echoed_as_written_and_odd_headers_are_read() {
+    let (mut child, mut stdin, mut out) = spawn();
+    initialize(&mut stdin, &mut out, Value::Null);
+    let raw = |out: &mut BufReader<ChildStdout>| {
+        let mut len = 0usize;
+        loop {
+            let mut line = String::new();
+            out.read_line(&mut line).unwrap();
+            let line = line.trim_end();
+            if line.is_empty() {
+                break;
+            }
+            if let Some(v) = line.strip_prefix("Content-Length: ") {
+                len = v.parse().unwrap();
+            }
+        }
+        let mut buf = vec![0; len];
+        out.read_exact(&mut buf).unwrap();
+        String::from_utf8(buf).unwrap()
+    };
+    for id in ["1e3", "18446744073709551616"] {
+        send_raw(
+            &mut stdin,
+            format!(r#"{{"jsonrpc":"2.0","id":{id},"method":"transcript/sessions"}}"#).as_bytes(),
+        );
+        assert_eq!(
+            raw(&mut out),
+            format!(
+                r#"{{"jsonrpc":"2.0","id":{id},"error":{{"code":-32600,"message":"invalid request: an id must be an integer or a string, not {id}"}}}}"#
+            )
+        );
+    }
+    let body = br#"{"jsonrpc":"2.0","id":7,"method":"transcript/debugNothing"}"#;
+    stdin.write_all(b"junk!\r\n").unwrap();
+    write!(stdin, "content-length: {}\r\n\r\n", body.len()).unwrap();
+    stdin.write_all(body).unwrap();
+    stdin.write_all(b"\xef\xbb\xbf").unwrap();
+    send(
+        &mut stdin,
+        json!({"jsonrpc": "2.0", "id": 8, "method": "shutdown"}),
+    );
+    stdin.flush().unwrap();
+    let mut seen = Vec::new();
+    while !seen.iter().any(|m: &Value| m["id"] == 8) {
+        seen.push(response(&mut stdin, &mut out));
+    }
+    let codes: Vec<(Value, Value)> = seen
+        .iter()
+        .map(|m| (m["id"].clone(), m["error"]["code"].clone()))
+        .collect();
+    assert_eq!(
+        codes,
+        vec![
+            (Value::Null, json!(-32700)), // the junk
+            (json!(7), json!(-32601)),    // read: MethodNotFound
+            (json!(8), Value::Null),      // shutdown answered
+        ],
+        "{seen:?}"
+    );
+    send(&mut stdin, json!({"jsonrpc": "2.0", "method": "exit"}));
+    assert_eq!(wait_exit(&mut child, Duration::from_secs(10)), Some(0));
+}

@@ -207,7 +207,8 @@ pub fn serve_stdio() -> i32 {
             _ = serve => {
                 let clean = shared
                     .shutdown_requested
-                    .load(std::sync::atomic::Ordering::SeqCst);
+                    .load(std::sync::atomic::Ordering::SeqCst)
+                    || shared.in_flight.shutdown_seen();
                 if clean { 0 } else { 1 }
             }
             pid = parent_gone => {

@@ -133,14 +133,62 @@ fn header_end(buf: &[u8]) -> Option<(usize, usize)> {
     None
 }
 
-/// Length of the longest suffix of `buf` that is a proper prefix of `Content-` (the start of
-/// a header line).
+/// Length of the longest suffix of `buf` that is a proper prefix of `Content-`, in any case
+/// (the start of a header line).
 fn header_prefix_suffix(buf: &[u8]) -> usize {
-    const H: &[u8] = b"Content-";
+    const H: &[u8] = b"content-";
     (1..H.len().min(buf.len() + 1))
         .rev()
-        .find(|&k| buf.ends_with(&H[..k]))
+        .find(|&k| buf[buf.len() - k..].eq_ignore_ascii_case(&H[..k]))
         .unwrap_or(0)
+}
+
+/// Where the next `Content-` starts in `buf`, in any case (after garbage, a lowercase
+/// `content-length` header was not found again).
+fn find_header_start(buf: &[u8]) -> Option<usize> {
+    memchr::memchr2_iter(b'C', b'c', buf).find(|&i| {
+        buf.get(i..i + 8)
+            .is_some_and(|w| w.eq_ignore_ascii_case(b"content-"))
+    })
+}
+
+/// Whether `buf` starts with a header block whose first line is not `Content-…` (`X-Trace:
+/// 1\r\nContent-Length: 2\r\n\r\n`): a token, `:`, a value without control characters, the
+/// block ended by a blank line and holding a `Content-Length`. `None`: not known yet (more
+/// bytes needed).
+fn starts_header_line(buf: &[u8]) -> Option<bool> {
+    let token = |b: &u8| b.is_ascii_alphanumeric() || matches!(b, b'-' | b'_');
+    let Some(colon) = buf.iter().position(|b| !token(b)) else {
+        return if buf.len() < MAX_HEADER_BYTES {
+            None
+        } else {
+            Some(false)
+        };
+    };
+    if colon == 0 || buf[colon] != b':' {
+        return Some(false);
+    }
+    let Some((h, _)) = header_end(buf) else {
+        let line = memchr::memchr(b'\n', buf).unwrap_or(buf.len());
+        let clean = buf[colon + 1..line]
+            .iter()
+            .all(|&b| b >= 0x20 || b == b'\t' || b == b'\r');
+        return if clean && buf.len() < MAX_HEADER_BYTES {
+            None
+        } else {
+            Some(false)
+        };
+    };
+    let block = &buf[..h];
+    let clean = block
+        .iter()
+        .all(|&b| b >= 0x20 || matches!(b, b'\t' | b'\r' | b'\n'));
+    Some(
+        clean
+            && block
+                .split(|&b| b == b'\n')
+                .any(|l| l.len() >= 15 && l[..15].eq_ignore_ascii_case(b"content-length:")),
+    )
 }
 
 impl Decoder {
@@ -189,20 +237,33 @@ impl Decoder {
         if let Some(n) = self.body_len {
             return self.body(n);
         }
-        // Leading line breaks between messages are tolerated silently.
-        let lead = self
-            .buf
-            .iter()
-            .take_while(|b| matches!(b, b'\r' | b'\n' | b' ' | b'\t'))
-            .count();
-        self.buf.drain(..lead);
-        if self.buf.is_empty() {
+        // Leading line breaks between messages are tolerated silently, and so is a UTF-8
+        // byte order mark (some clients write one before their first header).
+        loop {
+            let lead = self
+                .buf
+                .iter()
+                .take_while(|b| matches!(b, b'\r' | b'\n' | b' ' | b'\t'))
+                .count();
+            self.buf.drain(..lead);
+            if self.buf.starts_with(b"\xef\xbb\xbf") {
+                self.buf.drain(..3);
+            } else {
+                break;
+            }
+        }
+        if self.buf.is_empty() || b"\xef\xbb\xbf".starts_with(&self.buf) {
             return None;
         }
-        // Anything before a header is garbage.
+        // Anything before a header is garbage. A header block starts with `Content-` or
+        // with another header line (`X-Trace: 1`, read and ignored: LSP 3.17 "Header Part").
         let probe = &self.buf[..self.buf.len().min(8)];
-        if !b"content-"[..probe.len()].eq_ignore_ascii_case(probe) {
-            let drop = match find(&self.buf, b"Content-") {
+        let other_header = || starts_header_line(&self.buf);
+        if !b"content-"[..probe.len()].eq_ignore_ascii_case(probe) && other_header() != Some(true) {
+            if other_header().is_none() {
+                return None; // a header line, not whole yet
+            }
+            let drop = match find_header_start(&self.buf) {
                 Some(at) => at,
                 None if self.buf.len() > MAX_HEADER_BYTES || self.buf.contains(&b'\n') => {
                     // Keep a possible start of the next header.
@@ -222,7 +283,7 @@ impl Decoder {
             if self.buf.len() > MAX_HEADER_BYTES {
                 let n = self.buf.len();
                 self.buf.drain(..1);
-                let at = find(&self.buf, b"Content-").unwrap_or(self.buf.len());
+                let at = find_header_start(&self.buf).unwrap_or(self.buf.len());
                 self.buf.drain(..at);
                 return Some(Frame::Garbage(format!(
                     "a header block longer than {MAX_HEADER_BYTES} bytes ({n} bytes dropped)"
@@ -464,6 +525,8 @@ impl PendingTexts {
 #[derive(Debug, Default)]
 pub struct InFlight {
     open: Mutex<std::collections::HashMap<String, tokio::sync::watch::Sender<bool>>>,
+    /// A `shutdown` request arrived (before `exit`, when read at `exit`).
+    shutdown: AtomicBool,
 }
 
 /// Most requests [`InFlight`] tracks at once.
@@ -536,6 +599,13 @@ impl InFlight {
         }
     }
 
+    /// Whether the client sent `shutdown`: `exit` after it ends the process with code 0
+    /// even when the server had no time to handle it (a pipelined `shutdown` + `exit`
+    /// exited 1; LSP 3.17 §exit: 0 when a shutdown request was received before).
+    pub fn shutdown_seen(&self) -> bool {
+        self.shutdown.load(Ordering::SeqCst)
+    }
+
     /// Number of requests open (tests).
     pub fn open(&self) -> usize {
         self.lock().len()
@@ -549,6 +619,9 @@ enum Incoming {
     Request(String),
     /// `$/cancelRequest` of the request with this [`id_key`].
     Cancel(String),
+    /// The `shutdown` request (its [`id_key`]): tracked like any request, and noted
+    /// ([`InFlight::shutdown_seen`]).
+    Shutdown(String),
     /// Anything else (a notification, a response, an untracked id).
     Other,
 }
@@ -958,18 +1031,63 @@ fn skip_value(b: &[u8], i: usize) -> Option<usize> {
     }
 }
 
+/// A client message refused by [`check`]: the error response sent instead of it.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Refused {
+    /// `-32700` (ParseError) or `-32600` (InvalidRequest).
+    pub code: i64,
+    /// `parse error: …` / `invalid request: …`.
+    pub message: String,
+    /// The message's `id` as written (`1e3`, `18446744073709551616`, `"a"`), `null` when it
+    /// has none that can be echoed (JSON-RPC 2.0 §5: the same value as in the request).
+    pub id: String,
+}
+
+impl Refused {
+    fn new(code: i64, message: String) -> Refused {
+        Refused {
+            code,
+            message,
+            id: "null".to_string(),
+        }
+    }
+
+    /// The error response, the id as the client wrote it.
+    pub fn body(&self) -> Vec<u8> {
+        let message = Value::String(self.message.clone());
+        format!(
+            r#"{{"jsonrpc":"2.0","id":{},"error":{{"code":{},"message":{message}}}}}"#,
+            self.id, self.code
+        )
+        .into_bytes()
+    }
+}
+
+/// The `id` of a JSON object `text` as written, when it is a number or a string.
+fn raw_id(text: &str) -> Option<String> {
+    #[derive(serde::Deserialize)]
+    struct IdOnly<'a> {
+        #[serde(borrow, default)]
+        id: Option<&'a RawValue>,
+    }
+    let id = serde_json::from_str::<IdOnly>(text).ok()?.id?.get();
+    (id.starts_with('"') || id.starts_with('-') || id.starts_with(|c: char| c.is_ascii_digit()))
+        .then(|| id.to_string())
+}
+
 /// Checks a message body the way tower-lsp-server parses it (a JSON-RPC 2.0 request,
-/// notification or response). `Err` holds the error response to send instead.
-pub fn check(body: &[u8]) -> Result<(), Value> {
+/// notification or response). `Err` holds the error response to send instead. A request
+/// whose id is a number that is not an integer tower-lsp-server reads (`1e3`, `1.5`, past
+/// `i64`) is refused as InvalidRequest with its id as written (it was echoed as `1000.0`;
+/// LSP ids are integers or strings).
+pub fn check(body: &[u8]) -> Result<(), Refused> {
     inspect(body).map(|_| ())
 }
 
 /// [`check`], and what the transport needs to know of the message ([`Incoming`]).
-fn inspect(body: &[u8]) -> Result<Incoming, Value> {
-    let error = |id: Value, code: i64, message: String| json!({"jsonrpc": "2.0", "id": id, "error": {"code": code, "message": message}});
+fn inspect(body: &[u8]) -> Result<Incoming, Refused> {
     let Ok(text) = std::str::from_utf8(body) else {
-        return Err(error(
-            Value::Null,
+        return Err(Refused::new(
             -32700,
             "parse error: the message is not UTF-8".to_string(),
         ));
@@ -991,6 +1109,10 @@ fn inspect(body: &[u8]) -> Result<Incoming, Value> {
                     .and_then(|c| id_key(&c.params.id))
                     .map_or(Incoming::Other, Incoming::Cancel)
             }
+            ("shutdown", Some(id)) => {
+                let key = serde_json::to_value(&id).ok().as_ref().and_then(id_key);
+                key.map_or(Incoming::Other, Incoming::Shutdown)
+            }
             (_, Some(id)) => serde_json::to_value(&id)
                 .ok()
                 .as_ref()
@@ -1003,29 +1125,32 @@ fn inspect(body: &[u8]) -> Result<Incoming, Value> {
         return Ok(Incoming::Other);
     }
     match serde_json::from_str::<Value>(text) {
-        Err(e) => Err(error(
-            Value::Null,
+        Err(e) => Err(Refused::new(
             -32700,
             format!("parse error: the message is not JSON ({e})"),
         )),
-        Ok(Value::Array(_)) => Err(error(
-            Value::Null,
+        Ok(Value::Array(_)) => Err(Refused::new(
             -32600,
             "invalid request: batches are not supported by LSP".to_string(),
         )),
         Ok(v) => {
-            let id = match v.get("id") {
-                Some(id @ (Value::Number(_) | Value::String(_))) => id.clone(),
-                _ => Value::Null,
-            };
-            let why = match v.get("jsonrpc") {
-                Some(Value::String(s)) if s == "2.0" => {
+            let id = raw_id(text);
+            let why = match (v.get("jsonrpc"), v.get("id")) {
+                (Some(Value::String(s)), Some(Value::Number(_))) if s == "2.0" => format!(
+                    "an id must be an integer or a string, not {}",
+                    id.as_deref().unwrap_or("this number")
+                ),
+                (Some(Value::String(s)), _) if s == "2.0" => {
                     "not a JSON-RPC 2.0 request, notification or response".to_string()
                 }
-                Some(other) => format!("\"jsonrpc\" must be \"2.0\", not {other}"),
-                None => "\"jsonrpc\": \"2.0\" is missing".to_string(),
+                (Some(other), _) => format!("\"jsonrpc\" must be \"2.0\", not {other}"),
+                (None, _) => "\"jsonrpc\": \"2.0\" is missing".to_string(),
             };
-            Err(error(id, -32600, format!("invalid request: {why}")))
+            let mut r = Refused::new(-32600, format!("invalid request: {why}"));
+            if let Some(id) = id {
+                r.id = id;
+            }
+            Err(r)
         }
     }
 }
@@ -1205,6 +1330,10 @@ pub async fn serve<O, F>(
                             Ok(incoming) => {
                                 match (&in_flight, incoming) {
                                     (Some(f), Incoming::Request(id)) => f.begin(id),
+                                    (Some(f), Incoming::Shutdown(id)) => {
+                                        f.shutdown.store(true, Ordering::SeqCst);
+                                        f.begin(id);
+                                    }
                                     (Some(f), Incoming::Cancel(id)) if f.cancel(&id) => {
                                         send(vec![cancelled_answer(&id)]);
                                     }
@@ -1223,12 +1352,12 @@ pub async fn serve<O, F>(
                                     exit_seen.notify_one();
                                 }
                             }
-                            Err(resp) => {
+                            Err(refused) => {
                                 eprintln!(
                                     "transcript-ls: dropped a malformed message: {}",
-                                    resp["error"]["message"]
+                                    refused.message
                                 );
-                                send(vec![frame(resp.to_string().as_bytes())]);
+                                send(vec![frame(&refused.body())]);
                             }
                         }
                     }
@@ -1492,6 +1621,32 @@ mod tests {
         );
     }
 
+    /// Issue 25, Low list: a byte order mark before a header, a header line other than
+    /// `Content-…` first, and a lowercase `content-length` after garbage are read (a BOM or an
+    /// unknown header gave a spurious ParseError; after junk, only `Content-` was searched
+    /// for), whole or byte by byte.
+    #[test]
+    fn a_bom_an_unknown_header_and_a_lowercase_header_after_junk_are_read() {
+        let mut input = b"\xef\xbb\xbf".to_vec();
+        input.extend_from_slice(&frame(b"{\"a\":1}"));
+        input.extend_from_slice(b"X-Trace: 7\r\nContent-Length: 7\r\n\r\n{\"b\":2}");
+        input.extend_from_slice(b"junk!\r\ncontent-length: 2\r\n\r\n{}");
+        let want = vec![
+            Frame::Body(b"{\"a\":1}".to_vec()),
+            Frame::Body(b"{\"b\":2}".to_vec()),
+            Frame::Garbage("7 bytes that are not an LSP message".to_string()),
+            Frame::Body(b"{}".to_vec()),
+        ];
+        assert_eq!(frames(&input), want);
+        let mut d = Decoder::default();
+        let mut got = Vec::new();
+        for b in &input {
+            d.push(std::slice::from_ref(b));
+            got.extend(std::iter::from_fn(|| d.next_frame()));
+        }
+        assert_eq!(got, want);
+    }
+
     /// Issue 25 item 3: a message whose bytes are not all UTF-8 (text read through a mapping
     /// of a file rewritten in place) goes out with U+FFFD in their place and the right
     /// `Content-Length`; a valid one goes out as it is, in its pieces.
@@ -1615,7 +1770,7 @@ mod tests {
     fn checks_bodies_as_tower_lsp_server_parses_them() {
         assert!(check(br#"{"jsonrpc":"2.0","id":1,"method":"x","params":{}}"#).is_ok());
         assert!(check(br#"{"jsonrpc":"2.0","id":1,"result":null}"#).is_ok());
-        let code = |b: &[u8]| check(b).unwrap_err()["error"]["code"].as_i64().unwrap();
+        let code = |b: &[u8]| check(b).unwrap_err().code;
         assert_eq!(code(b"{not json"), -32700);
         assert_eq!(
             code(br#"{"jsonrpc":"2.0","id":1,"method":"x"} trailing"#),
@@ -1623,10 +1778,18 @@ mod tests {
         );
         assert_eq!(code(br#"[{"jsonrpc":"2.0","id":1,"method":"x"}]"#), -32600);
         let r = check(br#"{"jsonrpc":"1.0","id":7,"method":"x"}"#).unwrap_err();
-        assert_eq!(
-            (r["id"].clone(), r["error"]["code"].clone()),
-            (json!(7), json!(-32600))
-        );
+        assert_eq!((r.id.as_str(), r.code), ("7", -32600));
+        // Ids tower-lsp-server cannot read are echoed as written, not as floats.
+        for id in ["1e3", "18446744073709551616", "1.5"] {
+            let body = format!(r#"{{"jsonrpc":"2.0","id":{id},"method":"shutdown"}}"#);
+            let r = check(body.as_bytes()).unwrap_err();
+            assert_eq!(
+                String::from_utf8(r.body()).unwrap(),
+                format!(
+                    r#"{{"jsonrpc":"2.0","id":{id},"error":{{"code":-32600,"message":"invalid request: an id must be an integer or a string, not {id}"}}}}"#
+                )
+            );
+        }
         assert_eq!(code(&[0xff, 0xfe]), -32700);
     }
 
@@ -1754,7 +1917,7 @@ mod tests {
             (b"lone \\ud800 surrogate then \xc3", b"\xc3"),
             (b"raw\nnewline", b"\nnewline"),
         ];
-        let code = |b: &[u8]| check(b).unwrap_err()["error"]["code"].clone();
+        let code = |b: &[u8]| json!(check(b).unwrap_err().code);
         for (t, from) in refused {
             let original = open_body("", t, "");
             let back = split_did_open(original.clone()).unwrap_err();
