@@ -691,3 +691,295 @@ async fn symlinked_and_hard_linked_transcripts_are_followed() {
     same_as_fresh(&mut c, &hu, 2, "hard link").await;
     c.shutdown().await;
 }
+
+/// A small seeded generator (xorshift64*), so that a failing soak can be run again.
+struct Rng(u64);
+
+impl Rng {
+    fn next(&mut self) -> u64 {
+        self.0 ^= self.0 >> 12;
+        self.0 ^= self.0 << 25;
+        self.0 ^= self.0 >> 27;
+        self.0.wrapping_mul(0x2545_f491_4f6c_dd1d)
+    }
+
+    fn below(&mut self, n: usize) -> usize {
+        (self.next() % n as u64) as usize
+    }
+}
+
+/// `transcript/sessions` of a server, once its index is complete and equal to `want` (or
+/// after 20 s, as it then is).
+async fn settled_sessions(c: &mut TestClient, want: Option<&Value>) -> Value {
+    let mut last = Value::Null;
+    for _ in 0..100 {
+        let r = c.request("transcript/sessions", json!({})).await.unwrap();
+        if r["complete"] == true && want.is_none_or(|w| r["sessions"] == *w) {
+            return r["sessions"].clone();
+        }
+        last = r["sessions"].clone();
+        tokio::time::sleep(Duration::from_millis(200)).await;
+    }
+    last
+}
+
+/// Issue 25 "done when": a soak of random appends, truncations, in-place rewrites, renames,
+/// folder deletes and symlink swaps, on a real file system with the real watcher, under two
+/// followed views (one of a file in an index root, one of a symlink outside it) and the
+/// index root; at the end every answer of the live server equals a fresh server's: each
+/// view's text, folding ranges, symbols, semantic tokens, inlay hints and code lenses, and
+/// `transcript/sessions`. Runs `SOAK_SECS` seconds (120 by default; CI runs it so), seeded
+/// by `SOAK_SEED` (printed, with the count of each operation).
+#[cfg(unix)]
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_soak_of_file_system_changes_ends_equal_to_a_fresh_server() {
+    let secs: u64 = std::env::var("SOAK_SECS")
+        .ok()
+        .and_then(|s| s.parse().ok())
+        .unwrap_or(120);
+    let seed: u64 = std::env::var("SOAK_SEED")
+        .ok()
+        .and_then(|s| s.parse().ok())
+        .unwrap_or_else(|| {
+            std::time::SystemTime::now()
+                .duration_since(std::time::UNIX_EPOCH)
+                .unwrap()
+                .as_nanos() as u64
+                | 1
+        });
+    eprintln!("soak: {secs} s, SOAK_SEED={seed}");
+    let mut rng = Rng(seed);
+    let demo =
+        std::fs::read(fixtures_dir().join("demo/3f8a2c61-9d4e-4b7a-8c15-e2d07b9a4f63.jsonl"))
+            .unwrap();
+    // Two texts of the same length (a same-length rewrite in place turns one into the other).
+    let at = demo
+        .windows(13)
+        .position(|w| w == b"returns a 500")
+        .unwrap()
+        + 10;
+    let mut other = demo.clone();
+    other[at..at + 3].copy_from_slice(b"404");
+    let variants = [demo.clone(), other];
+    let ends: Vec<usize> = demo
+        .iter()
+        .enumerate()
+        .filter(|(_, b)| **b == b'\n')
+        .map(|(i, _)| i + 1)
+        .collect();
+    let dir = tempfile::tempdir().unwrap();
+    let root = dir.path().join("root");
+    let folder = root.join("a");
+    let extra = root.join("b");
+    let real = dir.path().join("real");
+    let links = dir.path().join("links");
+    for d in [&folder, &extra, &real, &links] {
+        std::fs::create_dir_all(d).unwrap();
+    }
+    let live = folder.join("live.jsonl");
+    // The followed file: `variants[v][..len]`.
+    let (mut v, mut len) = (0usize, ends[ends.len() / 3]);
+    std::fs::write(&live, &variants[v][..len]).unwrap();
+    // Two real files a symlink is swapped between, each grown now and then.
+    let reals = [real.join("one.jsonl"), real.join("two.jsonl")];
+    let mut real_lens = [ends[10], ends[20]];
+    for (p, n) in reals.iter().zip(real_lens) {
+        std::fs::write(p, &demo[..n]).unwrap();
+    }
+    let link = links.join("cur.jsonl");
+    let mut target = 0usize;
+    std::os::unix::fs::symlink(&reals[target], &link).unwrap();
+    let roots = json!({"roots": [root.to_string_lossy()], "indexCache": false});
+    let (mut c, _) = TestClient::start(client_caps(false), roots.clone()).await;
+    // The link's own path (`view_uri` would resolve it).
+    let (lu, su) = (
+        view_uri(&live, Some(false)),
+        format!("transcript://{}?verbose=1", link.display()),
+    );
+    c.open_view(&lu).await;
+    c.open_view(&su).await;
+    settled_sessions(&mut c, None).await;
+
+    let ops = [
+        "append",
+        "truncate",
+        "rewrite in place",
+        "rename away and back",
+        "folder deleted and made again",
+        "symlink swapped",
+        "symlink target appended",
+        "index file written",
+        "index file deleted",
+    ];
+    let mut counts = vec![0usize; ops.len()];
+    let mut extras = 0usize;
+    let t0 = std::time::Instant::now();
+    let write = |p: &std::path::Path, b: &[u8]| std::fs::write(p, b).unwrap();
+    while t0.elapsed() < Duration::from_secs(secs) {
+        let op = rng.below(ops.len());
+        counts[op] += 1;
+        match op {
+            0 => {
+                let i = ends.partition_point(|&e| e <= len);
+                if i < ends.len() {
+                    let to = ends[(i + rng.below(8)).min(ends.len() - 1)];
+                    append(&live, &variants[v][len..to]);
+                    len = to;
+                }
+            }
+            1 => {
+                len = ends[rng.below(ends.partition_point(|&e| e <= len).max(1))];
+                let f = std::fs::OpenOptions::new().write(true).open(&live).unwrap();
+                f.set_len(len as u64).unwrap();
+            }
+            2 => {
+                use std::io::{Seek, SeekFrom};
+                v = 1 - v;
+                let mut f = std::fs::OpenOptions::new().write(true).open(&live).unwrap();
+                f.seek(SeekFrom::Start(0)).unwrap();
+                f.write_all(&variants[v][..len]).unwrap();
+            }
+            3 => {
+                let away = folder.join("away.jsonl");
+                std::fs::rename(&live, &away).unwrap();
+                tokio::time::sleep(Duration::from_millis(rng.below(400) as u64)).await;
+                std::fs::rename(&away, &live).unwrap();
+            }
+            4 => {
+                std::fs::remove_dir_all(&folder).unwrap();
+                tokio::time::sleep(Duration::from_millis(rng.below(400) as u64)).await;
+                std::fs::create_dir_all(&folder).unwrap();
+                write(&live, &variants[v][..len]);
+            }
+            5 => {
+                target = 1 - target;
+                let tmp = links.join("tmp.jsonl");
+                std::os::unix::fs::symlink(&reals[target], &tmp).unwrap();
+                std::fs::rename(&tmp, &link).unwrap();
+            }
+            6 => {
+                let t = rng.below(2);
+                let i = ends.partition_point(|&e| e <= real_lens[t]);
+                if i < ends.len() {
+                    let to = ends[(i + rng.below(5)).min(ends.len() - 1)];
+                    append(&reals[t], &demo[real_lens[t]..to]);
+                    real_lens[t] = to;
+                }
+            }
+            7 => {
+                extras += 1;
+                let n = ends[rng.below(ends.len())];
+                write(&extra.join(format!("s{}.jsonl", extras % 7)), &demo[..n]);
+            }
+            _ => {
+                let _ = std::fs::remove_file(extra.join(format!("s{}.jsonl", rng.below(7))));
+            }
+        }
+        tokio::time::sleep(Duration::from_millis(rng.below(300) as u64)).await;
+        if rng.below(4) == 0 {
+            // A request now and then, as an editor makes them while the files change.
+            let _ = c
+                .request(
+                    "textDocument/foldingRange",
+                    json!({"textDocument": {"uri": if rng.below(2) == 0 { &lu } else { &su }}}),
+                )
+                .await;
+        }
+        c.clear_sent();
+    }
+    let summary: Vec<String> = ops
+        .iter()
+        .zip(&counts)
+        .map(|(o, n)| format!("{o} {n}"))
+        .collect();
+    eprintln!(
+        "soak: {} operations in {:?} (SOAK_SEED={seed}): {}",
+        counts.iter().sum::<usize>(),
+        t0.elapsed(),
+        summary.join(", ")
+    );
+    // Settled: each followed file as written, then every answer as a fresh server's.
+    assert!(
+        source_becomes(&c, &live, &variants[v][..len]).await,
+        "the view of {} holds what was last written (SOAK_SEED={seed})",
+        live.display()
+    );
+    let want_link = demo[..real_lens[target]].to_vec();
+    assert!(
+        source_becomes(&c, &link, &want_link).await,
+        "the view of the symlink holds its target's text (SOAK_SEED={seed})"
+    );
+    same_as_fresh(
+        &mut c,
+        &lu,
+        2,
+        &format!("view of the file (SOAK_SEED={seed})"),
+    )
+    .await;
+    same_as_fresh(
+        &mut c,
+        &su,
+        2,
+        &format!("view of the symlink (SOAK_SEED={seed})"),
+    )
+    .await;
+    let (mut fresh, _) = TestClient::start(client_caps(false), roots).await;
+    let want = settled_sessions(&mut fresh, None).await;
+    let got = settled_sessions(&mut c, Some(&want)).await;
+    assert_eq!(got, want, "transcript/sessions (SOAK_SEED={seed})");
+    eprintln!(
+        "soak: equal to a fresh server: 2 views, {} sessions",
+        want.as_array().map_or(0, Vec::len)
+    );
+    fresh.shutdown().await;
+    c.shutdown().await;
+}
+
+/// A view of a symlink follows the link when it is pointed at another file (the soak's
+/// symlink swap): it shows the new target, as a fresh server does, and then that target's
+/// appends.
+#[cfg(unix)]
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_view_of_a_symlink_follows_it_to_a_new_target() {
+    let demo =
+        std::fs::read(fixtures_dir().join("demo/3f8a2c61-9d4e-4b7a-8c15-e2d07b9a4f63.jsonl"))
+            .unwrap();
+    let ends: Vec<usize> = demo
+        .iter()
+        .enumerate()
+        .filter(|(_, b)| **b == b'\n')
+        .map(|(i, _)| i + 1)
+        .collect();
+    let dir = tempfile::tempdir().unwrap();
+    let (one, two) = (dir.path().join("one.jsonl"), dir.path().join("two.jsonl"));
+    std::fs::write(&one, &demo[..ends[10]]).unwrap();
+    std::fs::write(&two, &demo[..ends[20]]).unwrap();
+    let link = dir.path().join("cur.jsonl");
+    std::os::unix::fs::symlink(&one, &link).unwrap();
+    let (mut c, _) = TestClient::start(client_caps(false), json!({"roots": []})).await;
+    // The link's own path (`view_uri` would resolve it).
+    let uri = format!("transcript://{}?verbose=1", link.display());
+    c.open_view(&uri).await;
+    tokio::time::sleep(Duration::from_millis(300)).await;
+    let tmp = dir.path().join("tmp.jsonl");
+    std::os::unix::fs::symlink(&two, &tmp).unwrap();
+    std::fs::rename(&tmp, &link).unwrap();
+    let held = |c: &TestClient| {
+        c.service
+            .shared()
+            .host
+            .loaded_disk_source(&link)
+            .map(|s| s.text().len())
+    };
+    let swapped = source_becomes(&c, &link, &demo[..ends[20]]).await;
+    assert!(swapped, "swapped: the view holds {:?} bytes", held(&c));
+    same_as_fresh(&mut c, &uri, 2, "swapped").await;
+    append(&two, &demo[ends[20]..ends[30]]);
+    assert!(
+        source_becomes(&c, &link, &demo[..ends[30]]).await,
+        "appended: the view holds {:?} bytes",
+        held(&c)
+    );
+    same_as_fresh(&mut c, &uri, 3, "appended").await;
+    c.shutdown().await;
+}
