@@ -13,5 +13,9 @@ fi
 if ! command -v script >/dev/null && [ "$(id -u)" = 0 ] && command -v apt-get >/dev/null; then
   apt-get update -q >/dev/null && DEBIAN_FRONTEND=noninteractive apt-get install -y -q bsdutils >/dev/null
 fi
-cargo test --workspace --all-targets
+cargo test --workspace --all-targets -- --skip a_soak_of_file_system_changes
+# The live-file soak (issue 25): 120 s of random file-system changes under followed views and
+# an index root, then every answer compared with a fresh server's; its seed and counts shown.
+cargo test --test lsp_live a_soak_of_file_system_changes -- --nocapture 2>&1 \
+  | grep -E '^soak:|^test result|panicked|FAILED|SOAK_SEED'
 bash tests/e2e/run.sh
