@@ -428,7 +428,7 @@ fn run_inner(
                 drop(std::mem::take(&mut loaded.source));
                 let s = stats(path, &loaded);
                 serde_json::to_writer(&mut *out, &s)
-                    .map_err(std::io::Error::other)
+                    .map_err(json_io_error)
                     .and_then(|()| out.write_all(b"\n"))
             }
             Command::Stats => {
@@ -530,7 +530,7 @@ fn run_history(args: &Args, out: &mut dyn Write, err: &mut dyn Write) -> Result<
                 &mut *out,
                 &serde_json::json!({ "path": path, "entries": entries }),
             )
-            .map_err(std::io::Error::other)
+            .map_err(json_io_error)
             .and_then(|()| out.write_all(b"\n"))
         } else {
             list.iter().try_for_each(|e| {
@@ -563,7 +563,7 @@ fn run_history(args: &Args, out: &mut dyn Write, err: &mut dyn Write) -> Result<
                 &mut *out,
                 &serde_json::json!({ "path": path, "ranges": ranges }),
             )
-            .map_err(std::io::Error::other)
+            .map_err(json_io_error)
             .and_then(|()| out.write_all(b"\n"))
         } else {
             ranges.iter().try_for_each(|r| {
@@ -583,6 +583,16 @@ fn run_history(args: &Args, out: &mut dyn Write, err: &mut dyn Write) -> Result<
             code: 1,
             message: format!("cannot write output: {e}"),
         }),
+    }
+}
+
+/// A `serde_json` error writing JSON out as an I/O error of the same kind: a reader that went
+/// away stays `BrokenPipe` (quiet, exit 0; issue 25 Low list: `stats --json | head -c 10`
+/// printed `Broken pipe` and exited 1).
+fn json_io_error(e: serde_json::Error) -> std::io::Error {
+    match e.io_error_kind() {
+        Some(kind) => std::io::Error::new(kind, e),
+        None => std::io::Error::other(e),
     }
 }
 
@@ -1156,7 +1166,7 @@ fn write_changes_json(
             "files": c.session,
         });
     }
-    serde_json::to_writer(&mut *out, &v).map_err(std::io::Error::other)?;
+    serde_json::to_writer(&mut *out, &v).map_err(json_io_error)?;
     out.write_all(b"\n")
 }
 

@@ -1114,3 +1114,30 @@ fn records_that_would_not_fit_in_memory_are_refused_clearly() {
     let (code, err) = limited(&demo);
     assert_eq!((code, err.as_str()), (0, ""));
 }
+
+/// Issue 25, Low list: `stats --json | head -c 10`: a reader that goes away is no error
+/// (it printed `cannot write output: Broken pipe` and exited 1); the same for the text
+/// forms. The reading end is closed before anything is written.
+#[cfg(unix)]
+#[test]
+fn a_reader_that_goes_away_is_no_error() {
+    let demo = root().join("fixtures/demo/3f8a2c61-9d4e-4b7a-8c15-e2d07b9a4f63.jsonl");
+    for args in [
+        &["stats", "--json"][..],
+        &["stats"],
+        &["changes", "--json"],
+        &["render", "--no-pager"],
+    ] {
+        let (reader, writer) = std::io::pipe().unwrap();
+        drop(reader);
+        let out = bin().args(args).arg(&demo).stdout(writer).output().unwrap();
+        assert_eq!(
+            (
+                out.status.code(),
+                String::from_utf8_lossy(&out.stderr).as_ref()
+            ),
+            (Some(0), ""),
+            "{args:?}"
+        );
+    }
+}
