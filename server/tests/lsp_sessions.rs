@@ -529,3 +529,36 @@ async fn a_newer_roots_change_supersedes_the_running_index_build() {
     eprintln!("superseded builds read {stopped:?} of 300 files");
     c.shutdown().await;
 }
+
+/// Issue 25, Low list: a transcript whose file name is not UTF-8 is indexed, its URI
+/// percent-encoding the bytes as written (it was left out of `transcript/sessions` without
+/// a word: its path did not serialize), and its view opens from that URI.
+#[cfg(unix)]
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_file_name_that_is_not_utf8_is_indexed() {
+    use std::os::unix::ffi::OsStrExt;
+    let dir = tempfile::tempdir().unwrap();
+    let root = dir.path().join("sessions");
+    std::fs::create_dir_all(&root).unwrap();
+    let odd = root.join(std::ffi::OsStr::from_bytes(b"caf\xe9.jsonl"));
+    std::fs::copy(fixtures_dir().join(DEMO), &odd).unwrap();
+    let mut c = indexed(std::slice::from_ref(&root)).await;
+    let r = c.request("transcript/sessions", json!({})).await.unwrap();
+    let got = uris(&r);
+    let logs: Vec<String> = c
+        .sent()
+        .into_iter()
+        .filter(|s| s.method == "window/logMessage")
+        .map(|s| s.params["message"].to_string())
+        .collect();
+    assert_eq!(got.len(), 1, "{r} {logs:?}");
+    assert!(got[0].ends_with("/sessions/caf%E9.jsonl"), "{got:?}");
+    // Its view opens from that URI (the bytes read back as written).
+    let view = got[0].replacen("file://", "transcript://", 1);
+    let v = c
+        .request("workspace/textDocumentContent", json!({"uri": view}))
+        .await
+        .unwrap();
+    assert!(v["text"].as_str().unwrap().contains("## Turn 1"), "{v}");
+    c.shutdown().await;
+}

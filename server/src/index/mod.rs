@@ -176,6 +176,9 @@ pub fn system_time_ms(t: SystemTime) -> Option<i64> {
 #[derive(Debug, Clone, PartialEq, Serialize)]
 #[serde(rename_all = "camelCase")]
 pub struct SessionInfo {
+    /// The file (the protocol names it by URI; left out of the serialized form, which a
+    /// path that is not UTF-8 would make fail: issue 25, Low list).
+    #[serde(skip)]
     pub path: PathBuf,
     /// `claude-code` | `codex`.
     pub format: &'static str,
@@ -189,7 +192,10 @@ pub struct SessionInfo {
     pub turns: usize,
     pub bytes: u64,
     pub live: bool,
+    /// Named by URI in the protocol (not serialized).
+    #[serde(skip)]
     pub parent: Option<PathBuf>,
+    #[serde(skip)]
     pub children: Vec<PathBuf>,
 }
 

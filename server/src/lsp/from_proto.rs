@@ -58,24 +58,21 @@ pub fn doc_ref(uri: &Uri, default_verbose: bool) -> Result<DocRef, String> {
 /// may be percent-encoded as a whole (`?verbose%3D1`, as VS Code sends it) or plain
 /// (`?verbose=1`, as `to_proto::view_uri` writes it).
 pub fn view_key(uri: &Uri, default_verbose: bool) -> Result<ViewKey, String> {
-    let mut path = uri.path().decode().to_string_lossy().into_owned();
+    let mut path = path_from_bytes(percent_decode_bytes(uri.path().as_str()));
     let mut verbose = default_verbose;
     if let Some(q) = uri.query() {
         // The query is decoded as a whole (VS Code's `Uri.toString()` encodes `=` and `&`
         // too). `path=` must come last: everything after it is the file, `&` included.
-        let q = percent_decode(q.as_str());
-        let at = q
-            .match_indices("path=")
-            .map(|(i, _)| i)
-            .find(|&i| i == 0 || q.as_bytes()[i - 1] == b'&');
+        let qb = percent_decode_bytes(q.as_str());
+        let at = memchr::memmem::find_iter(&qb, b"path=").find(|&i| i == 0 || qb[i - 1] == b'&');
         let params = match at {
             Some(i) => {
                 // `transcript:/<title>?path=<file>`: the URI path is only a name for the
-                // editor's tab (issue 7).
-                path = q[i + "path=".len()..].to_string();
-                &q[..i]
+                // editor's tab (issue 7). Its bytes as written (a name that is not UTF-8).
+                path = path_from_bytes(qb[i + "path=".len()..].to_vec());
+                String::from_utf8_lossy(&qb[..i]).into_owned()
             }
-            None => &q[..],
+            None => String::from_utf8_lossy(&qb).into_owned(),
         };
         for pair in params.split('&').filter(|p| !p.is_empty()) {
             let (k, v) = pair.split_once('=').unwrap_or((pair, "1"));
@@ -98,20 +95,43 @@ pub fn view_key(uri: &Uri, default_verbose: bool) -> Result<ViewKey, String> {
             }
         }
     }
-    if path.is_empty() || !path.starts_with('/') {
+    if !path.is_absolute() {
         return Err(format!(
             "a transcript: URI must name an absolute path: {}",
             uri.as_str()
         ));
     }
-    Ok(ViewKey {
-        path: PathBuf::from(path),
-        verbose,
-    })
+    Ok(ViewKey { path, verbose })
+}
+
+/// The local path of a `file:` URI, its `%XX` escapes decoded as bytes: a file name that is
+/// not UTF-8 (`caf%E9.jsonl`) names that very file (issue 25, Low list: `Uri::to_file_path`
+/// decodes lossily, and such files were left out). `None` for an empty or relative path.
+pub fn file_path(uri: &Uri) -> Option<PathBuf> {
+    let path = path_from_bytes(percent_decode_bytes(uri.path().as_str()));
+    path.is_absolute().then_some(path)
+}
+
+/// A path from its bytes (as written on Unix; lossily elsewhere).
+fn path_from_bytes(bytes: Vec<u8>) -> PathBuf {
+    #[cfg(unix)]
+    {
+        use std::os::unix::ffi::OsStringExt;
+        PathBuf::from(std::ffi::OsString::from_vec(bytes))
+    }
+    #[cfg(not(unix))]
+    {
+        PathBuf::from(String::from_utf8_lossy(&bytes).into_owned())
+    }
 }
 
 /// Decodes `%XX` escapes (UTF-8); a malformed escape is kept as written.
 pub(crate) fn percent_decode(s: &str) -> String {
+    String::from_utf8_lossy(&percent_decode_bytes(s)).into_owned()
+}
+
+/// Decodes `%XX` escapes into bytes; a malformed escape is kept as written.
+fn percent_decode_bytes(s: &str) -> Vec<u8> {
     let b = s.as_bytes();
     let mut out = Vec::with_capacity(b.len());
     let mut i = 0;
@@ -128,7 +148,7 @@ pub(crate) fn percent_decode(s: &str) -> String {
             i += 1;
         }
     }
-    String::from_utf8_lossy(&out).into_owned()
+    out
 }
 
 #[cfg(test)]

@@ -422,7 +422,7 @@ impl LanguageServer for Backend {
 
 /// The local path of a workspace folder (`None` for a folder that is not a `file:` URI).
 fn folder_path(f: &WorkspaceFolder) -> Option<PathBuf> {
-    f.uri.to_file_path().map(|p| p.into_owned())
+    crate::lsp::from_proto::file_path(&f.uri)
 }
 
 /// The client's workspace folders as local paths: `workspaceFolders`, else the deprecated
@@ -434,7 +434,7 @@ fn workspace_folder_paths(params: &InitializeParams) -> Vec<PathBuf> {
         None => params
             .root_uri
             .as_ref()
-            .and_then(|u| u.to_file_path().map(|p| p.into_owned()))
+            .and_then(|u| crate::lsp::from_proto::file_path(&u))
             .into_iter()
             .collect(),
     }

@@ -79,19 +79,35 @@ pub fn units(s: &str, enc: Encoding) -> usize {
 
 /// The `file:` URI of a path (`None` for a relative path).
 pub fn file_uri(path: &std::path::Path) -> Option<Uri> {
-    Uri::from_file_path(path)
+    if !path.is_absolute() {
+        return Uri::from_file_path(path);
+    }
+    format!("file://{}", encoded_path(path)).parse().ok()
 }
 
-/// The `transcript:` URI of a file's view; `verbose` adds `?verbose=1` / `?verbose=0`.
-pub fn view_uri(path: &std::path::Path, verbose: Option<bool>) -> Option<Uri> {
-    let mut s = format!("{}://", capabilities::VIEW_SCHEME);
-    for b in path.to_string_lossy().bytes() {
+/// An absolute path's bytes percent-encoded for a URI's path (RFC 3986: letters, digits,
+/// `-._~` and `/` as they are): a file name that is not UTF-8 keeps its bytes (`caf%E9.jsonl`;
+/// issue 25, Low list: such files were left out of the index, `Uri::from_file_path` refusing
+/// them), read back by `from_proto::file_path`.
+fn encoded_path(path: &std::path::Path) -> String {
+    #[cfg(unix)]
+    let bytes = std::os::unix::ffi::OsStrExt::as_bytes(path.as_os_str()).to_vec();
+    #[cfg(not(unix))]
+    let bytes = path.to_string_lossy().replace('\\', "/").into_bytes();
+    let mut s = String::with_capacity(bytes.len());
+    for b in bytes {
         if b.is_ascii_alphanumeric() || b"-._~/".contains(&b) {
             s.push(b as char);
         } else {
             s.push_str(&format!("%{b:02X}"));
         }
     }
+    s
+}
+
+/// The `transcript:` URI of a file's view; `verbose` adds `?verbose=1` / `?verbose=0`.
+pub fn view_uri(path: &std::path::Path, verbose: Option<bool>) -> Option<Uri> {
+    let mut s = format!("{}://{}", capabilities::VIEW_SCHEME, encoded_path(path));
     match verbose {
         Some(true) => s.push_str("?verbose=1"),
         Some(false) => s.push_str("?verbose=0"),
@@ -508,7 +524,6 @@ pub fn session(s: &crate::index::SessionInfo) -> Option<Value> {
     let uri = |p: &std::path::Path| file_uri(p).map(|u| u.as_str().to_string());
     let mut v = serde_json::to_value(s).ok()?;
     let o = v.as_object_mut()?;
-    o.remove("path");
     o.insert("uri".into(), json!(uri(&s.path)?));
     o.insert("parent".into(), json!(s.parent.as_deref().and_then(uri)));
     o.insert(

@@ -145,8 +145,7 @@ pub(crate) async fn execute_command(
             let path = if from_proto::is_view(&uri) {
                 from_proto::view_key(&uri, false).map_err(invalid)?.path
             } else {
-                uri.to_file_path()
-                    .map(|p| p.into_owned())
+                crate::lsp::from_proto::file_path(&uri)
                     .ok_or_else(|| invalid(format!("not a file URI: {}", uri.as_str())))?
             };
             let verbose = args.verbose;

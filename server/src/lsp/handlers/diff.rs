@@ -165,10 +165,7 @@ pub fn add_activity_lenses(ctx: &Ctx, lenses: &mut Vec<Lens>) {
 /// The transcript file behind a document (raw `file:` or view).
 fn session_path(ctx: &Ctx) -> Result<PathBuf> {
     match &ctx.doc {
-        DocSnap::Raw { .. } => ctx
-            .uri
-            .to_file_path()
-            .map(|p| p.into_owned())
+        DocSnap::Raw { .. } => crate::lsp::from_proto::file_path(&ctx.uri)
             .ok_or_else(|| invalid(format!("not a file URI: {}", ctx.uri.as_str()))),
         DocSnap::View { key, .. } => Ok(key.path.clone()),
     }

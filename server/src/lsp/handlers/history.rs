@@ -29,9 +29,7 @@ fn target(method: &str, path: Option<String>, uri: Option<Uri>) -> Result<PathBu
                 )))
             }
         }
-        (None, Some(u)) if u.scheme().as_str() == "file" => u
-            .to_file_path()
-            .map(|p| p.into_owned())
+        (None, Some(u)) if u.scheme().as_str() == "file" => crate::lsp::from_proto::file_path(&u)
             .ok_or_else(|| invalid(format!("{method}: not a file path: {}", u.as_str()))),
         (None, Some(u)) => Err(invalid(format!(
             "{method} needs a file: URI, got {}:",

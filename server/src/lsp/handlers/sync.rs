@@ -34,7 +34,7 @@ pub(crate) fn did_open(b: &Backend, params: DidOpenTextDocumentParams) {
         });
         return;
     }
-    let path = uri.to_file_path().map(|p| p.into_owned());
+    let path = crate::lsp::from_proto::file_path(&uri);
     // Records that would not fit in memory are refused before they are read (issue 25 item
     // 8: 10 M `{}` lines took 1.1 GB, past that the allocator aborted the server): the editor
     // keeps its text, the document gets no transcript features, and the user is told.
