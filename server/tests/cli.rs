@@ -1141,3 +1141,27 @@ fn a_reader_that_goes_away_is_no_error() {
         );
     }
 }
+
+/// Issue 25, Low list: a byte order mark at the start of every line (files joined with
+/// `cat`, each written with one) is not part of the records: the counts equal the plain
+/// file's (every line after the first was invalid JSON).
+#[test]
+fn a_byte_order_mark_on_every_line_is_read_past() {
+    let demo = std::fs::read_to_string(
+        root().join("fixtures/demo/3f8a2c61-9d4e-4b7a-8c15-e2d07b9a4f63.jsonl"),
+    )
+    .unwrap();
+    let marked: String = demo.lines().map(|l| format!("\u{feff}{l}\n")).collect();
+    let (_d1, plain) = temp_file("plain.jsonl", demo.as_bytes());
+    let (_d2, bom) = temp_file("bom.jsonl", marked.as_bytes());
+    let counts = |p: &Path| {
+        let (code, out, err) = run(&["stats", "--json", p.to_str().unwrap()]);
+        assert_eq!((code, err.as_str()), (0, ""));
+        let mut v: serde_json::Value = serde_json::from_str(&out).unwrap();
+        v.as_object_mut().unwrap().remove("file");
+        v
+    };
+    let (a, b) = (counts(&plain), counts(&bom));
+    assert_eq!(b["invalid_lines"], serde_json::json!([]));
+    assert_eq!(a, b);
+}

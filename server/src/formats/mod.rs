@@ -264,9 +264,10 @@ impl Reader {
     }
 
     fn read_line(&mut self, source: &str, line: usize, mut span: Span) {
-        // A byte order mark before the first record is not part of it (editors on Windows
-        // write one; issue 8 defect 2).
-        if line == 0 && source[span.clone()].starts_with('\u{feff}') {
+        // A byte order mark before a record is not part of it: editors on Windows write one
+        // before the first (issue 8 defect 2), and files joined with `cat` hold one at each
+        // file's start (issue 25, Low list: every later line was invalid JSON).
+        if source[span.clone()].starts_with('\u{feff}') {
             span.start += '\u{feff}'.len_utf8();
         }
         let text = &source[span.clone()];
