@@ -834,7 +834,10 @@ fn write_outline(out: &mut dyn Write, path: &Path, l: &Loaded) -> std::io::Resul
             out,
             "ℹ line {}: {}",
             u.line + 1,
-            text::one_line(&crate::ide::diagnostics::unknown_message(u), 300)
+            text::one_line(
+                &crate::ide::diagnostics::unknown_message(u, t.format()),
+                300
+            )
         )?;
     }
     if let Some(p) = &t.pending_tail {

@@ -1264,6 +1264,36 @@ fn unknown_records_give_one_information_diagnostic_per_kind() {
     }
 }
 
+/// A file joining two agents' records (issue 25, Low list): the other agent's records are
+/// not read, and the diagnostic names whose they are instead of calling them unknown.
+#[test]
+fn another_agents_records_are_named_in_the_diagnostic() {
+    use transcript_ls::ide::diagnostics::diagnostics;
+    let f = load_with("rules/mixed-claude-codex.jsonl", &opts(true));
+    let all = diagnostics(&f.t, &f.a);
+    let d: Vec<(usize, &str)> = all
+        .iter()
+        .map(|d| (d.line + 1, d.message.as_str()))
+        .collect();
+    assert_eq!(
+        d,
+        [
+            (
+                2,
+                "Codex record type \"session_meta\" in a Claude Code transcript (1 line): not read; \
+                 shown in the verbose view only"
+            ),
+            (
+                3,
+                "Codex record type \"response_item\" in a Claude Code transcript (2 lines): not \
+                 read; shown in the verbose view only"
+            ),
+        ]
+    );
+    // The Claude Code turn around them reads as before.
+    assert_eq!(f.a.turns.len(), 1);
+}
+
 /// Two forks of one parent in one file (`codex-two-forks.jsonl`, issue 20): the parent's
 /// rollout (lines 1–16), its first fork (17–48: replay 18–33, two turns of its own) and a
 /// second fork (49–71: replay 50–65, one turn of its own). Each replay is its own inherited

@@ -680,6 +680,7 @@ fn unknown_type_is_other_and_noted_once() {
             lines: 2,
             line: 0,
             span: t.entries[0].span.clone(),
+            other_format: None,
         }]
     );
 }
@@ -747,6 +748,42 @@ fn invalid_json_and_non_objects_are_unparsed_with_a_warning() {
             "not a JSON object: a Claude Code record is one object per line"
         )
     );
+}
+
+/// Valid JSON nested deeper than serde_json's 128-level limit for decoded values is read, not
+/// called invalid JSON (issue 25, Low list): records are skimmed with `IgnoredAny`, which
+/// walks any depth without recursion. A Claude Code record keeps its known fields; a line
+/// of a file in no known format is kept as valid JSON.
+#[test]
+fn a_record_nested_deeper_than_128_levels_is_read() {
+    let deep = format!("{}1{}", "[".repeat(200), "]".repeat(200));
+    let line = format!(r#"{{"type":"user","x":{deep}}}"#);
+    let src = format!(
+        "{}\n{line}\n{}\n",
+        user("u1", r#""a""#),
+        user("u2", r#""b""#)
+    );
+    let t = formats::read(&src);
+    assert_eq!(
+        roles(&t),
+        [
+            Role::Prompt(PromptKind::Typed),
+            Role::Other,
+            Role::Prompt(PromptKind::Typed)
+        ]
+    );
+    let problems: Vec<(usize, &str)> = t
+        .problems
+        .iter()
+        .map(|p| (p.line, p.message.as_str()))
+        .collect();
+    assert_eq!(
+        problems,
+        [(1, "user record without a message object (kept as other)")]
+    );
+    let t = formats::read(&format!("{{\"x\":{deep}}}\n"));
+    assert_eq!(roles(&t), [Role::Other]);
+    assert!(t.problems.is_empty(), "{:?}", t.problems);
 }
 
 #[test]

@@ -311,7 +311,16 @@ impl Reader {
 
     fn dispatch(&mut self, source: &str, line: usize, span: Span) {
         let before = self.transcript.entries.len();
-        self.dispatch_line(source, line, span);
+        let kinds = self.transcript.unknown.len();
+        self.dispatch_line(source, line, span.clone());
+        // A kind no reader of this format knows, first seen here: another agent's record?
+        if self.transcript.unknown.len() > kinds
+            && let Some(other) = detect_line(&source[span])
+            && Some(other) != self.transcript.format
+            && let Some(u) = self.transcript.unknown.last_mut()
+        {
+            u.other_format = Some(other);
+        }
         // A vector's first push reserves room for four blocks; most records hold one or two
         // (issue 12: 736 bytes per one-line prompt, three quarters of them empty).
         let entries = &mut self.transcript.entries;

@@ -35,7 +35,21 @@ fn ser_severity<S: serde::Serializer>(s: &Severity, ser: S) -> Result<S::Ok, S::
 
 /// `unknown record type "worktree-state" (3 lines): shown in the verbose view only` (also
 /// `unknown attachment "…"`, `unknown system subtype "…"`).
-pub fn unknown_message(u: &UnknownRecord) -> String {
+///
+/// Another agent's record says whose it is: `Codex record type "session_meta" in a Claude
+/// Code transcript (1 line): not read; shown in the verbose view only`.
+pub fn unknown_message(u: &UnknownRecord, format: crate::model::Format) -> String {
+    if let Some(other) = u.other_format {
+        return format!(
+            "{} {} \"{}\" in a {} transcript ({} line{}): not read; shown in the verbose view only",
+            other.display_name(),
+            u.what,
+            u.name,
+            format.display_name(),
+            u.lines,
+            if u.lines == 1 { "" } else { "s" }
+        );
+    }
     format!(
         "unknown {} \"{}\" ({} line{}): shown in the verbose view only",
         u.what,
@@ -74,7 +88,7 @@ pub fn diagnostics(transcript: &Transcript, analysis: &Analysis) -> Vec<Diag> {
             line: u.line,
             span: u.span.clone(),
             severity: Severity::Information,
-            message: unknown_message(u),
+            message: unknown_message(u, transcript.format()),
             code: "unknown-record",
         });
     }

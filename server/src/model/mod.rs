@@ -139,6 +139,10 @@ pub struct UnknownRecord {
     /// The first such line (0-based) and its byte span.
     pub line: usize,
     pub span: Span,
+    /// The agent whose record this is, when it is another agent's than the transcript's (a
+    /// Codex `session_meta` in a Claude Code file: files of two agents joined; issue 25,
+    /// Low list: the other format's records were ignored without saying whose they are).
+    pub other_format: Option<Format>,
 }
 
 impl Transcript {
@@ -158,6 +162,7 @@ impl Transcript {
                 lines: 1,
                 line,
                 span,
+                other_format: None,
             });
         }
     }
