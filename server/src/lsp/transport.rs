@@ -1063,6 +1063,26 @@ impl Refused {
     }
 }
 
+/// A request whose string id holds a lone surrogate escape (`"\ud800"`), refused as
+/// InvalidRequest with the id as written. Patched to U+FFFD like the rest of the message (which
+/// tower-lsp-server could not decode otherwise), its answer came back under another id,
+/// `"\ufffd"`, that the client never sent (issue 25, Low list). `None` for any other message.
+fn lone_surrogate_id(body: &[u8]) -> Option<Refused> {
+    let id = raw_id(std::str::from_utf8(body).ok()?)?;
+    if !id.starts_with('"') {
+        return None;
+    }
+    let mut copy = id.clone().into_bytes();
+    crate::source::json_string::patch_lone_surrogates(&mut copy).then(|| Refused {
+        code: -32600,
+        message: format!(
+            "invalid request: an id must be a string of Unicode characters, not {id} (a lone \
+             surrogate)"
+        ),
+        id,
+    })
+}
+
 /// The `id` of a JSON object `text` as written, when it is a number or a string.
 fn raw_id(text: &str) -> Option<String> {
     #[derive(serde::Deserialize)]
@@ -1323,6 +1343,10 @@ pub async fn serve<O, F>(
                             _ => b,
                         };
                         let mut b = b;
+                        if let Some(r) = lone_surrogate_id(&b) {
+                            send(vec![frame(&r.body())]);
+                            continue;
+                        }
                         // tower-lsp-server stops at a message it cannot decode: a lone
                         // surrogate escape in a string made a didChange end the session.
                         crate::source::json_string::patch_lone_surrogates(&mut b);
@@ -1791,6 +1815,29 @@ mod tests {
             );
         }
         assert_eq!(code(&[0xff, 0xfe]), -32700);
+    }
+
+    /// A string id with a lone surrogate escape is refused under the id as written; a paired
+    /// surrogate, or a lone one elsewhere in the message, is no reason to refuse.
+    #[test]
+    fn a_lone_surrogate_id_is_refused_as_written() {
+        let r = lone_surrogate_id(br#"{"jsonrpc":"2.0","id":"a\ud800","method":"shutdown"}"#)
+            .expect("refused");
+        assert_eq!(
+            String::from_utf8(r.body()).unwrap(),
+            r#"{"jsonrpc":"2.0","id":"a\ud800","error":{"code":-32600,"message":"invalid request: an id must be a string of Unicode characters, not \"a\\ud800\" (a lone surrogate)"}}"#
+        );
+        for ok in [
+            &br#"{"jsonrpc":"2.0","id":"\ud83d\ude00","method":"x"}"#[..],
+            br#"{"jsonrpc":"2.0","id":7,"method":"x","params":{"t":"\ud800"}}"#,
+            br#"{"jsonrpc":"2.0","method":"x","params":{"t":"\ud800"}}"#,
+        ] {
+            assert!(
+                lone_surrogate_id(ok).is_none(),
+                "{}",
+                String::from_utf8_lossy(ok)
+            );
+        }
     }
 
     /// A body over the limit is refused with a message naming both sizes, and its bytes are
