@@ -20,6 +20,6 @@ cargo test --workspace --lib --bins --tests -- --skip a_soak_of_file_system_chan
 cargo test --workspace --benches
 # The live-file soak (issue 25): 120 s of random file-system changes under followed views and
 # an index root, then every answer compared with a fresh server's; its seed and counts shown.
-cargo test --test lsp_live a_soak_of_file_system_changes -- --nocapture 2>&1 \
+cargo test --test it lsp_live::a_soak_of_file_system_changes -- --nocapture 2>&1 \
   | grep -E '^soak:|^test result|panicked|FAILED|SOAK_SEED'
 bash tests/e2e/run.sh

@@ -1,6 +1,6 @@
 -- The shared detection table (fixtures/detection-cases.json) run against the plugin's own
 -- detector (lua/transcript/detect.lua): the same first lines must give the same format as on the
--- server (server/tests/detection.rs runs the same table). Run from the repository root:
+-- server (server/tests/it/detection.rs runs the same table). Run from the repository root:
 --   nvim --headless --clean -l editors/nvim/tests/detect_spec.lua
 -- Prints one line per case and exits 1 when any case disagrees.
 local root = vim.fn.fnamemodify(debug.getinfo(1, 'S').source:sub(2), ':p:h:h:h:h')

@@ -7,7 +7,7 @@
 //! Every list of agents elsewhere is derived from [`AGENTS`] (messages, default roots,
 //! `Format::as_str`, detection, dispatch) or checked against it by a test (the CLI help,
 //! `server/PROTOCOL.md`'s agent table, the Neovim plugin's detector and roots, the VS Code
-//! manifest: `tests/agents.rs`). Adding an agent: see `CONTRIBUTING.md` at the repository root.
+//! manifest: `tests/it/agents.rs`). Adding an agent: see `CONTRIBUTING.md` at the repository root.
 //!
 //! The registry holds data and format-level behaviour only (DESIGN.md §1): nothing here knows
 //! editors or LSP; the index and the IDE features look agents up here instead of matching on

@@ -149,7 +149,7 @@ fn changed_files(
 }
 
 /// True for a format whose grown files can be read from their last turn (see [`read_tail`];
-/// checked on every corpus file by `tests/session_index.rs`): the agent registry's
+/// checked on every corpus file by `tests/it/session_index.rs`): the agent registry's
 /// `tail_readable` (Claude Code: each line reads the same without what came before a turn's
 /// opening line; Codex: read from the records that precede the opening line, so that an
 /// opener still meets its copy). Not Pi (its entries form a tree by `parentId`: branches and

@@ -253,7 +253,7 @@ function M.torn_line_format(line)
 end
 
 --- The agents' default session folders, as the server's agent registry has them
---- (server/src/formats/agents.rs; `server/tests/agents.rs` checks this table against it): `home`
+--- (server/src/formats/agents.rs; `server/tests/it/agents.rs` checks this table against it): `home`
 --- under `~`, or `under_env` under `$env` when that variable is set and not empty.
 M.agent_roots = {
   { home = '~/.claude/projects', env = 'CLAUDE_CONFIG_DIR', under_env = 'projects' },

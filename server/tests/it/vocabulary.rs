@@ -18,7 +18,7 @@
 //! * the view's summary lists every model `stats --json` lists;
 //! * a turn's tok/s figure reads the same in its hint, folds, outline detail and `stats` line.
 
-mod common;
+use crate::common;
 
 use std::ffi::OsString;
 use std::path::{Path, PathBuf};

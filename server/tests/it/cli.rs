@@ -1,10 +1,9 @@
 //! The command line (`transcript-ls outline|render|stats`), run as the built binary.
-#![recursion_limit = "256"]
 
 use std::path::{Path, PathBuf};
 use std::process::Command;
 
-mod common;
+use crate::common;
 
 fn bin() -> Command {
     let mut c = Command::new(env!("CARGO_BIN_EXE_transcript-ls"));

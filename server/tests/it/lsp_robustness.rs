@@ -2,7 +2,7 @@
 //! service: the editor's text and the server's must not diverge, a document that starts badly
 //! recovers, `$/` requests are answered, and a panicking handler leaves the server answering.
 
-mod lsp_common;
+use crate::lsp_common;
 
 use lsp_common::*;
 use serde_json::{Value, json};

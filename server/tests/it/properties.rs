@@ -3,7 +3,7 @@
 //! in growing pieces reads the same as reading it whole. Bounded: a fixed number of cases of a
 //! few dozen lines each.
 
-mod common;
+use crate::common;
 
 use proptest::prelude::*;
 use transcript_ls::analysis;

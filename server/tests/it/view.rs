@@ -1,7 +1,7 @@
 //! The rendered view (DESIGN.md §2) on hand-built inputs: exact text, regions, spans, anchors,
 //! limits.
 
-mod common;
+use crate::common;
 
 use common::*;
 use transcript_ls::analysis::{Analysis, RunKind, TurnKind, TurnState};
@@ -748,7 +748,7 @@ fn edit_diffs_take_structured_patch_headers() {
     );
 }
 
-/// Quiet and verbose views of a few files, for review (READ them: `server/tests/snapshots`).
+/// Quiet and verbose views of a few files, for review (READ them: `server/tests/it/snapshots`).
 #[test]
 fn view_snapshots() {
     let root = repo_root();

@@ -3,7 +3,7 @@
 //! `window/workDoneProgress/create`, then `$/progress` begin / reports / end on that token;
 //! a small document sends none, nor does a client without `window.workDoneProgress`.
 
-mod lsp_common;
+use crate::lsp_common;
 
 use std::time::Duration;
 

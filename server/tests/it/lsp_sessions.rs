@@ -2,7 +2,7 @@
 //! built at `initialized`, fuzzy queries, the project filter, the limit, bad params, and the
 //! watcher keeping it current after an append and a deletion.
 
-mod lsp_common;
+use crate::lsp_common;
 
 use std::time::{Duration, Instant};
 

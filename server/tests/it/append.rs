@@ -8,7 +8,7 @@
 
 use std::sync::Arc;
 
-mod common;
+use crate::common;
 
 use proptest::prelude::*;
 use transcript_ls::ide::host::{DocRef, DocSnap, Edit, Host, Snapshot, Source};

@@ -7,7 +7,7 @@
 //! append did not change); over stdio, the spliced frames are well formed, carry the same
 //! JSON, and no placeholder ever reaches the client, also when a request is cancelled.
 
-mod lsp_common;
+use crate::lsp_common;
 
 use std::io::{BufRead, BufReader, Read, Write};
 use std::path::{Path, PathBuf};

@@ -5,7 +5,7 @@
 //! those of a server that reads the final file from scratch. Truncation, replacement and
 //! deletion are handled without a crash.
 
-mod lsp_common;
+use crate::lsp_common;
 
 use std::io::Write;
 use std::time::Duration;

@@ -2,7 +2,7 @@
 //! raw and view, in both position encodings, with readable snapshots (1-based lines; token
 //! texts extracted in the client's encoding).
 
-mod lsp_common;
+use crate::lsp_common;
 
 use lsp_common::*;
 use serde_json::{Value, json};

@@ -3,7 +3,7 @@
 //! requests answered with errors while the server keeps serving, non-transcripts, views
 //! served through `workspace/textDocumentContent` and its alias.
 
-mod lsp_common;
+use crate::lsp_common;
 
 use lsp_common::*;
 use serde_json::{Value, json};

@@ -4,7 +4,7 @@
 //! line ends, symbol selections inside their ranges). A snapshot records, per file, how many
 //! folding ranges, symbols, tokens, hints, lenses and diagnostics the server gives.
 
-mod lsp_common;
+use crate::lsp_common;
 
 use lsp_common::*;
 use serde_json::{Value, json};

@@ -4,7 +4,7 @@
 //! * The file-age rule: a file nobody wrote to for two minutes is read as finished, so its
 //!   last turn's answer is shown (not `… working`); a fresh file is still in flight.
 
-mod lsp_common;
+use crate::lsp_common;
 
 use std::path::{Path, PathBuf};
 use std::time::{Duration, SystemTime};

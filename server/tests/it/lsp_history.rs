@@ -3,7 +3,7 @@
 //! Codex session editing one file, installed in a temporary directory): exact answers, the
 //! buffer's text taking the place of the file's, an unknown file, bad params.
 
-mod lsp_common;
+use crate::lsp_common;
 
 use std::time::Duration;
 
