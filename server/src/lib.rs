@@ -20,6 +20,7 @@
 //! - `lsp`: protocol only: framing, the dispatcher, the method table, handlers (one module per
 //!   request family), `from_proto` / `to_proto`, capabilities, settings, custom-protocol
 //!   types, the client side of live files (`lsp::refresh`).
+//! - `sync`: taking a `Mutex` / `RwLock` whether a panicking holder poisoned it or not.
 //! - `cli`: the command line (`render`, `stats`, …) over the same loader and readers.
 
 pub mod analysis;
@@ -30,5 +31,6 @@ pub mod index;
 pub mod lsp;
 pub mod model;
 pub mod source;
+pub mod sync;
 pub mod testing;
 pub mod view;

@@ -349,9 +349,7 @@ pub fn release_free_heap_after_builds() {
     }
 }
 
-fn lock<T>(m: &Mutex<T>) -> std::sync::MutexGuard<'_, T> {
-    m.lock().unwrap_or_else(|e| e.into_inner())
-}
+use crate::sync::lock;
 
 impl Source {
     /// A source holding the editor's text at `didOpen`.

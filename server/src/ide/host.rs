@@ -154,13 +154,7 @@ pub enum ViewChangeError {
     Stale { have: i32, got: i32 },
 }
 
-fn lock<T>(m: &Mutex<T>) -> std::sync::MutexGuard<'_, T> {
-    m.lock().unwrap_or_else(|e| e.into_inner())
-}
-
-fn read<T>(m: &RwLock<T>) -> std::sync::RwLockReadGuard<'_, T> {
-    m.read().unwrap_or_else(|e| e.into_inner())
-}
+use crate::sync::{lock, read};
 
 /// The document host. Cheap to share (`Arc<Host>`); every method takes `&self`.
 pub struct Host {
@@ -236,17 +230,14 @@ impl Host {
     /// roots changed); false at `initialize`, before the follower starts.
     pub fn configure(&self, new: HostSettings, announce: bool) {
         {
-            let mut s = self.settings.write().unwrap_or_else(|e| e.into_inner());
+            let mut s = crate::sync::write(&self.settings);
             s.stamp += 1;
             s.options = new.options;
             s.verbose = new.verbose;
             s.file_state = new.file_state;
         }
         let roots_changed = {
-            let mut i = self
-                .index_settings
-                .write()
-                .unwrap_or_else(|e| e.into_inner());
+            let mut i = crate::sync::write(&self.index_settings);
             let changed = i.0 != new.roots;
             *i = (new.roots, new.index_cache);
             changed
@@ -259,10 +250,7 @@ impl Host {
     /// Sets where the progress of big loads goes (the protocol layer, once the client said
     /// it shows work-done progress; issue 12, item 4).
     pub fn set_progress(&self, reporter: LoadReporter) {
-        self.settings
-            .write()
-            .unwrap_or_else(|e| e.into_inner())
-            .progress = ProgressHook(Some(reporter));
+        crate::sync::write(&self.settings).progress = ProgressHook(Some(reporter));
     }
 
     /// The index roots.

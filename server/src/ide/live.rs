@@ -435,10 +435,7 @@ async fn handle(
             if roots_changed {
                 let roots = host.roots();
                 st.watch_roots(&**sink, roots.clone());
-                host.index
-                    .write()
-                    .unwrap_or_else(|e| e.into_inner())
-                    .retain_roots(&roots);
+                crate::sync::write(&host.index).retain_roots(&roots);
                 // A newer build supersedes a running one (issue 25 item 6): it stops at
                 // its next file, and this one starts when it has.
                 let generation = host.next_index_generation();
@@ -494,10 +491,7 @@ async fn handle(
                     // that one made again there is watched again; its transcripts leave the
                     // index (issue 25 item 5: they stayed, and new ones never came).
                     st.forget_dirs_under(&path);
-                    let gone: Vec<PathBuf> = host
-                        .index
-                        .read()
-                        .unwrap_or_else(|e| e.into_inner())
+                    let gone: Vec<PathBuf> = crate::sync::read(&host.index)
                         .entries()
                         .map(|(p, _)| p.clone())
                         .filter(|p| p.starts_with(&path))
@@ -622,12 +616,7 @@ fn flush(host: &Arc<Host>, sink: &Arc<dyn Sink>, st: &mut State) {
         let host = host.clone();
         tokio::spawn(async move {
             for p in paths {
-                let old = host
-                    .index
-                    .read()
-                    .unwrap_or_else(|e| e.into_inner())
-                    .get(&p)
-                    .cloned();
+                let old = crate::sync::read(&host.index).get(&p).cloned();
                 let q = p.clone();
                 let roots = host.roots();
                 let res = tokio::task::spawn_blocking(move || {
@@ -639,7 +628,7 @@ fn flush(host: &Arc<Host>, sink: &Arc<dyn Sink>, st: &mut State) {
                     }
                 })
                 .await;
-                let mut idx = host.index.write().unwrap_or_else(|e| e.into_inner());
+                let mut idx = crate::sync::write(&host.index);
                 match res {
                     Ok(Ok(disk::Refresh::Whole(e) | disk::Refresh::Tail { entry: e, .. })) => {
                         idx.insert(p, e)
@@ -704,7 +693,7 @@ pub async fn build_index(
     .await
     .unwrap_or_default();
     {
-        let mut idx = host.index.write().unwrap_or_else(|e| e.into_inner());
+        let mut idx = crate::sync::write(&host.index);
         // The files of older roots must not remove the newer roots' entries.
         if host.index_superseded(generation) {
             drop(idx);
@@ -741,7 +730,7 @@ pub async fn build_index(
             return superseded(&*sink, read, total, true);
         }
         let olds: Vec<(PathBuf, Option<crate::index::SessionEntry>)> = {
-            let idx = host.index.read().unwrap_or_else(|e| e.into_inner());
+            let idx = crate::sync::read(&host.index);
             batch
                 .iter()
                 .map(|p| (p.clone(), idx.get(p).cloned()))
@@ -762,7 +751,7 @@ pub async fn build_index(
         .unwrap_or_default();
         read += results.len();
         {
-            let mut idx = host.index.write().unwrap_or_else(|e| e.into_inner());
+            let mut idx = crate::sync::write(&host.index);
             // Checked under the lock: the roots' change has already dropped the old roots'
             // entries, and a superseded build must not bring them back.
             if host.index_superseded(generation) {
@@ -799,7 +788,7 @@ pub async fn build_index(
     }
     host.set_index_ready();
     let (ns, nt, snapshot) = {
-        let idx = host.index.read().unwrap_or_else(|e| e.into_inner());
+        let idx = crate::sync::read(&host.index);
         let snapshot = (changed > 0 && use_cache).then(|| idx.clone());
         (idx.session_count(), idx.turn_count(), snapshot)
     };

@@ -99,11 +99,7 @@ impl tower::Service<Request> for TranscriptService {
             let fut = self.inner.call(req);
             return guarded(method, id, shared, Box::pin(fut));
         }
-        *self
-            .shared
-            .raw_init
-            .lock()
-            .unwrap_or_else(|e| e.into_inner()) = req.params().cloned();
+        *crate::sync::lock(&self.shared.raw_init) = req.params().cloned();
         let fut = self.inner.call(req);
         guarded(
             method,

@@ -171,17 +171,7 @@ pub(crate) struct TokenPiece {
     pub last: Option<(u32, u32)>,
 }
 
-pub(crate) fn lock<T>(m: &Mutex<T>) -> std::sync::MutexGuard<'_, T> {
-    m.lock().unwrap_or_else(|e| e.into_inner())
-}
-
-pub(crate) fn read<T>(m: &RwLock<T>) -> std::sync::RwLockReadGuard<'_, T> {
-    m.read().unwrap_or_else(|e| e.into_inner())
-}
-
-pub(crate) fn write<T>(m: &RwLock<T>) -> std::sync::RwLockWriteGuard<'_, T> {
-    m.write().unwrap_or_else(|e| e.into_inner())
-}
+pub(crate) use crate::sync::{lock, read, write};
 
 /// An `InvalidParams` error with a message.
 pub fn invalid(msg: impl Into<String>) -> Error {

@@ -480,7 +480,7 @@ impl PendingTexts {
     }
 
     fn lock(&self) -> std::sync::MutexGuard<'_, BTreeMap<u64, String>> {
-        self.texts.lock().unwrap_or_else(|e| e.into_inner())
+        crate::sync::lock(&self.texts)
     }
 
     /// Keeps `text`; its id, or `None` when not accepting (the text is dropped).
@@ -548,7 +548,7 @@ impl InFlight {
         '_,
         std::collections::HashMap<String, tokio::sync::watch::Sender<bool>>,
     > {
-        self.open.lock().unwrap_or_else(|e| e.into_inner())
+        crate::sync::lock(&self.open)
     }
 
     /// A request with this id goes to the server (called before it is written to it).
@@ -716,7 +716,7 @@ impl RawResults {
     }
 
     fn lock(&self) -> std::sync::MutexGuard<'_, VecDeque<(u64, Vec<u8>, bool)>> {
-        self.waiting.lock().unwrap_or_else(|e| e.into_inner())
+        crate::sync::lock(&self.waiting)
     }
 
     /// The answer for `json` (one JSON value, UTF-8, as `serde_json` writes it): kept for the

@@ -94,7 +94,7 @@ pub fn apply(t: &mut Transcript, path: &Path) -> usize {
     };
     let (len, modified) = (md.len(), md.modified().ok());
     let cached = {
-        let guard = LAST_PARENT.lock().unwrap_or_else(|e| e.into_inner());
+        let guard = crate::sync::lock(&LAST_PARENT);
         guard
             .as_ref()
             .filter(|(p, l, m, _)| *p == parent && *l == len && *m == modified)
@@ -120,8 +120,7 @@ pub fn apply(t: &mut Transcript, path: &Path) -> usize {
                 // Truncated while it was read (issue 12): nothing trustworthy to mark or keep.
                 return 0;
             }
-            *LAST_PARENT.lock().unwrap_or_else(|e| e.into_inner()) =
-                Some((parent, len, modified, ids.clone()));
+            *crate::sync::lock(&LAST_PARENT) = Some((parent, len, modified, ids.clone()));
             ids
         }
     };
