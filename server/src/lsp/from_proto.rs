@@ -125,30 +125,17 @@ fn path_from_bytes(bytes: Vec<u8>) -> PathBuf {
     }
 }
 
-/// Decodes `%XX` escapes (UTF-8); a malformed escape is kept as written.
+/// Decodes `%XX` escapes (UTF-8, invalid sequences as U+FFFD); a malformed escape is kept as
+/// written.
 pub(crate) fn percent_decode(s: &str) -> String {
-    String::from_utf8_lossy(&percent_decode_bytes(s)).into_owned()
+    percent_encoding::percent_decode_str(s)
+        .decode_utf8_lossy()
+        .into_owned()
 }
 
 /// Decodes `%XX` escapes into bytes; a malformed escape is kept as written.
 fn percent_decode_bytes(s: &str) -> Vec<u8> {
-    let b = s.as_bytes();
-    let mut out = Vec::with_capacity(b.len());
-    let mut i = 0;
-    while i < b.len() {
-        let hex = |c: u8| (c as char).to_digit(16);
-        if b[i] == b'%'
-            && i + 2 < b.len()
-            && let (Some(h), Some(l)) = (hex(b[i + 1]), hex(b[i + 2]))
-        {
-            out.push((h * 16 + l) as u8);
-            i += 3;
-        } else {
-            out.push(b[i]);
-            i += 1;
-        }
-    }
-    out
+    percent_encoding::percent_decode_str(s).collect()
 }
 
 #[cfg(test)]

@@ -85,24 +85,27 @@ pub fn file_uri(path: &std::path::Path) -> Option<Uri> {
     format!("file://{}", encoded_path(path)).parse().ok()
 }
 
-/// An absolute path's bytes percent-encoded for a URI's path (RFC 3986: letters, digits,
-/// `-._~` and `/` as they are): a file name that is not UTF-8 keeps its bytes (`caf%E9.jsonl`;
-/// issue 25, Low list: such files were left out of the index, `Uri::from_file_path` refusing
-/// them), read back by `from_proto::file_path`.
+/// What a URI path keeps as it is (RFC 3986 unreserved characters and `/`); every other byte
+/// is `%XX` (uppercase hex).
+pub(crate) const PATH_KEEPS: &percent_encoding::AsciiSet = &percent_encoding::NON_ALPHANUMERIC
+    .remove(b'-')
+    .remove(b'.')
+    .remove(b'_')
+    .remove(b'~')
+    .remove(b'/');
+
+/// What a URI query value keeps as it is (RFC 3986 unreserved characters only).
+pub(crate) const COMPONENT_KEEPS: &percent_encoding::AsciiSet = &PATH_KEEPS.add(b'/');
+
+/// An absolute path's bytes percent-encoded for a URI's path ([`PATH_KEEPS`]): a file name
+/// that is not UTF-8 keeps its bytes (`caf%E9.jsonl`; issue 25, Low list: such files were left
+/// out of the index, `Uri::from_file_path` refusing them), read back by `from_proto::file_path`.
 fn encoded_path(path: &std::path::Path) -> String {
     #[cfg(unix)]
     let bytes = std::os::unix::ffi::OsStrExt::as_bytes(path.as_os_str()).to_vec();
     #[cfg(not(unix))]
     let bytes = path.to_string_lossy().replace('\\', "/").into_bytes();
-    let mut s = String::with_capacity(bytes.len());
-    for b in bytes {
-        if b.is_ascii_alphanumeric() || b"-._~/".contains(&b) {
-            s.push(b as char);
-        } else {
-            s.push_str(&format!("%{b:02X}"));
-        }
-    }
-    s
+    percent_encoding::percent_encode(&bytes, PATH_KEEPS).to_string()
 }
 
 /// The `transcript:` URI of a file's view; `verbose` adds `?verbose=1` / `?verbose=0`.

@@ -99,17 +99,15 @@ pub fn diff_key(uri: &Uri) -> Option<Result<DiffKey>> {
     }))
 }
 
-/// Percent-encodes `s` for a URI: unreserved characters stay, and `/` when `keep_slash`.
+/// Percent-encodes `s` for a URI: unreserved characters stay, and `/` when `keep_slash`
+/// (`to_proto::PATH_KEEPS` / `COMPONENT_KEEPS`).
 pub(crate) fn encode(s: &str, keep_slash: bool) -> String {
-    let mut out = String::with_capacity(s.len());
-    for b in s.bytes() {
-        if b.is_ascii_alphanumeric() || b"-._~".contains(&b) || (keep_slash && b == b'/') {
-            out.push(b as char);
-        } else {
-            out.push_str(&format!("%{b:02X}"));
-        }
-    }
-    out
+    let keeps = if keep_slash {
+        crate::lsp::to_proto::PATH_KEEPS
+    } else {
+        crate::lsp::to_proto::COMPONENT_KEEPS
+    };
+    percent_encoding::utf8_percent_encode(s, keeps).to_string()
 }
 
 /// The URI of one side of `call`'s change in the transcript `session`.
