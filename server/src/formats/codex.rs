@@ -60,14 +60,14 @@ use serde::de::{IgnoredAny, MapAccess, Visitor};
 use serde::{Deserialize, Deserializer};
 use serde_json::value::RawValue;
 
+use super::json::{
+    SUMMARY_MAX, clip, elements, is_array, is_object, jcount, jstr, object, one_line,
+};
 use crate::model::{
     Block, BlockKind, Entry, Problem, PromptKind, Role, Severity, Span, StepInfo, StopReason, Str,
     ToolResult, ToolUse, Transcript, Usage, parse_timestamp,
 };
-use crate::source::json_string;
 
-/// Longest summary of a tool call or result, in chars (model: `ToolUse::summary`).
-const SUMMARY_MAX: usize = 160;
 /// Most pending duplicates remembered per list (bounded memory on any input).
 const DEDUP_CAP: usize = 512;
 /// Most model records of one turn re-keyed when a file turns out to be metered.
@@ -542,54 +542,6 @@ impl<'s> Line<'s> {
     }
 }
 
-/// Reads a JSON object into a typed struct. Anything else is an error (serde would read a
-/// struct from an array positionally).
-fn object<'a, T: Deserialize<'a>>(text: &'a str) -> Result<T, serde_json::Error> {
-    if text.trim_start().starts_with('{') {
-        serde_json::from_str(text)
-    } else {
-        Err(serde::de::Error::custom("expected a JSON object"))
-    }
-}
-
-/// Decodes a raw string literal; `None` when the value is not a string.
-fn jstr<'a>(r: Option<Raw<'a>>) -> Option<Cow<'a, str>> {
-    let s = r?.get();
-    if s.len() >= 2 && s.starts_with('"') {
-        Some(json_string::decode(&s[1..s.len() - 1]))
-    } else {
-        None
-    }
-}
-
-/// A non-negative integer written as an integer or a float.
-fn jcount(r: Option<Raw<'_>>) -> Option<u64> {
-    let s = r?.get();
-    if let Ok(v) = s.parse::<u64>() {
-        return Some(v);
-    }
-    s.parse::<f64>()
-        .ok()
-        .filter(|v| v.is_finite() && *v >= 0.0)
-        .map(|v| v.round() as u64)
-}
-
-fn is_array(r: Raw<'_>) -> bool {
-    r.get().starts_with('[')
-}
-
-fn is_object(r: Raw<'_>) -> bool {
-    r.get().starts_with('{')
-}
-
-/// Elements of an array value (empty for anything else or on error).
-fn elements<'a>(r: Option<Raw<'a>>) -> Vec<Raw<'a>> {
-    match r {
-        Some(r) if is_array(r) => serde_json::from_str(r.get()).unwrap_or_default(),
-        _ => Vec::new(),
-    }
-}
-
 /// Hash of a text with whitespace runs collapsed and ends trimmed: the normalised text used
 /// to pair duplicates (case 15). Parts are joined by whitespace.
 fn text_hash<'t>(parts: impl IntoIterator<Item = &'t str>) -> u64 {
@@ -605,25 +557,6 @@ fn text_hash<'t>(parts: impl IntoIterator<Item = &'t str>) -> u64 {
         }
     }
     h.finish()
-}
-
-/// First non-empty line of `text`, trimmed, at most [`SUMMARY_MAX`] chars (`…` when cut).
-fn one_line(text: &str) -> String {
-    let line = text
-        .lines()
-        .map(str::trim)
-        .find(|l| !l.is_empty())
-        .unwrap_or("");
-    clip(line)
-}
-
-fn clip(line: &str) -> String {
-    if line.chars().count() <= SUMMARY_MAX {
-        return line.to_string();
-    }
-    let mut out: String = line.chars().take(SUMMARY_MAX - 1).collect();
-    out.push('…');
-    out
 }
 
 /// The first file path of an apply_patch body: the first `*** Update File:` / `*** Add
