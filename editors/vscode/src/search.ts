@@ -147,21 +147,25 @@ export async function openHit(host: Host, hit: Hit): Promise<void> {
     const heading = typeof opened?.line === 'number' ? opened.line : 0;
     const [a, b] = hit.snippet.matches[0] ?? [0, 0];
     const want = hit.snippet.text.slice(a, b).toLocaleLowerCase();
+    // The match with what follows it in the snippet, to find the hit's own text first (the
+    // prompt may hold the same word as the answer).
+    const context = (want + hit.snippet.text.slice(b, b + 24).split('…')[0].toLocaleLowerCase()).trimEnd();
     const doc = ed.document;
     let range = new vscode.Range(heading, 0, heading, 0);
-    if (want) {
-      for (let l = heading; l < doc.lineCount; l++) {
+    const find = (needle: string): vscode.Range | undefined => {
+      for (let l = heading; needle && l < doc.lineCount; l++) {
         const text = doc.lineAt(l).text;
         if (l > heading && /^## Turn /.test(text)) {
           break; // the next turn
         }
-        const i = text.toLocaleLowerCase().indexOf(want);
+        const i = text.toLocaleLowerCase().indexOf(needle);
         if (i >= 0) {
-          range = new vscode.Range(l, i, l, i + want.length);
-          break;
+          return new vscode.Range(l, i, l, i + want.length);
         }
       }
-    }
+      return undefined;
+    };
+    range = find(context) ?? find(want) ?? range;
     ed.selection = new vscode.Selection(range.start, range.end);
     ed.revealRange(range, vscode.TextEditorRevealType.InCenterIfOutsideViewport);
   } catch (e) {

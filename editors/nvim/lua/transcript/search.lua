@@ -50,19 +50,29 @@ function M.open(client, hit)
       end, 10)
       local m = (hit.snippet.matches or {})[1]
       local want = m and hit.snippet.text:sub(m[1] + 1, m[2]):lower() or ''
+      -- The match with what follows it in the snippet finds the hit's own text first (the
+      -- prompt may hold the same word as the answer).
+      local after = m and hit.snippet.text:sub(m[2] + 1, m[2] + 24) or ''
+      local context = vim.trim(want .. (after:match('^(.-)…') or after):lower())
       local row, col = line, 0
-      if want ~= '' then
-        local lines = vim.api.nvim_buf_get_lines(vbuf, line, -1, false)
-        for i, l in ipairs(lines) do
+      local lines = vim.api.nvim_buf_get_lines(vbuf, line, -1, false)
+      local function find(needle)
+        for i, l in ipairs(needle ~= '' and lines or {}) do
           if i > 1 and l:match('^## Turn ') then
-            break
+            return nil
           end
-          local s = l:lower():find(want, 1, true)
+          local s = l:lower():find(needle, 1, true)
           if s then
-            row, col = line + i - 1, s - 1
-            break
+            return line + i - 1, s - 1
           end
         end
+      end
+      local r, c = find(context)
+      if not r then
+        r, c = find(want)
+      end
+      if r then
+        row, col = r, c
       end
       pcall(vim.api.nvim_win_set_cursor, 0, { row + 1, col })
       vim.cmd('normal! zvzz')
