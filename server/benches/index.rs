@@ -10,7 +10,12 @@
 //! * index memory per session (its fixed part, plus titles and turn names, plus the changed
 //!   files per turn of issue 22 item 3: records and paths).
 //!
-//! `cargo bench --bench index` (env `TRANSCRIPT_LS_INDEX_FILES`, `TRANSCRIPT_LS_INDEX_MB` change
+//! * full-text search (issue 26): the search index built with the session index over the same
+//!   files (time, size on disk, peak memory of the build), then a word query's latency cold
+//!   (a fresh open of the index: the first query) and warm (median of 20; goal < 50 ms).
+//!
+//! `cargo bench --bench index` (env `TRANSCRIPT_LS_INDEX_SEARCH_ONLY=1`: the search figures
+//! alone; `TRANSCRIPT_LS_INDEX_FILES`, `TRANSCRIPT_LS_INDEX_MB` change
 //! the size); under `--test` or in a debug build (`cargo test --benches`) 20 files of ~10 MB.
 
 use std::hint::black_box;
@@ -135,6 +140,10 @@ fn main() {
     // Warm the page cache so both passes read from memory.
     for p in &paths {
         black_box(std::fs::read(p).unwrap().len());
+    }
+    search_figures(&dir, bytes);
+    if std::env::var_os("TRANSCRIPT_LS_INDEX_SEARCH_ONLY").is_some() {
+        return;
     }
 
     let best = |runs: usize, f: &mut dyn FnMut()| -> Duration {
@@ -293,4 +302,84 @@ fn main() {
         );
     }
     let _ = std::fs::remove_file(&live);
+}
+
+/// `VmHWM` / `VmRSS` of this process in kB (Linux).
+fn vm(field: &str) -> u64 {
+    std::fs::read_to_string("/proc/self/status")
+        .ok()
+        .and_then(|s| {
+            s.lines()
+                .find(|l| l.starts_with(field))
+                .and_then(|l| l.split_whitespace().nth(1))
+                .and_then(|n| n.parse().ok())
+        })
+        .unwrap_or(0)
+}
+
+/// Full-text search (issue 26): build, size, memory, cold and warm query latency.
+fn search_figures(dir: &Path, bytes: u64) {
+    use transcript_ls::index::search::{self, SearchIndex, SearchQuery};
+    let index_dir = std::env::temp_dir().join(format!(
+        "transcript-ls-search-bench-{}",
+        std::process::id()
+    ));
+    let _ = std::fs::remove_dir_all(&index_dir);
+    let roots = [dir.to_path_buf()];
+    // Peak memory from here (clear_refs 5 resets VmHWM).
+    let _ = std::fs::write("/proc/self/clear_refs", "5");
+    let rss0 = vm("VmRSS:");
+    let t = Instant::now();
+    let mut sessions = SessionIndex::new();
+    let s = SearchIndex::open(&index_dir).unwrap();
+    search::sync(&roots, &mut sessions, &s).unwrap();
+    let build = t.elapsed();
+    let hwm = vm("VmHWM:");
+    let size = s.size_bytes();
+    println!(
+        "search index build (with the session index, one read per file): {:.1} s ({:.0} MB/s of transcripts), {} texts of {} sessions; {:.1} MB on disk = {:.1} % of the {:.0} MB of transcripts",
+        build.as_secs_f64(),
+        bytes as f64 / 1e6 / build.as_secs_f64(),
+        s.doc_count(),
+        sessions.session_count(),
+        size as f64 / 1e6,
+        size as f64 * 100.0 / bytes as f64,
+        bytes as f64 / 1e6
+    );
+    println!(
+        "search build memory: peak RSS {:.0} MB ({:.0} MB above the {:.0} MB before it; writer budget {} MiB, one indexing thread, one merge thread)",
+        hwm as f64 / 1e3,
+        hwm.saturating_sub(rss0) as f64 / 1e3,
+        rss0 as f64 / 1e3,
+        search::WRITER_MEMORY >> 20
+    );
+    drop(s);
+    let query = |text: &str| SearchQuery {
+        text: text.to_string(),
+        ..SearchQuery::default()
+    };
+    for q in ["test ", "error ", "migration ", "fla", "\"cargo test\""] {
+        // Cold: the index opened afresh (its files in the page cache, nothing in the process).
+        let t = Instant::now();
+        let s = SearchIndex::open(&index_dir).unwrap();
+        s.set_complete(true);
+        let r = s.search(&query(q), &sessions).unwrap();
+        let cold = t.elapsed();
+        let mut warm: Vec<Duration> = (0..20)
+            .map(|_| {
+                let t = Instant::now();
+                black_box(s.search(&query(q), &sessions).unwrap().hits.len());
+                t.elapsed()
+            })
+            .collect();
+        warm.sort();
+        println!(
+            "search {q:?}: {} hits (limit 50); cold (open + first query) {:.1} ms, warm median {:.2} ms, max {:.2} ms (goal < 50 ms warm)",
+            r.hits.len(),
+            cold.as_secs_f64() * 1e3,
+            warm[10].as_secs_f64() * 1e3,
+            warm[19].as_secs_f64() * 1e3
+        );
+    }
+    let _ = std::fs::remove_dir_all(&index_dir);
 }

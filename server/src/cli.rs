@@ -8,6 +8,7 @@
 //! transcript-ls changes FILE [--turn N] [--json] [--patch]   what the agent changed (issue 22)
 //! transcript-ls history PATH [--json] [--root DIR]...   the sessions and turns that changed PATH
 //! transcript-ls blame PATH [--json] [--root DIR]...     the lines of PATH an agent wrote
+//! transcript-ls search QUERY [--json] [--limit N] [--root DIR]...   full-text search (issue 26)
 //! ```
 //!
 //! Exit codes: 0 success, 1 a file could not be read as a transcript (missing, a directory,
@@ -38,6 +39,8 @@ Usage:
                                             newest first (from the session index)
   transcript-ls blame PATH [OPTIONS]        the lines of a source file an agent wrote that are
                                             still there, with the session and turn
+  transcript-ls search QUERY [OPTIONS]      every prompt, answer, comment, tool input and tool
+                                            result of every session that matches, best first
   transcript-ls --help | --version
 
 Options:
@@ -50,9 +53,10 @@ Options:
                        (default on a terminal: $PAGER, else `less -R`; LESS defaults to FRX)
   --json               stats: one JSON object per file, one per line; changes: one JSON
                        object with every turn's change set and the session's; history,
-                       blame: one JSON object with the entries / ranges
+                       blame, search: one JSON object with the entries / ranges / hits
   --turn N             changes: only turn N
-  --root DIR           history, blame: index the sessions under DIR (repeatable) instead of
+  --limit N            search: at most N hits (default 50)
+  --root DIR           history, blame, search: index the sessions under DIR (repeatable) instead of
                        the default roots ~/.claude/projects, ~/.codex/sessions,
                        ~/.pi/agent/sessions, ~/.copilot/session-state, ~/.kiro/sessions/cli,
                        ~/.vibe/logs/session, ~/.gemini/tmp, ~/.gemini/antigravity-cli/brain,
@@ -70,6 +74,10 @@ Options:
                        Default: finished when last modified more than 2 minutes ago.
 
 PATH is a source file (relative to the current directory or absolute).
+QUERY is words (all must match; several arguments are one query), \"quoted phrases\" (quote
+them for the shell too), the last word a prefix (end the query with a space for a whole
+word); case and accents do not matter. The search index is kept beside the session index
+cache and updated with it (a first run reads every session).
 FILE may be - for standard input (read to its end; finished unless --growing).
 
 Exit status: 0 ok, 1 a file could not be read as a transcript, 2 usage error.
@@ -137,6 +145,7 @@ enum Command {
     Changes,
     History,
     Blame,
+    Search,
 }
 
 #[derive(Debug)]
@@ -149,8 +158,10 @@ struct Args {
     turn: Option<usize>,
     /// `changes --patch`.
     patch: bool,
-    /// `history` / `blame --root DIR` (repeatable).
+    /// `history` / `blame` / `search --root DIR` (repeatable).
     roots: Vec<PathBuf>,
+    /// `search --limit N`.
+    limit: Option<usize>,
     time_zone: Option<String>,
     /// `--color`: `auto` (default), `always`, `never`.
     color: String,
@@ -173,6 +184,7 @@ fn parse(args: Vec<OsString>) -> Result<Option<Args>, Failure> {
     let mut turn = None;
     let mut patch = false;
     let mut roots = Vec::new();
+    let mut limit = None;
     let mut time_zone = None;
     let mut final_marker = true;
     let mut complete = None;
@@ -191,6 +203,7 @@ fn parse(args: Vec<OsString>) -> Result<Option<Args>, Failure> {
                     "changes" => Command::Changes,
                     "history" => Command::History,
                     "blame" => Command::Blame,
+                    "search" => Command::Search,
                     "help" => return Ok(None),
                     _ => return Err(usage_error(format!("unknown command '{s}'"))),
                 });
@@ -221,6 +234,18 @@ fn parse(args: Vec<OsString>) -> Result<Option<Args>, Failure> {
                     Some(v.parse::<usize>().map_err(|_| {
                         usage_error(format!("--turn takes a turn number, not '{v}'"))
                     })?);
+            }
+            "--limit" => {
+                let v = match inline {
+                    Some(v) => v,
+                    None => it
+                        .next()
+                        .map(|v| v.to_string_lossy().into_owned())
+                        .ok_or_else(|| usage_error("--limit needs a number of hits"))?,
+                };
+                limit = Some(v.parse::<usize>().ok().filter(|&n| n > 0).ok_or_else(|| {
+                    usage_error(format!("--limit takes a number of hits, not '{v}'"))
+                })?);
             }
             "--root" => {
                 let v = match inline {
@@ -276,18 +301,22 @@ fn parse(args: Vec<OsString>) -> Result<Option<Args>, Failure> {
     }
     let Some(command) = command else {
         return Err(usage_error(
-            "missing command (outline, render, stats, changes, history or blame)",
+            "missing command (outline, render, stats, changes, history, blame or search)",
         ));
     };
     let by_path = matches!(command, Command::History | Command::Blame);
-    let what = if by_path { "PATH" } else { "FILE" };
+    let what = match command {
+        Command::Search => "QUERY",
+        _ if by_path => "PATH",
+        _ => "FILE",
+    };
     if files.is_empty() {
         return Err(usage_error(format!(
             "{} needs a {what}",
             command_name(command)
         )));
     }
-    if command != Command::Stats && files.len() > 1 {
+    if command != Command::Stats && command != Command::Search && files.len() > 1 {
         return Err(usage_error(format!(
             "{} takes one {what}",
             command_name(command)
@@ -295,11 +324,16 @@ fn parse(args: Vec<OsString>) -> Result<Option<Args>, Failure> {
     }
     if json && matches!(command, Command::Outline | Command::Render) {
         return Err(usage_error(
-            "--json is an option of stats, changes, history and blame",
+            "--json is an option of stats, changes, history, blame and search",
         ));
     }
-    if !roots.is_empty() && !by_path {
-        return Err(usage_error("--root is an option of history and blame"));
+    if !roots.is_empty() && !by_path && command != Command::Search {
+        return Err(usage_error(
+            "--root is an option of history, blame and search",
+        ));
+    }
+    if limit.is_some() && command != Command::Search {
+        return Err(usage_error("--limit is an option of search"));
     }
     if (turn.is_some() || patch) && command != Command::Changes {
         return Err(usage_error(format!(
@@ -324,6 +358,7 @@ fn parse(args: Vec<OsString>) -> Result<Option<Args>, Failure> {
         turn,
         patch,
         roots,
+        limit,
         time_zone,
         color,
         width,
@@ -341,6 +376,7 @@ fn command_name(c: Command) -> &'static str {
         Command::Changes => "changes",
         Command::History => "history",
         Command::Blame => "blame",
+        Command::Search => "search",
     }
 }
 
@@ -363,6 +399,9 @@ fn run_inner(
     };
     if matches!(args.command, Command::History | Command::Blame) {
         return run_history(&args, out, err);
+    }
+    if args.command == Command::Search {
+        return run_search(&args, out, err);
     }
     let options = analysis::Options {
         final_marker: args.final_marker,
@@ -435,7 +474,9 @@ fn run_inner(
                 drop(std::mem::take(&mut loaded.source));
                 write_stats(out, &stats(path, &loaded))
             }
-            Command::History | Command::Blame => unreachable!("run_history"),
+            Command::History | Command::Blame | Command::Search => {
+                unreachable!("run_history, run_search")
+            }
             Command::Changes => {
                 let c = crate::ide::changes::changes(
                     &loaded.transcript,
@@ -575,6 +616,151 @@ fn run_history(args: &Args, out: &mut dyn Write, err: &mut dyn Write) -> Result<
                 writeln!(out, "{}:{lines}  {}", given.display(), r.label())
             })
         }
+    };
+    match written.and_then(|()| out.flush()) {
+        Ok(()) => Ok(0),
+        Err(e) if e.kind() == std::io::ErrorKind::BrokenPipe => Ok(0),
+        Err(e) => Err(Failure {
+            code: 1,
+            message: format!("cannot write output: {e}"),
+        }),
+    }
+}
+
+/// The roots of `history`, `blame` and `search`: `--root DIR`s made absolute, else the
+/// default roots.
+fn index_roots(args: &Args) -> Vec<PathBuf> {
+    if args.roots.is_empty() {
+        crate::index::disk::default_roots()
+    } else {
+        args.roots
+            .iter()
+            .map(|r| std::path::absolute(r).unwrap_or_else(|_| r.clone()))
+            .collect()
+    }
+}
+
+/// `search QUERY` (issue 26): the hits of `transcript/search` over the default roots (or
+/// `--root`), two lines each (where, then the snippet with its matches in brackets, bold on a
+/// terminal), or one JSON object (`--json`; snippet match ranges in UTF-8 bytes). The session
+/// index and the search index are brought up to date first, from their caches. Exit 0 also
+/// with no hit (a note on stderr); 1 when the search index cannot be opened.
+fn run_search(args: &Args, out: &mut dyn Write, err: &mut dyn Write) -> Result<i32, Failure> {
+    use crate::index::{disk, search};
+    let query = args
+        .files
+        .iter()
+        .map(|f| f.to_string_lossy().into_owned())
+        .collect::<Vec<_>>()
+        .join(" ");
+    let roots = index_roots(args);
+    let cache = disk::cache_path(&roots);
+    let mut index = cache
+        .as_deref()
+        .map(|c| disk::load_cache(c, &roots))
+        .unwrap_or_default();
+    let fail = |e: search::SearchError| Failure {
+        code: 1,
+        message: e.to_string(),
+    };
+    let s = match disk::search_dir(&roots) {
+        Some(d) => search::SearchIndex::open(&d),
+        None => search::SearchIndex::open_temporary(),
+    }
+    .map_err(fail)?;
+    let changed = search::sync(&roots, &mut index, &s).map_err(fail)?;
+    if changed && let Some(c) = &cache {
+        let _ = disk::save_cache(c, &roots, &index);
+    }
+    if !s.writable() {
+        s.set_complete(false);
+        let _ = writeln!(
+            err,
+            "transcript-ls: the search index is being written by a running transcript-ls; \
+             these hits are what it has indexed"
+        );
+    }
+    let res = s
+        .search(
+            &search::SearchQuery {
+                text: query.clone(),
+                limit: args.limit,
+                roots: Vec::new(),
+            },
+            &index,
+        )
+        .map_err(fail)?;
+    if res.hits.is_empty() && !args.json {
+        let _ = writeln!(
+            err,
+            "transcript-ls: nothing matches '{query}' ({} sessions under {})",
+            index.session_count(),
+            roots
+                .iter()
+                .map(|r| r.display().to_string())
+                .collect::<Vec<_>>()
+                .join(", ")
+        );
+    }
+    let written = if args.json {
+        let hits: Vec<serde_json::Value> = res
+            .hits
+            .iter()
+            .map(|h| {
+                serde_json::json!({
+                    "path": h.path.to_string_lossy(),
+                    "agent": h.agent,
+                    "title": h.title,
+                    "project": h.project,
+                    "turn": h.turn,
+                    "turnTitle": h.turn_title,
+                    "line": h.line,
+                    "kind": h.kind.as_str(),
+                    "snippet": {
+                        "text": h.snippet.text,
+                        "matches": h.snippet.matches.iter().map(|r| [r.start, r.end]).collect::<Vec<_>>(),
+                    },
+                    "time": crate::index::iso(h.session_ms),
+                })
+            })
+            .collect();
+        serde_json::to_writer(
+            &mut *out,
+            &serde_json::json!({ "query": query, "complete": res.complete, "hits": hits }),
+        )
+        .map_err(json_io_error)
+        .and_then(|()| out.write_all(b"\n"))
+    } else {
+        let tty = std::io::IsTerminal::is_terminal(&std::io::stdout());
+        let color = view::ansi::wants_color("auto", tty, std::env::var("NO_COLOR").ok().as_deref());
+        let (on, off) = if color {
+            ("\x1b[1;33m", "\x1b[0m")
+        } else {
+            ("[", "]")
+        };
+        res.hits.iter().try_for_each(|h| {
+            let mut marked = String::new();
+            let mut at = 0;
+            for r in &h.snippet.matches {
+                marked.push_str(&h.snippet.text[at..r.start]);
+                marked.push_str(on);
+                marked.push_str(&h.snippet.text[r.clone()]);
+                marked.push_str(off);
+                at = r.end;
+            }
+            marked.push_str(&h.snippet.text[at..]);
+            writeln!(
+                out,
+                "{}  {}  \"{}\"  turn {}  {}  {}:{}\n    {marked}",
+                crate::index::history::short_time(Some(h.session_ms)),
+                h.agent,
+                h.title,
+                h.turn,
+                h.kind.as_str(),
+                h.path.display(),
+                h.line + 1
+            )
+        })
     };
     match written.and_then(|()| out.flush()) {
         Ok(()) => Ok(0),

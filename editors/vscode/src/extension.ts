@@ -6,6 +6,7 @@ import * as os from 'os';
 import * as path from 'path';
 import * as vscode from 'vscode';
 import * as history from './history';
+import * as search from './search';
 import * as sessions from './sessions';
 import {
   DidChangeConfigurationNotification,
@@ -58,6 +59,12 @@ export async function activate(ctx: vscode.ExtensionContext): Promise<void> {
   sessionTree = sessions.register(ctx, {
     client: () => client,
     openView: (uri, title, column) => openView(uri, undefined, title, column),
+    log: (msg) => output.appendLine(msg),
+  });
+
+  search.register(ctx, {
+    client: () => (client?.state === State.Running ? client : undefined),
+    openView: (uri, verbose, title) => openView(uri, verbose, title),
     log: (msg) => output.appendLine(msg),
   });
 

@@ -170,6 +170,9 @@ pub struct Host {
     /// the next one ([`Host::next_index_generation`]); a running build that sees a newer one
     /// between two files stops (it is superseded).
     index_generation: AtomicU64,
+    /// The full-text search index of the current roots (issue 26), opened by the index build
+    /// (`ide::live::build_index`): `None` before, `Some(Err(why))` when it cannot be opened.
+    pub search: RwLock<Option<Result<Arc<crate::index::search::SearchIndex>, String>>>,
     /// Held by the running index build: one build at a time, so that several quick `roots`
     /// changes take about one build's memory, not one per change (issue 25 item 6).
     pub index_build: tokio::sync::Mutex<()>,
@@ -208,6 +211,7 @@ impl Host {
             index_ready: AtomicBool::new(false),
             index_generation: AtomicU64::new(0),
             index_build: tokio::sync::Mutex::new(()),
+            search: RwLock::new(None),
             follow: tx,
             follow_rx: Mutex::new(Some(rx)),
             steps_cache: Mutex::new(HashMap::new()),
@@ -627,6 +631,22 @@ impl Host {
     /// Whether the build of generation `g` was superseded by a newer one.
     pub fn index_superseded(&self, g: u64) -> bool {
         self.index_generation.load(Ordering::SeqCst) != g
+    }
+
+    /// The search index, when it is open.
+    pub fn search_index(&self) -> Option<Arc<crate::index::search::SearchIndex>> {
+        read(&self.search)
+            .as_ref()
+            .and_then(|r| r.as_ref().ok())
+            .cloned()
+    }
+
+    /// Why the search index could not be opened, when it could not.
+    pub fn search_error(&self) -> Option<String> {
+        read(&self.search)
+            .as_ref()
+            .and_then(|r| r.as_ref().err())
+            .cloned()
     }
 
     /// Marks the first index build as finished.

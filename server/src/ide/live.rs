@@ -16,8 +16,12 @@ use notify::{EventKind, RecursiveMode, Watcher};
 
 use crate::ide::host::{DiskChange, Follow, Host};
 use crate::ide::workspace_symbols;
-use crate::index::disk;
+use crate::index::{disk, search};
 use crate::source::age;
+
+/// During an index build, what was indexed for search is made searchable (committed) at
+/// most this often (issue 26: answers while the build runs are partial, `complete: false`).
+pub const SEARCH_COMMIT_EVERY: Duration = Duration::from_secs(2);
 
 /// Minimum interval between two refresh batches.
 pub const REFRESH_EVERY: Duration = Duration::from_millis(200);
@@ -615,16 +619,24 @@ fn flush(host: &Arc<Host>, sink: &Arc<dyn Sink>, st: &mut State) {
         let paths: Vec<PathBuf> = st.reindex.drain().collect();
         let host = host.clone();
         tokio::spawn(async move {
+            let search = host.search_index();
             for p in paths {
                 let old = crate::sync::read(&host.index).get(&p).cloned();
                 let q = p.clone();
                 let roots = host.roots();
+                let s = search.clone();
                 let res = tokio::task::spawn_blocking(move || {
                     // As the initial scan: no symlinks, nothing outside the roots.
-                    if workspace_symbols::indexable(&roots, &q) {
-                        disk::refresh(&q, old.as_ref())
-                    } else {
-                        Ok(disk::Refresh::Gone)
+                    if !workspace_symbols::indexable(&roots, &q) {
+                        if let Some(s) = &s {
+                            s.remove(&q);
+                        }
+                        return Ok(disk::Refresh::Gone);
+                    }
+                    // The search index (issue 26) from the same read.
+                    match &s {
+                        Some(s) => search::refresh_file(&q, old.as_ref(), s),
+                        None => disk::refresh(&q, old.as_ref()),
                     }
                 })
                 .await;
@@ -636,6 +648,9 @@ fn flush(host: &Arc<Host>, sink: &Arc<dyn Sink>, st: &mut State) {
                     Ok(Ok(disk::Refresh::Gone)) => idx.remove(&p),
                     _ => {}
                 }
+            }
+            if let Some(s) = search {
+                let _ = tokio::task::spawn_blocking(move || s.commit()).await;
             }
         });
     }
@@ -685,13 +700,53 @@ pub async fn build_index(
     }
     let (roots, use_cache) = (host.roots(), host.index_cache());
     let r = roots.clone();
-    let (files, cached) = tokio::task::spawn_blocking(move || {
+    // The previous roots' search index is closed first (its writer lock released: the same
+    // roots again open the same folder).
+    let previous = host
+        .search
+        .write()
+        .unwrap_or_else(|e| e.into_inner())
+        .take();
+    let (files, cached, opened) = tokio::task::spawn_blocking(move || {
+        drop(previous);
         let cache = disk::cache_path(&r).filter(|_| use_cache);
         let cached = cache.as_deref().map(|c| disk::load_cache(c, &r));
-        (disk::scan_roots(&r), cached)
+        // The search index of these roots (issue 26): beside the cache, or in a temporary
+        // folder when nothing is cached.
+        let opened = match disk::search_dir(&r).filter(|_| use_cache) {
+            Some(d) => search::SearchIndex::open(&d),
+            None => search::SearchIndex::open_temporary(),
+        };
+        (disk::scan_roots(&r), cached, Some(opened))
     })
     .await
     .unwrap_or_default();
+    let search = match opened {
+        Some(Ok(s)) => {
+            if !s.writable() {
+                sink.log(
+                    Level::Warning,
+                    "the search index is being written by another transcript-ls; this one \
+                     searches what that one indexes"
+                        .to_string(),
+                );
+            }
+            let s = Arc::new(s);
+            *host.search.write().unwrap_or_else(|e| e.into_inner()) = Some(Ok(s.clone()));
+            Some(s)
+        }
+        Some(Err(e)) => {
+            sink.log(Level::Warning, format!("search is unavailable: {e}"));
+            *host.search.write().unwrap_or_else(|e| e.into_inner()) = Some(Err(e.to_string()));
+            None
+        }
+        None => None,
+    };
+    if let Some(s) = &search {
+        let present: HashSet<&PathBuf> = files.iter().collect();
+        s.retain(|p| present.contains(&p.to_path_buf()));
+    }
+    let mut last_commit = std::time::Instant::now();
     {
         let mut idx = crate::sync::write(&host.index);
         // The files of older roots must not remove the newer roots' entries.
@@ -737,18 +792,32 @@ pub async fn build_index(
                 .collect()
         };
         let h = host.clone();
+        let s = search.clone();
+        let commit_due = last_commit.elapsed() >= SEARCH_COMMIT_EVERY;
         let results = tokio::task::spawn_blocking(move || {
-            olds.into_iter()
+            let r = olds
+                .into_iter()
                 // Checked between files: a superseded build stops within one file.
                 .take_while(|_| !h.index_superseded(generation))
                 .map(|(p, old)| {
-                    let r = disk::refresh(&p, old.as_ref());
+                    let r = match &s {
+                        Some(s) => search::refresh_file(&p, old.as_ref(), s),
+                        None => disk::refresh(&p, old.as_ref()),
+                    };
                     (p, r)
                 })
-                .collect::<Vec<_>>()
+                .collect::<Vec<_>>();
+            // What is indexed so far becomes searchable (answers say `complete: false`).
+            if commit_due && let Some(s) = &s {
+                let _ = s.commit();
+            }
+            r
         })
         .await
         .unwrap_or_default();
+        if commit_due {
+            last_commit = std::time::Instant::now();
+        }
         read += results.len();
         {
             let mut idx = crate::sync::write(&host.index);
@@ -787,6 +856,19 @@ pub async fn build_index(
         }
     }
     host.set_index_ready();
+    if let Some(s) = search.clone() {
+        let res = tokio::task::spawn_blocking(move || {
+            let r = s.commit();
+            s.set_complete(true);
+            r.map(|()| s.doc_count())
+        })
+        .await;
+        match res {
+            Ok(Ok(n)) => sink.log(Level::Info, format!("search index: {n} texts")),
+            Ok(Err(e)) => sink.log(Level::Warning, format!("search index: {e}")),
+            Err(_) => {}
+        }
+    }
     let (ns, nt, snapshot) = {
         let idx = crate::sync::read(&host.index);
         let snapshot = (changed > 0 && use_cache).then(|| idx.clone());

@@ -49,6 +49,16 @@ pub enum Refresh {
 /// Brings `path`'s entry up to date given the previous one. Errors are I/O errors other than
 /// "not found" (which gives [`Refresh::Gone`]).
 pub fn refresh(path: &Path, old: Option<&SessionEntry>) -> std::io::Result<Refresh> {
+    refresh_visit(path, old, None)
+}
+
+/// [`refresh`], handing each read (whole, or the tail after an append) to `visit`
+/// (`summary::Visit`): the search index (issue 26) takes its documents from the same read.
+pub fn refresh_visit(
+    path: &Path,
+    old: Option<&SessionEntry>,
+    mut visit: Option<summary::Visit<'_>>,
+) -> std::io::Result<Refresh> {
     use crate::source::load::{self, LoadError};
     // Regular files only, through the project's one loader (a FIFO is never opened, a
     // directory or a file that is gone leaves the index).
@@ -95,7 +105,7 @@ pub fn refresh(path: &Path, old: Option<&SessionEntry>) -> std::io::Result<Refre
         let (bytes, _) = load::read_bytes(path, old.tail.offset, MAX_INDEX_BYTES)?;
         if summary::tail_matches(old, &bytes) {
             let (text, _) = load::decode(&bytes);
-            let mut entry = summary::read_tail(old, &text);
+            let mut entry = summary::read_tail_visit(old, &text, visit.take());
             entry.bytes = len;
             entry.modified_ms = modified_ms;
             stamp_head(&mut entry);
@@ -114,11 +124,15 @@ pub fn refresh(path: &Path, old: Option<&SessionEntry>) -> std::io::Result<Refre
     crate::source::room::check_fits(loaded.text.raw_bytes(), Some(room))
         .map_err(load::LoadError::TooManyRecords)?;
     // A `/btw` aside file (read whole: it is short) leaves out the parent's replayed history.
-    let mut entry = summary::read_whole_marked(&loaded.text, |t| {
-        if aside {
-            crate::formats::agents::apply_beside(t, path);
-        }
-    });
+    let mut entry = summary::read_whole_visit(
+        &loaded.text,
+        |t| {
+            if aside {
+                crate::formats::agents::apply_beside(t, path);
+            }
+        },
+        visit,
+    );
     if loaded.text.torn() {
         // Truncated while it was read (issue 12): the entry stays as it was; the watcher
         // reports the change and the file is read again.
@@ -188,6 +202,16 @@ pub fn cache_path(roots: &[PathBuf]) -> Option<PathBuf> {
         h = h.wrapping_mul(0x0100_0000_01b3);
     }
     Some(dir.join(format!("sessions-{h:016x}.json")))
+}
+
+/// Where the full-text search index of `roots` lives (issue 26): a folder beside the session
+/// index cache of the same roots ([`cache_path`]), `search-<hash>/`. `None` when no directory
+/// can be named.
+pub fn search_dir(roots: &[PathBuf]) -> Option<PathBuf> {
+    let cache = cache_path(roots)?;
+    let name = cache.file_name()?.to_str()?;
+    let hash = name.strip_prefix("sessions-")?.strip_suffix(".json")?;
+    Some(cache.with_file_name(format!("search-{hash}")))
 }
 
 /// Loads a cache written by [`save_cache`] for the same roots; an absent, unreadable or

@@ -10,6 +10,9 @@
 //! * [`SessionIndex`] holds the entries (keyed by path) and answers queries: sessions newest
 //!   first with fuzzy matching, turns for workspace symbols, parent / children links.
 //!
+//! * [`search`] is the full-text search over every session's text (issue 26), kept in step
+//!   with the index file by file.
+//!
 //! Memory: an entry keeps no transcript text, only its title, first prompt (at most
 //! [`summary::PROMPT_MAX`] characters), project path, a few numbers and one short name per turn
 //! (the turn titles that workspace symbols search), and per turn the files it changed
@@ -18,6 +21,7 @@
 
 pub mod disk;
 pub mod history;
+pub mod search;
 pub mod summary;
 
 use std::collections::{BTreeMap, HashMap};

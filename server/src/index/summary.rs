@@ -28,7 +28,33 @@ pub fn read_whole(text: &str) -> SessionEntry {
 /// [`read_whole`], with `mark` applied to the transcript before its analysis (the caller's
 /// knowledge of other files: a `/btw` aside's replayed history, `formats::claude_code::aside`).
 pub fn read_whole_marked(text: &str, mark: impl FnOnce(&mut Transcript)) -> SessionEntry {
+    read_whole_visit(text, mark, None)
+}
+
+/// Where a text read by [`read_whole_visit`] / [`read_tail_visit`] starts in its file: byte
+/// `offset` (0 for a whole read), 0-based `line`, after `turns_before` turns (the visitor
+/// numbers the text's turns and lines from there).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub struct Base {
+    pub offset: u64,
+    pub line: usize,
+    pub turns_before: usize,
+}
+
+/// Sees the transcript, analysis and text of every read before it is summed up (the search
+/// index of issue 26 takes its documents from the same read: one parse per file).
+pub type Visit<'v> = &'v mut dyn FnMut(&Transcript, &Analysis, &str, Base);
+
+/// [`read_whole_marked`], handing the read to `visit` first.
+pub fn read_whole_visit(
+    text: &str,
+    mark: impl FnOnce(&mut Transcript),
+    visit: Option<Visit<'_>>,
+) -> SessionEntry {
     let (t, a) = read_marked(text, Reader::new(), mark);
+    if let Some(v) = visit {
+        v(&t, &a, text, Base::default());
+    }
     build(&t, &a, text, 0, 0, 0)
 }
 
@@ -36,7 +62,24 @@ pub fn read_whole_marked(text: &str, mark: impl FnOnce(&mut Transcript)) -> Sess
 /// into `old`. The caller checks first that the file only grew and that
 /// [`tail_matches`] holds; `old.format` must be [`tail_readable`].
 pub fn read_tail(old: &SessionEntry, tail_text: &str) -> SessionEntry {
+    read_tail_visit(old, tail_text, None)
+}
+
+/// [`read_tail`], handing the read to `visit` first (its [`Base`] is `old.tail`'s).
+pub fn read_tail_visit(
+    old: &SessionEntry,
+    tail_text: &str,
+    visit: Option<Visit<'_>>,
+) -> SessionEntry {
     let (t, a) = read(tail_text, Reader::with_format(old.format));
+    if let Some(v) = visit {
+        let base = Base {
+            offset: old.tail.offset,
+            line: old.tail.line,
+            turns_before: old.tail.turns_before,
+        };
+        v(&t, &a, tail_text, base);
+    }
     let mut new = build(
         &t,
         &a,

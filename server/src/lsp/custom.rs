@@ -21,6 +21,8 @@ pub const FILE_HISTORY: &str = "transcript/fileHistory";
 /// `transcript/blame` (client -> server): `BlameParams` -> `{ path, ranges }` (issue 22
 /// item 4).
 pub const BLAME: &str = "transcript/blame";
+/// `transcript/search` (client -> server): `SearchParams` -> `{ hits, complete }` (issue 26).
+pub const SEARCH: &str = "transcript/search";
 /// `transcript/internal/didOpenText` (transport -> server, internal): sent by the server's
 /// own framing layer in place of a `textDocument/didOpen` whose text it took out of the
 /// message (`lsp::transport::split_did_open`): `OpenTextParams`. Never sent by a client (one
@@ -31,12 +33,13 @@ pub const DEBUG_PANIC: &str = "transcript/debugPanic";
 
 /// Every method of the custom protocol, both directions (PROTOCOL.md documents each; a test
 /// keeps the two in step).
-pub const CUSTOM_METHODS: [&str; 11] = [
+pub const CUSTOM_METHODS: [&str; 12] = [
     TEXT_DOCUMENT_CONTENT,
     VIRTUAL_DOCUMENT,
     SESSIONS,
     FILE_HISTORY,
     BLAME,
+    SEARCH,
     crate::lsp::stats::STATS,
     <TextDocumentContentRefresh as Request>::METHOD,
     <DidChangeVirtualDocument as Notification>::METHOD,
@@ -158,4 +161,18 @@ pub struct BlameParams {
     pub uri: Option<Uri>,
     #[serde(default)]
     pub text: Option<String>,
+}
+
+/// Params of `transcript/search` (PROTOCOL.md, issue 26).
+#[derive(Debug, Clone, Default, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct SearchParams {
+    /// Words, `"quoted phrases"`; the last word is a prefix unless followed by a space.
+    pub query: String,
+    /// At most this many hits (default 50, at most 1000).
+    #[serde(default)]
+    pub limit: Option<usize>,
+    /// Only sessions under these directories (absolute paths or `file:` URIs).
+    #[serde(default)]
+    pub roots: Option<Vec<String>>,
 }

@@ -131,6 +131,7 @@ pub fn build_service() -> (TranscriptService, ClientSocket) {
         .custom_method(custom::SESSIONS, Backend::sessions)
         .custom_method(custom::FILE_HISTORY, Backend::file_history)
         .custom_method(custom::BLAME, Backend::blame)
+        .custom_method(custom::SEARCH, Backend::search)
         .custom_method(stats::STATS, Backend::transcript_stats)
         .custom_method(transport::OPEN_PENDING, Backend::did_open_text)
         .custom_method(dispatch::RAW_DOCUMENT_SYMBOL, Backend::document_symbol_raw)

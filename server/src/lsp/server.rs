@@ -103,6 +103,18 @@ impl Backend {
         .await
     }
 
+    /// `transcript/search` (issue 26).
+    pub async fn search(
+        &self,
+        params: crate::lsp::custom::SearchParams,
+    ) -> Result<serde_json::Value> {
+        let this = self.clone();
+        off_loop(&self.shared, crate::lsp::custom::SEARCH, move || {
+            handlers::search::search(&this, params)
+        })
+        .await
+    }
+
     /// `transcript/stats`.
     pub async fn transcript_stats(&self, params: StatsParams) -> Result<Stats> {
         handlers::stats::stats(self, params).await

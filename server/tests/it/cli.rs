@@ -44,6 +44,8 @@ fn help_lists_commands_and_options() {
         "changes FILE",
         "history PATH",
         "blame PATH",
+        "search QUERY",
+        "--limit N",
         "--root DIR",
         "--verbose",
         "--json",
@@ -91,7 +93,7 @@ fn usage_errors_exit_2() {
         ),
         (
             &["outline", "x", "--json"],
-            "transcript-ls: --json is an option of stats, changes, history and blame\nTry 'transcript-ls --help'.\n",
+            "transcript-ls: --json is an option of stats, changes, history, blame and search\nTry 'transcript-ls --help'.\n",
         ),
         (
             &["stats", "x", "--time-zone"],
@@ -103,7 +105,7 @@ fn usage_errors_exit_2() {
         ),
         (
             &["--verbose"],
-            "transcript-ls: missing command (outline, render, stats, changes, history or blame)\nTry 'transcript-ls --help'.\n",
+            "transcript-ls: missing command (outline, render, stats, changes, history, blame or search)\nTry 'transcript-ls --help'.\n",
         ),
         (
             &["history"],
@@ -115,7 +117,19 @@ fn usage_errors_exit_2() {
         ),
         (
             &["outline", "x", "--root", "/tmp"],
-            "transcript-ls: --root is an option of history and blame\nTry 'transcript-ls --help'.\n",
+            "transcript-ls: --root is an option of history, blame and search\nTry 'transcript-ls --help'.\n",
+        ),
+        (
+            &["search"],
+            "transcript-ls: search needs a QUERY\nTry 'transcript-ls --help'.\n",
+        ),
+        (
+            &["search", "x", "--limit", "0"],
+            "transcript-ls: --limit takes a number of hits, not '0'\nTry 'transcript-ls --help'.\n",
+        ),
+        (
+            &["stats", "x", "--limit", "3"],
+            "transcript-ls: --limit is an option of search\nTry 'transcript-ls --help'.\n",
         ),
         (
             &["history", "x", "--root"],
@@ -1163,4 +1177,75 @@ fn a_byte_order_mark_on_every_line_is_read_past() {
     let (a, b) = (counts(&plain), counts(&bom));
     assert_eq!(b["invalid_lines"], serde_json::json!([]));
     assert_eq!(a, b);
+}
+
+/// `search QUERY` (issue 26): two lines per hit, the matches in brackets when piped; several
+/// arguments are one query; `--limit`, `--json`; the search index kept in the cache folder and
+/// reused; no hit: a note on stderr, exit 0.
+#[test]
+fn search_over_the_given_roots() {
+    let dir = tempfile::tempdir().unwrap();
+    let d = dir.path();
+    let status = std::process::Command::new("cp")
+        .args(["-r"])
+        .arg(root().join("fixtures/search/root"))
+        .arg(d)
+        .status()
+        .unwrap();
+    assert!(status.success());
+    let r = format!("{}/root", d.display());
+    let claude = format!("{r}/claude/-home-me-app/c1a2b3c4-0000-4000-8000-000000000001.jsonl");
+    let codex = format!(
+        "{r}/codex/2026/05/03/rollout-2026-05-03T09-00-00-019e3c00-3333-7c01-9d02-4b72d3e5c6f8.jsonl"
+    );
+    let (code, out, err) = run_in(d, d, &["search", "flaky", "test ", "--root", &r]);
+    assert_eq!((code, err.as_str()), (0, ""));
+    let t = "\"Why does the flaky test in tests/api_test.py fail on CI?\"";
+    assert_eq!(
+        out,
+        format!(
+            "2026-05-01 10:05  claude-code  {t}  turn 1  prompt  {claude}:1\n    Why does the [flaky test] in tests/api_[test].py fail on CI?\n\
+             2026-05-03 09:00  codex  \"Run the database migration for the accounts table\"  turn 1  answer  {codex}:9\n    Migration applied: the accounts table has a currency column now. The [flaky test] is unrelated.\n\
+             2026-05-01 10:05  claude-code  {t}  turn 1  answer  {claude}:5\n    The [test] is [flaky] because the retry waits on a real clock; a fake clock fixes it.\n"
+        )
+    );
+    assert!(d.join("cache").read_dir().unwrap().any(|e| {
+        e.unwrap()
+            .file_name()
+            .to_string_lossy()
+            .starts_with("search-")
+    }));
+    // Again, from the kept index: the same.
+    assert_eq!(
+        run_in(d, d, &["search", "flaky", "test ", "--root", &r]).1,
+        out
+    );
+    let (code, out, _) = run_in(
+        d,
+        d,
+        &["search", "alembic", "--json", "--limit", "1", "--root", &r],
+    );
+    assert_eq!(code, 0);
+    let v: serde_json::Value = serde_json::from_str(&out).unwrap();
+    assert_eq!(
+        v,
+        serde_json::json!({
+            "query": "alembic", "complete": true,
+            "hits": [{
+                "path": codex, "agent": "codex",
+                "title": "Run the database migration for the accounts table",
+                "project": "/home/me/db", "turn": 1,
+                "turnTitle": "Run the database migration for the accounts table",
+                "line": 6, "kind": "tool-input",
+                "snippet": {"text": "shell bash -lc alembic upgrade head /home/me/db", "matches": [[15, 22]]},
+                "time": "2026-05-03T09:00:07.100Z"
+            }]
+        })
+    );
+    let (code, out, err) = run_in(d, d, &["search", "zeppelin", "--root", &r]);
+    assert_eq!((code, out.as_str()), (0, ""));
+    assert_eq!(
+        err,
+        format!("transcript-ls: nothing matches 'zeppelin' (2 sessions under {r})\n")
+    );
 }

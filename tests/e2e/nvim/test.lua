@@ -886,6 +886,11 @@ local function changes()
   dofile(ROOT .. '/tests/e2e/nvim/changes.lua')(H, T, { ROOT = ROOT, TMP = TMP, open = open })
 end
 
+--- Full-text search (issue 26): tests/e2e/nvim/search.lua (sets the roots).
+local function search()
+  dofile(ROOT .. '/tests/e2e/nvim/search.lua')(H, T, { ROOT = ROOT, TMP = TMP })
+end
+
 --- From a source file to its sessions (issue 22): tests/e2e/nvim/history.lua (sets the roots).
 local function history()
   dofile(ROOT .. '/tests/e2e/nvim/history.lua')(H, T, { ROOT = ROOT, TMP = TMP })
@@ -896,7 +901,7 @@ local function first_contact()
   dofile(ROOT .. '/tests/e2e/nvim/first_contact.lua')(H, T, { ROOT = ROOT, TMP = TMP })
 end
 
-for _, scenario in ipairs({ demo_raw, demo_view, live_append, corpus, pi_and_copilot, inherited, screens, health_and_help, reading, changes, sessions, history, first_contact }) do
+for _, scenario in ipairs({ demo_raw, demo_view, live_append, corpus, pi_and_copilot, inherited, screens, health_and_help, reading, changes, sessions, history, search, first_contact }) do
   local ok, err = xpcall(scenario, debug.traceback)
   if not ok then
     H.check('no Lua error', false, err)

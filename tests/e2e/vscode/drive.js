@@ -371,6 +371,8 @@ async function main(page) {
   await require('./changes.js')(page, { log, check, eq, nbsp, palette, quickOpen, gotoLine, activeEditor, shot });
   // 15. From a source file to its sessions (issue 22): tests/e2e/vscode/history.js.
   await require('./history.js')(page, { log, check, eq, nbsp, palette, quickOpen, activeEditor, shot });
+  // 15b. Full-text search across sessions (issue 26): tests/e2e/vscode/search.js.
+  await require('./search.js')(page, { log, check, eq, nbsp, palette, activeEditor, shot });
   await sessionsFirst(page);
   // 16. The registry's newer agents from their default roots (issue 21): tests/e2e/vscode/agents.js.
   await require('./agents.js')(page, { BASE_SETTINGS, log, check, eq, nbsp, palette, activeEditor, shot });

@@ -739,6 +739,9 @@ local function create_commands()
     end,
     desc = "List the files a turn changed in the quickfix list (N: turn N; session: the whole session; none: the cursor's turn)",
   })
+  cmd('TranscriptSearch', function(a)
+    require('transcript.search').search(a.args, a.bang)
+  end, { nargs = '*', bang = true, desc = 'Search every session (prompts, answers, tool calls); ! fills the quickfix list' })
   local history = require('transcript.history')
   cmd('TranscriptFileHistory', function()
     history.file_history()

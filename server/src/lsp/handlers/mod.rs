@@ -15,6 +15,7 @@ pub mod hints;
 pub mod history;
 pub mod hover;
 pub mod navigation;
+pub mod search;
 pub mod sessions;
 pub mod stats;
 pub mod symbols;
