@@ -372,6 +372,8 @@ async function main(page) {
   // 15. From a source file to its sessions (issue 22): tests/e2e/vscode/history.js.
   await require('./history.js')(page, { log, check, eq, nbsp, palette, quickOpen, activeEditor, shot });
   await sessionsFirst(page);
+  // 15b. Following a live session (issue 23 item 9): tests/e2e/vscode/live.js.
+  await require('./live.js')(page, { WS, log, check, eq, nbsp, palette, activeEditor, shot });
   // 16. The registry's newer agents from their default roots (issue 21): tests/e2e/vscode/agents.js.
   await require('./agents.js')(page, { BASE_SETTINGS, log, check, eq, nbsp, palette, activeEditor, shot });
   await serverLookup(page);
