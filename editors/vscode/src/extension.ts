@@ -453,7 +453,8 @@ async function retitleViews(files: Set<string>): Promise<void> {
     for (const tab of group.tabs) {
       const uri = tab.input instanceof vscode.TabInputText ? tab.input.uri : undefined;
       const old = uri ? titleOfView(uri) : undefined;
-      if (!uri || old === undefined || !files.has(fileOfView(uri).fsPath)) {
+      // (one side of a diff names its transcript too, but is no view: left as it is)
+      if (!uri || old === undefined || isDiffSide(uri) || !files.has(fileOfView(uri).fsPath)) {
         continue;
       }
       const title = sessionTree?.all().find((x) => vscode.Uri.parse(x.uri).fsPath === fileOfView(uri).fsPath)?.title;
