@@ -4,7 +4,8 @@
 // Transcripts tree; when the turn finishes on disk the view shows the answer and the tree drops
 // the dot at once (it kept it: the tree only polled every 10 s); a `system/turn_duration`
 // written after the answer leaves the turn's duration as it was (28s became 24s); a title the
-// session gets live (`custom-title`) becomes the view tab's title (it kept the old one).
+// session gets live (`custom-title`) becomes the view tab's title (it kept the old one); while
+// the turn works, the quiet view shows the agent's latest comment after `… working` (item 5).
 //
 //   await require('./live.js')(page, helpers)
 // helpers: { WS, log, check, eq, nbsp, palette, activeEditor, shot }
@@ -24,7 +25,8 @@ module.exports = async function live(page, h) {
     rec({ parentUuid: null, type: 'user', message: { role: 'user', content: prompt }, uuid: 'lv-01', timestamp: '2026-05-14T09:00:00.000Z' }) +
     rec({ parentUuid: 'lv-01', type: 'assistant', requestId: 'req_lv_01', uuid: 'lv-02', timestamp: '2026-05-14T09:00:02.000Z',
       message: { model: 'claude-sonnet-4-5-20250929', id: 'msg_lv_01', type: 'message', role: 'assistant', stop_reason: 'tool_use', usage,
-        content: [{ type: 'tool_use', id: 'toolu_lv_01', name: 'Bash', input: { command: 'make nightly' } }] } }));
+        content: [{ type: 'text', text: 'Running the nightly target to see where it stops.' },
+          { type: 'tool_use', id: 'toolu_lv_01', name: 'Bash', input: { command: 'make nightly' } }] } }));
 
   const tree = '.pane:has(.pane-header:has-text("Transcripts")) .monaco-list-row';
   const row = () => page.locator(tree, { hasText: 'Run the nightly job locally' }).first();
@@ -48,6 +50,9 @@ module.exports = async function live(page, h) {
     return false;
   };
   check('live: the view of the live session shows the turn working', await waitView('… working'), (await viewText()).slice(0, 400));
+  // Issue 23 item 5: with the agent's latest comment, not only `… working`.
+  check('live: the working turn shows the agent\'s latest comment', (await viewText()).includes('… working · Running the nightly target to see where it stops.'),
+    (await viewText()).slice(0, 400));
   await shot(page, 'l1-live-session-working.png');
 
   // The turn finishes on disk: its result, then the answer (end_turn) 28 s after the prompt.
