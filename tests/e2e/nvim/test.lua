@@ -201,7 +201,13 @@ local function demo_raw()
   for line, label in pairs(hints) do
     if label:match('^▸ Turn ') then
       turn_hints[line] = label
-    else
+    end
+  end
+  -- (a line may hold an answer hint and a usage hint: counted hint by hint)
+  for _, h in ipairs(vim.lsp.inlay_hint.get({ bufnr = buf })) do
+    local label = h.inlay_hint.label
+    label = type(label) == 'table' and table.concat(vim.tbl_map(function(p) return p.value end, label)) or label
+    if label:match('^in %d') then
       usage = usage + 1
     end
   end
