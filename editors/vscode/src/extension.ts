@@ -279,6 +279,13 @@ async function start(): Promise<void> {
       fallbackViews?.emitter.fire(vscode.Uri.parse(params.uri));
     }
   });
+  // The session index changed for these transcripts (PROTOCOL.md): the tree's live dots,
+  // titles and turns follow at once, in step with the views (issue 23 item 9: the tree kept its
+  // live dot after the view showed the turn finished), and open views take the new title.
+  c.onNotification('transcript/didChangeSessions', (params: { uris?: string[] }) => {
+    const files = new Set((params?.uris ?? []).map((u) => vscode.Uri.parse(u).fsPath));
+    sessionsChanged(files);
+  });
   try {
     await c.start();
   } catch (e) {
@@ -419,6 +426,67 @@ export function viewUri(uri: vscode.Uri, verbose: boolean | undefined, title?: s
     return vscode.Uri.from({ scheme: VIEW_SCHEME, path: '/' + name, query: [v, `path=${file.fsPath}`].filter((q) => q).join('&') });
   }
   return file.with({ scheme: VIEW_SCHEME, query: v, fragment: '' });
+}
+
+/** Files named by `transcript/didChangeSessions` not yet acted on, and the timer that acts. */
+const changedSessions = new Set<string>();
+let sessionsTimer: NodeJS.Timeout | undefined;
+
+/** After `transcript/didChangeSessions` (a few at once become one): the session tree reloads,
+ * then every open view of a changed session whose tab title is not the session's title any
+ * more is opened again under the new title (issue 23 item 9). */
+function sessionsChanged(files: Set<string>): void {
+  files.forEach((f) => changedSessions.add(f));
+  if (sessionsTimer) {
+    return;
+  }
+  sessionsTimer = setTimeout(() => {
+    sessionsTimer = undefined;
+    const changed = new Set(changedSessions);
+    changedSessions.clear();
+    void (async () => {
+      await sessionTree?.refresh();
+      await retitleViews(changed);
+    })();
+  }, 100);
+}
+
+/** Opens again, under its session's current title, each open view tab of `files` whose title
+ * is out of date: VS Code names a tab after its URI, and the URI holds the title
+ * ([`viewUri`]). The new tab takes the old one's place (same group, cursor and scroll) and the
+ * old one is closed. */
+async function retitleViews(files: Set<string>): Promise<void> {
+  for (const group of vscode.window.tabGroups.all) {
+    for (const tab of group.tabs) {
+      const uri = tab.input instanceof vscode.TabInputText ? tab.input.uri : undefined;
+      const old = uri ? titleOfView(uri) : undefined;
+      // (one side of a diff names its transcript too, but is no view: left as it is)
+      if (!uri || old === undefined || isDiffSide(uri) || !files.has(fileOfView(uri).fsPath)) {
+        continue;
+      }
+      const title = sessionTree?.all().find((x) => vscode.Uri.parse(x.uri).fsPath === fileOfView(uri).fsPath)?.title;
+      if (!title) {
+        continue;
+      }
+      const q = new URLSearchParams(uri.query).get('verbose');
+      const verbose = q === null ? undefined : q === '1' || q === 'true';
+      const next = viewUri(uri, verbose, title);
+      if (next.toString() === uri.toString()) {
+        continue;
+      }
+      const editor = vscode.window.visibleTextEditors.find((e) => e.document.uri.toString() === uri.toString());
+      const selection = editor?.selection;
+      const top = editor?.visibleRanges[0];
+      ensureViewProvider();
+      const doc = await vscode.workspace.openTextDocument(next);
+      const shown = doc.languageId === VIEW_LANGUAGE ? doc : await vscode.languages.setTextDocumentLanguage(doc, VIEW_LANGUAGE);
+      const ed = await vscode.window.showTextDocument(shown, { preview: false, viewColumn: group.viewColumn, preserveFocus: !tab.isActive || !group.isActive, selection });
+      if (top) {
+        ed.revealRange(top, vscode.TextEditorRevealType.AtTop);
+      }
+      await vscode.window.tabGroups.close(tab, true);
+    }
+  }
 }
 
 /** The title of a view URI in the titled form, if it is one. */

@@ -3,8 +3,10 @@
 //! computed (seed 002 for tok/s and the finish time). On the raw `.jsonl`, where a JSON line runs
 //! far past the window, the turn hint sits at the *start* of the turn's opening line, where it
 //! is visible: `▸ Turn 3/12 · Fix the failing test` (issue 7), its tooltip giving the figures;
-//! per model response, at the end of the last row of its `message.id` group, its usage (case
-//! 10: never on every row, never summed). Plain data; positions are line starts or line ends.
+//! the first words of each final answer at the start of its first line, and per model response,
+//! at the start of the last row of its `message.id` group, its usage (case 10: never on every
+//! row, never summed; issue 23 item 8: at the line start, not thousands of columns to the
+//! right). Plain data; positions are line starts or line ends.
 
 use crate::analysis::{Analysis, DurationSource, Throughput, Turn, TurnKind, TurnState};
 use crate::model::{Transcript, Usage};
@@ -16,8 +18,21 @@ use crate::view::{View, text, words};
 pub enum HintKind {
     /// Per-turn figures.
     Turn,
+    /// The first words of a turn's final answer (raw file, issue 23 item 8).
+    Answer,
     /// Usage of one model response.
     Usage,
+}
+
+impl HintKind {
+    /// Order of hints on one line: the turn's, then the answer's, then the usage.
+    fn rank(self) -> u8 {
+        match self {
+            HintKind::Turn => 0,
+            HintKind::Answer => 1,
+            HintKind::Usage => 2,
+        }
+    }
 }
 
 /// Where on its line a hint is shown.
@@ -183,6 +198,14 @@ pub fn turn_tooltip(turn: &Turn, total: usize, time_zone: Option<&str>) -> Strin
                 text::fmt_duration(d.ms),
                 d.ms
             ));
+            if let Some(late) = d.recorded_late_ms() {
+                s.push_str(&format!(
+                    "- the agent recorded {} ({late} ms) after the turn had finished \
+                     (`system/turn_duration` / `task_complete.duration_ms`), its own measure; \
+                     the figure above stays as it was when the turn finished.\n",
+                    text::fmt_duration(late)
+                ));
+            }
         }
         None => s.push_str("- duration: unknown (no timestamps).\n"),
     }
@@ -284,15 +307,35 @@ fn tokens(n: u64) -> String {
     s.replace(".0k", "k").replace(".0M", "M")
 }
 
-/// Hints of the raw `.jsonl`: a turn hint ([`raw_turn_label`]) at the start of each opener
-/// line, its tooltip the figures ([`turn_label`]) and how they were computed; a usage hint at
-/// the end of the last row of each model response.
+/// Hints of the raw `.jsonl`, each at the *start* of its line, where the eye is (issue 23 item
+/// 8: on long JSON lines a hint at the line end sat thousands of columns to the right): a turn
+/// hint ([`raw_turn_label`]) on each opener line, its tooltip the figures ([`turn_label`]) and
+/// how they were computed; an answer hint ([`raw_answer_label`]) on the first line of each final
+/// answer; a usage hint on the last row of each model response.
 pub fn raw_hints(
     transcript: &Transcript,
+    source: &str,
     analysis: &Analysis,
     time_zone: Option<&str>,
 ) -> Vec<Hint> {
-    raw_hints_in(transcript, analysis, time_zone, 0..=usize::MAX)
+    raw_hints_in(transcript, source, analysis, time_zone, 0..=usize::MAX)
+}
+
+/// The raw file's answer hint (issue 23 item 8): `✔ Answer · Fixed. Two problems combined…`,
+/// the answer's first words as the outline's detail gives them ([`crate::view::answer_gist`],
+/// at most 60 characters); `… Answer so far` while the turn is in flight; just `✔ Answer` when
+/// the answer has no words to show.
+pub fn raw_answer_label(turn: &Turn, gist: &str) -> String {
+    let head = if turn.state == TurnState::InFlight {
+        "… Answer so far"
+    } else {
+        "✔ Answer"
+    };
+    if gist.is_empty() {
+        head.to_string()
+    } else {
+        format!("{head} · {gist}")
+    }
 }
 
 /// [`raw_hints`] on `lines` only (0-based, inclusive): labels and tooltips are made only for
@@ -300,12 +343,37 @@ pub fn raw_hints(
 /// shows (issue 12, item 4), not the whole file.
 pub fn raw_hints_in(
     transcript: &Transcript,
+    source: &str,
     analysis: &Analysis,
     time_zone: Option<&str>,
     lines: std::ops::RangeInclusive<usize>,
 ) -> Vec<Hint> {
     let mut out = Vec::new();
     let total = analysis.turn_count;
+    for turn in &analysis.turns {
+        let Some(fa) = &turn.final_answer else {
+            continue;
+        };
+        let Some(first) = fa.blocks.first().and_then(|b| transcript.entries.get(b.0)) else {
+            continue;
+        };
+        if !lines.contains(&first.line) {
+            continue;
+        }
+        out.push(Hint {
+            line: first.line,
+            position: HintPosition::LineStart,
+            kind: HintKind::Answer,
+            label: raw_answer_label(turn, &crate::view::answer_gist(transcript, source, fa)),
+            tooltip: format!(
+                "The final answer of turn {} of {} (seed 000: the unbroken trailing run of the \
+                 agent's prose), its first words. The whole text is in the JSON on this line \
+                 and the next ones of the answer; the view (Open Transcript View) shows it in \
+                 full.",
+                turn.n, total
+            ),
+        });
+    }
     for turn in &analysis.turns {
         let Some(opener) = turn.opener.and_then(|e| transcript.entries.get(e)) else {
             continue;
@@ -355,13 +423,13 @@ pub fn raw_hints_in(
         }
         out.push(Hint {
             line: last.line,
-            position: HintPosition::LineEnd,
+            position: HintPosition::LineStart,
             kind: HintKind::Usage,
             label: usage_label(&step.usage, step.output_final),
             tooltip,
         });
     }
-    out.sort_by_key(|h| (h.line, h.kind == HintKind::Usage));
+    out.sort_by_key(|h| (h.line, h.kind.rank()));
     out
 }
 
@@ -416,7 +484,7 @@ mod tests {
         let text = crate::testing::synth_claude_transcript(1_500_000, 11);
         let t = crate::formats::read(&text);
         let a = crate::analysis::analyze(&t, &text, &crate::analysis::Options::default());
-        let all = raw_hints(&t, &a, Some("UTC"));
+        let all = raw_hints(&t, &text, &a, Some("UTC"));
         assert!(all.len() >= 10, "{} hints", all.len());
         let view = crate::view::render(&t, &a, &text, &crate::view::ViewOptions::default());
         let all_view = view_hints(&view, &a, Some("UTC"));
@@ -429,7 +497,7 @@ mod tests {
             (5, 1 << 30),
         ] {
             let want: Vec<&Hint> = all.iter().filter(|h| (lo..=hi).contains(&h.line)).collect();
-            let got = raw_hints_in(&t, &a, Some("UTC"), lo..=hi);
+            let got = raw_hints_in(&t, &text, &a, Some("UTC"), lo..=hi);
             assert_eq!(got.iter().collect::<Vec<_>>(), want, "raw {lo}..={hi}");
             let want: Vec<&Hint> = all_view
                 .iter()

@@ -75,6 +75,10 @@ pub trait Sink: Send + Sync + 'static {
     fn changed(&self, changes: Changes);
     /// Reports index-build progress (in order; must not block).
     fn progress(&self, progress: IndexProgress);
+    /// The session index was brought up to date for `paths` (re-read after a change on disk,
+    /// or a followed file settled by the file-age rule, which ends its live state): a client's
+    /// session list can follow at once (issue 23 item 9). Must not block.
+    fn sessions_changed(&self, paths: Vec<PathBuf>);
 }
 
 /// Starts the follower (once; at `initialized`): watches the roots, then builds the session
@@ -615,11 +619,25 @@ async fn recover_lost(host: &Host, st: &mut State) {
 }
 
 fn flush(host: &Arc<Host>, sink: &Arc<dyn Sink>, st: &mut State) {
-    if !st.reindex.is_empty() {
-        let paths: Vec<PathBuf> = st.reindex.drain().collect();
+    let ready =
+        !(st.dirty.is_empty() && st.changed_raw.is_empty() && !st.refresh_all) && !sink.busy();
+    let mut paths: Vec<PathBuf> = st.reindex.drain().collect();
+    if ready {
+        // Followed files under the roots whose views are refreshed now (appended to, or
+        // settled: then their live state ends although nothing on disk changed) are told to
+        // the client's session list with them (issue 23 item 9).
+        for p in &st.dirty {
+            if st.roots.iter().any(|r| p.starts_with(r)) && !paths.contains(p) {
+                paths.push(p.clone());
+            }
+        }
+    }
+    if !paths.is_empty() {
         let host = host.clone();
+        let sink = sink.clone();
         tokio::spawn(async move {
             let search = host.search_index();
+            let told = paths.clone();
             for p in paths {
                 let old = crate::sync::read(&host.index).get(&p).cloned();
                 let q = p.clone();
@@ -652,13 +670,13 @@ fn flush(host: &Arc<Host>, sink: &Arc<dyn Sink>, st: &mut State) {
             if let Some(s) = search {
                 let _ = tokio::task::spawn_blocking(move || s.commit()).await;
             }
+            sink.sessions_changed(told);
         });
     }
-    if st.dirty.is_empty() && st.changed_raw.is_empty() && !st.refresh_all {
+    if !ready {
+        // Nothing to refresh, or the previous batch is still waiting for the client: keep
+        // the work queued.
         return;
-    }
-    if sink.busy() {
-        return; // the previous batch is still waiting for the client: keep the work queued
     }
     let all = std::mem::take(&mut st.refresh_all);
     let dirty: Vec<PathBuf> = st.dirty.drain().collect();
@@ -930,6 +948,7 @@ mod tests {
             self.changes.lock().unwrap().push(changes);
         }
         fn progress(&self, _: IndexProgress) {}
+        fn sessions_changed(&self, _: Vec<PathBuf>) {}
     }
 
     fn state() -> State {

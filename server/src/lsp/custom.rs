@@ -44,6 +44,7 @@ pub const CUSTOM_METHODS: [&str; 12] = [
     <TextDocumentContentRefresh as Request>::METHOD,
     <DidChangeVirtualDocument as Notification>::METHOD,
     <DidChangeFile as Notification>::METHOD,
+    <DidChangeSessions as Notification>::METHOD,
     DEBUG_PANIC,
     OPEN_PENDING,
 ];
@@ -113,6 +114,25 @@ pub enum DidChangeFile {}
 impl Notification for DidChangeFile {
     type Params = UriParams;
     const METHOD: &'static str = "transcript/didChangeFile";
+}
+
+/// `transcript/didChangeSessions` (server -> client notification): the session index changed
+/// for these transcripts (re-read after a change on disk, or a followed file settled by the
+/// file-age rule), so a client's session list and its views' titles can be brought up to date
+/// at once, in step with the views (issue 23 item 9: the tree kept its live dot after the
+/// view showed the turn finished; a tab kept an old title).
+pub enum DidChangeSessions {}
+
+impl Notification for DidChangeSessions {
+    type Params = SessionsChangedParams;
+    const METHOD: &'static str = "transcript/didChangeSessions";
+}
+
+/// Params of `transcript/didChangeSessions`.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct SessionsChangedParams {
+    /// The transcripts (`file:` URIs) whose session-index entry or live state changed.
+    pub uris: Vec<Uri>,
 }
 
 /// Params of `transcript/sessions` (PROTOCOL.md): every field optional.

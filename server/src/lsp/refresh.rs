@@ -15,7 +15,8 @@ use tower_lsp_server::ls_types::*;
 
 use crate::ide::live::{Changes, IndexProgress, Level, Sink};
 use crate::lsp::custom::{
-    DidChangeFile, DidChangeVirtualDocument, TextDocumentContentRefresh, UriParams,
+    DidChangeFile, DidChangeSessions, DidChangeVirtualDocument, SessionsChangedParams,
+    TextDocumentContentRefresh, UriParams,
 };
 use crate::lsp::state::{Shared, read};
 use crate::lsp::to_proto;
@@ -120,6 +121,19 @@ impl Sink for ClientSink {
 
     fn progress(&self, progress: IndexProgress) {
         let _ = self.progress.send(progress);
+    }
+
+    fn sessions_changed(&self, paths: Vec<std::path::PathBuf>) {
+        let uris: Vec<Uri> = paths.iter().filter_map(|p| to_proto::file_uri(p)).collect();
+        if uris.is_empty() {
+            return;
+        }
+        let client = self.shared.client.clone();
+        tokio::spawn(async move {
+            client
+                .send_notification::<DidChangeSessions>(SessionsChangedParams { uris })
+                .await;
+        });
     }
 }
 

@@ -1238,10 +1238,17 @@ impl<'a> Renderer<'a> {
         match turn.state {
             TurnState::InFlight if !self.verbose || fa.is_none() => {
                 self.blank();
-                self.emit(
-                    Line::new().add("… working", Some(SpanKind::Meta)),
-                    Origin::None,
-                );
+                let mut line = Line::new().add("… working", Some(SpanKind::Meta));
+                // The quiet view, which hides the activity, says what the agent last said
+                // (issue 23 item 5: a live turn showed only `… working`).
+                if !self.verbose
+                    && let Some(said) = latest_comment(self.t, self.src, turn)
+                {
+                    line = line
+                        .add(" · ", Some(SpanKind::Meta))
+                        .add(&said, Some(SpanKind::Narration));
+                }
+                self.emit(line, Origin::None);
             }
             TurnState::Replyless if turn.kind != TurnKind::Preamble && !self.verbose => {
                 self.blank();
@@ -2591,4 +2598,29 @@ fn answer_label(state: TurnState) -> String {
     } else {
         "**Answer**".to_string()
     }
+}
+
+/// The first words of the agent's latest comment in `turn` (its last non-empty text block of a
+/// prose run outside the final answer: an in-flight answer stays held back, seed 000), as an
+/// answer's gist reads them ([`super::answer_gist`]: the first non-empty line, at most 60
+/// characters); `None` when the agent has commented nothing yet. Shown after `… working` on
+/// an in-flight turn of the quiet view (issue 23 item 5).
+fn latest_comment(t: &Transcript, src: &str, turn: &Turn) -> Option<String> {
+    let answer: &[(usize, usize)] = turn.final_answer.as_ref().map_or(&[], |f| &f.blocks);
+    turn.runs
+        .iter()
+        .rev()
+        .filter(|r| r.kind == crate::analysis::RunKind::Prose)
+        .flat_map(|r| r.blocks.iter().rev())
+        .filter(|b| !answer.contains(b))
+        .map(|&b| {
+            let one = crate::analysis::FinalAnswer {
+                blocks: vec![b],
+                marker: None,
+                stray_markers: Vec::new(),
+                end_turn: false,
+            };
+            super::answer_gist(t, src, &one)
+        })
+        .find(|g| !g.is_empty())
 }

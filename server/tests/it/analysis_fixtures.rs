@@ -109,7 +109,12 @@ fn runs_alternating() {
     assert_eq!((t.comments, t.tool_calls), (2, 3));
     assert_eq!(f.activity(0), Some((2, 10)));
     let d = t.duration.unwrap();
-    assert_eq!((d.ms, d.source), (16_406, DurationSource::Recorded));
+    // The `turn_duration` (16 406 ms) came after the `end_turn` answer: the figure stays the
+    // timestamps' one the turn showed when it settled (issue 23 item 9).
+    assert_eq!(
+        (d.ms, d.source, d.recorded_late_ms()),
+        (16_404, DurationSource::Timestamps, Some(16_406))
+    );
     assert_eq!(estimate(&t.throughput), (592, 16_277));
     assert_eq!(t.finished_at.as_deref(), Some("09:00 am"));
     let u = t.usage;
@@ -162,7 +167,7 @@ fn narration_tail_moved_past() {
         (t2.state, t2.comments, t2.tool_calls),
         (TurnState::Complete, 0, 1)
     );
-    assert_eq!(t2.duration.unwrap().ms, 20_637);
+    assert_eq!(t2.duration.unwrap().ms, 20_635);
 }
 
 #[test]
@@ -351,7 +356,7 @@ fn wake_local_commands_init_and_unknown_types() {
     let t = &f.a.turns[0];
     assert_eq!((f.a.turn_count, t.title.as_str()), (1, "/init"));
     assert_eq!((t.comments, t.tool_calls, f.answer(0)), (1, 3, vec![10]));
-    assert_eq!(t.duration.unwrap().ms, 23_289);
+    assert_eq!(t.duration.unwrap().ms, 23_287);
 
     let f = load("rules/unknown-types.jsonl");
     assert_eq!(f.a.turn_count, 2);
@@ -396,7 +401,7 @@ fn inline_sidechains_and_compaction() {
     let t = &f.a.turns[0];
     assert_eq!((f.a.turn_count, t.compactions.to_vec()), (1, vec![0]));
     assert_eq!((f.answer(0), t.comments, t.tool_calls), (vec![11], 1, 3));
-    assert_eq!(t.duration.unwrap().ms, 33_591);
+    assert_eq!(t.duration.unwrap().ms, 33_589);
 }
 
 /// `(line, start col, end col, id, mode, verdict, phase, phase name)`.
@@ -489,10 +494,12 @@ fn codex_rollouts() {
         (u.input, u.cache_read, u.output, u.reasoning),
         (4_110, 16_000, 412, 160)
     );
+    // The answer (`phase: final_answer`) settled the turn before `task_complete` recorded
+    // 10 204 ms: the timestamps' figure stays (issue 23 item 9).
     let d = t.duration.unwrap();
     assert_eq!(
         (d.ms, d.source, t.state),
-        (10_204, DurationSource::Recorded, TurnState::Complete)
+        (10_066, DurationSource::Timestamps, TurnState::Complete)
     );
     // Measured: 10 204 − 1 320 (time to first token) − 501 ms between the call (10:15:06.451)
     // and its output (10:15:06.952) = 8 383 ms.
@@ -555,7 +562,7 @@ fn codex_0147_item_completed() {
         } => assert_eq!((*tokens, *decode_ms, *tok_per_s), (180, 3_000, 60.0)),
         other => panic!("{other:?}"),
     }
-    assert_eq!(t1.duration.map(|d| d.ms), Some(6_100));
+    assert_eq!(t1.duration.map(|d| d.ms), Some(5_901));
     let t2 = &f.a.turns[2];
     assert_eq!((t2.title.as_str(), f.answer(2)), ("[redacted]", vec![28]));
     match &t2.throughput {
@@ -814,7 +821,7 @@ fn codex_fork_in_a_file_of_several_rollouts() {
         ]
     );
     // The replayed answer is not turn 2's, nor is the time until the fork.
-    assert_eq!(f.a.turns[2].duration.as_ref().map(|d| d.ms), Some(30_000));
+    assert_eq!(f.a.turns[2].duration.as_ref().map(|d| d.ms), Some(20_000));
     let u = f.a.usage;
     assert_eq!((u.input, u.cache_read, u.output), (2_400, 2_600, 61));
     let s = transcript_ls::ide::stats::stats("f".into(), &f.t, &f.a);
@@ -1347,4 +1354,40 @@ fn two_forks_in_one_file_are_two_inherited_histories() {
         reader = lent.restore(t);
     }
     assert_eq!(state.unwrap().0.inherited, f.a.inherited);
+}
+
+/// Issue 23 item 9: a finished turn's duration does not change on a later append. The answer
+/// (`end_turn`, line 2) settles the turn 28 s after its prompt; the `system/turn_duration`
+/// record written after it (line 3, `durationMs` 24000, 0.6 s later) neither replaces the
+/// figure (it was 28 s, then 24 s) nor lengthens it; the tooltip keeps the recorded figure.
+#[test]
+fn a_duration_recorded_after_the_turn_settled_changes_nothing() {
+    let whole = load("rules/late-turn-duration.jsonl");
+    let path =
+        Path::new(env!("CARGO_MANIFEST_DIR")).join("../fixtures/rules/late-turn-duration.jsonl");
+    let src = std::fs::read_to_string(&path).unwrap();
+    let two_lines: String = src.split_inclusive('\n').take(2).collect();
+    let t = formats::read(&two_lines);
+    let before = analysis::analyze(&t, &two_lines, &opts(false));
+    assert_eq!(before.turns.len(), 1);
+    assert_eq!(before.turns[0].state, TurnState::Complete);
+    let d = before.turns[0]
+        .duration
+        .expect("a duration before the append");
+    assert_eq!(
+        (d.ms, d.source, d.recorded_late_ms()),
+        (28_000, DurationSource::Timestamps, None)
+    );
+    let d = whole.a.turns[0]
+        .duration
+        .expect("a duration after the append");
+    assert_eq!(
+        (d.ms, d.source, d.recorded_late_ms()),
+        (28_000, DurationSource::Timestamps, Some(24_000))
+    );
+    let tip = transcript_ls::ide::inlay_hints::turn_tooltip(&whole.a.turns[0], 1, Some("UTC"));
+    assert!(
+        tip.contains("- **28s** (28000 ms): last agent record's timestamp minus the prompt's.\n- the agent recorded 24s (24000 ms) after the turn had finished"),
+        "{tip}"
+    );
 }

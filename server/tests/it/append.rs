@@ -82,7 +82,7 @@ fn observed(snap: &Arc<Snapshot>) -> Vec<String> {
             "{:?}",
             semantic_tokens::raw_tokens(t, a, &snap.lookup, text, None)
         ),
-        format!("{:?}", inlay_hints::raw_hints(t, a, None)),
+        format!("{:?}", inlay_hints::raw_hints(t, text, a, None)),
         snap.view(false).view.text.clone(),
         snap.view(true).view.text.clone(),
     ]

@@ -204,7 +204,7 @@ fn kiro_turns_tools_answers_and_a_joined_fork() {
 /// duration and credits (only the first turn has a record here).
 #[test]
 fn kiro_sidecar_gives_title_cwd_model_and_turn_figures() {
-    let (_, t, a) = load(KIRO);
+    let (src, t, a) = load(KIRO);
     assert!(agents::has_beside(&fixture_path(KIRO)));
     assert_eq!(t.meta.title.as_deref(), Some("Count the files"));
     assert_eq!(t.meta.cwd.as_deref(), Some("/home/user/proj"));
@@ -232,7 +232,7 @@ fn kiro_sidecar_gives_title_cwd_model_and_turn_figures() {
     assert_eq!(label, "turn 1/3 · 1 comment · 2 tool calls · 12s");
     assert_eq!(a.turn_credits, vec![(1, 0.25)]);
     // The raw file's turn hints: the figures with the credits, and how they were computed.
-    let hints = inlay_hints::raw_hints(&t, &a, Some("UTC"));
+    let hints = inlay_hints::raw_hints(&t, &src, &a, Some("UTC"));
     let first = hints.iter().find(|h| h.line == 0).unwrap();
     assert!(
         first

@@ -3,7 +3,7 @@
 //! match ranges in the negotiated encoding, the `roots` filter, an append found after the file
 //! watcher indexed it, bad params.
 
-mod lsp_common;
+use crate::lsp_common;
 
 use std::time::Duration;
 

@@ -562,3 +562,71 @@ async fn a_file_name_that_is_not_utf8_is_indexed() {
     assert!(v["text"].as_str().unwrap().contains("## Turn 1"), "{v}");
     c.shutdown().await;
 }
+
+/// Issue 23 item 9: a followed live session whose turn finishes is told to the client's session
+/// list with `transcript/didChangeSessions` once the index holds it, and `transcript/sessions`
+/// then agrees with the view (not live; the answer shown), instead of a tree polling on a timer
+/// and keeping its live dot after the view showed the turn finished.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_followed_session_that_finishes_is_told_to_the_session_list() {
+    let tmp = tempfile::tempdir().unwrap();
+    let root = tmp.path().join("root");
+    std::fs::create_dir_all(&root).unwrap();
+    let path = root.join("in-flight.jsonl");
+    // Turn 2 waits on its Bash call (fixtures/rules/README.md): written now, so it is live.
+    std::fs::copy(fixtures_dir().join("rules/in-flight.jsonl"), &path).unwrap();
+    let mut c = indexed(std::slice::from_ref(&root)).await;
+    let live = |r: &Value| -> Vec<bool> {
+        r["sessions"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .map(|s| s["live"].as_bool().unwrap())
+            .collect()
+    };
+    let before = c.request("transcript/sessions", json!({})).await.unwrap();
+    assert_eq!(live(&before), [true]);
+    let view = view_uri(&path, None);
+    let text = c.open_view(&view).await;
+    assert!(text.contains("… working"), "{text}");
+    tokio::time::sleep(Duration::from_millis(300)).await;
+    c.clear_sent();
+
+    let sid = "c607ff1c-764f-49b0-864e-b6e91cd9e1d9";
+    let result = json!({"parentUuid":"if-06","isSidechain":false,"type":"user","message":{"role":"user","content":[{"tool_use_id":"toolu_01tBmNHgJzBphsPZCroa9iwW","type":"tool_result","content":"Finished `release` profile [optimized] target(s) in 41.2s","is_error":false}]},"uuid":"if-07","timestamp":"2026-05-13T11:21:20.000Z","sessionId":sid,"version":"2.1.114","cwd":"/home/user/project","userType":"external"});
+    let answer = json!({"parentUuid":"if-07","isSidechain":false,"message":{"model":"claude-sonnet-4-5-20250929","id":"msg_01FinishedBuildAnswer0001","type":"message","role":"assistant","content":[{"type":"text","text":"The release binary is at target/release/app."}],"stop_reason":"end_turn","stop_sequence":null,"usage":{"input_tokens":3,"cache_creation_input_tokens":0,"cache_read_input_tokens":17400,"output_tokens":12}},"requestId":"req_01FinishedBuild0001","type":"assistant","uuid":"if-08","timestamp":"2026-05-13T11:21:22.000Z","sessionId":sid,"version":"2.1.114","cwd":"/home/user/project","userType":"external"});
+    {
+        use std::io::Write;
+        let mut f = std::fs::OpenOptions::new()
+            .append(true)
+            .open(&path)
+            .unwrap();
+        writeln!(f, "{result}\n{answer}").unwrap();
+    }
+    let uri = file_uri(&path);
+    let told = c
+        .wait_for(Duration::from_secs(10), |s| {
+            s.method == "transcript/didChangeSessions"
+                && s.params["uris"]
+                    .as_array()
+                    .is_some_and(|u| u.iter().any(|u| u == uri.as_str()))
+        })
+        .await;
+    assert!(
+        told.is_some(),
+        "no transcript/didChangeSessions: {:?}",
+        c.sent()
+    );
+    let after = c.request("transcript/sessions", json!({})).await.unwrap();
+    assert_eq!(live(&after), [false]);
+    let text = c
+        .request("workspace/textDocumentContent", json!({"uri": view}))
+        .await
+        .unwrap();
+    let text = text["text"].as_str().unwrap();
+    assert!(
+        text.contains("The release binary is at target/release/app.")
+            && !text.contains("… working"),
+        "{text}"
+    );
+}

@@ -36,12 +36,33 @@ mod lsp_protocol;
 mod lsp_raw_answers;
 mod lsp_reading;
 mod lsp_robustness;
+mod lsp_search;
 mod lsp_sessions;
 mod lsp_stdio;
 mod lsp_stdio_robustness;
 mod pi_copilot;
 mod properties;
 mod protocol_contracts;
+mod search;
 mod session_index;
 mod view;
 mod vocabulary;
+
+/// Every suite file of this folder is compiled: a `NAME.rs` left without its `mod NAME;` line
+/// above would be skipped without a word.
+#[test]
+fn every_suite_file_is_a_module() {
+    let dir = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/it");
+    let main = std::fs::read_to_string(dir.join("main.rs")).unwrap();
+    let mut missing = Vec::new();
+    for e in std::fs::read_dir(&dir).unwrap() {
+        let name = e.unwrap().file_name().to_string_lossy().into_owned();
+        if let Some(suite) = name.strip_suffix(".rs")
+            && suite != "main"
+            && !main.lines().any(|l| l == format!("mod {suite};"))
+        {
+            missing.push(name);
+        }
+    }
+    assert!(missing.is_empty(), "not in tests/it/main.rs: {missing:?}");
+}

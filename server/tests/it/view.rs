@@ -535,7 +535,13 @@ fn state_lines_never_leave_a_turn_blank() {
     );
     a.turns[0].state = TurnState::InFlight;
     let v = quiet(&d, &a);
-    assert!(v.text.ends_with("> in src/lib.rs\n\n… working\n"));
+    // In flight, with the agent's latest comment after `… working` (issue 23 item 5).
+    assert!(
+        v.text
+            .ends_with("> in src/lib.rs\n\n… working · Fixed the off-by-one in `parse_row`.\n"),
+        "{}",
+        v.text
+    );
 }
 
 #[test]

@@ -168,7 +168,7 @@ fn surfaces_say_the_same_numbers_with_the_same_words() {
         let phases = transcript_ls::analysis::default_phases();
         let raw_folds = folding::raw_folds(t, a);
         let raw_syms = symbols::raw_symbols(t, a, src);
-        let raw_hints = inlay_hints::raw_hints(t, a, Some(TZ));
+        let raw_hints = inlay_hints::raw_hints(t, src, a, Some(TZ));
         let v = view::render(t, a, src, &ViewOptions { verbose: true });
         let view_lines: Vec<&str> = v.text.split('\n').collect();
         let view_folds = folding::view_folds(&v);
@@ -532,7 +532,7 @@ fn an_in_flight_turn_reads_in_flight_on_every_surface() {
             &file,
         );
         let raw_syms = symbols::raw_symbols(t, a, src);
-        let raw_hints = inlay_hints::raw_hints(t, a, Some(TZ));
+        let raw_hints = inlay_hints::raw_hints(t, src, a, Some(TZ));
         let v = view::render(t, a, src, &ViewOptions { verbose: true });
         let view_syms = symbols::view_symbols(&v, a);
         for (ti, turn) in a.turns.iter().enumerate() {

@@ -201,7 +201,13 @@ local function demo_raw()
   for line, label in pairs(hints) do
     if label:match('^▸ Turn ') then
       turn_hints[line] = label
-    else
+    end
+  end
+  -- (a line may hold an answer hint and a usage hint: counted hint by hint)
+  for _, h in ipairs(vim.lsp.inlay_hint.get({ bufnr = buf })) do
+    local label = h.inlay_hint.label
+    label = type(label) == 'table' and table.concat(vim.tbl_map(function(p) return p.value end, label)) or label
+    if label:match('^in %d') then
       usage = usage + 1
     end
   end
@@ -210,6 +216,15 @@ local function demo_raw()
     { label = RAW_TURN_HINTS[3], col = 0, figures = DEMO_TURN_HINTS[3] })
   H.eq('demo: one usage hint per model response', usage, 30)
   H.eq('demo: usage hint of the first response (line 9)', hints[8], 'in 6 · cache write 9.9k · cache read 14.2k · out 412')
+  -- Issue 23 item 8: every hint of the raw file opens its line, where the eye is (usage hints
+  -- sat at the end of ~1,300-column JSON lines); the final answer's first words open its line.
+  local cols = {}
+  for _, h in ipairs(vim.lsp.inlay_hint.get({ bufnr = buf })) do
+    cols[h.inlay_hint.position.character] = (cols[h.inlay_hint.position.character] or 0) + 1
+  end
+  H.eq('demo: every raw hint at column 0 (turn, answer and usage hints)', vim.tbl_keys(cols), { 0 })
+  H.eq('demo: turn 1\'s answer hint opens line 19, before its usage', hints[18],
+    '✔ Answer · Fixed. Two problems combined into the 500: | in 3 · cache write 1.4k · cache read 28.1k · out 243')
 
   -- Code lenses.
   local lenses = {}

@@ -374,6 +374,8 @@ async function main(page) {
   // 15b. Full-text search across sessions (issue 26): tests/e2e/vscode/search.js.
   await require('./search.js')(page, { log, check, eq, nbsp, palette, activeEditor, shot });
   await sessionsFirst(page);
+  // 15b. Following a live session (issue 23 item 9): tests/e2e/vscode/live.js.
+  await require('./live.js')(page, { WS, log, check, eq, nbsp, palette, activeEditor, shot });
   // 16. The registry's newer agents from their default roots (issue 21): tests/e2e/vscode/agents.js.
   await require('./agents.js')(page, { BASE_SETTINGS, log, check, eq, nbsp, palette, activeEditor, shot });
   await serverLookup(page);

@@ -50,6 +50,7 @@ pub(crate) fn inlay_hint(b: &Backend, ctx: &Ctx, params: InlayHintParams) -> Res
         DocSnap::Raw { snap } if !snap.is_transcript() => Vec::new(),
         DocSnap::Raw { snap } => ide::inlay_hints::raw_hints_in(
             &snap.transcript,
+            ctx.text(),
             &snap.analysis,
             tz.as_deref(),
             lines.0..=lines.1,
@@ -110,7 +111,7 @@ fn per_turn(
         .map(|(i, p)| p.filter(|p| Arc::ptr_eq(&p.symbol, &syms[i]) && p.lines == span(i)))
         .collect();
     let hints_in = |from: usize, to: usize| {
-        ide::inlay_hints::raw_hints_in(&snap.transcript, &snap.analysis, tz, from..=to)
+        ide::inlay_hints::raw_hints_in(&snap.transcript, ctx.text(), &snap.analysis, tz, from..=to)
     };
     let whole = |i: usize| {
         let (s, e) = span(i);

@@ -206,6 +206,7 @@ pub fn recorded(ms: u64) -> Option<Duration> {
     Some(Duration {
         ms,
         source: DurationSource::Recorded,
+        recorded_late: None,
     })
 }
 
