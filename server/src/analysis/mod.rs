@@ -270,10 +270,8 @@ pub struct Turn {
     pub comments: u32,
     /// Tool calls of the main thread.
     pub tool_calls: u32,
-    /// The last turn_duration / task_complete duration of the turn (main thread) when it came
-    /// before any completion evidence, else the latest timestamp in the turn minus the
-    /// opener's (case 16; a closing record written after the turn settled neither replaces
-    /// nor lengthens it: issue 23 item 9). `None` for the preamble.
+    /// The last turn_duration / task_complete duration of the turn (main thread), else the
+    /// latest timestamp in the turn minus the opener's (case 16). `None` for the preamble.
     pub duration: Option<Duration>,
     /// See [`throughput`].
     pub throughput: Throughput,
@@ -357,19 +355,6 @@ impl std::fmt::Debug for Indices {
 pub struct Duration {
     pub ms: u64,
     pub source: DurationSource,
-    /// A duration the agent recorded (ms) after the turn had already settled (an `end_turn` /
-    /// `final_answer` response before its `system/turn_duration` / `task_complete`): shown in
-    /// the tooltip beside the timestamps' figure, never in its place, so that a finished
-    /// turn's duration does not change on a later append (issue 23 item 9). In ms, at most
-    /// `u32::MAX` (49 days), 0 not kept: one pointer-free word keeps a turn compact (issue 12).
-    pub recorded_late: Option<std::num::NonZeroU32>,
-}
-
-impl Duration {
-    /// [`Duration::recorded_late`] in ms.
-    pub fn recorded_late_ms(&self) -> Option<u64> {
-        self.recorded_late.map(|n| u64::from(n.get()))
-    }
 }
 
 /// How a duration was obtained.

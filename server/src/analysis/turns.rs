@@ -342,12 +342,6 @@ pub(super) fn analyze_from(
         let mut interruptions: Vec<usize> = Vec::new();
         let mut steering = Vec::new();
         let mut recorded: Option<u64> = None;
-        // A duration recorded after the turn already had completion evidence (an `end_turn`
-        // / `final_answer` response, an interruption): the turn showed as finished with its
-        // timestamps' figure before that record came, and a finished turn's figure must not
-        // change on a later append (issue 23 item 9: 28 s became 24 s). Kept for the tooltip.
-        let mut recorded_late: Option<u64> = None;
-        let mut settled_before = false;
         let mut measured: Option<(u64, u64)> = None;
         let mut last_ts: Option<i64> = None;
         let mut first_ts: Option<i64> = None;
@@ -366,14 +360,7 @@ pub(super) fn analyze_from(
                 // The turn's work ends at its last conversation record: local commands, meta
                 // and other bookkeeping typed after the agent settled (`/model`, `/exit` the
                 // next day) do not lengthen it.
-                // Nor does a closing record or an interruption written after the turn
-                // settled: the figure shown when it settled stays (issue 23 item 9).
-                let late_closer = settled_before
-                    && matches!(
-                        e.role,
-                        Role::TurnDuration { .. } | Role::TurnCompleted(_) | Role::Interruption
-                    );
-                if counts_for_duration(&e.role) && !late_closer && last_ts.is_none_or(|l| ts >= l) {
+                if counts_for_duration(&e.role) && last_ts.is_none_or(|l| ts >= l) {
                     last_ts = Some(ts);
                     last_ts_entry = Some(i);
                 }
@@ -390,36 +377,22 @@ pub(super) fn analyze_from(
             match &e.role {
                 Role::TurnDuration { duration_ms } => {
                     terminal_closers.push(i);
-                    if settled_before {
-                        recorded_late = Some(*duration_ms);
-                    } else {
-                        recorded = Some(*duration_ms);
-                    }
+                    recorded = Some(*duration_ms);
                 }
                 Role::TurnCompleted(c) => {
                     let (duration_ms, time_to_first_token_ms) =
                         (&c.duration_ms, &c.time_to_first_token_ms);
                     terminal_closers.push(i);
                     if let Some(d) = duration_ms {
-                        if settled_before {
-                            recorded_late = Some(*d);
-                        } else {
-                            recorded = Some(*d);
-                        }
+                        recorded = Some(*d);
                     }
                     if let (Some(d), Some(f)) = (duration_ms, time_to_first_token_ms) {
                         measured = Some((*d, *f));
                     }
                 }
-                Role::Interruption => {
-                    interruptions.push(i);
-                    settled_before = true;
-                }
+                Role::Interruption => interruptions.push(i),
                 Role::Steering => steering.push(i),
                 _ => {}
-            }
-            if entry_step.get(i).is_some_and(|s| steps[s].end_turn) {
-                settled_before = true;
             }
         }
         all_steering.extend_from_slice(&steering);
@@ -536,27 +509,16 @@ pub(super) fn analyze_from(
             Some(Duration {
                 ms,
                 source: DurationSource::Recorded,
-                recorded_late: None,
             })
         } else {
-            let spanned = match (opener_ts, last_ts) {
+            match (opener_ts, last_ts) {
                 _ if untimed_after_opener && last_ts_entry == opener => None,
                 (Some(a), Some(b)) if b >= a => Some(Duration {
                     ms: (b - a) as u64,
                     source: DurationSource::Timestamps,
-                    recorded_late: recorded_late.and_then(|ms| {
-                        std::num::NonZeroU32::new(u32::try_from(ms).unwrap_or(u32::MAX))
-                    }),
                 }),
                 _ => None,
-            };
-            // Without timestamps to span, a late recorded duration is the only figure (it
-            // appears then, it never replaces one).
-            spanned.or(recorded_late.map(|ms| Duration {
-                ms,
-                source: DurationSource::Recorded,
-                recorded_late: None,
-            }))
+            }
         };
         let throughput = if state == TurnState::InFlight {
             super::Throughput::None {

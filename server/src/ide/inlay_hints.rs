@@ -198,14 +198,6 @@ pub fn turn_tooltip(turn: &Turn, total: usize, time_zone: Option<&str>) -> Strin
                 text::fmt_duration(d.ms),
                 d.ms
             ));
-            if let Some(late) = d.recorded_late_ms() {
-                s.push_str(&format!(
-                    "- the agent recorded {} ({late} ms) after the turn had finished \
-                     (`system/turn_duration` / `task_complete.duration_ms`), its own measure; \
-                     the figure above stays as it was when the turn finished.\n",
-                    text::fmt_duration(late)
-                ));
-            }
         }
         None => s.push_str("- duration: unknown (no timestamps).\n"),
     }

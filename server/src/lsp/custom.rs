@@ -33,7 +33,7 @@ pub const DEBUG_PANIC: &str = "transcript/debugPanic";
 
 /// Every method of the custom protocol, both directions (PROTOCOL.md documents each; a test
 /// keeps the two in step).
-pub const CUSTOM_METHODS: [&str; 12] = [
+pub const CUSTOM_METHODS: [&str; 13] = [
     TEXT_DOCUMENT_CONTENT,
     VIRTUAL_DOCUMENT,
     SESSIONS,

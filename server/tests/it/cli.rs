@@ -390,7 +390,7 @@ fn stats_json_of_the_gates_fixture() {
             "comments": 2,
             "final_answer": true,
             "state": "complete",
-            "duration_ms": 17742,
+            "duration_ms": 17744,
             "tok_per_s": {"value": 42.4, "kind": "estimate"},
             "finished_at": "02:00 pm",
             "gates": [

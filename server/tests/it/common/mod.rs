@@ -206,7 +206,6 @@ pub fn recorded(ms: u64) -> Option<Duration> {
     Some(Duration {
         ms,
         source: DurationSource::Recorded,
-        recorded_late: None,
     })
 }
 
