@@ -320,10 +320,8 @@ fn vm(field: &str) -> u64 {
 /// Full-text search (issue 26): build, size, memory, cold and warm query latency.
 fn search_figures(dir: &Path, bytes: u64) {
     use transcript_ls::index::search::{self, SearchIndex, SearchQuery};
-    let index_dir = std::env::temp_dir().join(format!(
-        "transcript-ls-search-bench-{}",
-        std::process::id()
-    ));
+    let index_dir =
+        std::env::temp_dir().join(format!("transcript-ls-search-bench-{}", std::process::id()));
     let _ = std::fs::remove_dir_all(&index_dir);
     let roots = [dir.to_path_buf()];
     // Peak memory from here (clear_refs 5 resets VmHWM).
