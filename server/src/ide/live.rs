@@ -741,6 +741,19 @@ pub async fn build_index(
     .unwrap_or_default();
     let search = match opened {
         Some(Ok(s)) => {
+            let s = Arc::new(s);
+            // A restarting server's predecessor may hold the writer lock for a moment.
+            for _ in 0..25 {
+                if s.writable() {
+                    break;
+                }
+                tokio::time::sleep(Duration::from_millis(200)).await;
+                let t = s.clone();
+                let got = tokio::task::spawn_blocking(move || t.try_writable()).await;
+                if got.unwrap_or(false) {
+                    break;
+                }
+            }
             if !s.writable() {
                 sink.log(
                     Level::Warning,
@@ -749,7 +762,6 @@ pub async fn build_index(
                         .to_string(),
                 );
             }
-            let s = Arc::new(s);
             *host.search.write().unwrap_or_else(|e| e.into_inner()) = Some(Ok(s.clone()));
             Some(s)
         }

@@ -322,4 +322,14 @@ fn a_second_writer_opens_the_index_read_only() {
     assert!(!other.writable());
     other.set_complete(true);
     assert_eq!(hits(&other, &idx, "alembic").len(), 2);
+    assert!(!other.try_writable());
+    // The first one gone (a server restarting): the second takes the writer and what it
+    // committed.
+    drop(s);
+    assert!(other.try_writable());
+    assert_eq!(other.files().len(), 2);
+    for p in [CLAUDE, CODEX] {
+        let p = f.root.join(p);
+        assert!(other.in_step(&p, idx.get(&p)));
+    }
 }

@@ -184,6 +184,15 @@ impl From<tantivy::TantivyError> for SearchError {
     }
 }
 
+/// One indexing thread with [`WRITER_MEMORY`], one merge thread.
+fn writer_options() -> tantivy::indexer::IndexWriterOptions {
+    tantivy::indexer::IndexWriterOptions::builder()
+        .memory_budget_per_thread(WRITER_MEMORY)
+        .num_worker_threads(1)
+        .num_merge_threads(1)
+        .build()
+}
+
 /// The schema's fields.
 #[derive(Clone, Copy)]
 struct Fields {
@@ -272,6 +281,7 @@ fn state_of(e: &SessionEntry) -> FileState {
 /// The search index (see the module documentation). Every method takes `&self`; the writer
 /// is behind a lock.
 pub struct SearchIndex {
+    index: Index,
     /// The index's folder.
     dir: PathBuf,
     reader: IndexReader,
@@ -372,12 +382,7 @@ impl SearchIndex {
         if fresh {
             std::fs::write(&version, &want).map_err(|e| SearchError::Index(e.to_string()))?;
         }
-        let options = tantivy::indexer::IndexWriterOptions::builder()
-            .memory_budget_per_thread(WRITER_MEMORY)
-            .num_worker_threads(1)
-            .num_merge_threads(1)
-            .build();
-        let writer = index.writer_with_options(options).ok();
+        let writer = index.writer_with_options(writer_options()).ok();
         let policy = if writer.is_some() {
             ReloadPolicy::Manual
         } else {
@@ -385,6 +390,7 @@ impl SearchIndex {
         };
         let reader = index.reader_builder().reload_policy(policy).try_into()?;
         let si = SearchIndex {
+            index,
             dir: dir.to_path_buf(),
             reader,
             fields,
@@ -397,6 +403,27 @@ impl SearchIndex {
         let states = si.load_states()?;
         *si.states.lock().unwrap_or_else(|e| e.into_inner()) = states;
         Ok(si)
+    }
+
+    /// Takes the writer lock when this index has none (the process that held it may be gone:
+    /// a server restarting finds its predecessor's lock for a moment), then reads again what
+    /// is committed. True when the index is writable after.
+    pub fn try_writable(&self) -> bool {
+        {
+            let mut w = self.writer.lock().unwrap_or_else(|e| e.into_inner());
+            if w.is_some() {
+                return true;
+            }
+            match self.index.writer_with_options(writer_options()) {
+                Ok(nw) => *w = Some(nw),
+                Err(_) => return false,
+            }
+        }
+        let _ = self.reader.reload();
+        if let Ok(st) = self.load_states() {
+            *self.states.lock().unwrap_or_else(|e| e.into_inner()) = st;
+        }
+        true
     }
 
     /// True when this process can write the index (no other process holds its lock).
