@@ -14,8 +14,15 @@ module.exports = async function search(page, h) {
   await palette(page, 'Transcript: Search All Sessions…');
   const input = page.locator('.quick-input-widget input');
   await input.waitFor({ state: 'visible', timeout: 10000 });
+  // The command palette's own input is visible until the search pick replaces it: keys typed
+  // before that went to the palette (a fresh run lost the first 'a' and searched 'scii').
+  await page.locator('.quick-input-title', { hasText: 'Search All Sessions' }).first().waitFor({ timeout: 15000 });
   // Typed as a person types: the items follow.
   await input.pressSequentially('ascii', { delay: 40 });
+  if ((await input.inputValue()) !== 'ascii') {
+    log('search input lost keys', await input.inputValue());
+    await input.fill('ascii');
+  }
   const rows = page.locator('.quick-input-list .monaco-list-row');
   await rows.first().waitFor({ timeout: 15000 });
   let first = [];
@@ -27,6 +34,7 @@ module.exports = async function search(page, h) {
   log('search rows (ascii)', JSON.stringify(first.slice(0, 6)));
   check('Search: items while typing, the word marked', first.length > 0 && first.slice(0, 3).every((t) => /‹ascii/i.test(t)), first.slice(0, 3));
   await input.pressSequentially(' upperc', { delay: 40 });
+  if ((await input.inputValue()) !== 'ascii upperc') await input.fill('ascii upperc');
   let narrowed = [];
   for (let i = 0; i < 50; i++) {
     narrowed = await rowsText();
