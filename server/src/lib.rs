@@ -12,13 +12,16 @@
 //! - `formats` -> `model`: readers of each agent's `.jsonl` into one transcript model.
 //! - `analysis`, `view`: turns, gates and figures; the rendered reading view.
 //! - `index`: the session index (sessions, workspace symbols) and its cache.
-//! - `ide`: one module per editor feature in plain byte/line terms, and below the protocol the
+//! - `ide`: one module per editor feature in plain byte/line terms, answered for one document
+//!   by the facade `ide::DocAnalysis` (`ide/facade.rs`: folds, outline, hints, tokens, lenses,
+//!   hover, definition, references, diagnostics; the one place that chooses between a raw
+//!   transcript, a view and a text that is no transcript), and below the protocol the
 //!   document host: `ide::host` (`Host`: open raw and view documents, plain edits, disk
 //!   sources, `DocSnap` snapshots), `ide::document` (one source: text, incremental reader,
 //!   `Snapshot`, `ViewSnap`) and `ide::live` (the file follower: notify, appends, settling,
 //!   index builds; results handed to a `Sink`).
 //! - `lsp`: protocol only: framing, the dispatcher, the method table, handlers (one module per
-//!   request family), `from_proto` / `to_proto`, capabilities, settings, custom-protocol
+//!   request family, each converting what `ide::DocAnalysis` answers), `from_proto` / `to_proto`, capabilities, settings, custom-protocol
 //!   types, the client side of live files (`lsp::refresh`).
 //! - `sync`: taking a `Mutex` / `RwLock` whether a panicking holder poisoned it or not.
 //! - `cli`: the command line (`render`, `stats`, …) over the same loader and readers.

@@ -707,71 +707,6 @@ impl DocSnap {
             DocSnap::View { view, .. } => &view.lines,
         }
     }
-
-    /// The `(entry, block)` at byte `offset` on `line` of the document (raw: the record on
-    /// that line and the content block at the offset; view: the line's origin). `None` when
-    /// the line shows no record.
-    pub fn item_at(&self, line: usize, offset: usize) -> Option<(usize, Option<usize>)> {
-        match self {
-            DocSnap::Raw { snap } => {
-                let ei = crate::ide::lookup::entry_at_line(&snap.transcript, line)?;
-                let block =
-                    crate::ide::lookup::block_at_offset(&snap.transcript.entries[ei], offset);
-                Some((ei, block))
-            }
-            DocSnap::View { view, .. } => match view.view.lines.get(line).map(|l| &l.origin) {
-                Some(crate::view::Origin::Entry { entry, block, .. }) => Some((*entry, *block)),
-                _ => None,
-            },
-        }
-    }
-
-    /// Turn opener lines of the document (raw: the opener record; view: the heading), sorted.
-    pub fn turn_lines(&self) -> Vec<usize> {
-        let snap = self.snap();
-        let mut out: Vec<usize> = match self {
-            DocSnap::Raw { .. } => snap
-                .analysis
-                .turns
-                .iter()
-                .filter(|t| t.n > 0)
-                .map(|t| {
-                    t.opener
-                        .and_then(|e| snap.transcript.entries.get(e))
-                        .map_or(t.start_line, |e| e.line)
-                })
-                .collect(),
-            DocSnap::View { view, .. } => snap
-                .analysis
-                .turns
-                .iter()
-                .filter(|t| t.n > 0)
-                .filter_map(|t| view.index.turn_heading(t.n))
-                .collect(),
-        };
-        out.sort_unstable();
-        out.dedup();
-        out
-    }
-
-    /// Line of gate `g` in the document (`None` when the view does not show it).
-    pub fn gate_line(&self, g: usize) -> Option<usize> {
-        let a = &self.snap().analysis;
-        match self {
-            DocSnap::Raw { .. } => a.gates.get(g).map(|g| g.line),
-            DocSnap::View { view, .. } => view.index.line_of_gate(a, g),
-        }
-    }
-
-    /// Gate lines of the document, sorted.
-    pub fn gate_lines(&self) -> Vec<usize> {
-        let mut out: Vec<usize> = (0..self.snap().analysis.gates.len())
-            .filter_map(|g| self.gate_line(g))
-            .collect();
-        out.sort_unstable();
-        out.dedup();
-        out
-    }
 }
 
 #[cfg(test)]
@@ -809,10 +744,11 @@ mod tests {
             host.change_raw(doc, 2, vec![edit], Encoding::Utf16).err(),
             Some(ChangeError::Stale { have: 2, got: 2 })
         );
-        let snap = host.doc_snap(&DocRef::Raw(doc.into())).await.unwrap();
+        let snap: crate::ide::DocAnalysis =
+            host.doc_snap(&DocRef::Raw(doc.into())).await.unwrap().into();
         assert_eq!(snap.turn_lines(), vec![0, 2]);
-        let at = snap.lines().line_start(2);
-        assert_eq!(snap.item_at(2, at).map(|(e, _)| e), Some(2));
+        let at = snap.item_at(Position::new(2, 0), Encoding::Utf16);
+        assert_eq!(at.unwrap().map(|(e, _)| e), Some(2));
         assert!(host.close(doc).is_some());
         assert_eq!(
             follow.try_recv(),

@@ -12,7 +12,9 @@ use tower_lsp_server::Client;
 use tower_lsp_server::jsonrpc::{Error, ErrorCode, Result};
 use tower_lsp_server::ls_types::*;
 
-use crate::ide::host::{DocSnap, Host, HostError, HostSettings, Snapshot, ViewKey};
+use crate::ide::DocAnalysis;
+use crate::ide::facade::OutOfRange;
+use crate::ide::host::{Host, HostError, HostSettings, ViewKey};
 use crate::lsp::capabilities::{ClientCaps, VIEW_SCHEME};
 use crate::lsp::config::{Settings, TokenLegend};
 use crate::lsp::from_proto;
@@ -280,11 +282,9 @@ impl Shared {
         }
     }
 
-    /// Logs once per document that it is not a transcript (a non-empty text only).
-    pub fn note_not_transcript(&self, uri: &Uri, snap: &Snapshot) {
-        if snap.text.trim().is_empty() {
-            return;
-        }
+    /// Logs once per document that it is not a transcript (a document whose text is not
+    /// blank: [`DocAnalysis::unrecognised`]).
+    pub fn note_not_transcript(&self, uri: &Uri) {
         if lock(&self.logged_unknown).insert(uri.as_str().to_string()) {
             self.log(
                 MessageType::INFO,
@@ -308,18 +308,14 @@ impl Shared {
 }
 
 /// A document with the data a request needs: its URI (as the client spelled it) and the
-/// host's snapshot.
+/// features of the host's snapshot ([`DocAnalysis`], which makes the raw / view choice).
 #[derive(Clone)]
 pub struct Ctx {
     pub uri: Uri,
-    pub doc: DocSnap,
+    pub doc: DocAnalysis,
 }
 
 impl Ctx {
-    pub fn snap(&self) -> &Arc<Snapshot> {
-        self.doc.snap()
-    }
-
     pub fn text(&self) -> &str {
         self.doc.text()
     }
@@ -330,6 +326,18 @@ impl Ctx {
 
     pub fn uri(&self) -> &Uri {
         &self.uri
+    }
+
+    /// The `InvalidParams` error for a position past the end of the document.
+    pub fn out_of_range(&self, pos: Position) -> impl FnOnce(OutOfRange) -> Error + '_ {
+        move |_| {
+            invalid(format!(
+                "position {}:{} is out of range (the document has {} lines)",
+                pos.line,
+                pos.character,
+                self.lines().line_count()
+            ))
+        }
     }
 }
 
@@ -347,51 +355,25 @@ impl Backend {
         }
     }
 
-    /// Resolves a URI to the host's snapshot of the document (an open raw document, or a view,
-    /// loading the file behind it).
+    /// Resolves a URI to the features of the host's snapshot of the document (an open raw
+    /// document, or a view, loading the file behind it).
     pub async fn ctx(&self, uri: &Uri) -> Result<Ctx> {
         let r = from_proto::doc_ref(uri, read(&self.shared.settings).verbose).map_err(invalid)?;
-        let doc = self
+        let doc: DocAnalysis = self
             .shared
             .host
             .doc_snap(&r)
             .await
-            .map_err(|e| host_error(e, uri))?;
-        if let DocSnap::Raw { snap } = &doc
-            && !snap.is_transcript()
-        {
-            self.shared.note_not_transcript(uri, snap);
+            .map_err(|e| host_error(e, uri))?
+            .into();
+        // Views of such files are noted when their text is served (`handlers::view`).
+        if !from_proto::is_view(uri) && doc.unrecognised() {
+            self.shared.note_not_transcript(uri);
         }
         Ok(Ctx {
             uri: uri.clone(),
             doc,
         })
-    }
-
-    /// The `(entry, block)` under a position. Errors: a line past the end of the document.
-    pub fn item_at(&self, ctx: &Ctx, pos: Position) -> Result<Option<(usize, Option<usize>)>> {
-        let out_of_range = || {
-            invalid(format!(
-                "position {}:{} is out of range (the document has {} lines)",
-                pos.line,
-                pos.character,
-                ctx.lines().line_count()
-            ))
-        };
-        let line = pos.line as usize;
-        let offset = match &ctx.doc {
-            DocSnap::Raw { snap } => {
-                from_proto::offset(&snap.text, &snap.lines, pos, self.shared.enc())
-                    .map_err(|_| out_of_range())?
-            }
-            DocSnap::View { view, .. } => {
-                if line >= view.lines.line_count() {
-                    return Err(out_of_range());
-                }
-                0
-            }
-        };
-        Ok(ctx.doc.item_at(line, offset))
     }
 
     /// Sends `window/showDocument` from a spawned task (never awaited by a handler), when the

@@ -7,10 +7,10 @@ use serde_json::{Value, json};
 use tower_lsp_server::ls_types::*;
 
 use crate::ide;
+use crate::ide::DocAnalysis;
+use crate::ide::facade::Place;
 use crate::ide::folding::{Fold, FoldKind};
-use crate::ide::host::DocSnap;
 use crate::ide::live::Level;
-use crate::ide::navigation::Target;
 use crate::ide::semantic_tokens::Token;
 use crate::lsp::capabilities;
 use crate::lsp::config::TokenLegend;
@@ -396,7 +396,7 @@ pub fn token_edits(old: &[SemanticToken], new: &[SemanticToken]) -> Vec<Semantic
 }
 
 /// A code lens on document `uri` (`doc` gives the gate lines for `transcript.nextGate`).
-pub fn code_lens(l: ide::code_lens::Lens, uri: &Uri, doc: &DocSnap) -> CodeLens {
+pub fn code_lens(l: ide::code_lens::Lens, uri: &Uri, doc: &DocAnalysis) -> CodeLens {
     use ide::code_lens::LensAction;
     let pos = Position::new(l.line as u32, 0);
     let command = match &l.action {
@@ -450,73 +450,30 @@ pub fn code_lens(l: ide::code_lens::Lens, uri: &Uri, doc: &DocSnap) -> CodeLens 
     }
 }
 
-/// The location of bytes `span` of the raw file `path` as the snapshot `snap` holds it.
-fn raw_location(
-    path: &std::path::Path,
-    snap: &crate::ide::host::Snapshot,
-    span: std::ops::Range<usize>,
-    enc: Encoding,
-) -> Option<Location> {
-    Some(Location {
-        uri: file_uri(path)?,
-        range: range(&snap.text, &snap.lines, span, enc),
-    })
-}
-
-/// The raw-file location of `entry` (its `block` when given) behind a view: the view shortens,
-/// the raw file shows the whole record.
-pub fn raw_record_location(
-    doc: &DocSnap,
-    entry: usize,
-    block: Option<usize>,
-    enc: Encoding,
-) -> Option<Location> {
-    let DocSnap::View { key, snap, .. } = doc else {
-        return None;
-    };
-    let e = snap.transcript.entries.get(entry)?;
-    let span = block
-        .and_then(|b| e.blocks.get(b))
-        .map_or(e.span.clone(), |b| b.span.clone());
-    raw_location(&key.path, snap, span, enc)
-}
-
-/// The location of a navigation target in document `uri` (a view line when the view shows
-/// it, else the record in the raw file).
-pub fn location(uri: &Uri, doc: &DocSnap, t: &Target, enc: Encoding) -> Option<Location> {
-    let snap = doc.snap();
-    let (entry, block) = match t {
-        Target::File { path } => {
-            return Some(Location {
-                uri: file_uri(path)?,
-                range: Range::default(),
-            });
-        }
-        Target::Block { entry, block } => (*entry, Some(*block)),
-        Target::Entry { entry } => (*entry, None),
-    };
-    let e = snap.transcript.entries.get(entry)?;
-    let span = block
-        .and_then(|b| e.blocks.get(b))
-        .map_or(e.span.clone(), |b| b.span.clone());
-    match doc {
-        DocSnap::Raw { .. } => Some(Location {
-            uri: uri.clone(),
-            range: range(&snap.text, &snap.lines, span, enc),
+/// The location of a place in document `uri` (`doc` is the document the place is in).
+pub fn location(uri: &Uri, doc: &DocAnalysis, p: &Place<'_>, enc: Encoding) -> Option<Location> {
+    match p {
+        Place::File(path) => Some(Location {
+            uri: file_uri(path)?,
+            range: Range::default(),
         }),
-        DocSnap::View { view, key, .. } => {
-            let line = match block {
-                Some(b) => view.index.line_of_block(entry, b),
-                None => view.index.line_of_entry(entry),
-            };
-            match line {
-                Some(l) => Some(Location {
-                    uri: uri.clone(),
-                    range: line_range(&view.view.text, &view.lines, l, enc)?,
-                }),
-                None => raw_location(&key.path, snap, span, enc),
-            }
-        }
+        Place::Span(span) => Some(Location {
+            uri: uri.clone(),
+            range: range(doc.text(), doc.lines(), span.clone(), enc),
+        }),
+        Place::Line(l) => Some(Location {
+            uri: uri.clone(),
+            range: line_range(doc.text(), doc.lines(), *l, enc)?,
+        }),
+        Place::Raw {
+            path,
+            text,
+            lines,
+            span,
+        } => Some(Location {
+            uri: file_uri(path)?,
+            range: range(text, lines, span.clone(), enc),
+        }),
     }
 }
 

@@ -16,22 +16,15 @@ use tower_lsp_server::jsonrpc::Result;
 use tower_lsp_server::ls_types::Uri;
 
 use crate::ide;
-use crate::ide::changes::{Changes, FileChange};
-use crate::ide::code_lens::Lens;
-use crate::ide::host::DocSnap;
+use crate::ide::DocAnalysis;
+use crate::ide::changes::FileChange;
 use crate::lsp::capabilities::VIEW_SCHEME;
 use crate::lsp::from_proto::percent_decode;
-use crate::lsp::handlers::diff::{Side, encode};
-use crate::lsp::state::{Backend, Ctx, host_error, invalid};
+use crate::lsp::handlers::diff::{Side, encode, session_path};
+use crate::lsp::state::{Backend, host_error, invalid};
 
 /// Which change set a URI or a command names.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum Which {
-    /// The turn numbered `n`.
-    Turn(usize),
-    /// The whole session's net change.
-    Session,
-}
+pub use crate::ide::facade::Which;
 
 /// A parsed change-side URI.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -117,41 +110,6 @@ pub fn change_uri(session: &Path, which: Which, file: &str, side: Side) -> Optio
     .ok()
 }
 
-/// Adds the change lenses ([`ide::code_lens::change_lenses`]) of the document: on each turn's
-/// first line in the raw file; on each turn's heading in a view, and the session's on the
-/// view's first line. Keeps `lenses` sorted by line.
-pub fn add_change_lenses(ctx: &Ctx, lenses: &mut Vec<Lens>) {
-    let snap = ctx.snap();
-    let changes = snap.changes();
-    if changes.turns.is_empty() {
-        return;
-    }
-    let a = &snap.analysis;
-    let more = match &ctx.doc {
-        DocSnap::Raw { .. } => ide::code_lens::change_lenses(
-            changes,
-            |n| a.turns.iter().find(|t| t.n == n).map(|t| t.start_line),
-            None,
-        ),
-        DocSnap::View { view, .. } => {
-            ide::code_lens::change_lenses(changes, |n| view.index.turn_heading(n), Some(0))
-        }
-    };
-    if !more.is_empty() {
-        lenses.extend(more);
-        lenses.sort_by_key(|l| l.line);
-    }
-}
-
-/// The transcript file behind a document (raw `file:` or view).
-fn session_path(ctx: &Ctx) -> Result<PathBuf> {
-    match &ctx.doc {
-        DocSnap::Raw { .. } => crate::lsp::from_proto::file_path(&ctx.uri)
-            .ok_or_else(|| invalid(format!("not a file URI: {}", ctx.uri.as_str()))),
-        DocSnap::View { key, .. } => Ok(key.path.clone()),
-    }
-}
-
 /// One file of a change set as the command answers it.
 fn file_json(session: &Path, which: Which, f: &FileChange, cwd: Option<&str>) -> Value {
     let rel = cwd
@@ -189,67 +147,27 @@ pub async fn show_changes(
     line: Option<usize>,
 ) -> Result<Value> {
     let ctx = b.ctx(uri).await?;
-    let snap = ctx.snap();
-    let changes = snap.changes();
-    let a = &snap.analysis;
     let which = if session {
         Which::Session
     } else if let Some(n) = turn {
         Which::Turn(n)
     } else {
-        let line = line.unwrap_or(0);
-        let n = match &ctx.doc {
-            DocSnap::Raw { .. } => a
-                .turns
-                .iter()
-                .find(|t| t.start_line <= line && line <= t.end_line)
-                .map(|t| t.n),
-            DocSnap::View { view, .. } => view
-                .view
-                .anchors
-                .iter()
-                .filter(|x| x.child.is_none())
-                .find(|x| x.line <= line && line <= x.end_line)
-                .map(|x| x.turn),
-        };
-        match n {
+        match ctx.doc.turn_at_line(line.unwrap_or(0)) {
             Some(n) => Which::Turn(n),
             None => Which::Session,
         }
     };
     let path = session_path(&ctx)?;
-    let cwd = snap.transcript.meta.cwd.as_deref();
-    let (title, files): (String, &[FileChange]) = match which {
-        Which::Session => match changes.session_title() {
-            Some(t) => (format!("Session · {t}"), &changes.session),
-            None => return Ok(Value::Null),
-        },
-        Which::Turn(n) => match changes.turn(n).filter(|t| !t.files.is_empty()) {
-            Some(t) => {
-                let name = a
-                    .turns
-                    .get(t.turn)
-                    .map(crate::view::turn_name)
-                    .unwrap_or_else(|| format!("Turn {n}"));
-                (format!("{name} · {}", t.title()), &t.files)
-            }
-            None => return Ok(Value::Null),
-        },
+    let cwd = ctx.doc.cwd();
+    let Some(set) = ctx.doc.change_set(which) else {
+        return Ok(Value::Null);
     };
     Ok(json!({
-        "title": title,
+        "title": set.title,
         "turn": match which { Which::Turn(n) => Some(n), Which::Session => None },
         "session": which == Which::Session,
-        "files": files.iter().map(|f| file_json(&path, which, f, cwd)).collect::<Vec<_>>(),
+        "files": set.files.iter().map(|f| file_json(&path, which, f, cwd)).collect::<Vec<_>>(),
     }))
-}
-
-/// The change sets' files of `which`.
-fn files_of(c: &Changes, which: Which) -> Option<&[FileChange]> {
-    match which {
-        Which::Session => Some(&c.session),
-        Which::Turn(n) => c.turn(n).map(|t| t.files.as_slice()),
-    }
 }
 
 /// The text of a change-side URI (from the transcript on disk, read again with the files'
@@ -262,23 +180,19 @@ pub async fn change_text(b: &Backend, key: ChangeKey) -> Result<String> {
         .disk_source(&key.path)
         .await
         .map_err(|e| host_error(e, &uri))?;
-    let snap = source.snapshot(&host.stamp()).await;
-    let changes = snap.changes_with_texts();
+    let doc = DocAnalysis::of_source(source.snapshot(&host.stamp()).await);
     let what = match key.which {
         Which::Turn(n) => format!("turn {n}"),
         Which::Session => "the session".to_string(),
     };
-    let file = files_of(&changes, key.which)
-        .and_then(|fs| fs.iter().find(|f| f.path == key.file))
-        .ok_or_else(|| {
-            invalid(format!(
-                "{} did not change {} in {}",
-                what,
-                key.file,
-                key.path.display()
-            ))
-        })?;
-    let (before, after) = ide::changes::sides(file);
+    let (before, after) = doc.change_sides(key.which, &key.file).ok_or_else(|| {
+        invalid(format!(
+            "{} did not change {} in {}",
+            what,
+            key.file,
+            key.path.display()
+        ))
+    })?;
     Ok(match key.side {
         Side::Before => before,
         Side::After => after,

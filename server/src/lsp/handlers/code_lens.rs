@@ -7,7 +7,6 @@ use tower_lsp_server::jsonrpc::Result;
 use tower_lsp_server::ls_types::*;
 
 use crate::ide;
-use crate::ide::host::DocSnap;
 use crate::lsp::state::{Backend, Ctx, internal, read};
 use crate::lsp::to_proto;
 
@@ -39,39 +38,9 @@ pub(crate) fn code_lens(b: &Backend, ctx: &Ctx, _params: CodeLensParams) -> Resu
     Ok(out)
 }
 
-/// The document's lenses in line order: gates, sub-agent calls, file edits, and in a quiet
-/// view the hidden activity.
+/// The document's lenses in line order (`ide::DocAnalysis::lenses`).
 fn lenses(b: &Backend, ctx: &Ctx) -> Vec<ide::code_lens::Lens> {
-    if let DocSnap::Raw { snap } = &ctx.doc
-        && !snap.is_transcript()
-    {
-        return Vec::new();
-    }
     let phases = read(&b.shared.settings).gate_phases.clone();
     let host = &b.shared.host;
-    let snap = ctx.snap();
-    let files = &snap.session_files().subagents;
-    let a = &snap.analysis;
-    let mut lenses = match &ctx.doc {
-        DocSnap::Raw { .. } => ide::code_lens::lenses(
-            a,
-            &phases,
-            files,
-            |g| a.gates.get(g).map(|g| g.line),
-            |e, _| snap.transcript.entries.get(e).map(|x| x.line),
-            |f| host.steps_in(&f.path),
-        ),
-        DocSnap::View { view, .. } => ide::code_lens::lenses(
-            a,
-            &phases,
-            files,
-            |g| view.index.line_of_gate(a, g),
-            |e, b| view.index.line_of_block(e, b),
-            |f| host.steps_in(&f.path),
-        ),
-    };
-    crate::lsp::handlers::diff::add_edit_lenses(ctx, &mut lenses);
-    crate::lsp::handlers::diff::add_activity_lenses(ctx, &mut lenses);
-    crate::lsp::handlers::changes::add_change_lenses(ctx, &mut lenses);
-    lenses
+    ctx.doc.lenses(&phases, |f| host.steps_in(&f.path))
 }

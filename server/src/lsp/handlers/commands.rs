@@ -136,7 +136,7 @@ pub(crate) async fn execute_command(
             let uri = need_uri()?;
             let ctx = b.ctx(&uri).await?;
             off_loop(&b.shared, METHOD, move || {
-                Ok(Some(to_proto::session_files(ctx.snap().session_files())))
+                Ok(Some(to_proto::session_files(ctx.doc.session_files())))
             })
             .await
         }
@@ -160,10 +160,8 @@ pub(crate) async fn execute_command(
             .await?;
             // At a turn: its heading line in that view.
             let mut line = None;
-            if let Some(n) = args.turn
-                && let crate::ide::host::DocSnap::View { view: v, .. } = &b.ctx(&view).await?.doc
-            {
-                line = v.index.turn_heading(n);
+            if let Some(n) = args.turn {
+                line = b.ctx(&view).await?.doc.heading_line(n);
             }
             if args.reveal {
                 let range = line.map(|l| {

@@ -1,11 +1,11 @@
-//! `textDocument/publishDiagnostics` of raw documents (`ide::diagnostics`), published from a
+//! `textDocument/publishDiagnostics` of raw documents (`ide::DocAnalysis::diagnostics`), published from a
 //! spawned task after a change settles (never awaited by a notification handler).
 
 use std::sync::Arc;
 
 use tower_lsp_server::ls_types::*;
 
-use crate::ide;
+use crate::ide::DocAnalysis;
 use crate::ide::host::Source;
 use crate::lsp::state::Shared;
 use crate::lsp::to_proto;
@@ -23,24 +23,23 @@ pub fn schedule(shared: &Arc<Shared>, uri: Uri, source: Arc<Source>, delay_ms: u
             }
         }
         let host = &shared.host;
-        let snap = source.snapshot(&host.stamp()).await;
+        let doc = DocAnalysis::of_source(source.snapshot(&host.stamp()).await);
         // Closed meanwhile?
         if !host.is_open(uri.as_str()) {
             return;
         }
-        let diags = if snap.is_transcript() {
-            let enc = shared.enc();
-            ide::diagnostics::diagnostics(&snap.transcript, &snap.analysis)
-                .into_iter()
-                .map(|d| to_proto::diagnostic(d, &snap.text, &snap.lines, enc))
-                .collect()
-        } else {
-            shared.note_not_transcript(&uri, &snap);
-            Vec::new()
-        };
+        if doc.unrecognised() {
+            shared.note_not_transcript(&uri);
+        }
+        let enc = shared.enc();
+        let diags = doc
+            .diagnostics()
+            .into_iter()
+            .map(|d| to_proto::diagnostic(d, doc.text(), doc.lines(), enc))
+            .collect();
         shared
             .client
-            .publish_diagnostics(uri, diags, snap.version)
+            .publish_diagnostics(uri, diags, doc.version())
             .await;
     });
 }

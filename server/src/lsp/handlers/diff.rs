@@ -14,10 +14,9 @@ use serde_json::{Value, json};
 use tower_lsp_server::jsonrpc::Result;
 use tower_lsp_server::ls_types::Uri;
 
-use crate::ide;
-use crate::ide::code_lens::Lens;
+use crate::ide::DocAnalysis;
 use crate::ide::edits::EditCall;
-use crate::ide::host::DocSnap;
+use crate::ide::facade::EditSideError;
 use crate::lsp::capabilities::VIEW_SCHEME;
 use crate::lsp::from_proto::percent_decode;
 use crate::lsp::state::{Backend, Ctx, host_error, invalid};
@@ -125,66 +124,19 @@ pub fn diff_uri(session: &Path, call: &EditCall, side: Side) -> Option<Uri> {
     .ok()
 }
 
-/// Adds a `Show diff` lens above each file edit the document shows, keeping `lenses` sorted
-/// by line.
-pub fn add_edit_lenses(ctx: &Ctx, lenses: &mut Vec<Lens>) {
-    let snap = ctx.snap();
-    let calls = snap.edit_calls();
-    let more = match &ctx.doc {
-        DocSnap::Raw { .. } => ide::code_lens::edit_lenses(calls, |e, _| {
-            snap.transcript.entries.get(e).map(|x| x.line)
-        }),
-        DocSnap::View { view, .. } => {
-            ide::code_lens::edit_lenses(calls, |e, b| view.index.line_of_tool_call(e, b))
-        }
-    };
-    if !more.is_empty() {
-        lenses.extend(more);
-        lenses.sort_by_key(|l| l.line);
-    }
-}
-
-/// Adds, in a quiet view, the `Show activity: …` lens of each turn whose activity it hides
-/// ([`ide::code_lens::activity_lenses`]), keeping `lenses` sorted by line.
-pub fn add_activity_lenses(ctx: &Ctx, lenses: &mut Vec<Lens>) {
-    let DocSnap::View { key, view, snap } = &ctx.doc else {
-        return;
-    };
-    if key.verbose {
-        return;
-    }
-    let more = ide::code_lens::activity_lenses(&snap.analysis, &view.view);
-    if !more.is_empty() {
-        lenses.extend(more);
-        lenses.sort_by_key(|l| l.line);
-    }
-}
-
 /// The transcript file behind a document (raw `file:` or view).
-fn session_path(ctx: &Ctx) -> Result<PathBuf> {
-    match &ctx.doc {
-        DocSnap::Raw { .. } => crate::lsp::from_proto::file_path(&ctx.uri)
-            .ok_or_else(|| invalid(format!("not a file URI: {}", ctx.uri.as_str()))),
-        DocSnap::View { key, .. } => Ok(key.path.clone()),
-    }
+pub(crate) fn session_path(ctx: &Ctx) -> Result<PathBuf> {
+    ctx.doc
+        .session_path()
+        .map(Path::to_path_buf)
+        .ok_or_else(|| invalid(format!("not a file URI: {}", ctx.uri.as_str())))
 }
 
 /// `transcript.showDiff { uri, line }`: the sides of the file edit shown on `line` (the tool
 /// call's line or its diff lines in a view; the record's line in the raw file).
 pub async fn show_diff(b: &Backend, uri: &Uri, line: usize) -> Result<Value> {
     let ctx = b.ctx(uri).await?;
-    let snap = ctx.snap();
-    let item = match &ctx.doc {
-        DocSnap::Raw { snap } => {
-            ide::lookup::entry_at_line(&snap.transcript, line).map(|e| (e, None))
-        }
-        DocSnap::View { view, .. } => match view.view.lines.get(line).map(|l| &l.origin) {
-            Some(crate::view::Origin::Entry { entry, block, .. }) => Some((*entry, *block)),
-            _ => None,
-        },
-    };
-    let calls = snap.edit_calls();
-    let Some(call) = item.and_then(|(e, b)| ide::edits::edit_at(calls, e, b)) else {
+    let Some(call) = ctx.doc.edit_at_line(line) else {
         return Ok(Value::Null);
     };
     let session = session_path(&ctx)?;
@@ -214,20 +166,18 @@ pub async fn diff_text(b: &Backend, key: DiffKey) -> Result<String> {
         .disk_source(&key.path)
         .await
         .map_err(|e| host_error(e, &uri))?;
-    let snap = source.snapshot(&host.stamp()).await;
-    let Some(call) = ide::edits::find(snap.edit_calls(), &key.call) else {
-        return Err(invalid(format!(
-            "no file edit {} in {}",
-            key.call,
-            key.path.display()
-        )));
-    };
-    let sides = ide::edits::sides(&snap.transcript, &snap.text, call).ok_or_else(|| {
-        invalid(format!(
-            "the edit {} in {} has no readable input",
-            key.call,
-            key.path.display()
-        ))
+    let doc = DocAnalysis::of_source(source.snapshot(&host.stamp()).await);
+    let sides = doc.edit_sides(&key.call).map_err(|e| {
+        invalid(match e {
+            EditSideError::NoEdit => {
+                format!("no file edit {} in {}", key.call, key.path.display())
+            }
+            EditSideError::Unreadable => format!(
+                "the edit {} in {} has no readable input",
+                key.call,
+                key.path.display()
+            ),
+        })
     })?;
     Ok(match key.side {
         Side::Before => sides.before,

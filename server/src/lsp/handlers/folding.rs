@@ -8,9 +8,8 @@ use std::sync::atomic::Ordering;
 use tower_lsp_server::jsonrpc::Result;
 use tower_lsp_server::ls_types::*;
 
-use crate::ide;
+use crate::ide::facade::Turns;
 use crate::ide::folding::Fold;
-use crate::ide::host::DocSnap;
 use crate::ide::symbols::Symbol;
 use crate::lsp::handlers::json_array;
 use crate::lsp::state::{Backend, Ctx, TurnFolds, TurnPiece, internal, lock, read};
@@ -39,19 +38,13 @@ pub(crate) fn folding_range(
         .unwrap_or(usize::MAX);
     let last = ctx.lines().line_count().saturating_sub(1);
     let reference = b.shared.reference_answers.load(Ordering::Relaxed);
-    if let DocSnap::Raw { snap } = &ctx.doc
-        && snap.is_transcript()
-        && !reference
-        && let Some(json) = per_turn(b, ctx, snap, limit, last)?
+    if !reference
+        && let Some(turns) = ctx.doc.turns()
+        && let Some(json) = per_turn(b, ctx, &turns, limit, last)?
     {
         return Ok(json);
     }
-    let folds = match &ctx.doc {
-        DocSnap::Raw { snap } if !snap.is_transcript() => Vec::new(),
-        DocSnap::Raw { snap } => ide::folding::raw_folds(&snap.transcript, &snap.analysis),
-        DocSnap::View { view, .. } => ide::folding::view_folds(&view.view),
-    };
-    let folds = ide::folding::limit_folds(folds, limit);
+    let folds = ctx.doc.folds(limit);
     let answer: Vec<FoldingRange> = folds
         .into_iter()
         .filter(|f| f.start_line < last)
@@ -66,7 +59,7 @@ pub(crate) fn folding_range(
 fn per_turn(
     b: &Backend,
     ctx: &Ctx,
-    snap: &Arc<ide::document::Snapshot>,
+    turns: &Turns<'_>,
     limit: usize,
     last: usize,
 ) -> Result<Option<Vec<u8>>> {
@@ -76,44 +69,27 @@ fn per_turn(
     if let Some(c) = lock(&b.shared.folds).get(uri)
         && let Some((of, limit_then, json)) = &c.answer
         && *limit_then == limit
-        && of.upgrade().is_some_and(|s| Arc::ptr_eq(&s, snap))
+        && ctx.doc.is_snapshot(of)
     {
         return Ok(Some(json.clone()));
     }
-    let turns = &snap.analysis.turns;
-    let syms = snap.raw_symbols();
-    if syms.len() != turns.len() || turns.windows(2).any(|w| w[0].start_line >= w[1].start_line) {
-        return Ok(None);
-    }
-    // The folds of the whole document, by the turn whose lines they start in (`None`: before
-    // the first turn).
-    let group = |line: usize| {
-        turns
-            .partition_point(|t| t.start_line <= line)
-            .checked_sub(1)
-    };
-    let mut before_first = Vec::new();
-    let mut extra: std::collections::BTreeMap<usize, Vec<Fold>> = Default::default();
-    for f in ide::folding::document_folds(&snap.analysis) {
-        match group(f.start_line) {
-            Some(i) => extra.entry(i).or_default().push(f),
-            None => before_first.push(f),
-        }
-    }
+    // The folds of the whole document, by the turn whose lines they start in.
+    let (before_first, mut extra) = turns.document_folds();
     let cached = lock(&b.shared.folds)
         .remove(uri)
         .map(|c| c.turns)
         .unwrap_or_default();
     let mut cached = cached.into_iter();
     let mut fresh: Vec<(Arc<Symbol>, TurnPiece)> = Vec::with_capacity(turns.len());
-    let head = piece(ide::folding::normalize(before_first), last)?;
+    let head = piece(before_first, last)?;
     let mut count = head.count;
     // Lines where the next turn starts: a turn's folds must start before it.
     let mut ok = head
         .max_start
-        .is_none_or(|s| turns.first().is_none_or(|t| s < t.start_line));
-    for (i, (turn, sym)) in turns.iter().zip(syms).enumerate() {
-        let next = turns.get(i + 1).map_or(usize::MAX, |t| t.start_line);
+        .is_none_or(|s| turns.is_empty() || s < turns.start(0));
+    for i in 0..turns.len() {
+        let sym = turns.symbol(i);
+        let (start, next) = turns.span(i, usize::MAX);
         let reuse = match cached.next() {
             Some((old, p))
                 if Arc::ptr_eq(&old, sym)
@@ -127,14 +103,9 @@ fn per_turn(
         };
         let p = match reuse {
             Some(p) => p,
-            None => {
-                let mut folds = ide::folding::turn_folds(&snap.transcript, turn);
-                folds.extend(extra.remove(&i).unwrap_or_default());
-                piece(ide::folding::normalize(folds), last)?
-            }
+            None => piece(turns.folds(i, extra.remove(&i).unwrap_or_default()), last)?,
         };
-        ok &= p.min_start.is_none_or(|s| s >= turn.start_line)
-            && p.max_start.is_none_or(|s| s < next);
+        ok &= p.min_start.is_none_or(|s| s >= start) && p.max_start.is_none_or(|s| s < next);
         count += p.count;
         fresh.push((sym.clone(), p));
     }
@@ -148,7 +119,7 @@ fn per_turn(
             uri.to_string(),
             TurnFolds {
                 turns: fresh,
-                answer: Some((Arc::downgrade(snap), limit, out.clone())),
+                answer: Some((ctx.doc.snapshot_handle(), limit, out.clone())),
             },
         );
     }

@@ -9,7 +9,7 @@ use tower_lsp_server::jsonrpc::Result;
 use tower_lsp_server::ls_types::*;
 
 use crate::ide;
-use crate::ide::host::DocSnap;
+use crate::ide::facade::Turns;
 use crate::lsp::handlers::json_array;
 use crate::lsp::state::{Backend, Ctx, HintPiece, TurnHints, internal, invalid, lock, read};
 use crate::lsp::to_proto;
@@ -39,29 +39,13 @@ pub(crate) fn inlay_hint(b: &Backend, ctx: &Ctx, params: InlayHintParams) -> Res
     let reference = b.shared.reference_answers.load(Ordering::Relaxed);
     // Only the hints of the range are made (a screen of a 1 GB transcript, issue 12).
     let lines = (r.start.line as usize, r.end.line as usize);
-    if let DocSnap::Raw { snap } = &ctx.doc
-        && snap.is_transcript()
-        && !reference
-        && let Some(json) = per_turn(b, ctx, snap, lines, tz.as_deref(), enc)?
+    if !reference
+        && let Some(turns) = ctx.doc.turns()
+        && let Some(json) = per_turn(b, ctx, &turns, lines, tz.as_deref(), enc)?
     {
         return Ok(json);
     }
-    let hints = match &ctx.doc {
-        DocSnap::Raw { snap } if !snap.is_transcript() => Vec::new(),
-        DocSnap::Raw { snap } => ide::inlay_hints::raw_hints_in(
-            &snap.transcript,
-            ctx.text(),
-            &snap.analysis,
-            tz.as_deref(),
-            lines.0..=lines.1,
-        ),
-        DocSnap::View { snap, view, .. } => ide::inlay_hints::view_hints_in(
-            &view.view,
-            &snap.analysis,
-            tz.as_deref(),
-            lines.0..=lines.1,
-        ),
-    };
+    let hints = ctx.doc.hints(lines.0..=lines.1, tz.as_deref());
     let answer: Vec<InlayHint> = hints
         .into_iter()
         .filter_map(|h| to_proto::inlay_hint(h, ctx.text(), ctx.lines(), enc))
@@ -74,16 +58,11 @@ pub(crate) fn inlay_hint(b: &Backend, ctx: &Ctx, params: InlayHintParams) -> Res
 fn per_turn(
     b: &Backend,
     ctx: &Ctx,
-    snap: &Arc<ide::document::Snapshot>,
+    turns: &Turns<'_>,
     (first, last): (usize, usize),
     tz: Option<&str>,
     enc: Encoding,
 ) -> Result<Option<Vec<u8>>> {
-    let turns = &snap.analysis.turns;
-    let syms = snap.raw_symbols();
-    if syms.len() != turns.len() || turns.windows(2).any(|w| w[0].start_line >= w[1].start_line) {
-        return Ok(None);
-    }
     let making = Arc::clone(
         lock(&b.shared.hints_making)
             .entry(ctx.uri().as_str().to_owned())
@@ -91,10 +70,10 @@ fn per_turn(
     );
     let _making = lock(&making);
     let line_count = ctx.lines().line_count();
-    let total = snap.analysis.turn_count;
+    let total = turns.turn_count();
     let span = |i: usize| {
-        let end = turns.get(i + 1).map_or(line_count, |t| t.start_line);
-        (turns[i].start_line, end.max(turns[i].start_line))
+        let (start, end) = turns.span(i, line_count);
+        (start, end.max(start))
     };
     let uri = ctx.uri().as_str();
     let cached = lock(&b.shared.hints)
@@ -108,11 +87,9 @@ fn per_turn(
         .chain(std::iter::repeat_with(|| None))
         .take(turns.len())
         .enumerate()
-        .map(|(i, p)| p.filter(|p| Arc::ptr_eq(&p.symbol, &syms[i]) && p.lines == span(i)))
+        .map(|(i, p)| p.filter(|p| Arc::ptr_eq(&p.symbol, turns.symbol(i)) && p.lines == span(i)))
         .collect();
-    let hints_in = |from: usize, to: usize| {
-        ide::inlay_hints::raw_hints_in(&snap.transcript, ctx.text(), &snap.analysis, tz, from..=to)
-    };
+    let hints_in = |from: usize, to: usize| ctx.doc.hints(from..=to, tz);
     let whole = |i: usize| {
         let (s, e) = span(i);
         s >= first && e > s && e - 1 <= last
@@ -138,7 +115,7 @@ fn per_turn(
                 push_hint(&mut json, h, ctx, enc)?;
             }
             *piece = Some(HintPiece {
-                symbol: syms[k].clone(),
+                symbol: turns.symbol(k).clone(),
                 lines: span(k),
                 json: json.into_boxed_slice(),
             });
@@ -155,13 +132,15 @@ fn per_turn(
         }
         Ok(json)
     };
-    let first_turn = turns.first().map_or(line_count, |t| t.start_line);
+    let first_turn = if turns.is_empty() {
+        line_count
+    } else {
+        turns.start(0)
+    };
     if first < first_turn {
         parts.push(fresh(first, last.min(first_turn - 1))?.into());
     }
-    let from_turn = turns
-        .partition_point(|t| t.start_line <= first)
-        .saturating_sub(1);
+    let from_turn = turns.turn_of_line(first).unwrap_or(0);
     for (k, piece) in pieces.iter().enumerate().skip(from_turn) {
         let (s, e) = span(k);
         if s > last {

@@ -1,6 +1,8 @@
 //! The handlers, one module per request family. A document request's handler takes the
-//! resolved document ([`Ctx`](crate::lsp::state::Ctx): the URI and the host's plain snapshot)
-//! and the request's params, and runs on the blocking pool through
+//! resolved document ([`Ctx`](crate::lsp::state::Ctx): the URI and the features of the host's
+//! snapshot, [`crate::ide::DocAnalysis`]) and the request's params, asks the facade and
+//! converts its plain answer to LSP types (a handler never looks at whether the document is a
+//! raw file or a view: the facade chooses), and runs on the blocking pool through
 //! [`crate::lsp::dispatch::off_loop`]; handlers with an async part (commands, the view text,
 //! stats) await only the host, then run their work the same way. Conversions to LSP types are
 //! in `crate::lsp::to_proto`; the method table is `crate::lsp::server`.

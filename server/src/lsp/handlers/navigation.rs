@@ -1,10 +1,11 @@
-//! `textDocument/definition` and `textDocument/references`: `ide::navigation` targets of the
-//! record or block under the position, as locations (`to_proto::location`).
+//! `textDocument/definition` and `textDocument/references`: the places
+//! (`ide::DocAnalysis::definition` / `references`) of the record or block under the position,
+//! as locations (`to_proto::location`).
 
 use tower_lsp_server::jsonrpc::Result;
 use tower_lsp_server::ls_types::*;
 
-use crate::ide;
+use crate::lsp::from_proto;
 use crate::lsp::state::{Backend, Ctx};
 use crate::lsp::to_proto;
 
@@ -13,17 +14,18 @@ pub(crate) fn references(
     ctx: &Ctx,
     params: ReferenceParams,
 ) -> Result<Option<Vec<Location>>> {
-    let tdp = params.text_document_position;
-    let Some((entry, block)) = b.item_at(ctx, tdp.position)? else {
+    let pos = params.text_document_position.position;
+    let enc = b.shared.enc();
+    let Some(places) = ctx
+        .doc
+        .references(from_proto::position(pos), enc)
+        .map_err(ctx.out_of_range(pos))?
+    else {
         return Ok(None);
     };
-    let snap = ctx.snap();
-    let targets =
-        ide::navigation::references(&snap.transcript, &snap.analysis, &snap.lookup, entry, block);
-    let enc = b.shared.enc();
-    let locs: Vec<Location> = targets
+    let locs: Vec<Location> = places
         .iter()
-        .filter_map(|t| to_proto::location(ctx.uri(), &ctx.doc, t, enc))
+        .filter_map(|p| to_proto::location(ctx.uri(), &ctx.doc, p, enc))
         .collect();
     Ok((!locs.is_empty()).then_some(locs))
 }
@@ -33,28 +35,27 @@ pub(crate) fn definition(
     ctx: &Ctx,
     params: GotoDefinitionParams,
 ) -> Result<Option<GotoDefinitionResponse>> {
-    let tdp = params.text_document_position_params;
-    let Some((entry, block)) = b.item_at(ctx, tdp.position)? else {
+    let pos = params.text_document_position_params.position;
+    let enc = b.shared.enc();
+    let Some(def) = ctx
+        .doc
+        .definition(from_proto::position(pos), enc)
+        .map_err(ctx.out_of_range(pos))?
+    else {
         return Ok(None);
     };
-    let snap = ctx.snap();
-    let files = &snap.session_files().subagents;
-    let targets = ide::navigation::definition(
-        &snap.transcript,
-        &snap.analysis,
-        &snap.lookup,
-        files,
-        entry,
-        block,
-    );
-    let enc = b.shared.enc();
-    let mut locs: Vec<Location> = targets
+    let mut locs: Vec<Location> = def
+        .targets
         .iter()
-        .filter_map(|t| to_proto::location(ctx.uri(), &ctx.doc, t, enc))
+        .filter_map(|p| to_proto::location(ctx.uri(), &ctx.doc, p, enc))
         .collect();
     if locs.is_empty() {
         // On the view, reveal the full record in the raw file (the view shortens).
-        locs.extend(to_proto::raw_record_location(&ctx.doc, entry, block, enc));
+        locs.extend(
+            def.fallback
+                .as_ref()
+                .and_then(|p| to_proto::location(ctx.uri(), &ctx.doc, p, enc)),
+        );
     }
     Ok(match locs.len() {
         0 => None,

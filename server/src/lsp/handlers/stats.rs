@@ -1,11 +1,12 @@
 //! `transcript/stats` (PROTOCOL.md): the totals of the transcript behind a URI
-//! (`ide::stats`). An open raw document is counted as the editor holds it; any other URI as
+//! (`ide::DocAnalysis::stats`). An open raw document is counted as the editor holds it; any other URI as
 //! the file on disk. Errors (`InvalidParams`): not a `file:` or `transcript:` URI, a file that
 //! cannot be read, a file that is not a transcript.
 
 use tower_lsp_server::jsonrpc::Result;
 
-use crate::ide::stats::{self, Stats};
+use crate::ide::DocAnalysis;
+use crate::ide::stats::Stats;
 use crate::lsp::dispatch::off_loop;
 use crate::lsp::state::{Backend, host_error, invalid};
 use crate::lsp::stats::{STATS, StatsParams};
@@ -22,20 +23,15 @@ pub(crate) async fn stats(b: &Backend, params: StatsParams) -> Result<Stats> {
                 .map_err(|e| host_error(e, &uri))?
         }
     };
-    let snap = source.snapshot(&host.stamp()).await;
+    let doc = DocAnalysis::of_source(source.snapshot(&host.stamp()).await);
     off_loop(&b.shared, STATS, move || {
-        if !snap.is_transcript() {
-            return Err(invalid(format!(
+        doc.stats(uri.as_str()).ok_or_else(|| {
+            invalid(format!(
                 "not a transcript (no {} records): {}",
                 crate::formats::agents::names("or"),
                 uri.as_str()
-            )));
-        }
-        let file = match &snap.path {
-            Some(p) => p.display().to_string(),
-            None => uri.as_str().to_string(),
-        };
-        Ok(stats::stats(file, &snap.transcript, &snap.analysis))
+            ))
+        })
     })
     .await
 }

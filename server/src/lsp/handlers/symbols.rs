@@ -6,7 +6,6 @@ use tower_lsp_server::jsonrpc::Result;
 use tower_lsp_server::ls_types::*;
 
 use crate::ide;
-use crate::ide::host::DocSnap;
 use std::sync::Arc;
 use std::sync::atomic::Ordering;
 
@@ -33,48 +32,42 @@ pub(crate) fn document_symbol(
     let enc = b.shared.enc();
     let hierarchical = read(&b.shared.caps).hierarchical_symbols;
     let reference = b.shared.reference_answers.load(Ordering::Relaxed);
-    let doc_syms: Vec<DocumentSymbol> = match &ctx.doc {
-        DocSnap::Raw { snap } if !snap.is_transcript() => Vec::new(),
-        DocSnap::Raw { snap } if !reference => {
-            let syms = snap.raw_symbols();
-            let uri = ctx.uri().as_str();
-            let cached = lock(&b.shared.symbols)
-                .remove(uri)
-                .filter(|c| c.encoding == enc && c.hierarchical == hierarchical)
-                .map(|c| c.turns)
-                .unwrap_or_default();
-            let mut cached = cached.into_iter();
-            let mut fresh = Vec::with_capacity(syms.len());
-            for s in syms {
-                let json = match cached.next() {
-                    Some((old, json)) if Arc::ptr_eq(&old, s) => json,
-                    _ => turn_json(s, ctx, enc, hierarchical)?,
-                };
-                fresh.push((s.clone(), json));
-            }
-            let out = json_array(fresh.iter().map(|(_, j)| &j[..]));
-            if b.shared.host.raw_source(uri).is_some() {
-                lock(&b.shared.symbols).insert(
-                    uri.to_string(),
-                    TurnSymbols {
-                        encoding: enc,
-                        hierarchical,
-                        turns: fresh,
-                    },
-                );
-            }
-            return Ok(out);
+    if !reference && let Some(turns) = ctx.doc.turns() {
+        let uri = ctx.uri().as_str();
+        let cached = lock(&b.shared.symbols)
+            .remove(uri)
+            .filter(|c| c.encoding == enc && c.hierarchical == hierarchical)
+            .map(|c| c.turns)
+            .unwrap_or_default();
+        let mut cached = cached.into_iter();
+        let mut fresh = Vec::with_capacity(turns.len());
+        for i in 0..turns.len() {
+            let s = turns.symbol(i);
+            let json = match cached.next() {
+                Some((old, json)) if Arc::ptr_eq(&old, s) => json,
+                _ => turn_json(s, ctx, enc, hierarchical)?,
+            };
+            fresh.push((s.clone(), json));
         }
-        DocSnap::Raw { snap } => snap
-            .raw_symbols()
-            .iter()
-            .map(|s| to_proto::document_symbol(s, ctx.lines(), ctx.text(), enc))
-            .collect(),
-        DocSnap::View { snap, view, .. } => ide::symbols::view_symbols(&view.view, &snap.analysis)
-            .iter()
-            .map(|s| to_proto::document_symbol(s, ctx.lines(), ctx.text(), enc))
-            .collect(),
-    };
+        let out = json_array(fresh.iter().map(|(_, j)| &j[..]));
+        if b.shared.host.raw_source(uri).is_some() {
+            lock(&b.shared.symbols).insert(
+                uri.to_string(),
+                TurnSymbols {
+                    encoding: enc,
+                    hierarchical,
+                    turns: fresh,
+                },
+            );
+        }
+        return Ok(out);
+    }
+    let doc_syms: Vec<DocumentSymbol> = ctx
+        .doc
+        .outline()
+        .iter()
+        .map(|s| to_proto::document_symbol(s, ctx.lines(), ctx.text(), enc))
+        .collect();
     let answer = if hierarchical {
         DocumentSymbolResponse::Nested(doc_syms)
     } else {

@@ -9,8 +9,7 @@ use std::sync::atomic::Ordering;
 use tower_lsp_server::jsonrpc::Result;
 use tower_lsp_server::ls_types::*;
 
-use crate::ide;
-use crate::ide::host::DocSnap;
+use crate::ide::facade::Turns;
 use crate::ide::semantic_tokens::Token;
 use crate::lsp::state::{Backend, Ctx, TokenPiece, TurnTokens, invalid, lock, read};
 use crate::lsp::to_proto;
@@ -64,43 +63,22 @@ fn last_position(data: &[SemanticToken]) -> Option<(u32, u32)> {
 /// (and always with `Shared::reference_answers`, the tests' reference).
 fn full_data(b: &Backend, ctx: &Ctx) -> Vec<SemanticToken> {
     let reference = b.shared.reference_answers.load(Ordering::Relaxed);
-    if let DocSnap::Raw { snap } = &ctx.doc
-        && snap.is_transcript()
-        && !reference
-        && let Some(data) = per_turn(b, ctx, snap)
+    if !reference
+        && let Some(turns) = ctx.doc.turns()
+        && let Some(data) = per_turn(b, ctx, &turns)
     {
         return data;
     }
-    encode(b, ctx, tokens_for(ctx, None))
+    encode(b, ctx, ctx.doc.tokens(None))
 }
 
 /// See [`full_data`]; `None` when the outline does not have one entry per turn or the turns
 /// are not in line order.
-fn per_turn(
-    b: &Backend,
-    ctx: &Ctx,
-    snap: &Arc<ide::document::Snapshot>,
-) -> Option<Vec<SemanticToken>> {
-    let turns = &snap.analysis.turns;
-    let syms = snap.raw_symbols();
-    if syms.len() != turns.len() || turns.windows(2).any(|w| w[0].start_line >= w[1].start_line) {
-        return None;
-    }
+fn per_turn(b: &Backend, ctx: &Ctx, turns: &Turns<'_>) -> Option<Vec<SemanticToken>> {
     let enc = b.shared.enc();
     let legend = *read(&b.shared.legend);
-    let span = |i: usize| {
-        let end = turns.get(i + 1).map_or(usize::MAX, |t| t.start_line);
-        (turns[i].start_line, end)
-    };
-    let tokens_in = |from: usize, to: usize| {
-        ide::semantic_tokens::raw_tokens(
-            &snap.transcript,
-            &snap.analysis,
-            &snap.lookup,
-            &snap.text,
-            Some((from, to)),
-        )
-    };
+    let span = |i: usize| turns.span(i, usize::MAX);
+    let tokens_in = |from: usize, to: usize| ctx.doc.tokens(Some((from, to)));
     let uri = ctx.uri().as_str();
     let cached = lock(&b.shared.turn_tokens)
         .remove(uri)
@@ -109,7 +87,8 @@ fn per_turn(
         .unwrap_or_default();
     let mut cached = cached.into_iter();
     let mut pieces = Vec::with_capacity(turns.len());
-    for (i, sym) in syms.iter().enumerate() {
+    for i in 0..turns.len() {
+        let sym = turns.symbol(i);
         let kept = cached
             .next()
             .filter(|p| Arc::ptr_eq(&p.symbol, sym) && p.lines == span(i));
@@ -125,10 +104,12 @@ fn per_turn(
         }));
     }
     // Lines before the first turn, made each time (records before the first prompt).
-    let mut out = match turns.first() {
-        Some(t) if t.start_line > 0 => encode(b, ctx, tokens_in(0, t.start_line - 1)),
-        Some(_) => Vec::new(),
-        None => return None,
+    if turns.is_empty() {
+        return None;
+    }
+    let mut out = match turns.start(0) {
+        0 => Vec::new(),
+        start => encode(b, ctx, tokens_in(0, start - 1)),
     };
     let count: usize = pieces.iter().map(|p| p.data.len()).sum();
     out.reserve(count);
@@ -207,7 +188,9 @@ pub(crate) fn range(
             ctx.lines().line_count()
         )));
     }
-    let tokens = tokens_for(ctx, Some((r.start.line as usize, r.end.line as usize)));
+    let tokens = ctx
+        .doc
+        .tokens(Some((r.start.line as usize, r.end.line as usize)));
     Ok(Some(SemanticTokensRangeResult::Tokens(SemanticTokens {
         result_id: None,
         data: encode(b, ctx, tokens),
@@ -217,26 +200,6 @@ pub(crate) fn range(
 fn encode(b: &Backend, ctx: &Ctx, tokens: Vec<Token>) -> Vec<SemanticToken> {
     let legend = *read(&b.shared.legend);
     to_proto::semantic_tokens(tokens, ctx.text(), ctx.lines(), b.shared.enc(), legend)
-}
-
-fn tokens_for(ctx: &Ctx, lines: Option<(usize, usize)>) -> Vec<Token> {
-    match &ctx.doc {
-        DocSnap::Raw { snap } => {
-            if !snap.is_transcript() {
-                return Vec::new();
-            }
-            ide::semantic_tokens::raw_tokens(
-                &snap.transcript,
-                &snap.analysis,
-                &snap.lookup,
-                &snap.text,
-                lines,
-            )
-        }
-        DocSnap::View { view, .. } => {
-            ide::semantic_tokens::view_tokens(&view.view, &view.index.line_starts, lines)
-        }
-    }
 }
 
 #[cfg(test)]

@@ -5,6 +5,7 @@
 use tower_lsp_server::jsonrpc::Result;
 use tower_lsp_server::ls_types::Uri;
 
+use crate::ide::DocAnalysis;
 use crate::lsp::capabilities::VIEW_SCHEME;
 use crate::lsp::custom::{TextResult, UriParams, VirtualDocumentParams};
 use crate::lsp::dispatch::off_loop;
@@ -26,12 +27,13 @@ async fn view_text(b: &Backend, uri: &Uri, method: &'static str) -> Result<TextR
         .serve_view(&key)
         .await
         .map_err(|e| host_error(e, uri))?;
-    if !snap.is_transcript() {
-        b.shared.note_not_transcript(uri, &snap);
+    let doc = DocAnalysis::of_view(key, snap, view);
+    if doc.unrecognised() {
+        b.shared.note_not_transcript(uri);
     }
     off_loop(&b.shared, method, move || {
         Ok(TextResult {
-            text: view.view.text.clone(),
+            text: doc.text().to_string(),
         })
     })
     .await
