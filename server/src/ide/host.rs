@@ -744,8 +744,11 @@ mod tests {
             host.change_raw(doc, 2, vec![edit], Encoding::Utf16).err(),
             Some(ChangeError::Stale { have: 2, got: 2 })
         );
-        let snap: crate::ide::DocAnalysis =
-            host.doc_snap(&DocRef::Raw(doc.into())).await.unwrap().into();
+        let snap: crate::ide::DocAnalysis = host
+            .doc_snap(&DocRef::Raw(doc.into()))
+            .await
+            .unwrap()
+            .into();
         assert_eq!(snap.turn_lines(), vec![0, 2]);
         let at = snap.item_at(Position::new(2, 0), Encoding::Utf16);
         assert_eq!(at.unwrap().map(|(e, _)| e), Some(2));

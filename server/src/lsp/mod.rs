@@ -2,8 +2,9 @@
 //! framing in front of it ([`transport`]), the one dispatcher ([`dispatch`]), the method table
 //! ([`server`]) and the handlers (one module per request family, [`handlers`]), conversions
 //! ([`from_proto`], [`to_proto`]), capabilities, settings ([`config`]), the custom protocol's
-//! types ([`custom`], [`stats`]), the client-facing side of live files ([`refresh`]) and the
-//! protocol state ([`state`]). The documents, their snapshots and the file follower live below,
+//! types ([`custom`], [`stats`]), the client-facing side of live files ([`refresh`]), the
+//! protocol state ([`state`]) and the per-turn answer caches of raw documents
+//! ([`turn_cache`]: one generic cache, one key rule, one `forget` on `didClose`). The documents, their snapshots and the file follower live below,
 //! in `crate::ide::host` and `crate::ide::live` (DESIGN.md §1, §5).
 //!
 //! Module dependencies run one way: `server` -> `handlers` -> `state`/`dispatch`/`to_proto`/
@@ -28,6 +29,7 @@ pub mod state;
 pub mod stats;
 pub mod to_proto;
 pub mod transport;
+pub mod turn_cache;
 
 use std::sync::Arc;
 use std::task::{Context, Poll};

@@ -1,9 +1,10 @@
 //! The protocol layer's state (rust-analyzer's `global_state.rs`): the client handle, its
-//! capabilities and settings, the semantic-token results sent, and the [`Host`] below, which
-//! owns the documents. [`Backend::ctx`] turns a request's URI into a [`Ctx`]: the URI and the
-//! host's plain snapshot of the document.
+//! capabilities and settings, the per-turn answer caches and the semantic-token results sent
+//! (`crate::lsp::turn_cache`), and the [`Host`] below, which owns the documents.
+//! [`Backend::ctx`] turns a request's URI into a [`Ctx`]: the URI and the features of the
+//! host's snapshot of the document ([`DocAnalysis`]).
 
-use std::collections::{HashMap, HashSet};
+use std::collections::HashSet;
 use std::sync::atomic::{AtomicBool, AtomicU32, AtomicU64, Ordering};
 use std::sync::{Arc, Mutex, RwLock};
 
@@ -18,6 +19,7 @@ use crate::ide::host::{Host, HostError, HostSettings, ViewKey};
 use crate::lsp::capabilities::{ClientCaps, VIEW_SCHEME};
 use crate::lsp::config::{Settings, TokenLegend};
 use crate::lsp::from_proto;
+use crate::lsp::turn_cache::TurnCaches;
 use crate::source::LineIndex;
 use crate::source::position::Encoding;
 
@@ -44,26 +46,9 @@ pub struct Shared {
     /// tower-lsp-server makes a typed answer (through a `serde_json::Value`), without the
     /// per-turn cache: the reference the tests compare the JSON answers with (off by default).
     pub reference_answers: AtomicBool,
-    /// Last full semantic tokens per document URI: `(resultId, tokens)`.
-    pub(crate) tokens: Mutex<HashMap<String, (String, Vec<SemanticToken>)>>,
-    /// Last document symbols per raw document URI, one per turn with the outline entry it was
-    /// made from (issue 12: an append converts only the turns it changed; an entry kept by the
-    /// snapshot is the same `Arc`, its lines unchanged).
-    pub(crate) symbols: Mutex<HashMap<String, TurnSymbols>>,
-    /// Last folding ranges per raw document URI, one piece per turn with the outline entry
-    /// of the turn (issue 12; `crate::lsp::handlers::folding`).
-    pub(crate) folds: Mutex<HashMap<String, TurnFolds>>,
-    /// Inlay hints per raw document URI, one piece of JSON per turn
-    /// (issue 12; `crate::lsp::handlers::hints`).
-    pub(crate) hints: Mutex<HashMap<String, TurnHints>>,
-    /// Per raw document URI, held while its inlay hints are assembled from per-turn pieces,
-    /// so that requests arriving together (Neovim asks twice for the whole buffer as it opens
-    /// a file) make the missing pieces once, the others copying them: on a 1 GB transcript
-    /// each making held ~80 MB. Other documents' hints do not wait. Removed on `didClose`.
-    pub(crate) hints_making: Mutex<HashMap<String, Arc<Mutex<()>>>>,
-    /// Full semantic tokens per raw document URI, one piece per turn
-    /// (issue 12; `crate::lsp::handlers::tokens`).
-    pub(crate) turn_tokens: Mutex<HashMap<String, TurnTokens>>,
+    /// The per-turn answer caches of raw documents and the last full semantic tokens sent
+    /// (`crate::lsp::turn_cache`; one `forget` on `didClose`).
+    pub(crate) turn_caches: TurnCaches,
     token_ids: AtomicU64,
     pub shutdown: tokio::sync::watch::Sender<bool>,
     pub shutdown_requested: AtomicBool,
@@ -74,103 +59,6 @@ pub struct Shared {
     /// `transcript/debugPanic` with `arm`).
     #[cfg(debug_assertions)]
     pub(crate) armed_panics: Mutex<HashSet<String>>,
-}
-
-/// The document symbols of one raw document as JSON, per turn beside the outline entry they
-/// were converted from (issue 12).
-pub(crate) struct TurnSymbols {
-    /// The position encoding of their ranges.
-    pub encoding: Encoding,
-    /// `DocumentSymbol`s (else flat `SymbolInformation`s).
-    pub hierarchical: bool,
-    /// Per turn: the outline entry and the JSON of its `DocumentSymbol`, or of the
-    /// `SymbolInformation`s of it and its descendants separated by commas (UTF-8 bytes).
-    pub turns: Vec<(Arc<crate::ide::symbols::Symbol>, Box<[u8]>)>,
-}
-
-/// The folding ranges of one raw document as JSON, per turn beside the turn's outline entry
-/// (issue 12): a turn kept by an append has the same entry (`Arc`) and the same folds.
-pub(crate) struct TurnFolds {
-    /// Per turn: its outline entry and the JSON of the folding ranges starting in its lines.
-    pub turns: Vec<(Arc<crate::ide::symbols::Symbol>, TurnPiece)>,
-    /// The last whole answer: the snapshot it was made of, the client's `rangeLimit`, JSON.
-    pub answer: Option<(
-        std::sync::Weak<crate::ide::document::Snapshot>,
-        usize,
-        Vec<u8>,
-    )>,
-}
-
-/// The JSON of some normalised folds as `FoldingRange`s, elements of the answer's array
-/// separated by commas, with what the handler (`crate::lsp::handlers::folding`) checks
-/// before reusing it.
-#[derive(Debug)]
-pub(crate) struct TurnPiece {
-    pub json: Box<[u8]>,
-    /// Ranges in it.
-    pub count: usize,
-    /// First and last start line, and the last end line, of its folds (before the end line
-    /// is limited to the document's last line): a piece is reused only while that last end
-    /// line is within the document, and only when it was when the piece was made (`exact`):
-    /// the limit (and the filter of folds starting on the last line) then changed nothing.
-    pub min_start: Option<usize>,
-    pub max_start: Option<usize>,
-    pub max_end: usize,
-    pub exact: bool,
-}
-
-/// The inlay hints of one raw document as JSON, per turn beside the turn's outline entry
-/// (issue 12: Neovim asks for the hints of the whole buffer on every change; on a 1 GB
-/// transcript that answer is 27 MB, and made through tower-lsp-server's `serde_json::Value`
-/// three of them at once raised the server's peak to 1.6× the file's size).
-pub(crate) struct TurnHints {
-    /// The position encoding of their positions.
-    pub encoding: Encoding,
-    /// The `timeZone` setting their tooltips were made with.
-    pub time_zone: Option<String>,
-    /// `Analysis::turn_count` when they were made: every turn's label says `n/total`.
-    pub total: usize,
-    /// Per turn (by index): the piece made for it, if any.
-    pub turns: Vec<Option<HintPiece>>,
-}
-
-/// The hints on the lines of one turn as JSON.
-pub(crate) struct HintPiece {
-    /// The turn's outline entry when the piece was made (an append keeps the entries of the
-    /// turns it left alone: the same `Arc`).
-    pub symbol: Arc<crate::ide::symbols::Symbol>,
-    /// The turn's lines, `start..end` (0-based, `end` exclusive: the next turn's first line,
-    /// or the document's line count for the last turn).
-    pub lines: (usize, usize),
-    /// Its `InlayHint`s, elements of the answer's array separated by commas (UTF-8).
-    pub json: Box<[u8]>,
-}
-
-/// The semantic tokens of one raw document, per turn beside the turn's outline entry (issue
-/// 12: an append encodes the tokens of the turns it changed, not those of the whole file;
-/// 145 ms per request on a 1 GB transcript in Neovim).
-pub(crate) struct TurnTokens {
-    /// The position encoding and legend they were encoded in.
-    pub encoding: Encoding,
-    pub legend: crate::lsp::config::TokenLegend,
-    /// Per turn (by index): its piece.
-    pub turns: Vec<TokenPiece>,
-}
-
-/// The tokens on the lines of one turn, encoded relative to each other as LSP sends them.
-pub(crate) struct TokenPiece {
-    /// The turn's outline entry when the piece was made (an append keeps the entries of the
-    /// turns it left alone: the same `Arc`).
-    pub symbol: Arc<crate::ide::symbols::Symbol>,
-    /// The turn's lines, `start..end` (0-based, `end` exclusive: the next turn's first line,
-    /// or `usize::MAX` for the last turn).
-    pub lines: (usize, usize),
-    /// The tokens, the first relative to the document's start (its `delta_line` and
-    /// `delta_start` are its line and column): the answer re-bases it on the previous
-    /// piece's last token (`crate::lsp::handlers::tokens`).
-    pub data: Box<[SemanticToken]>,
-    /// Line and column of the last token (`None`: no token).
-    pub last: Option<(u32, u32)>,
 }
 
 pub(crate) use crate::sync::{lock, read, write};
@@ -235,12 +123,7 @@ impl Shared {
             raw_results: Arc::default(),
             in_flight: Arc::default(),
             reference_answers: AtomicBool::new(false),
-            tokens: Mutex::new(HashMap::new()),
-            symbols: Mutex::new(HashMap::new()),
-            folds: Mutex::new(HashMap::new()),
-            hints: Mutex::new(HashMap::new()),
-            hints_making: Mutex::new(HashMap::new()),
-            turn_tokens: Mutex::new(HashMap::new()),
+            turn_caches: TurnCaches::default(),
             token_ids: AtomicU64::new(1),
             shutdown: stx,
             shutdown_requested: AtomicBool::new(false),

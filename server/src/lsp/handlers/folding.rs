@@ -2,7 +2,6 @@
 //! the view (`ide::folding`), limited to the client's `rangeLimit`, answered as JSON bytes
 //! that the transport writes as they are (`lsp::transport::RawResults`; issue 12).
 
-use std::sync::Arc;
 use std::sync::atomic::Ordering;
 
 use tower_lsp_server::jsonrpc::Result;
@@ -10,17 +9,17 @@ use tower_lsp_server::ls_types::*;
 
 use crate::ide::facade::Turns;
 use crate::ide::folding::Fold;
-use crate::ide::symbols::Symbol;
 use crate::lsp::handlers::json_array;
-use crate::lsp::state::{Backend, Ctx, TurnFolds, TurnPiece, internal, lock, read};
+use crate::lsp::state::{Backend, Ctx, internal, read};
 use crate::lsp::to_proto;
+use crate::lsp::turn_cache::FoldPiece;
 
 /// The answer to `textDocument/foldingRange` as the JSON of a `FoldingRange[]`: the same JSON
 /// as the typed answer tower-lsp-server would write.
 ///
 /// On a raw transcript the answer is assembled from one piece of JSON per turn (the folds
-/// that start within its lines, see [`TurnFolds`]), cached per document beside the turn's
-/// outline entry: a turn the snapshot kept (same `Arc`) is not folded nor serialised again,
+/// that start within its lines, [`FoldPiece`]), kept per document (`lsp::turn_cache`): a
+/// turn the snapshot kept (same outline entry, same lines) is not folded nor serialised again,
 /// so an append costs the turns it changed plus copying the bytes (issue 12: 57 ms per request
 /// on a 1 GB transcript in Neovim); asked again of the same snapshot, the last answer is
 /// copied. A turn in which a fold of the whole document starts
@@ -64,69 +63,46 @@ fn per_turn(
     last: usize,
 ) -> Result<Option<Vec<u8>>> {
     let uri = ctx.uri().as_str();
-    // Asked again of the same snapshot (Neovim asks after every change it makes, and on
-    // every screen of a big file): the last answer as it was.
-    if let Some(c) = lock(&b.shared.folds).get(uri)
-        && let Some((of, limit_then, json)) = &c.answer
-        && *limit_then == limit
-        && ctx.doc.is_snapshot(of)
-    {
-        return Ok(Some(json.clone()));
-    }
-    // The folds of the whole document, by the turn whose lines they start in.
-    let (before_first, mut extra) = turns.document_folds();
-    let cached = lock(&b.shared.folds)
-        .remove(uri)
-        .map(|c| c.turns)
-        .unwrap_or_default();
-    let mut cached = cached.into_iter();
-    let mut fresh: Vec<(Arc<Symbol>, TurnPiece)> = Vec::with_capacity(turns.len());
-    let head = piece(before_first, last)?;
-    let mut count = head.count;
-    // Lines where the next turn starts: a turn's folds must start before it.
-    let mut ok = head
-        .max_start
-        .is_none_or(|s| turns.is_empty() || s < turns.start(0));
-    for i in 0..turns.len() {
-        let sym = turns.symbol(i);
-        let (start, next) = turns.span(i, usize::MAX);
-        let reuse = match cached.next() {
-            Some((old, p))
-                if Arc::ptr_eq(&old, sym)
-                    && !extra.contains_key(&i)
-                    && p.exact
-                    && p.max_end <= last =>
-            {
-                Some(p)
+    let open = || b.shared.host.raw_source(uri).is_some();
+    b.shared
+        .turn_caches
+        .folds
+        .with(uri, limit, turns, open, |pieces| {
+            // Asked again of the same snapshot (Neovim asks after every change it makes, and on
+            // every screen of a big file): the last answer as it was.
+            if let Some(json) = pieces.answer(&ctx.doc) {
+                return Ok(Some(json.to_vec()));
             }
-            _ => None,
-        };
-        let p = match reuse {
-            Some(p) => p,
-            None => piece(turns.folds(i, extra.remove(&i).unwrap_or_default()), last)?,
-        };
-        ok &= p.min_start.is_none_or(|s| s >= start) && p.max_start.is_none_or(|s| s < next);
-        count += p.count;
-        fresh.push((sym.clone(), p));
-    }
-    if !ok || count > limit {
-        return Ok(None);
-    }
-    let pieces = std::iter::once(&head.json[..]).chain(fresh.iter().map(|(_, p)| &p.json[..]));
-    let out = json_array(pieces);
-    if b.shared.host.raw_source(uri).is_some() {
-        lock(&b.shared.folds).insert(
-            uri.to_string(),
-            TurnFolds {
-                turns: fresh,
-                answer: Some((ctx.doc.snapshot_handle(), limit, out.clone())),
-            },
-        );
-    }
-    Ok(Some(out))
+            // The folds of the whole document, by the turn whose lines they start in.
+            let (before_first, mut extra) = turns.document_folds();
+            let head = piece(before_first, last)?;
+            let mut count = head.count;
+            // Lines where the next turn starts: a turn's folds must start before it.
+            let mut ok = head
+                .max_start
+                .is_none_or(|s| turns.is_empty() || s < turns.start(0));
+            for i in 0..turns.len() {
+                let (start, next) = turns.span(i, usize::MAX);
+                let p = match pieces.take(i) {
+                    Some(p) if !extra.contains_key(&i) && p.exact && p.max_end <= last => p,
+                    _ => piece(turns.folds(i, extra.remove(&i).unwrap_or_default()), last)?,
+                };
+                ok &=
+                    p.min_start.is_none_or(|s| s >= start) && p.max_start.is_none_or(|s| s < next);
+                count += p.count;
+                pieces.set(i, p);
+            }
+            if !ok || count > limit {
+                return Ok(None);
+            }
+            let rest = pieces.iter().map(|p| p.map_or(&[][..], |p| &p.json[..]));
+            let out = json_array(std::iter::once(&head.json[..]).chain(rest));
+            pieces.set_answer(&ctx.doc, out.clone());
+            Ok(Some(out))
+        })
 }
 
-fn piece(folds: Vec<Fold>, last: usize) -> Result<TurnPiece> {
+fn piece(folds: Vec<Fold>, last: usize) -> Result<FoldPiece> {
     let min_start = folds.iter().map(|f| f.start_line).min();
     let max_start = folds.iter().map(|f| f.start_line).max();
     let max_end = folds.iter().map(|f| f.end_line).max().unwrap_or(0);
@@ -140,7 +116,7 @@ fn piece(folds: Vec<Fold>, last: usize) -> Result<TurnPiece> {
             .map_err(|e| internal(format!("folding range as JSON: {e}")))?;
         count += 1;
     }
-    Ok(TurnPiece {
+    Ok(FoldPiece {
         json: json.into_boxed_slice(),
         count,
         min_start,

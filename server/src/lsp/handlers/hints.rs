@@ -2,7 +2,6 @@
 //! as JSON bytes that the transport writes as they are (`lsp::transport::RawResults`; issue
 //! 12).
 
-use std::sync::Arc;
 use std::sync::atomic::Ordering;
 
 use tower_lsp_server::jsonrpc::Result;
@@ -11,7 +10,7 @@ use tower_lsp_server::ls_types::*;
 use crate::ide;
 use crate::ide::facade::Turns;
 use crate::lsp::handlers::json_array;
-use crate::lsp::state::{Backend, Ctx, HintPiece, TurnHints, internal, invalid, lock, read};
+use crate::lsp::state::{Backend, Ctx, internal, invalid, read};
 use crate::lsp::to_proto;
 use crate::source::position::Encoding;
 
@@ -19,9 +18,9 @@ use crate::source::position::Encoding;
 /// request's range: the same JSON as the typed answer tower-lsp-server would write.
 ///
 /// On a raw transcript, the hints of each turn whose lines lie wholly inside the range are
-/// one piece of JSON kept per document ([`TurnHints`]): a turn the snapshot kept (same outline
-/// entry, same lines) is not made nor serialised again while the encoding, the `timeZone`
-/// setting and the number of turns are the same. Turns the range only partly covers are made
+/// one piece of JSON kept per document (`lsp::turn_cache`): a turn the snapshot kept (same
+/// outline entry, same lines) is not made nor serialised again while the encoding, the
+/// `timeZone` setting and the number of turns are the same. Turns the range only partly covers are made
 /// afresh for the lines it covers. With `Shared::reference_answers`, made from scratch through
 /// a `Value` (the tests' reference). Errors: a range that starts past the last line or ends
 /// before it starts (`InvalidParams`).
@@ -63,111 +62,81 @@ fn per_turn(
     tz: Option<&str>,
     enc: Encoding,
 ) -> Result<Option<Vec<u8>>> {
-    let making = Arc::clone(
-        lock(&b.shared.hints_making)
-            .entry(ctx.uri().as_str().to_owned())
-            .or_default(),
-    );
-    let _making = lock(&making);
     let line_count = ctx.lines().line_count();
-    let total = turns.turn_count();
     let span = |i: usize| {
         let (start, end) = turns.span(i, line_count);
         (start, end.max(start))
     };
     let uri = ctx.uri().as_str();
-    let cached = lock(&b.shared.hints)
-        .remove(uri)
-        .filter(|c| c.encoding == enc && c.time_zone.as_deref() == tz && c.total == total)
-        .map(|c| c.turns)
-        .unwrap_or_default();
-    // The pieces still good for this snapshot: same entry, same lines.
-    let mut pieces: Vec<Option<HintPiece>> = cached
-        .into_iter()
-        .chain(std::iter::repeat_with(|| None))
-        .take(turns.len())
-        .enumerate()
-        .map(|(i, p)| p.filter(|p| Arc::ptr_eq(&p.symbol, turns.symbol(i)) && p.lines == span(i)))
-        .collect();
+    let open = || b.shared.host.raw_source(uri).is_some();
+    let key = (enc, tz.map(str::to_string), turns.turn_count());
     let hints_in = |from: usize, to: usize| ctx.doc.hints(from..=to, tz);
     let whole = |i: usize| {
         let (s, e) = span(i);
         s >= first && e > s && e - 1 <= last
     };
-    // Pieces to make: runs of turns wholly in the range without one, each run made at once
-    // (`raw_hints_in` goes over every turn and response) and cut by turn.
-    let mut i = 0;
-    while i < turns.len() {
-        if !(whole(i) && pieces[i].is_none()) {
-            i += 1;
-            continue;
-        }
-        let mut j = i;
-        while j + 1 < turns.len() && whole(j + 1) && pieces[j + 1].is_none() {
-            j += 1;
-        }
-        let hints = hints_in(span(i).0, span(j).1 - 1);
-        let mut hints = hints.into_iter().peekable();
-        for (k, piece) in pieces.iter_mut().enumerate().take(j + 1).skip(i) {
-            let end = span(k).1;
-            let mut json = Vec::new();
-            while let Some(h) = hints.next_if(|h| h.line < end) {
-                push_hint(&mut json, h, ctx, enc)?;
+    b.shared
+        .turn_caches
+        .hints
+        .with(uri, key, turns, open, |pieces| {
+            // Pieces to make: runs of turns wholly in the range without one, each run made at
+            // once (`raw_hints_in` goes over every turn and response) and cut by turn.
+            let mut i = 0;
+            while i < turns.len() {
+                if !(whole(i) && pieces.get(i).is_none()) {
+                    i += 1;
+                    continue;
+                }
+                let mut j = i;
+                while j + 1 < turns.len() && whole(j + 1) && pieces.get(j + 1).is_none() {
+                    j += 1;
+                }
+                let hints = hints_in(span(i).0, span(j).1 - 1);
+                let mut hints = hints.into_iter().peekable();
+                for k in i..=j {
+                    let end = span(k).1;
+                    let mut json = Vec::new();
+                    while let Some(h) = hints.next_if(|h| h.line < end) {
+                        push_hint(&mut json, h, ctx, enc)?;
+                    }
+                    pieces.set(k, json.into_boxed_slice());
+                }
+                i = j + 1;
             }
-            *piece = Some(HintPiece {
-                symbol: turns.symbol(k).clone(),
-                lines: span(k),
-                json: json.into_boxed_slice(),
-            });
-        }
-        i = j + 1;
-    }
-    // The answer in line order: lines before the first turn, then each turn the range
-    // touches, whole from its piece or the part of it in the range made afresh.
-    let mut parts: Vec<std::borrow::Cow<'_, [u8]>> = Vec::new();
-    let fresh = |from: usize, to: usize| -> Result<Vec<u8>> {
-        let mut json = Vec::new();
-        for h in hints_in(from, to) {
-            push_hint(&mut json, h, ctx, enc)?;
-        }
-        Ok(json)
-    };
-    let first_turn = if turns.is_empty() {
-        line_count
-    } else {
-        turns.start(0)
-    };
-    if first < first_turn {
-        parts.push(fresh(first, last.min(first_turn - 1))?.into());
-    }
-    let from_turn = turns.turn_of_line(first).unwrap_or(0);
-    for (k, piece) in pieces.iter().enumerate().skip(from_turn) {
-        let (s, e) = span(k);
-        if s > last {
-            break;
-        }
-        if e <= first || e <= s {
-            continue;
-        }
-        match piece {
-            Some(p) if whole(k) => parts.push(p.json[..].into()),
-            _ => parts.push(fresh(s.max(first), last.min(e - 1))?.into()),
-        }
-    }
-    let out = json_array(parts.iter().map(|p| &p[..]));
-    drop(parts);
-    if b.shared.host.raw_source(uri).is_some() {
-        lock(&b.shared.hints).insert(
-            uri.to_string(),
-            TurnHints {
-                encoding: enc,
-                time_zone: tz.map(str::to_string),
-                total,
-                turns: pieces,
-            },
-        );
-    }
-    Ok(Some(out))
+            // The answer in line order: lines before the first turn, then each turn the range
+            // touches, whole from its piece or the part of it in the range made afresh.
+            let mut parts: Vec<std::borrow::Cow<'_, [u8]>> = Vec::new();
+            let fresh = |from: usize, to: usize| -> Result<Vec<u8>> {
+                let mut json = Vec::new();
+                for h in hints_in(from, to) {
+                    push_hint(&mut json, h, ctx, enc)?;
+                }
+                Ok(json)
+            };
+            let first_turn = if turns.is_empty() {
+                line_count
+            } else {
+                turns.start(0)
+            };
+            if first < first_turn {
+                parts.push(fresh(first, last.min(first_turn - 1))?.into());
+            }
+            let from_turn = turns.turn_of_line(first).unwrap_or(0);
+            for (k, piece) in pieces.iter().enumerate().skip(from_turn) {
+                let (s, e) = span(k);
+                if s > last {
+                    break;
+                }
+                if e <= first || e <= s {
+                    continue;
+                }
+                match piece {
+                    Some(p) if whole(k) => parts.push(p[..].into()),
+                    _ => parts.push(fresh(s.max(first), last.min(e - 1))?.into()),
+                }
+            }
+            Ok(Some(json_array(parts.iter().map(|p| &p[..]))))
+        })
 }
 
 /// Appends the JSON of hint `h` to `json` (a comma first unless it is empty); a hint past the

@@ -6,11 +6,10 @@ use tower_lsp_server::jsonrpc::Result;
 use tower_lsp_server::ls_types::*;
 
 use crate::ide;
-use std::sync::Arc;
 use std::sync::atomic::Ordering;
 
 use crate::lsp::handlers::json_array;
-use crate::lsp::state::{Backend, Ctx, TurnSymbols, internal, lock, read};
+use crate::lsp::state::{Backend, Ctx, internal, read};
 use crate::lsp::to_proto;
 
 /// The answer to `textDocument/documentSymbol`, as the JSON of a `DocumentSymbol[]` (a
@@ -18,9 +17,9 @@ use crate::lsp::to_proto;
 /// `DocumentSymbolResponse` that tower-lsp-server would write.
 ///
 /// On a raw transcript, the answer is assembled from one piece of JSON per turn (its
-/// `DocumentSymbol`, or its flat `SymbolInformation`s), cached per document with the outline
-/// entry it was made from, the position encoding and the form: a turn the snapshot kept (same
-/// `Arc`, its lines unchanged) is not converted nor serialised again, so an append costs the
+/// `DocumentSymbol`, or its flat `SymbolInformation`s), kept per document under the position
+/// encoding and the form (`lsp::turn_cache`): a turn the snapshot kept (same outline entry,
+/// same lines) is not converted nor serialised again, so an append costs the
 /// turns it changed plus copying the bytes (issue 12: serialising the ~5,000 symbols of a
 /// 100 MB transcript through `serde_json::Value` took twenty times the append itself). With
 /// `Shared::reference_answers`, made from scratch through a `Value` (the tests' reference).
@@ -34,33 +33,22 @@ pub(crate) fn document_symbol(
     let reference = b.shared.reference_answers.load(Ordering::Relaxed);
     if !reference && let Some(turns) = ctx.doc.turns() {
         let uri = ctx.uri().as_str();
-        let cached = lock(&b.shared.symbols)
-            .remove(uri)
-            .filter(|c| c.encoding == enc && c.hierarchical == hierarchical)
-            .map(|c| c.turns)
-            .unwrap_or_default();
-        let mut cached = cached.into_iter();
-        let mut fresh = Vec::with_capacity(turns.len());
-        for i in 0..turns.len() {
-            let s = turns.symbol(i);
-            let json = match cached.next() {
-                Some((old, json)) if Arc::ptr_eq(&old, s) => json,
-                _ => turn_json(s, ctx, enc, hierarchical)?,
-            };
-            fresh.push((s.clone(), json));
-        }
-        let out = json_array(fresh.iter().map(|(_, j)| &j[..]));
-        if b.shared.host.raw_source(uri).is_some() {
-            lock(&b.shared.symbols).insert(
-                uri.to_string(),
-                TurnSymbols {
-                    encoding: enc,
-                    hierarchical,
-                    turns: fresh,
-                },
-            );
-        }
-        return Ok(out);
+        let open = || b.shared.host.raw_source(uri).is_some();
+        let key = (enc, hierarchical);
+        return b
+            .shared
+            .turn_caches
+            .symbols
+            .with(uri, key, &turns, open, |pieces| {
+                for i in 0..turns.len() {
+                    if pieces.get(i).is_none() {
+                        pieces.set(i, turn_json(turns.symbol(i), ctx, enc, hierarchical)?);
+                    }
+                }
+                Ok(json_array(
+                    pieces.iter().map(|p| p.map_or(&[][..], |j| &j[..])),
+                ))
+            });
     }
     let doc_syms: Vec<DocumentSymbol> = ctx
         .doc

@@ -51,7 +51,7 @@ pub(crate) fn did_open(b: &Backend, params: DidOpenTextDocumentParams) {
     let source = shared
         .host
         .open_raw(uri.as_str(), path, td.text, td.version);
-    lock(&shared.tokens).remove(uri.as_str());
+    lock(&shared.turn_caches.sent_tokens).remove(uri.as_str());
     diagnostics::schedule(shared, uri, source, 0);
 }
 
@@ -131,12 +131,7 @@ pub(crate) fn did_change(b: &Backend, params: DidChangeTextDocumentParams) {
 pub(crate) fn did_close(b: &Backend, params: &DidCloseTextDocumentParams) -> bool {
     let uri = &params.text_document.uri;
     let removed = b.shared.host.close(uri.as_str());
-    lock(&b.shared.tokens).remove(uri.as_str());
-    lock(&b.shared.symbols).remove(uri.as_str());
-    lock(&b.shared.folds).remove(uri.as_str());
-    lock(&b.shared.hints).remove(uri.as_str());
-    lock(&b.shared.hints_making).remove(uri.as_str());
-    lock(&b.shared.turn_tokens).remove(uri.as_str());
+    b.shared.turn_caches.forget(uri.as_str());
     removed.is_some()
 }
 

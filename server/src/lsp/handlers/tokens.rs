@@ -1,9 +1,8 @@
 //! `textDocument/semanticTokens/{full,full/delta,range}`: `ide::semantic_tokens` encoded in the
 //! session's legend and position encoding (`to_proto::semantic_tokens`); deltas as one
 //! prefix/suffix edit. The whole-document tokens of a raw transcript are kept per turn
-//! ([`TurnTokens`]; issue 12).
+//! (`lsp::turn_cache`; issue 12).
 
-use std::sync::Arc;
 use std::sync::atomic::Ordering;
 
 use tower_lsp_server::jsonrpc::Result;
@@ -11,8 +10,9 @@ use tower_lsp_server::ls_types::*;
 
 use crate::ide::facade::Turns;
 use crate::ide::semantic_tokens::Token;
-use crate::lsp::state::{Backend, Ctx, TokenPiece, TurnTokens, invalid, lock, read};
+use crate::lsp::state::{Backend, Ctx, invalid, lock, read};
 use crate::lsp::to_proto;
+use crate::lsp::turn_cache::TokenPiece;
 
 /// Appends `piece` (tokens encoded from the document's start, see [`TokenPiece::data`]) to
 /// `out`, whose last token is at `prev` (line, column): the piece's first token is re-based on
@@ -58,7 +58,7 @@ fn last_position(data: &[SemanticToken]) -> Option<(u32, u32)> {
 }
 
 /// The whole document's tokens encoded: on a raw transcript assembled from the pieces kept
-/// per turn ([`TurnTokens`]), made only for turns the snapshot did not keep (a different
+/// per turn (`lsp::turn_cache`), made only for turns the snapshot did not keep (a different
 /// outline entry or other lines) or when the encoding or legend changed; else encoded whole
 /// (and always with `Shared::reference_answers`, the tests' reference).
 fn full_data(b: &Backend, ctx: &Ctx) -> Vec<SemanticToken> {
@@ -72,62 +72,46 @@ fn full_data(b: &Backend, ctx: &Ctx) -> Vec<SemanticToken> {
     encode(b, ctx, ctx.doc.tokens(None))
 }
 
-/// See [`full_data`]; `None` when the outline does not have one entry per turn or the turns
-/// are not in line order.
+/// See [`full_data`]; `None` when the transcript has no turn.
 fn per_turn(b: &Backend, ctx: &Ctx, turns: &Turns<'_>) -> Option<Vec<SemanticToken>> {
-    let enc = b.shared.enc();
-    let legend = *read(&b.shared.legend);
-    let span = |i: usize| turns.span(i, usize::MAX);
-    let tokens_in = |from: usize, to: usize| ctx.doc.tokens(Some((from, to)));
-    let uri = ctx.uri().as_str();
-    let cached = lock(&b.shared.turn_tokens)
-        .remove(uri)
-        .filter(|c| c.encoding == enc && c.legend == legend)
-        .map(|c| c.turns)
-        .unwrap_or_default();
-    let mut cached = cached.into_iter();
-    let mut pieces = Vec::with_capacity(turns.len());
-    for i in 0..turns.len() {
-        let sym = turns.symbol(i);
-        let kept = cached
-            .next()
-            .filter(|p| Arc::ptr_eq(&p.symbol, sym) && p.lines == span(i));
-        pieces.push(kept.unwrap_or_else(|| {
-            let (s, e) = span(i);
-            let data = encode(b, ctx, tokens_in(s, e - 1));
-            TokenPiece {
-                symbol: sym.clone(),
-                lines: (s, e),
-                last: last_position(&data),
-                data: data.into_boxed_slice(),
-            }
-        }));
-    }
-    // Lines before the first turn, made each time (records before the first prompt).
     if turns.is_empty() {
         return None;
     }
-    let mut out = match turns.start(0) {
-        0 => Vec::new(),
-        start => encode(b, ctx, tokens_in(0, start - 1)),
-    };
-    let count: usize = pieces.iter().map(|p| p.data.len()).sum();
-    out.reserve(count);
-    let mut prev = last_position(&out).unwrap_or((0, 0));
-    for p in &pieces {
-        prev = append_piece(&mut out, &p.data, prev, p.last);
-    }
-    if b.shared.host.raw_source(uri).is_some() {
-        lock(&b.shared.turn_tokens).insert(
-            uri.to_string(),
-            TurnTokens {
-                encoding: enc,
-                legend,
-                turns: pieces,
-            },
-        );
-    }
-    Some(out)
+    let line_count = ctx.lines().line_count();
+    let tokens_in = |from: usize, to: usize| ctx.doc.tokens(Some((from, to)));
+    let uri = ctx.uri().as_str();
+    let open = || b.shared.host.raw_source(uri).is_some();
+    let key = (b.shared.enc(), *read(&b.shared.legend));
+    b.shared
+        .turn_caches
+        .tokens
+        .with(uri, key, turns, open, |pieces| {
+            for i in 0..turns.len() {
+                if pieces.get(i).is_none() {
+                    let (s, e) = turns.span(i, line_count);
+                    let data = encode(b, ctx, tokens_in(s, e - 1));
+                    pieces.set(
+                        i,
+                        TokenPiece {
+                            last: last_position(&data),
+                            data: data.into_boxed_slice(),
+                        },
+                    );
+                }
+            }
+            // Lines before the first turn, made each time (records before the first prompt).
+            let mut out = match turns.start(0) {
+                0 => Vec::new(),
+                start => encode(b, ctx, tokens_in(0, start - 1)),
+            };
+            let count: usize = pieces.iter().flatten().map(|p| p.data.len()).sum();
+            out.reserve(count);
+            let mut prev = last_position(&out).unwrap_or((0, 0));
+            for p in pieces.iter().flatten() {
+                prev = append_piece(&mut out, &p.data, prev, p.last);
+            }
+            Some(out)
+        })
 }
 
 pub(crate) fn full(
@@ -137,7 +121,7 @@ pub(crate) fn full(
 ) -> Result<Option<SemanticTokensResult>> {
     let data = full_data(b, ctx);
     let id = b.shared.next_result_id();
-    lock(&b.shared.tokens).insert(
+    lock(&b.shared.turn_caches.sent_tokens).insert(
         params.text_document.uri.as_str().to_string(),
         (id.clone(), data.clone()),
     );
@@ -155,7 +139,7 @@ pub(crate) fn full_delta(
     let data = full_data(b, ctx);
     let id = b.shared.next_result_id();
     let key = params.text_document.uri.as_str().to_string();
-    let prev = lock(&b.shared.tokens).insert(key, (id.clone(), data.clone()));
+    let prev = lock(&b.shared.turn_caches.sent_tokens).insert(key, (id.clone(), data.clone()));
     match prev {
         Some((prev_id, old)) if prev_id == params.previous_result_id => Ok(Some(
             SemanticTokensFullDeltaResult::TokensDelta(SemanticTokensDelta {
