@@ -5,24 +5,8 @@ use tower_lsp_server::ls_types::*;
 
 use crate::ide::semantic_tokens::{MODIFIERS, TokenType};
 use crate::lsp::config::TokenLegend;
+use crate::lsp::ext::Command;
 use crate::source::position::Encoding;
-
-/// Commands the server executes (PROTOCOL.md §Commands).
-pub const COMMANDS: [&str; 7] = [
-    "transcript.nextTurn",
-    "transcript.previousTurn",
-    "transcript.nextGate",
-    "transcript.listSessionFiles",
-    "transcript.openView",
-    SHOW_DIFF,
-    SHOW_CHANGES,
-];
-
-/// The command of `Show diff` lenses (`handlers::diff`, PROTOCOL.md "Native diffs").
-pub const SHOW_DIFF: &str = "transcript.showDiff";
-
-/// The command of change lenses (`handlers::changes`, PROTOCOL.md "Change sets").
-pub const SHOW_CHANGES: &str = "transcript.showChanges";
 
 /// The URI scheme of rendered views.
 pub const VIEW_SCHEME: &str = "transcript";
@@ -239,7 +223,7 @@ pub fn server_capabilities(enc: Encoding, choice: TokenLegend) -> ServerCapabili
             file_operations: None,
         }),
         execute_command_provider: Some(ExecuteCommandOptions {
-            commands: COMMANDS.iter().map(|c| c.to_string()).collect(),
+            commands: Command::ALL.iter().map(|c| c.name().to_string()).collect(),
             work_done_progress_options: WorkDoneProgressOptions::default(),
         }),
         experimental: Some(json!({

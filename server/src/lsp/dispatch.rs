@@ -240,22 +240,6 @@ where
     }
 }
 
-/// Params of `transcript/debugPanic` (debug builds only).
-#[cfg(debug_assertions)]
-#[derive(Debug, serde::Deserialize)]
-pub struct DebugPanicParams {
-    /// The document to resolve (and build) before panicking (with `where`).
-    #[serde(default)]
-    pub uri: Option<tower_lsp_server::ls_types::Uri>,
-    /// `"inline"` panics in the handler's future; `"blocking"` on the blocking pool.
-    #[serde(rename = "where", default)]
-    pub at: Option<String>,
-    /// A request method (`textDocument/codeLens`, `workspace/executeCommand`, …): its next
-    /// request panics on the blocking pool instead of answering; this request answers `null`.
-    #[serde(default)]
-    pub arm: Option<String>,
-}
-
 /// `transcript/debugPanic`, registered in debug builds only (tests; never in a release
 /// binary): with `uri` and `where`, resolves `uri` like any feature request, then panics on
 /// purpose, inline or on the blocking pool; with `arm`, makes the next request of that method
@@ -264,19 +248,21 @@ pub struct DebugPanicParams {
 #[cfg(debug_assertions)]
 pub async fn debug_panic(
     b: &crate::lsp::state::Backend,
-    params: DebugPanicParams,
+    params: crate::lsp::ext::DebugPanicParams,
 ) -> Result<serde_json::Value> {
+    use crate::lsp::ext::Request as _;
+    const METHOD: &str = crate::lsp::ext::DebugPanic::METHOD;
     if let Some(method) = params.arm {
         crate::lsp::state::lock(&b.shared.armed_panics).insert(method);
         return Ok(serde_json::Value::Null);
     }
     let uri = params
         .uri
-        .ok_or_else(|| crate::lsp::state::invalid("transcript/debugPanic needs `uri` or `arm`"))?;
+        .ok_or_else(|| crate::lsp::state::invalid(format!("{METHOD} needs `uri` or `arm`")))?;
     let ctx = b.ctx(&uri).await?;
     let lines = ctx.lines().line_count();
     if params.at.as_deref() == Some("blocking") {
-        return off_loop(&b.shared, "transcript/debugPanic", move || {
+        return off_loop(&b.shared, METHOD, move || {
             panic!("deliberate panic on the blocking pool ({lines} lines)")
         })
         .await;

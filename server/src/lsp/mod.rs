@@ -1,14 +1,15 @@
 //! The only code that knows LSP, and only protocol code (issue 8): tower-lsp-server glue, the
 //! framing in front of it ([`transport`]), the one dispatcher ([`dispatch`]), the method table
 //! ([`server`]) and the handlers (one module per request family, [`handlers`]), conversions
-//! ([`from_proto`], [`to_proto`]), capabilities, settings ([`config`]), the custom protocol's
-//! types ([`custom`], [`stats`]), the client-facing side of live files ([`refresh`]), the
-//! protocol state ([`state`]) and the per-turn answer caches of raw documents
-//! ([`turn_cache`]: one generic cache, one key rule, one `forget` on `didClose`). The documents, their snapshots and the file follower live below,
-//! in `crate::ide::host` and `crate::ide::live` (DESIGN.md §1, §5).
+//! ([`from_proto`], [`to_proto`]), capabilities, settings ([`config`]), the custom protocol
+//! as types, every request, notification and command with its method name ([`ext`]), the
+//! client-facing side of live files ([`refresh`]), the protocol state ([`state`]) and the
+//! per-turn answer caches of raw documents ([`turn_cache`]: one generic cache, one key rule,
+//! one `forget` on `didClose`). The documents, their snapshots and the file follower live
+//! below, in `crate::ide::host` and `crate::ide::live` (DESIGN.md §1, §5).
 //!
 //! Module dependencies run one way: `server` -> `handlers` -> `state`/`dispatch`/`to_proto`/
-//! `from_proto`/`custom`; `refresh` -> `handlers::diagnostics`/`state`/`custom`/`to_proto`;
+//! `from_proto`/`ext`; `refresh` -> `handlers::diagnostics`/`state`/`ext`/`to_proto`;
 //! nothing imports `server` or `refresh` but `server` and this file; `crate::ide` imports
 //! nothing of `lsp`.
 //!
@@ -17,8 +18,8 @@
 
 pub mod capabilities;
 pub mod config;
-pub mod custom;
 pub mod dispatch;
+pub mod ext;
 pub mod from_proto;
 pub mod handlers;
 pub mod parent;
@@ -26,7 +27,6 @@ pub mod progress;
 pub mod refresh;
 pub mod server;
 pub mod state;
-pub mod stats;
 pub mod to_proto;
 pub mod transport;
 pub mod turn_cache;
@@ -34,8 +34,9 @@ pub mod turn_cache;
 use std::sync::Arc;
 use std::task::{Context, Poll};
 
+use tower_lsp_server::jsonrpc::{self, Method};
 use tower_lsp_server::jsonrpc::{Request, Response};
-use tower_lsp_server::{ClientSocket, ExitedError, LspService, Server};
+use tower_lsp_server::{ClientSocket, ExitedError, LspService, LspServiceBuilder, Server};
 
 use crate::lsp::state::{Backend, Shared};
 
@@ -122,20 +123,76 @@ impl tower::Service<Request> for TranscriptService {
     }
 }
 
+/// Routes the custom protocol's messages (`ext`) to their handlers, the method name taken
+/// from the message's type: a handler whose params or result are not the type's does not
+/// compile.
+trait Routes: Sized {
+    /// Routes request `R` to `handler`.
+    fn request<R>(
+        self,
+        handler: impl for<'a> Method<&'a Backend, (R::Params,), jsonrpc::Result<R::Result>>
+        + Clone
+        + Send
+        + Sync
+        + 'static,
+    ) -> Self
+    where
+        R: ext::Request,
+        R::Params: serde::de::DeserializeOwned + Send + 'static,
+        R::Result: serde::Serialize + Send + 'static;
+
+    /// Routes notification `N` to `handler`.
+    fn notification<N>(
+        self,
+        handler: impl for<'a> Method<&'a Backend, (N::Params,), ()> + Clone + Send + Sync + 'static,
+    ) -> Self
+    where
+        N: ext::Notification,
+        N::Params: serde::de::DeserializeOwned + Send + 'static;
+}
+
+impl Routes for LspServiceBuilder<Backend> {
+    fn request<R>(
+        self,
+        handler: impl for<'a> Method<&'a Backend, (R::Params,), jsonrpc::Result<R::Result>>
+        + Clone
+        + Send
+        + Sync
+        + 'static,
+    ) -> Self
+    where
+        R: ext::Request,
+        R::Params: serde::de::DeserializeOwned + Send + 'static,
+        R::Result: serde::Serialize + Send + 'static,
+    {
+        self.custom_method(R::METHOD, handler)
+    }
+
+    fn notification<N>(
+        self,
+        handler: impl for<'a> Method<&'a Backend, (N::Params,), ()> + Clone + Send + Sync + 'static,
+    ) -> Self
+    where
+        N: ext::Notification,
+        N::Params: serde::de::DeserializeOwned + Send + 'static,
+    {
+        self.custom_method(N::METHOD, handler)
+    }
+}
+
 /// Builds the service and the client socket (server -> client messages).
 pub fn build_service() -> (TranscriptService, ClientSocket) {
     let builder = LspService::build(Backend::new)
-        .custom_method(
-            custom::TEXT_DOCUMENT_CONTENT,
-            Backend::text_document_content,
-        )
-        .custom_method(custom::VIRTUAL_DOCUMENT, Backend::virtual_document)
-        .custom_method(custom::SESSIONS, Backend::sessions)
-        .custom_method(custom::FILE_HISTORY, Backend::file_history)
-        .custom_method(custom::BLAME, Backend::blame)
-        .custom_method(custom::SEARCH, Backend::search)
-        .custom_method(stats::STATS, Backend::transcript_stats)
-        .custom_method(transport::OPEN_PENDING, Backend::did_open_text)
+        .request::<ext::TextDocumentContent>(Backend::text_document_content)
+        .request::<ext::VirtualDocument>(Backend::virtual_document)
+        .request::<ext::Sessions>(Backend::sessions)
+        .request::<ext::FileHistory>(Backend::file_history)
+        .request::<ext::Blame>(Backend::blame)
+        .request::<ext::Search>(Backend::search)
+        .request::<ext::Stats>(Backend::transcript_stats)
+        .notification::<ext::DidOpenText>(Backend::did_open_text)
+        // Not the protocol: the internal names of the requests answered as JSON bytes
+        // (`dispatch::RAW_ANSWERED`).
         .custom_method(dispatch::RAW_DOCUMENT_SYMBOL, Backend::document_symbol_raw)
         .custom_method(dispatch::RAW_FOLDING_RANGE, Backend::folding_range_raw)
         .custom_method(
@@ -146,7 +203,7 @@ pub fn build_service() -> (TranscriptService, ClientSocket) {
         .custom_method(dispatch::RAW_INLAY_HINT, Backend::inlay_hint_raw);
     // Debug builds only: a request that panics on purpose (the panic-isolation tests).
     #[cfg(debug_assertions)]
-    let builder = builder.custom_method(custom::DEBUG_PANIC, Backend::debug_panic);
+    let builder = builder.request::<ext::DebugPanic>(Backend::debug_panic);
     let (inner, socket) = builder.finish();
     let shared = inner.inner().shared.clone();
     (TranscriptService { inner, shared }, socket)

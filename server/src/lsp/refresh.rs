@@ -14,7 +14,7 @@ use tower_lsp_server::ls_types::request::WorkDoneProgressCreate;
 use tower_lsp_server::ls_types::*;
 
 use crate::ide::live::{Changes, IndexProgress, Level, Sink};
-use crate::lsp::custom::{
+use crate::lsp::ext::{
     DidChangeFile, DidChangeSessions, DidChangeVirtualDocument, SessionsChangedParams,
     TextDocumentContentRefresh, UriParams,
 };

@@ -15,14 +15,15 @@ use tower_lsp_server::ls_types::*;
 
 use crate::ide::stats::Stats;
 use crate::lsp::capabilities::{self, ClientCaps};
-use crate::lsp::custom::{
-    SessionsParams, SessionsResult, TextResult, UriParams, VirtualDocumentParams,
-};
 use crate::lsp::dispatch::off_loop;
+use crate::lsp::ext::{
+    self, BlameParams, DebugPanicParams, FileHistoryParams, OpenTextParams, Request as _,
+    SearchParams, SessionsParams, SessionsResult, StatsParams, TextResult, UriParams,
+    VirtualDocumentParams,
+};
 use crate::lsp::handlers;
 pub use crate::lsp::state::{Backend, Ctx, Shared};
 use crate::lsp::state::{lock, read, write};
-use crate::lsp::stats::StatsParams;
 use crate::source::position::Encoding;
 
 impl Backend {
@@ -73,43 +74,34 @@ impl Backend {
     /// `transcript/sessions`.
     pub async fn sessions(&self, params: Option<SessionsParams>) -> Result<SessionsResult> {
         let this = self.clone();
-        off_loop(&self.shared, crate::lsp::custom::SESSIONS, move || {
+        off_loop(&self.shared, ext::Sessions::METHOD, move || {
             handlers::sessions::sessions(&this, params)
         })
         .await
     }
 
     /// `transcript/fileHistory` (issue 22 item 3).
-    pub async fn file_history(
-        &self,
-        params: crate::lsp::custom::FileHistoryParams,
-    ) -> Result<serde_json::Value> {
+    pub async fn file_history(&self, params: FileHistoryParams) -> Result<serde_json::Value> {
         let this = self.clone();
-        off_loop(&self.shared, crate::lsp::custom::FILE_HISTORY, move || {
+        off_loop(&self.shared, ext::FileHistory::METHOD, move || {
             handlers::history::file_history(&this, params)
         })
         .await
     }
 
     /// `transcript/blame` (issue 22 item 4).
-    pub async fn blame(
-        &self,
-        params: crate::lsp::custom::BlameParams,
-    ) -> Result<serde_json::Value> {
+    pub async fn blame(&self, params: BlameParams) -> Result<serde_json::Value> {
         let this = self.clone();
-        off_loop(&self.shared, crate::lsp::custom::BLAME, move || {
+        off_loop(&self.shared, ext::Blame::METHOD, move || {
             handlers::history::blame(&this, params)
         })
         .await
     }
 
     /// `transcript/search` (issue 26).
-    pub async fn search(
-        &self,
-        params: crate::lsp::custom::SearchParams,
-    ) -> Result<serde_json::Value> {
+    pub async fn search(&self, params: SearchParams) -> Result<serde_json::Value> {
         let this = self.clone();
-        off_loop(&self.shared, crate::lsp::custom::SEARCH, move || {
+        off_loop(&self.shared, ext::Search::METHOD, move || {
             handlers::search::search(&this, params)
         })
         .await
@@ -122,7 +114,7 @@ impl Backend {
 
     /// `transcript/internal/didOpenText`: a `didOpen` whose text the transport took out of
     /// the message (`lsp::transport::split_did_open`).
-    pub async fn did_open_text(&self, params: crate::lsp::custom::OpenTextParams) {
+    pub async fn did_open_text(&self, params: OpenTextParams) {
         handlers::sync::did_open_text(self, params);
     }
 
@@ -249,10 +241,7 @@ impl Backend {
 
     /// `transcript/debugPanic` (debug builds only).
     #[cfg(debug_assertions)]
-    pub async fn debug_panic(
-        &self,
-        params: crate::lsp::dispatch::DebugPanicParams,
-    ) -> Result<Value> {
+    pub async fn debug_panic(&self, params: DebugPanicParams) -> Result<Value> {
         crate::lsp::dispatch::debug_panic(self, params).await
     }
 }

@@ -14,6 +14,7 @@ use crate::ide::live::Level;
 use crate::ide::semantic_tokens::Token;
 use crate::lsp::capabilities;
 use crate::lsp::config::TokenLegend;
+use crate::lsp::ext::Command as Cmd;
 pub use crate::source::lines::LineIndex;
 use crate::source::position as sp;
 pub use crate::source::position::Encoding;
@@ -402,7 +403,7 @@ pub fn code_lens(l: ide::code_lens::Lens, uri: &Uri, doc: &DocAnalysis) -> CodeL
     let command = match &l.action {
         LensAction::NextGate { gate, .. } => Command {
             title: l.title.clone(),
-            command: "transcript.nextGate".to_string(),
+            command: Cmd::NextGate.name().to_string(),
             arguments: Some(vec![json!({
                 "uri": uri.as_str(),
                 "line": doc.gate_line(*gate).unwrap_or(l.line),
@@ -411,12 +412,12 @@ pub fn code_lens(l: ide::code_lens::Lens, uri: &Uri, doc: &DocAnalysis) -> CodeL
         },
         LensAction::OpenFile { path } => Command {
             title: l.title.clone(),
-            command: "transcript.openView".to_string(),
+            command: Cmd::OpenView.name().to_string(),
             arguments: file_uri(path).map(|u| vec![json!({ "uri": u.as_str(), "reveal": true })]),
         },
         LensAction::OpenVerbose { turn } => Command {
             title: l.title.clone(),
-            command: "transcript.openView".to_string(),
+            command: Cmd::OpenView.name().to_string(),
             arguments: Some(vec![json!({
                 "uri": uri.as_str(),
                 "verbose": true,
@@ -426,12 +427,12 @@ pub fn code_lens(l: ide::code_lens::Lens, uri: &Uri, doc: &DocAnalysis) -> CodeL
         },
         LensAction::ShowDiff { .. } => Command {
             title: l.title.clone(),
-            command: crate::lsp::capabilities::SHOW_DIFF.to_string(),
+            command: Cmd::ShowDiff.name().to_string(),
             arguments: Some(vec![json!({ "uri": uri.as_str(), "line": l.line })]),
         },
         LensAction::ShowChanges { turn } => Command {
             title: l.title.clone(),
-            command: crate::lsp::capabilities::SHOW_CHANGES.to_string(),
+            command: Cmd::ShowChanges.name().to_string(),
             arguments: Some(vec![match turn {
                 Some(n) => json!({ "uri": uri.as_str(), "turn": n }),
                 None => json!({ "uri": uri.as_str(), "session": true }),

@@ -457,7 +457,8 @@ fn some<'de, T: serde::Deserialize<'de>, D: serde::Deserializer<'de>>(
 /// The notification the server is sent in place of a `textDocument/didOpen` whose text the
 /// transport took out ([`split_did_open`]): params `{ "textDocument": { "uri", "languageId",
 /// "version" }, "text": <id in PendingTexts> }`.
-pub use crate::lsp::custom::OPEN_PENDING;
+pub const OPEN_PENDING: &str =
+    <crate::lsp::ext::DidOpenText as crate::lsp::ext::Notification>::METHOD;
 
 /// Texts of `didOpen` messages taken out by the transport, waiting for their
 /// [`OPEN_PENDING`] notification to be handled: at most the ones sent and not handled yet.
@@ -1894,7 +1895,7 @@ mod tests {
                 json!({"jsonrpc": "2.0", "method": OPEN_PENDING, "params": {"textDocument":
                     {"uri": "file:///t/a%20b.jsonl", "languageId": "jsonl", "version": 3}, "text": 7}})
             );
-            let p: crate::lsp::custom::OpenTextParams =
+            let p: crate::lsp::ext::OpenTextParams =
                 serde_json::from_value(msg["params"].clone()).unwrap();
             assert_eq!((p.text_document.version, p.text), (3, 7));
         }

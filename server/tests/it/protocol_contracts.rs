@@ -6,9 +6,9 @@ use std::collections::BTreeSet;
 
 use serde_json::Value;
 use transcript_ls::ide::semantic_tokens::{MODIFIERS, TokenType};
-use transcript_ls::lsp::capabilities::{self, COMMANDS, STANDARD_MODIFIERS, STANDARD_TYPES};
+use transcript_ls::lsp::capabilities::{self, STANDARD_MODIFIERS, STANDARD_TYPES};
 use transcript_ls::lsp::config::{SETTING_KEYS, TokenLegend};
-use transcript_ls::lsp::custom::CUSTOM_METHODS;
+use transcript_ls::lsp::ext::{CUSTOM_METHODS, Command};
 
 fn repo(rel: &str) -> String {
     let p = std::path::Path::new(env!("CARGO_MANIFEST_DIR"))
@@ -19,6 +19,21 @@ fn repo(rel: &str) -> String {
 
 fn set<'a>(it: impl IntoIterator<Item = &'a str>) -> BTreeSet<String> {
     it.into_iter().map(str::to_string).collect()
+}
+
+/// The names of the commands the server executes (`lsp::ext::Command`).
+fn commands() -> BTreeSet<String> {
+    set(Command::ALL.iter().map(|c| c.name()))
+}
+
+/// Each command's name names it back, and no two commands share a name.
+#[test]
+fn commands_are_named_once() {
+    for c in Command::ALL {
+        assert_eq!(Command::from_name(c.name()), Some(c));
+    }
+    assert_eq!(commands().len(), Command::ALL.len());
+    assert_eq!(set(CUSTOM_METHODS).len(), CUSTOM_METHODS.len());
 }
 
 /// The lines of the PROTOCOL.md section whose heading starts with `## {title}`.
@@ -55,7 +70,7 @@ fn protocol_md_documents_every_method_command_setting_and_token() {
     let standard = set(["$/progress", "window/showMessage", "window/showDocument"]);
     let documented: BTreeSet<String> = headings.difference(&standard).cloned().collect();
     assert_eq!(documented, set(CUSTOM_METHODS));
-    assert_eq!(table_names(&section(&doc, "Commands")), set(COMMANDS));
+    assert_eq!(table_names(&section(&doc, "Commands")), commands());
     assert_eq!(table_names(&section(&doc, "Settings")), set(SETTING_KEYS));
     let tokens = section(&doc, "Semantic tokens").join("\n");
     for name in TokenType::ALL
@@ -171,7 +186,7 @@ fn neovim_plugin_matches_the_server() {
         })
         .map(str::to_string)
         .collect();
-    let all = set(COMMANDS);
+    let all = commands();
     let missing: Vec<&String> = all.difference(&handled).collect();
     assert!(
         missing.is_empty(),

@@ -11,6 +11,7 @@ use tower_lsp_server::ls_types::*;
 
 use crate::ide;
 use crate::lsp::dispatch::off_loop;
+use crate::lsp::ext::Command;
 use crate::lsp::from_proto;
 use crate::lsp::state::{Backend, invalid};
 use crate::lsp::to_proto;
@@ -100,16 +101,18 @@ pub(crate) async fn execute_command(
             .ok_or_else(|| invalid(format!("{} needs a `uri` argument", params.command)))
     };
     let enc = b.shared.enc();
-    match params.command.as_str() {
-        cmd @ ("transcript.nextTurn" | "transcript.previousTurn" | "transcript.nextGate") => {
+    let Some(command) = Command::from_name(&params.command) else {
+        return Err(invalid(format!("unknown command {:?}", params.command)));
+    };
+    match command {
+        Command::NextTurn | Command::PreviousTurn | Command::NextGate => {
             let uri = need_uri()?;
             let ctx = b.ctx(&uri).await?;
             let line = args.line.unwrap_or(0) as usize;
-            let cmd = cmd.to_string();
             let loc = off_loop(&b.shared, METHOD, move || {
-                let (lines, forward) = match cmd.as_str() {
-                    "transcript.nextTurn" => (ctx.doc.turn_lines(), true),
-                    "transcript.previousTurn" => (ctx.doc.turn_lines(), false),
+                let (lines, forward) = match command {
+                    Command::NextTurn => (ctx.doc.turn_lines(), true),
+                    Command::PreviousTurn => (ctx.doc.turn_lines(), false),
                     _ => (ctx.doc.gate_lines(), true),
                 };
                 Ok(
@@ -132,7 +135,7 @@ pub(crate) async fn execute_command(
             }
             Ok(Some(serde_json::to_value(loc).unwrap_or(Value::Null)))
         }
-        "transcript.listSessionFiles" => {
+        Command::ListSessionFiles => {
             let uri = need_uri()?;
             let ctx = b.ctx(&uri).await?;
             off_loop(&b.shared, METHOD, move || {
@@ -140,7 +143,7 @@ pub(crate) async fn execute_command(
             })
             .await
         }
-        "transcript.openView" => {
+        Command::OpenView => {
             let uri = need_uri()?;
             let path = if from_proto::is_view(&uri) {
                 from_proto::view_key(&uri, false).map_err(invalid)?.path
@@ -175,14 +178,14 @@ pub(crate) async fn execute_command(
                 None => json!({ "uri": view.as_str() }),
             }))
         }
-        crate::lsp::handlers::diff::SHOW_DIFF => {
+        Command::ShowDiff => {
             let uri = need_uri()?;
             let line = args.line.unwrap_or(0) as usize;
             Ok(Some(
                 crate::lsp::handlers::diff::show_diff(b, &uri, line).await?,
             ))
         }
-        crate::lsp::capabilities::SHOW_CHANGES => {
+        Command::ShowChanges => {
             let uri = need_uri()?;
             Ok(Some(
                 crate::lsp::handlers::changes::show_changes(
@@ -195,6 +198,5 @@ pub(crate) async fn execute_command(
                 .await?,
             ))
         }
-        other => Err(invalid(format!("unknown command {other:?}"))),
     }
 }

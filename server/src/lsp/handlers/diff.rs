@@ -21,11 +21,6 @@ use crate::lsp::capabilities::VIEW_SCHEME;
 use crate::lsp::from_proto::percent_decode;
 use crate::lsp::state::{Backend, Ctx, host_error, invalid};
 
-/// The command of `Show diff` lenses: `{ uri, line }` -> `{ before, after, title, call,
-/// path }` (the two side URIs and a title for the editor's diff) or `null` when no file edit
-/// is shown on `line`.
-pub const SHOW_DIFF: &str = crate::lsp::capabilities::SHOW_DIFF;
-
 /// Which side of a change a URI names.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Side {

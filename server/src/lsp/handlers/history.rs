@@ -11,7 +11,7 @@ use tower_lsp_server::jsonrpc::Result;
 use tower_lsp_server::ls_types::Uri;
 
 use crate::index::history;
-use crate::lsp::custom::{BlameParams, FileHistoryParams};
+use crate::lsp::ext::{self, BlameParams, FileHistoryParams, Request as _};
 use crate::lsp::state::{Backend, invalid, read};
 use crate::lsp::to_proto;
 
@@ -42,7 +42,7 @@ fn target(method: &str, path: Option<String>, uri: Option<Uri>) -> Result<PathBu
 }
 
 pub(crate) fn file_history(b: &Backend, p: FileHistoryParams) -> Result<Value> {
-    let path = target(crate::lsp::custom::FILE_HISTORY, p.path, p.uri)?;
+    let path = target(ext::FileHistory::METHOD, p.path, p.uri)?;
     let list = history::file_history(&read(&b.shared.host.index), &path);
     Ok(json!({
         "path": path.to_string_lossy(),
@@ -51,7 +51,7 @@ pub(crate) fn file_history(b: &Backend, p: FileHistoryParams) -> Result<Value> {
 }
 
 pub(crate) fn blame(b: &Backend, p: BlameParams) -> Result<Value> {
-    let method = crate::lsp::custom::BLAME;
+    let method = ext::Blame::METHOD;
     let path = target(method, p.path, p.uri)?;
     // Only the entries that list the file, so that the index is not held while the sessions
     // are read again.

@@ -11,13 +11,13 @@ use serde_json::{Value, json};
 use tower_lsp_server::jsonrpc::{Error, ErrorCode, Result};
 
 use crate::index::search::{DocKind, SearchQuery};
-use crate::lsp::custom::SearchParams;
+use crate::lsp::ext::{self, Request as _, SearchParams};
 use crate::lsp::state::{Backend, invalid, read};
 use crate::lsp::to_proto;
 use crate::source::position as sp;
 
 pub(crate) fn search(b: &Backend, p: SearchParams) -> Result<Value> {
-    let method = crate::lsp::custom::SEARCH;
+    let method = ext::Search::METHOD;
     let mut roots = Vec::new();
     for r in p.roots.unwrap_or_default() {
         let path = if r.starts_with("file:") {

@@ -4,7 +4,7 @@
 
 use tower_lsp_server::jsonrpc::Result;
 
-use crate::lsp::custom::{SessionsParams, SessionsResult};
+use crate::lsp::ext::{SessionsParams, SessionsResult};
 use crate::lsp::state::{Backend, read};
 use crate::lsp::to_proto;
 

@@ -8,8 +8,8 @@ use tower_lsp_server::jsonrpc::Result;
 use crate::ide::DocAnalysis;
 use crate::ide::stats::Stats;
 use crate::lsp::dispatch::off_loop;
+use crate::lsp::ext::{self, Request as _, StatsParams};
 use crate::lsp::state::{Backend, host_error, invalid};
-use crate::lsp::stats::{STATS, StatsParams};
 
 pub(crate) async fn stats(b: &Backend, params: StatsParams) -> Result<Stats> {
     let uri = params.uri;
@@ -17,14 +17,14 @@ pub(crate) async fn stats(b: &Backend, params: StatsParams) -> Result<Stats> {
     let source = match host.raw_source(uri.as_str()) {
         Some(s) => s,
         None => {
-            let path = b.file_path_of(&uri, STATS)?;
+            let path = b.file_path_of(&uri, ext::Stats::METHOD)?;
             host.disk_source(&path)
                 .await
                 .map_err(|e| host_error(e, &uri))?
         }
     };
     let doc = DocAnalysis::of_source(source.snapshot(&host.stamp()).await);
-    off_loop(&b.shared, STATS, move || {
+    off_loop(&b.shared, ext::Stats::METHOD, move || {
         doc.stats(uri.as_str()).ok_or_else(|| {
             invalid(format!(
                 "not a transcript (no {} records): {}",

@@ -5,7 +5,7 @@
 use tower_lsp_server::ls_types::*;
 
 use crate::ide::host::{ChangeError, ViewChangeError};
-use crate::lsp::custom::OpenTextParams;
+use crate::lsp::ext::{self, Notification as _, OpenTextParams};
 use crate::lsp::from_proto;
 use crate::lsp::handlers::diagnostics;
 use crate::lsp::state::{Backend, lock, write};
@@ -63,7 +63,7 @@ pub(crate) fn did_open_text(b: &Backend, params: OpenTextParams) {
             MessageType::WARNING,
             format!(
                 "{} for {} names no waiting text (ignored)",
-                crate::lsp::transport::OPEN_PENDING,
+                ext::DidOpenText::METHOD,
                 params.text_document.uri.as_str()
             ),
         );

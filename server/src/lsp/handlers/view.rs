@@ -7,8 +7,8 @@ use tower_lsp_server::ls_types::Uri;
 
 use crate::ide::DocAnalysis;
 use crate::lsp::capabilities::VIEW_SCHEME;
-use crate::lsp::custom::{TextResult, UriParams, VirtualDocumentParams};
 use crate::lsp::dispatch::off_loop;
+use crate::lsp::ext::{self, Request as _, TextResult, UriParams, VirtualDocumentParams};
 use crate::lsp::from_proto;
 use crate::lsp::state::{Backend, host_error, invalid};
 
@@ -55,7 +55,7 @@ async fn document_text(b: &Backend, uri: &Uri, method: &'static str) -> Result<T
 }
 
 pub(crate) async fn text_document_content(b: &Backend, params: UriParams) -> Result<TextResult> {
-    document_text(b, &params.uri, crate::lsp::custom::TEXT_DOCUMENT_CONTENT).await
+    document_text(b, &params.uri, ext::TextDocumentContent::METHOD).await
 }
 
 pub(crate) async fn virtual_document(
@@ -66,5 +66,5 @@ pub(crate) async fn virtual_document(
         .uri
         .or(params.text_document.map(|t| t.uri))
         .ok_or_else(|| invalid("transcript/virtualDocument needs `uri`"))?;
-    document_text(b, &uri, crate::lsp::custom::VIRTUAL_DOCUMENT).await
+    document_text(b, &uri, ext::VirtualDocument::METHOD).await
 }
