@@ -283,6 +283,10 @@ pub struct SessionMeta {
     /// sidecar `user_turn_metadatas`, issue 21 item 4), by the entry of the prompt that opens
     /// the turn, in file order.
     pub recorded_turns: Vec<RecordedTurn>,
+    /// True when the latest turn context says every command not known safe waits for the
+    /// user's approval before it runs (Codex `turn_context.approval_policy: "untrusted"`;
+    /// issue 23 item 10: a command call left without output there is a permission prompt).
+    pub commands_need_approval: bool,
 }
 
 /// What the agent recorded for one turn outside its lines ([`SessionMeta::recorded_turns`]).
