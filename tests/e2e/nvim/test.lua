@@ -911,12 +911,18 @@ local function history()
   dofile(ROOT .. '/tests/e2e/nvim/history.lua')(H, T, { ROOT = ROOT, TMP = TMP })
 end
 
+--- What is new since I last looked (issue 23 item 10): tests/e2e/nvim/unseen.lua (sets the roots).
+local function unseen()
+  dofile(ROOT .. '/tests/e2e/nvim/unseen.lua')(H, T, { ROOT = ROOT, TMP = TMP, DEMO = DEMO })
+end
+
 --- First contact (issue 23): tests/e2e/nvim/first_contact.lua (restarts the server: run last).
 local function first_contact()
   dofile(ROOT .. '/tests/e2e/nvim/first_contact.lua')(H, T, { ROOT = ROOT, TMP = TMP })
 end
 
-for _, scenario in ipairs({ demo_raw, demo_view, live_append, corpus, pi_and_copilot, inherited, screens, health_and_help, reading, changes, sessions, history, search, first_contact }) do
+local only = os.getenv('E2E_ONLY')
+for _, scenario in ipairs(only == 'unseen' and { unseen } or { demo_raw, demo_view, live_append, corpus, pi_and_copilot, inherited, screens, health_and_help, reading, changes, sessions, history, search, unseen, first_contact }) do
   local ok, err = xpcall(scenario, debug.traceback)
   if not ok then
     H.check('no Lua error', false, err)

@@ -507,6 +507,12 @@ local function map_keys(bufnr)
   map('gO', function()
     M.outline(bufnr)
   end, 'Transcript: outline in the location list')
+  map(']n', function()
+    require('transcript.unseen').jump_new()
+  end, 'Transcript: jump to new output (since you last looked)')
+  map(']N', function()
+    require('transcript.unseen').jump_newest()
+  end, 'Transcript: jump to the newest turn')
 end
 
 --- The short name of transcript buffer `bufnr` in lists (issue 23 item 7): a view's title (its
@@ -590,6 +596,8 @@ function M.on_attach(client, bufnr)
   if not vim.b[bufnr].transcript_view then
     require('transcript.sessions').on_raw_attach(bufnr)
   end
+  -- What is new since the user last looked (issue 23 item 10).
+  require('transcript.unseen').attach(bufnr)
 end
 
 -- Handlers of server -> client messages ------------------------------------------------------
@@ -765,6 +773,12 @@ local function create_commands()
   cmd('TranscriptLatest', function()
     sessions.latest()
   end, { desc = 'Open the newest session recorded in the current directory' })
+  cmd('TranscriptNew', function()
+    require('transcript.unseen').jump_new()
+  end, { desc = 'Go to the first line of output not seen yet (the marker)' })
+  cmd('TranscriptNewest', function()
+    require('transcript.unseen').jump_newest()
+  end, { desc = 'Go to the newest turn' })
   cmd('TranscriptRaw', function()
     sessions.toggle_raw()
   end, { desc = 'From a view, the raw JSONL; from the raw file, its view' })
