@@ -8,6 +8,7 @@ import * as vscode from 'vscode';
 import * as history from './history';
 import * as search from './search';
 import * as sessions from './sessions';
+import { Unseen } from './unseen';
 import {
   DidChangeConfigurationNotification,
   CloseAction,
@@ -56,11 +57,18 @@ export async function activate(ctx: vscode.ExtensionContext): Promise<void> {
   command('transcript-ls.showDiff', () => showDiffAtCursor());
   command('transcript-ls.showTurnChanges', () => showChangesAtCursor(false));
   command('transcript-ls.showSessionChanges', () => showChangesAtCursor(true));
+  const seen = new Unseen(ctx.globalState, VIEW_SCHEME, fileOfView);
+  ctx.subscriptions.push(seen);
+  command('transcript-ls.jumpToNew', () => seen.jumpToNew());
+  command('transcript-ls.jumpToNewestTurn', () => seen.jumpToNewestTurn());
   sessionTree = sessions.register(ctx, {
     client: () => client,
     openView: (uri, title, column) => openView(uri, undefined, title, column),
     log: (msg) => output.appendLine(msg),
+    isUnseen: (s) => seen.isUnseen(s),
+    noteList: (list, complete) => seen.noteList(list, complete),
   });
+  ctx.subscriptions.push(seen.onDidChangeSeen(() => sessionTree?.redraw()));
 
   search.register(ctx, {
     client: () => (client?.state === State.Running ? client : undefined),

@@ -135,6 +135,12 @@ async function main(page) {
   await page.locator('.monaco-workbench').waitFor({ timeout: 60000 });
   await page.locator('.explorer-folders-view').first().waitFor({ timeout: 60000 });
   log('workbench loaded');
+  if (process.env.E2E_ONLY === 'unseen') {
+    // Development: only the sessions block and the unseen block.
+    await sessionsFirst(page);
+    await require('./unseen.js')(page, { WS, ROOT: path.join(__dirname, '../../..'), DEMO, log, check, nbsp, palette, quickOpen, activeEditor, shot });
+    return;
+  }
 
   // 1. Open the demo transcript.
   await quickOpen(page, DEMO);
@@ -376,6 +382,8 @@ async function main(page) {
   await sessionsFirst(page);
   // 15b. Following a live session (issue 23 item 9): tests/e2e/vscode/live.js.
   await require('./live.js')(page, { WS, log, check, eq, nbsp, palette, activeEditor, shot });
+  // 15c. What is new since I last looked (issue 23 item 10): tests/e2e/vscode/unseen.js.
+  await require('./unseen.js')(page, { WS, ROOT: path.join(__dirname, '../../..'), DEMO, log, check, nbsp, palette, quickOpen, activeEditor, shot });
   // 16. The registry's newer agents from their default roots (issue 21): tests/e2e/vscode/agents.js.
   await require('./agents.js')(page, { BASE_SETTINGS, log, check, eq, nbsp, palette, activeEditor, shot });
   await serverLookup(page);
@@ -458,7 +466,7 @@ async function sessionsFirst(page) {
   // (a row's text is its label then its description, with no space between)
   check('tree: the project of the demo', rows.some((r) => r === 'project/home/user/project'), rows[0]);
   check('tree: the workspace project', rows.some((r) => r.startsWith('ws/') && r.endsWith('/ws')), rows);
-  check('tree: the demo session (after the live append) with age and turns', rows.some((r) => /^GET \/accounts\?currency=usd.*…\d+\w+ ago · 10 turns$/.test(r)), rows);
+  check('tree: the demo session (after the live append) with age and turns', rows.some((r) => /^GET \/accounts\?currency=usd.*…\d+\w+ ago · 10 turns( · ● new)?$/.test(r)), rows);
   check('tree: the session recorded here', rows.some((r) => /^Add pagination to GET \/accounts\d+\w+ ago · 1 turn$/.test(r)), rows);
   // Expand the demo: its sub-agent is under it.
   await page.locator(tree, { hasText: '· 10 turns' }).first().locator('.monaco-tl-twistie').click();
