@@ -136,8 +136,16 @@ async function main(page) {
   await page.locator('.explorer-folders-view').first().waitFor({ timeout: 60000 });
   log('workbench loaded');
   if (process.env.E2E_ONLY === 'unseen') {
-    // Development: only the sessions block and the unseen block.
-    await sessionsFirst(page);
+    // Development: only the sessions block and the unseen block (once the index lists the demo).
+    await quickOpen(page, DEMO); // activates the extension
+    await page.locator('.codelens-decoration').first().waitFor({ timeout: 60000 });
+    await palette(page, 'Focus on Transcripts View');
+    for (let i = 0; i < 60; i++) {
+      if (await page.locator('.pane:has(.pane-header:has-text("Transcripts")) .monaco-list-row', { hasText: 'GET /accounts' }).count()) break;
+      await page.locator('.pane-header:has-text("Transcripts") .codicon-refresh').first().click().catch(() => {});
+      await page.waitForTimeout(2000);
+    }
+    await openAsDefault(page); // as sessionsFirst leaves it: views
     await require('./unseen.js')(page, { WS, ROOT: path.join(__dirname, '../../..'), DEMO, log, check, nbsp, palette, quickOpen, activeEditor, shot });
     return;
   }
@@ -439,10 +447,9 @@ async function serverLookup(page) {
 
 /** Sessions first (issue 7): the Transcripts tree, Open Session…, Open Latest Session for This
  * Workspace, and a .jsonl opening as its view with `transcript-ls.openAs` at its default. */
-async function sessionsFirst(page) {
-  const rowsOf = (sel) => page.locator(sel).allInnerTexts().then((t) => t.map((x) => nbsp(x).replace(/\s+/g, ' ').trim()));
-  // From here on `transcript-ls.openAs` is at its default, `view`: the user settings are edited
-  // in VS Code itself (Preferences: Open User Settings (JSON)), as a user would.
+/** From here on `transcript-ls.openAs` is at its default, `view`: the user settings are edited
+ * in VS Code itself (Preferences: Open User Settings (JSON)), as a user would. */
+async function openAsDefault(page) {
   const settings = JSON.parse(fs.readFileSync(SETTINGS, 'utf8'));
   delete settings['transcript-ls.openAs'];
   await palette(page, 'Preferences: Open User Settings (JSON)');
@@ -456,6 +463,11 @@ async function sessionsFirst(page) {
   await page.waitForTimeout(1000);
   await page.keyboard.press('Control+W');
   await page.waitForTimeout(500);
+}
+
+async function sessionsFirst(page) {
+  const rowsOf = (sel) => page.locator(sel).allInnerTexts().then((t) => t.map((x) => nbsp(x).replace(/\s+/g, ' ').trim()));
+  await openAsDefault(page);
   // The tree: sessions grouped by project, newest first, sub-agents under their parent.
   await palette(page, 'Focus on Transcripts View');
   const tree = '.pane:has(.pane-header:has-text("Transcripts")) .monaco-list-row';

@@ -45,6 +45,7 @@ module.exports = async function unseen(page, h) {
   await tab.waitFor({ timeout: 20000 }).catch(() => {});
   const viewText = async () => nbsp(await activeEditor(page).locator('.view-lines').first().innerText().catch(() => ''));
   for (let i = 0; i < 100 && !(await viewText()).includes('… working'); i++) await page.waitForTimeout(200);
+  check('unseen: the session opens as its view', (await viewText()).includes('… working'), (await viewText()).slice(0, 300));
   check('unseen: opening its view (the end on screen) makes it seen', await waitRow((t) => t.length > 0 && !t.includes('● new')), await rowText());
 
   // The user reads something else; the agent asks its question.
