@@ -202,6 +202,11 @@ export class SessionTree implements vscode.TreeDataProvider<Node>, vscode.Dispos
     const item = new vscode.TreeItem(s.title, node.children.length > 0 ? vscode.TreeItemCollapsibleState.Collapsed : vscode.TreeItemCollapsibleState.None);
     item.id = s.uri;
     const unseen = this.host.isUnseen?.(s) ?? false;
+    if (unseen) {
+      // Highlighted whole, as mail clients show unread items: visible even when a narrow side
+      // bar cuts the description (issue 23 item 10).
+      item.label = { label: s.title, highlights: [[0, s.title.length]] };
+    }
     item.description = sessionDescription(s, Date.now(), unseen);
     const md = new vscode.MarkdownString();
     md.appendText(s.title);

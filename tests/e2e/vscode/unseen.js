@@ -4,7 +4,7 @@
 // recorded:
 // * lines 1–9 (the agent exploring): the Transcripts tree marks the new session `● new`;
 //   opening its view (its end on screen) makes it seen: the mark goes;
-// * the user looks at another editor; line 10 (the agent asks with AskUserQuestion) arrives:
+// * the user opens a new untitled editor over the view; line 10 (the agent asks with AskUserQuestion) arrives:
 //   the tree shows `⏸ waiting for you: question` with the pause icon and `● new`, the view
 //   container a badge, Open Session… the same marks with the question as its detail;
 // * lines 11–90 (the question answered, turn 1 finished, turn 2 begun): the wait ends;
@@ -12,13 +12,13 @@
 //   changed; Transcript: Jump to New Output goes there, Jump to Newest Turn to `## Turn 2`.
 //
 //   await require('./unseen.js')(page, helpers)
-// helpers: { WS, ROOT, DEMO, log, check, nbsp, palette, quickOpen, activeEditor, shot }
+// helpers: { WS, ROOT, log, check, nbsp, palette, activeEditor, shot }
 'use strict';
 const fs = require('fs');
 const path = require('path');
 
 module.exports = async function unseen(page, h) {
-  const { WS, ROOT, DEMO, check, nbsp, palette, quickOpen, activeEditor, shot, log } = h;
+  const { WS, ROOT, check, nbsp, palette, activeEditor, shot, log } = h;
   const src = path.join(ROOT, '../shared/corpus/iansherr__claude-code-log/test/test_data/real_projects/-Users-dain-workspace-coderabbit-review-helper/cb2e607c-c758-415a-8b45-c49e4631906a.jsonl');
   const lines = fs.readFileSync(src, 'utf8').split('\n').map((l) => l + '\n');
   const file = path.join(WS, 'asks-session.jsonl');
@@ -38,6 +38,7 @@ module.exports = async function unseen(page, h) {
   };
   await palette(page, 'Focus on Transcripts View');
   check('unseen: a session written since the list was first shown is marked new', await waitRow((t) => t.includes('● new')), await rowText());
+  check('unseen: its title is highlighted (seen in a narrow side bar too)', (await row().locator('.label-name .highlight').count()) > 0, await rowText());
   await shot(page, 'u1-new-session-marked.png');
 
   await row().click();
@@ -49,8 +50,10 @@ module.exports = async function unseen(page, h) {
   check('unseen: opening its view (the end on screen) makes it seen', await waitRow((t) => t.length > 0 && !t.includes('● new')), await rowText());
 
   // The user reads something else; the agent asks its question.
-  await quickOpen(page, DEMO);
-  await page.waitForTimeout(1000);
+  await palette(page, 'File: New Untitled Text File');
+  // (the new editor must have replaced the session's view on screen before the agent writes)
+  await page.locator('.editor-group-container.active .tab.active', { hasText: 'Untitled' }).first().waitFor({ timeout: 20000 }).catch(() => {});
+  await page.waitForTimeout(500);
   fs.appendFileSync(file, part(10, 10));
   const waited = await waitRow((t) => t.includes('⏸ waiting for you: question') && t.includes('● new'));
   check('unseen: the tree shows the session waiting for a question, with new output', waited, await rowText());
