@@ -72,9 +72,12 @@ fn a_real_codex_permission_prompt_waits_for_the_user() {
     );
 }
 
+/// What a fixture waits for: kind, detail, turn, line.
+type Want = Option<(WaitingKind, &'static str, usize, usize)>;
+
 #[test]
 fn pending_calls_that_ask_the_user_wait_and_other_pending_calls_do_not() {
-    let cases: [(&str, Option<(WaitingKind, &str, usize, usize)>); 6] = [
+    let cases: [(&str, Want); 6] = [
         // A Bash call without result is running, not waiting (Claude Code records no
         // permission prompt).
         ("in-flight.jsonl", None),
