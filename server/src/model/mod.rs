@@ -5,7 +5,9 @@
 //! byte span in the source and its content [`Block`]s. Nothing here knows about editors or LSP.
 //!
 //! Conventions used throughout the crate:
-//! * **Lines** are 0-based physical line indices of the source, split on `\n` only.
+//! * **Lines** are 0-based line numbers of the source as an editor counts them (`\n`, `\r\n`
+//!   and a lone `\r` end a line: LSP 3.17; issue 25). Records are split on `\n` only, so a
+//!   record whose line holds a lone `\r` spans two lines and its [`Entry::line`] is the first.
 //! * **Byte spans** ([`Span`]) are half-open byte ranges into the source text (the whole file
 //!   or editor buffer), never into a line.
 //! * **Times** are Unix epoch milliseconds (UTC) in `i64`; durations are milliseconds in `u64`.
@@ -103,7 +105,8 @@ pub struct Transcript {
     pub entries: Vec<Entry>,
     /// Problems found while reading: invalid JSON lines, unknown shapes worth a hint.
     pub problems: Vec<Problem>,
-    /// Number of physical lines in the source (a last line without `\n` counts).
+    /// Number of lines in the source as an editor counts them (a last line without a break
+    /// counts; a lone `\r` is a break).
     pub line_count: usize,
     /// The last line when it has no final `\n` and is not valid JSON yet: the file may still
     /// be growing (FORMATS.md §4 item 2, case 03). It is reported as a problem only once it
@@ -122,6 +125,10 @@ pub struct Transcript {
     /// visible). Published as one Information diagnostic each and as `stats --json`
     /// `unknown_records`. Left out of `Debug` (the problems and entries show the same lines).
     pub unknown: Vec<UnknownRecord>,
+    /// The records that span more than one line because their line holds a lone `\r` (an
+    /// editor's line break: LSP 3.17; issue 25): `(first line, last line)`, in line order.
+    /// Empty for almost every file. Read with [`Transcript::last_line`]. Left out of `Debug`.
+    pub split_lines: Vec<(usize, usize)>,
 }
 
 /// Most distinct unknown record kinds kept per transcript (bounded memory on any input).
@@ -182,6 +189,15 @@ impl std::fmt::Debug for Transcript {
 }
 
 impl Transcript {
+    /// The last line of the record that starts on `line` (0-based): `line` itself unless a
+    /// lone `\r` inside it ends an editor line ([`Transcript::split_lines`]).
+    pub fn last_line(&self, line: usize) -> usize {
+        match self.split_lines.binary_search_by_key(&line, |&(first, _)| first) {
+            Ok(i) => self.split_lines[i].1,
+            Err(_) => line,
+        }
+    }
+
     /// The format, `Unknown` when none was detected.
     pub fn format(&self) -> Format {
         self.format.unwrap_or(Format::Unknown)
@@ -377,7 +393,8 @@ pub struct Problem {
 /// One record (one JSONL line) of the transcript.
 #[derive(Debug, Clone, PartialEq)]
 pub struct Entry {
-    /// 0-based physical line index.
+    /// 0-based line of the record's first byte, as an editor counts lines (see the module's
+    /// doc: a lone `\r` before it in the file counts).
     pub line: usize,
     /// Byte span of the line, without its `\n` (and without a trailing `\r`).
     pub span: Span,
