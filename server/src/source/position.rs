@@ -1,7 +1,8 @@
 //! Byte offsets <-> `(line, column)` positions in UTF-8 or UTF-16 columns (DESIGN.md §5:
 //! position encoding is negotiated, UTF-8 for Neovim, UTF-16 for VS Code; LSP-NOTES.md).
 //!
-//! Lines come from a [`LineIndex`] (split on `\n` only). Columns count from the line start in
+//! Lines come from a [`LineIndex`] (`\n`, `\r\n` and a lone `\r` end a line, as LSP 3.17
+//! says; U+2028 and U+2029 do not). Columns count from the line start in
 //! bytes ([`Encoding::Utf8`]) or in UTF-16 code units ([`Encoding::Utf16`]: characters above
 //! U+FFFF, such as `😀`, count 2, every other character 1). A column never points into a
 //! line's break: the content of a line ends before its `\n` and before a `\r` preceding it.
