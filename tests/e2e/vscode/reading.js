@@ -35,6 +35,8 @@ module.exports = async function reading(page, h) {
   // Issue 23 item 4: Fold All leaves each turn's heading and its prompt in sight (the prompt
   // was inside the fold), the answers folded away.
   await activeEditor(page).locator('.view-lines').first().click();
+  // (Fold All folds the ranges the editor has: wait for their chevrons, late on a busy machine)
+  await activeEditor(page).locator('.margin-view-overlays .codicon-folding-expanded').first().waitFor({ timeout: 15000 }).catch(() => {});
   await palette(page, 'Fold All');
   let folded = '';
   for (let i = 0; i < 25; i++) {
