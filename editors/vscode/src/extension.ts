@@ -90,7 +90,7 @@ export async function activate(ctx: vscode.ExtensionContext): Promise<void> {
     vscode.workspace.onDidChangeConfiguration(async (e) => {
       if (RESTART_KEYS.some((k) => e.affectsConfiguration(k))) {
         await restart();
-      } else if (e.affectsConfiguration('transcript') && client?.state === State.Running) {
+      } else if ((e.affectsConfiguration('transcript') || e.affectsConfiguration('transcript-ls.viewMode')) && client?.state === State.Running) {
         await client.sendNotification(DidChangeConfigurationNotification.type, {
           settings: { transcript: serverSettings() },
         });
@@ -128,21 +128,21 @@ export function serverSettings(): Record<string, unknown> {
   return out;
 }
 
-/** The shape a view opens in (`transcript.viewMode`, issue 23 item 5): `reading` (default: the
+/** The shape a view opens in (`transcript-ls.viewMode`, issue 23 item 5): `reading` (default: the
  * verbose view with its work runs and thoughts folded), `quiet` or `verbose`. The deprecated
  * `transcript.verbose`, when set and `viewMode` is not, means `verbose` (true) or `quiet`. */
 export function viewMode(): 'reading' | 'quiet' | 'verbose' {
-  const cfg = vscode.workspace.getConfiguration('transcript');
-  const mode = cfg.inspect<string>('viewMode');
+  const client = vscode.workspace.getConfiguration('transcript-ls');
+  const mode = client.inspect<string>('viewMode');
   const set = mode?.workspaceFolderValue ?? mode?.workspaceValue ?? mode?.globalValue;
   if (set === undefined) {
-    const old = cfg.inspect<boolean>('verbose');
+    const old = vscode.workspace.getConfiguration('transcript').inspect<boolean>('verbose');
     const v = old?.workspaceFolderValue ?? old?.workspaceValue ?? old?.globalValue;
     if (typeof v === 'boolean') {
       return v ? 'verbose' : 'quiet';
     }
   }
-  const m = cfg.get<string>('viewMode');
+  const m = client.get<string>('viewMode');
   return m === 'quiet' || m === 'verbose' ? m : 'reading';
 }
 
@@ -607,7 +607,7 @@ function titleOfView(uri: vscode.Uri): string | undefined {
 
 /** Opens the rendered view of a transcript. Works from the explorer for files too large for
  * VS Code to sync (the server reads the file by its path). In a view, toggles between the quiet
- * view and the shape of `transcript.viewMode` (a verbose view goes to the quiet one). The tab
+ * view and the shape of `transcript-ls.viewMode` (a verbose view goes to the quiet one). The tab
  * is titled by the session title when it is known. With `viewMode` `reading` a view opened
  * without an explicit `verbose` is the verbose one (the server's `verbose` setting) with its
  * work runs and thoughts folded ([`foldWorkRuns`]). */
@@ -678,7 +678,7 @@ export function readingFoldLines(ranges: { start: number; end: number }[]): numb
 
 /** "Transcript: Open Preview" (issue 23 item 6): the view in VS Code's Markdown preview, beside
  * it, where the answers' markdown (lists, code fences, tables, links) is rendered. From a raw
- * transcript, the preview of its view in the shape of `transcript.viewMode`. The preview follows
+ * transcript, the preview of its view in the shape of `transcript-ls.viewMode`. The preview follows
  * the view as it changes (a live session). */
 async function openPreview(arg?: vscode.Uri): Promise<void> {
   const uri = arg instanceof vscode.Uri ? arg : activeResource();

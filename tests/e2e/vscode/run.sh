@@ -74,7 +74,7 @@ cat >"$RUN/data/User/settings.json" <<EOF
   "transcript-ls.openAs": "raw",
   "transcript.roots": ["$RUN/ws"],
   "transcript.timeZone": "UTC",
-  "transcript.viewMode": "quiet",
+  "transcript-ls.viewMode": "quiet",
   "[transcript-jsonl]": { "editor.wordWrap": "off" },
   "workbench.startupEditor": "none",
   "workbench.secondarySideBar.defaultVisibility": "hidden",

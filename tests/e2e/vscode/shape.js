@@ -1,5 +1,5 @@
 // The default shape of a view and what reads well in it (issue 23 items 5, 6, 8), a
-// self-contained block of the VS Code suite: with `transcript.viewMode` at its default
+// self-contained block of the VS Code suite: with `transcript-ls.viewMode` at its default
 // (`reading`) a real session's view opens verbose with its work runs folded and its comments in
 // sight; a raw transcript gets the language `transcript-jsonl` and wraps, a plain JSON Lines file
 // stays `jsonl` unwrapped; the answers' markdown is coloured (fenced code) and
@@ -82,7 +82,7 @@ module.exports = async function shape(page, h) {
   // unwrapped for its older checks (written for those); the user settings lose both here (the
   // extension's defaults apply) and get them back at the end.
   const settings = { ...BASE_SETTINGS };
-  delete settings['transcript.viewMode'];
+  delete settings['transcript-ls.viewMode'];
   delete settings['[transcript-jsonl]'];
   await palette(page, 'View: Close All Editors');
   await page.waitForTimeout(500);
