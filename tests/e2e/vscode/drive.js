@@ -56,6 +56,9 @@ async function quickOpen(page, name) {
   await input.waitFor({ state: 'visible', timeout: 10000 });
   await input.fill(name);
   await page.locator('.quick-input-list .monaco-list-row', { hasText: name }).first().waitFor({ timeout: 15000 });
+  // Enter only once the focused row is the file: the list of recently opened files may still
+  // be shown with another file (settings.json) first.
+  await page.locator('.quick-input-list .monaco-list-row.focused', { hasText: name }).first().waitFor({ timeout: 5000 }).catch(() => {});
   const enter = Date.now();
   await page.keyboard.press('Enter');
   return enter; // when Enter was pressed (ms since the epoch)

@@ -182,6 +182,13 @@ module.exports = async function shape(page, h) {
   // (the same settings, without the bracket the settings editor may have closed on its own
   // after the text: the next block reads the file)
   fs.writeFileSync(h.SETTINGS, JSON.stringify(BASE_SETTINGS, null, 2));
+  // No settings editor left open (modal or in a group) for the next block.
+  const settingsEditor = page.locator('.monaco-editor:has(.view-lines:has-text("transcript.roots"))');
+  for (let i = 0; i < 5 && (await settingsEditor.count()) > 0; i++) {
+    await settingsEditor.last().locator('.view-line').first().click({ timeout: 3000 }).catch(() => {});
+    await page.keyboard.press('Control+W');
+    await page.waitForTimeout(700);
+  }
   await palette(page, 'View: Close All Editors');
   await page.waitForTimeout(500);
 };
