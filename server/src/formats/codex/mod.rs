@@ -855,7 +855,7 @@ impl State {
                 self.task_prompts = u32::from(self.prompt_since_task_end);
                 l.entry(
                     Role::TurnStarted {
-                        turn_id: jstr(p.turn_id).map(|s| s.into()),
+                        turn_id: jstr(p.turn_id).map(|s| Box::new(s.into())),
                     },
                     rt,
                 )
