@@ -399,7 +399,7 @@ async function openLatest(host: Host): Promise<void> {
  * (`vscode.executeDocumentSymbolProvider`) went through the workbench, busy laying out the file
  * just opened, and cost about a second of the time to the view. `InvalidParams` is the server's
  * "not a transcript"; a server without `transcript/stats` is asked for the outline. */
-async function isTranscript(c: LanguageClient, uri: vscode.Uri): Promise<boolean> {
+export async function isTranscript(c: LanguageClient, uri: vscode.Uri): Promise<boolean> {
   try {
     const st = await c.sendRequest<{ turns?: number }>('transcript/stats', { uri: c.code2ProtocolConverter.asUri(uri) });
     return (st?.turns ?? 0) > 0;

@@ -97,7 +97,7 @@ export class Unseen implements vscode.Disposable, vscode.CodeLensProvider {
 
   private isTranscriptEditor(ed: vscode.TextEditor): boolean {
     const d = ed.document;
-    return d.uri.scheme === this.viewScheme || (d.uri.scheme === 'file' && d.languageId === 'jsonl');
+    return d.uri.scheme === this.viewScheme || (d.uri.scheme === 'file' && (d.languageId === 'jsonl' || d.languageId === 'transcript-jsonl'));
   }
 
   /** The user looks at `ed`: when its last line is on screen in the focused window, what it
