@@ -8,6 +8,7 @@ import * as vscode from 'vscode';
 import * as history from './history';
 import * as search from './search';
 import * as sessions from './sessions';
+import { Unseen } from './unseen';
 import {
   DidChangeConfigurationNotification,
   CloseAction,
@@ -25,6 +26,10 @@ import {
 export const VIEW_SCHEME = 'transcript';
 /** Language given to view documents (so no JSON tooling runs on them). */
 export const VIEW_LANGUAGE = 'transcript-view';
+/** Language given to a raw `.jsonl` the server reads as a transcript (issue 23 item 8), so that
+ * configuration defaults such as word wrap apply to transcripts only, not to every JSON Lines
+ * file (package.json `configurationDefaults["[transcript-jsonl]"]`). */
+export const RAW_LANGUAGE = 'transcript-jsonl';
 /** Server settings, section `transcript` (PROTOCOL.md, Settings). */
 const SERVER_KEYS = ['verbose', 'finalMarker', 'roots', 'workspaceFolders', 'indexCache', 'timeZone', 'gatePhases', 'semanticTokens', 'fileState'] as const;
 /** Settings read only when the server starts. */
@@ -47,6 +52,7 @@ export async function activate(ctx: vscode.ExtensionContext): Promise<void> {
     ctx.subscriptions.push(vscode.commands.registerCommand(id, fn));
   command('transcript-ls.openView', (uri?: vscode.Uri) => openView(uri, undefined));
   command('transcript-ls.openViewVerbose', (uri?: vscode.Uri) => openView(uri, true));
+  command('transcript-ls.openPreview', (uri?: vscode.Uri) => openPreview(uri));
   command('transcript-ls.nextTurn', () => jump('transcript.nextTurn', 'next turn'));
   command('transcript-ls.previousTurn', () => jump('transcript.previousTurn', 'previous turn'));
   command('transcript-ls.nextGate', () => jump('transcript.nextGate', 'next gate'));
@@ -56,11 +62,18 @@ export async function activate(ctx: vscode.ExtensionContext): Promise<void> {
   command('transcript-ls.showDiff', () => showDiffAtCursor());
   command('transcript-ls.showTurnChanges', () => showChangesAtCursor(false));
   command('transcript-ls.showSessionChanges', () => showChangesAtCursor(true));
+  const seen = new Unseen(ctx.globalState, VIEW_SCHEME, fileOfView);
+  ctx.subscriptions.push(seen);
+  command('transcript-ls.jumpToNew', () => seen.jumpToNew());
+  command('transcript-ls.jumpToNewestTurn', () => seen.jumpToNewestTurn());
   sessionTree = sessions.register(ctx, {
     client: () => client,
     openView: (uri, title, column) => openView(uri, undefined, title, column),
     log: (msg) => output.appendLine(msg),
+    isUnseen: (s) => seen.isUnseen(s),
+    noteList: (list, complete) => seen.noteList(list, complete),
   });
+  ctx.subscriptions.push(seen.onDidChangeSeen(() => sessionTree?.redraw()));
 
   search.register(ctx, {
     client: () => (client?.state === State.Running ? client : undefined),
@@ -78,12 +91,14 @@ export async function activate(ctx: vscode.ExtensionContext): Promise<void> {
   // Views get their own language (their URI ends in `.jsonl`, which would make them JSON Lines).
   ctx.subscriptions.push(vscode.workspace.onDidOpenTextDocument(setViewLanguage));
   vscode.workspace.textDocuments.forEach(setViewLanguage);
+  // Raw transcripts get their own language once the server says they are transcripts.
+  ctx.subscriptions.push(vscode.workspace.onDidOpenTextDocument((d) => void setRawLanguage(d)));
 
   ctx.subscriptions.push(
     vscode.workspace.onDidChangeConfiguration(async (e) => {
       if (RESTART_KEYS.some((k) => e.affectsConfiguration(k))) {
         await restart();
-      } else if (e.affectsConfiguration('transcript') && client?.state === State.Running) {
+      } else if ((e.affectsConfiguration('transcript') || e.affectsConfiguration('transcript-ls.viewMode')) && client?.state === State.Running) {
         await client.sendNotification(DidChangeConfigurationNotification.type, {
           settings: { transcript: serverSettings() },
         });
@@ -116,7 +131,27 @@ export function serverSettings(): Record<string, unknown> {
     const v = cfg.get(k);
     out[k] = v === undefined || v === '' ? null : v;
   }
+  // The server renders the quiet or the verbose view; `reading` is the verbose one, folded here.
+  out.verbose = viewMode() !== 'quiet';
   return out;
+}
+
+/** The shape a view opens in (`transcript-ls.viewMode`, issue 23 item 5): `reading` (default: the
+ * verbose view with its work runs and thoughts folded), `quiet` or `verbose`. The deprecated
+ * `transcript.verbose`, when set and `viewMode` is not, means `verbose` (true) or `quiet`. */
+export function viewMode(): 'reading' | 'quiet' | 'verbose' {
+  const client = vscode.workspace.getConfiguration('transcript-ls');
+  const mode = client.inspect<string>('viewMode');
+  const set = mode?.workspaceFolderValue ?? mode?.workspaceValue ?? mode?.globalValue;
+  if (set === undefined) {
+    const old = vscode.workspace.getConfiguration('transcript').inspect<boolean>('verbose');
+    const v = old?.workspaceFolderValue ?? old?.workspaceValue ?? old?.globalValue;
+    if (typeof v === 'boolean') {
+      return v ? 'verbose' : 'quiet';
+    }
+  }
+  const m = client.get<string>('viewMode');
+  return m === 'quiet' || m === 'verbose' ? m : 'reading';
 }
 
 /** Where the server binary is looked for when `transcript-ls.path` is empty: inside the
@@ -204,6 +239,7 @@ async function start(): Promise<void> {
   const clientOptions: LanguageClientOptions = {
     documentSelector: [
       { scheme: 'file', language: 'jsonl' },
+      { scheme: 'file', language: RAW_LANGUAGE },
       { scheme: 'file', pattern: '**/*.jsonl' },
       // Views only once they have their language: one side of a file edit's diff
       // (`?call=…&side=…`) is a `transcript:` document too, with text only.
@@ -232,6 +268,24 @@ async function start(): Promise<void> {
         }
         return hints;
       },
+      // In a view the answers are markdown, coloured by the view's grammar (issue 23 item 6):
+      // the plain final-answer token, which would paint each answer as one bold run over it,
+      // is left out there (raw files keep it; an answer in flight or cut short keeps its token,
+      // whose modifiers say so).
+      provideDocumentSemanticTokens: async (doc, token, next) => markdownAnswers(doc, await next(doc, token)),
+      provideDocumentSemanticTokensEdits: async (doc, previousResultId, token, next) => {
+        if (!isView(doc.uri)) {
+          return next(doc, previousResultId, token);
+        }
+        // (edits would apply to the tokens the server sent, not to the filtered ones)
+        const c = client;
+        if (!c) {
+          return undefined;
+        }
+        const full = await c.sendRequest<any>('textDocument/semanticTokens/full', { textDocument: { uri: c.code2ProtocolConverter.asUri(doc.uri) } }, token);
+        return markdownAnswers(doc, full ? await c.protocol2CodeConverter.asSemanticTokens(full) : undefined);
+      },
+      provideDocumentRangeSemanticTokens: async (doc, range, token, next) => markdownAnswers(doc, await next(doc, range, token)),
       // A folded turn of a view shows its prompt (issue 23 item 4): VS Code shows a folded
       // range's first line only (it ignores `collapsedText`), and a view's turn range starts
       // at its `## Turn N` heading; start it at the prompt's first line instead (the heading
@@ -294,6 +348,7 @@ async function start(): Promise<void> {
     return;
   }
   status?.update();
+  vscode.workspace.textDocuments.forEach((d) => void setRawLanguage(d));
   if (sessionTree) {
     void sessionTree.refresh();
     sessions.recheckActive(sessionTree);
@@ -332,6 +387,44 @@ export function unbreakableFigures(label: string): string {
     .join(' · ');
 }
 
+/** A view (not one side of a diff). */
+function isView(uri: vscode.Uri): boolean {
+  return uri.scheme === VIEW_SCHEME && !isDiffSide(uri);
+}
+
+/** `tokens` of `doc` without the plain `finalAnswer` tokens when `doc` is a view and the legend
+ * is the custom one (issue 23 item 6). */
+function markdownAnswers(doc: vscode.TextDocument, tokens: vscode.SemanticTokens | null | undefined): vscode.SemanticTokens | undefined {
+  if (!tokens || !isView(doc.uri)) {
+    return tokens ?? undefined;
+  }
+  const types: string[] = (client?.initializeResult?.capabilities as any)?.semanticTokensProvider?.legend?.tokenTypes ?? [];
+  const answer = types.indexOf('finalAnswer');
+  return answer < 0 ? tokens : new vscode.SemanticTokens(dropPlainTokens(tokens.data, answer), tokens.resultId);
+}
+
+/** Semantic token data (LSP relative encoding: delta line, delta start, length, type, modifier
+ * bits per token) without the tokens of type `type` that have no modifier, the next token's
+ * deltas made relative to the token before the dropped ones. */
+export function dropPlainTokens(data: Uint32Array | number[], type: number): Uint32Array {
+  const out: number[] = [];
+  let line = 0;
+  let start = 0;
+  let lastLine = 0;
+  let lastStart = 0;
+  for (let i = 0; i + 4 < data.length; i += 5) {
+    line += data[i];
+    start = data[i] === 0 ? start + data[i + 1] : data[i + 1];
+    if (data[i + 3] === type && data[i + 4] === 0) {
+      continue;
+    }
+    out.push(line - lastLine, line === lastLine ? start - lastStart : start, data[i + 2], data[i + 3], data[i + 4]);
+    lastLine = line;
+    lastStart = start;
+  }
+  return new Uint32Array(out);
+}
+
 /** One side of a file edit's diff (`transcript:/<file>?call=…&side=before|after&path=…`):
  * text only, its language from the edited file's name. */
 export function isDiffSide(uri: vscode.Uri): boolean {
@@ -345,6 +438,32 @@ export function isDiffSide(uri: vscode.Uri): boolean {
 async function setViewLanguage(doc: vscode.TextDocument): Promise<void> {
   if (doc.uri.scheme === VIEW_SCHEME && doc.languageId !== VIEW_LANGUAGE && !isDiffSide(doc.uri)) {
     await vscode.languages.setTextDocumentLanguage(doc, VIEW_LANGUAGE);
+  }
+}
+
+/** A raw `.jsonl` (language `jsonl`) that the server reads as a transcript takes the language
+ * `transcript-jsonl` (issue 23 item 8): its configuration defaults wrap the long JSON lines, so
+ * the answer's text and the hints at the line start stay in sight, while any other JSON Lines
+ * file keeps VS Code's defaults. Asked once the server has the document (it is one of the
+ * client's documents through the `**∕*.jsonl` selector); a file the server cannot read as a
+ * transcript is left alone. */
+async function setRawLanguage(doc: vscode.TextDocument): Promise<void> {
+  if (doc.uri.scheme !== 'file' || doc.languageId !== 'jsonl' || !doc.uri.path.endsWith('.jsonl')) {
+    return;
+  }
+  const c = client;
+  if (!c || c.state !== State.Running) {
+    return; // asked again when the server has started
+  }
+  // (the client's own didOpen goes out first)
+  await new Promise((r) => setTimeout(r, 50));
+  try {
+    if (doc.isClosed || doc.languageId !== 'jsonl' || !(await sessions.isTranscript(c, doc.uri))) {
+      return;
+    }
+    await vscode.languages.setTextDocumentLanguage(doc, RAW_LANGUAGE);
+  } catch (e) {
+    output.appendLine(`transcript language for ${doc.uri.fsPath}: ${e instanceof Error ? e.message : e}`);
   }
 }
 
@@ -495,8 +614,11 @@ function titleOfView(uri: vscode.Uri): string | undefined {
 }
 
 /** Opens the rendered view of a transcript. Works from the explorer for files too large for
- * VS Code to sync (the server reads the file by its path). In a view, toggles verbose. The tab
- * is titled by the session title when it is known. */
+ * VS Code to sync (the server reads the file by its path). In a view, toggles between the quiet
+ * view and the shape of `transcript-ls.viewMode` (a verbose view goes to the quiet one). The tab
+ * is titled by the session title when it is known. With `viewMode` `reading` a view opened
+ * without an explicit `verbose` is the verbose one (the server's `verbose` setting) with its
+ * work runs and thoughts folded ([`foldWorkRuns`]). */
 async function openView(arg: vscode.Uri | undefined, verbose: boolean | undefined, title?: string, column?: vscode.ViewColumn): Promise<void> {
   const uri = arg instanceof vscode.Uri ? arg : activeResource();
   if (!uri) {
@@ -506,16 +628,79 @@ async function openView(arg: vscode.Uri | undefined, verbose: boolean | undefine
   if (!running()) {
     return;
   }
+  const mode = viewMode();
   if (uri.scheme === VIEW_SCHEME && verbose === undefined) {
     const q = new URLSearchParams(uri.query).get('verbose');
-    const was = q === null ? vscode.workspace.getConfiguration('transcript').get<boolean>('verbose') === true : q === '1' || q === 'true';
-    verbose = !was;
+    const was = q === null ? mode !== 'quiet' : q === '1' || q === 'true';
+    // quiet -> the mode's own shape (the plain URI when that is the server's default)
+    verbose = was ? false : mode === 'quiet' ? true : undefined;
   }
   title = title ?? titleOfView(uri) ?? (await sessionTree?.titleOf(fileOfView(uri)));
   ensureViewProvider();
   const doc = await vscode.workspace.openTextDocument(viewUri(uri, verbose, title));
   const shown = doc.languageId === VIEW_LANGUAGE ? doc : await vscode.languages.setTextDocumentLanguage(doc, VIEW_LANGUAGE);
-  await vscode.window.showTextDocument(shown, { preview: false, viewColumn: column });
+  const ed = await vscode.window.showTextDocument(shown, { preview: false, viewColumn: column });
+  if (mode === 'reading' && verbose === undefined) {
+    await foldWorkRuns(ed);
+  }
+}
+
+/** The reading shape of a verbose view (issue 23 item 5): every range three levels deep (a
+ * turn's work runs and thoughts, inside the turn and its activity) folded, so the view reads as
+ * prompts, the agent's comments, one `▸ Worked · 3 tool calls` line per work run and the
+ * answers; Neovim's `foldlevel` 2. Waits up to 5 s for the view's folding ranges (the server
+ * has just been given the document). */
+async function foldWorkRuns(ed: vscode.TextEditor): Promise<void> {
+  const uri = ed.document.uri;
+  let ranges: vscode.FoldingRange[] = [];
+  for (let i = 0; i < 50 && ranges.length === 0; i++) {
+    ranges = (await vscode.commands.executeCommand<vscode.FoldingRange[]>('vscode.executeFoldingRangeProvider', uri)) ?? [];
+    if (ranges.length === 0) {
+      await new Promise((r) => setTimeout(r, 100));
+    }
+  }
+  const lines = readingFoldLines(ranges);
+  if (lines.length === 0 || vscode.window.activeTextEditor?.document.uri.toString() !== uri.toString()) {
+    return;
+  }
+  await vscode.commands.executeCommand('editor.fold', { levels: 1, direction: 'down', selectionLines: lines });
+}
+
+/** The start lines (0-based) of the ranges nested exactly three deep, the ranges a reading view
+ * folds (deeper ones are inside them). Ranges may come in any order. */
+export function readingFoldLines(ranges: { start: number; end: number }[]): number[] {
+  const sorted = [...ranges].sort((a, b) => a.start - b.start || b.end - a.end);
+  const open: { start: number; end: number }[] = [];
+  const out: number[] = [];
+  for (const r of sorted) {
+    while (open.length > 0 && open[open.length - 1].end < r.start) {
+      open.pop();
+    }
+    if (open.length === 2) {
+      out.push(r.start);
+    }
+    open.push(r);
+  }
+  return out;
+}
+
+/** "Transcript: Open Preview" (issue 23 item 6): the view in VS Code's Markdown preview, beside
+ * it, where the answers' markdown (lists, code fences, tables, links) is rendered. From a raw
+ * transcript, the preview of its view in the shape of `transcript-ls.viewMode`. The preview follows
+ * the view as it changes (a live session). */
+async function openPreview(arg?: vscode.Uri): Promise<void> {
+  const uri = arg instanceof vscode.Uri ? arg : activeResource();
+  if (!uri || (uri.scheme !== VIEW_SCHEME && !uri.path.endsWith('.jsonl'))) {
+    void vscode.window.showInformationMessage('Transcript LS: open a transcript (.jsonl) or its view first.');
+    return;
+  }
+  if (!running()) {
+    return;
+  }
+  ensureViewProvider();
+  const view = uri.scheme === VIEW_SCHEME ? uri : viewUri(uri, viewMode() === 'quiet' ? undefined : true, await sessionTree?.titleOf(uri));
+  await vscode.workspace.openTextDocument(view);
+  await vscode.commands.executeCommand('markdown.showPreviewToSide', view);
 }
 
 /** Opens VS Code's diff editor on the two sides `transcript.showDiff` returned
@@ -808,7 +993,10 @@ class StatusItem implements vscode.Disposable {
 }
 
 function isTranscriptDocument(doc: vscode.TextDocument): boolean {
-  return (doc.uri.scheme === VIEW_SCHEME && !isDiffSide(doc.uri)) || (doc.uri.scheme === 'file' && (doc.languageId === 'jsonl' || doc.uri.path.endsWith('.jsonl')));
+  return (
+    (doc.uri.scheme === VIEW_SCHEME && !isDiffSide(doc.uri)) ||
+    (doc.uri.scheme === 'file' && (doc.languageId === 'jsonl' || doc.languageId === RAW_LANGUAGE || doc.uri.path.endsWith('.jsonl')))
+  );
 }
 
 /** `1234` -> `1.2k`, `2500000` -> `2.5M` (as the view's header writes token counts). */

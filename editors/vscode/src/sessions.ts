@@ -5,6 +5,7 @@
 import * as path from 'path';
 import * as vscode from 'vscode';
 import { LanguageClient, State } from 'vscode-languageclient/node';
+import { marks, waitingText } from './unseen';
 
 /** One session as `transcript/sessions` returns it. */
 export interface Session {
@@ -19,6 +20,8 @@ export interface Session {
   turns: number;
   bytes: number;
   live: boolean;
+  /** Why the session waits for the user (issue 23 item 10), else null. */
+  waiting?: { kind: string; detail: string; turn: number; line: number } | null;
   parent?: string | null;
   children: string[];
 }
@@ -31,6 +34,11 @@ export interface Host {
   /** Opens the rendered view of a transcript file (titled by `title` when given). */
   openView(uri: vscode.Uri, title?: string, column?: vscode.ViewColumn): Promise<void>;
   log(msg: string): void;
+  /** True when the session has output the user has not seen (unseen.ts). */
+  isUnseen?(s: Session): boolean;
+  /** Called with every list loaded and whether it is complete (unseen.ts takes the first
+   * complete one as seen). */
+  noteList?(list: Session[], complete: boolean): Promise<void>;
 }
 
 /** `3h ago`, `2d ago`, `just now`. */
@@ -58,12 +66,13 @@ export function relativeTime(iso: string | null | undefined, now = Date.now()): 
   return label;
 }
 
-/** `3h ago · 12 turns` (+ ` · ● live`). */
-export function sessionDescription(s: Session, now = Date.now()): string {
+/** `3h ago · 12 turns` (+ ` · ● live`, ` · ⏸ waiting for you: question`, ` · ● new`). */
+export function sessionDescription(s: Session, now = Date.now(), unseen = false): string {
   const parts = [relativeTime(s.ended ?? s.started, now), turnsText(s.turns)].filter((p) => p);
   if (s.live) {
     parts.push('● live');
   }
+  parts.push(...marks(s, unseen));
   return parts.join(' · ');
 }
 
@@ -72,11 +81,15 @@ export function openAs(): OpenAs {
   return v === 'raw' || v === 'both' ? v : 'view';
 }
 
+/** Whether the last list fetched was complete (`complete` of `transcript/sessions`). */
+let listComplete = false;
+
 async function fetchSessions(c: LanguageClient | undefined, params: Record<string, unknown>): Promise<Session[] | undefined> {
   if (!c || c.state !== State.Running) {
     return undefined;
   }
-  const r = await c.sendRequest<{ sessions: Session[] }>('transcript/sessions', params);
+  const r = await c.sendRequest<{ sessions: Session[]; complete?: boolean }>('transcript/sessions', params);
+  listComplete = r?.complete !== false;
   return r?.sessions ?? [];
 }
 
@@ -110,15 +123,24 @@ export class SessionTree implements vscode.TreeDataProvider<Node>, vscode.Dispos
     try {
       const list = await fetchSessions(this.host.client(), { limit: 2000 });
       if (list) {
+        await this.host.noteList?.(list, listComplete);
         this.sessions = list;
         this.byUri = new Map(list.map((s) => [s.uri, s]));
         if (this.view) {
           this.view.message = list.length === 0 ? 'No transcripts found under the configured roots (setting transcript.roots).' : undefined;
+          // Sessions waiting for the user, on the view's icon (issue 23 item 10).
+          const waiting = list.filter((s) => s.waiting).length;
+          this.view.badge = waiting > 0 ? { value: waiting, tooltip: `${waiting} session${waiting === 1 ? '' : 's'} waiting for you` } : undefined;
         }
       }
     } catch (e) {
       this.host.log(`transcript/sessions: ${e}`);
     }
+    this.emitter.fire(undefined);
+  }
+
+  /** Draws the tree again from the list it has (what the user has seen changed). */
+  redraw(): void {
     this.emitter.fire(undefined);
   }
 
@@ -179,14 +201,29 @@ export class SessionTree implements vscode.TreeDataProvider<Node>, vscode.Dispos
     const s = node.session;
     const item = new vscode.TreeItem(s.title, node.children.length > 0 ? vscode.TreeItemCollapsibleState.Collapsed : vscode.TreeItemCollapsibleState.None);
     item.id = s.uri;
-    item.description = sessionDescription(s);
+    const unseen = this.host.isUnseen?.(s) ?? false;
+    if (unseen) {
+      // Highlighted whole, as mail clients show unread items: visible even when a narrow side
+      // bar cuts the description (issue 23 item 10).
+      item.label = { label: s.title, highlights: [[0, s.title.length]] };
+    }
+    item.description = sessionDescription(s, Date.now(), unseen);
     const md = new vscode.MarkdownString();
     md.appendText(s.title);
     md.appendMarkdown('\n\n');
+    const wait = waitingText(s);
+    if (wait) {
+      md.appendText(`${wait}\n`);
+    }
+    if (unseen) {
+      md.appendText('New output since you last looked\n');
+    }
     md.appendText(`${s.format} · ${turnsText(s.turns)} · ${sizeText(s.bytes)}${s.live ? ' · live' : ''}\n`);
     md.appendText(`${s.project ?? ''}\n${s.started ?? ''} → ${s.ended ?? ''}\n${vscode.Uri.parse(s.uri).fsPath}`);
     item.tooltip = md;
-    item.iconPath = new vscode.ThemeIcon(s.live ? 'circle-filled' : s.parent ? 'hubot' : 'comment-discussion', s.live ? new vscode.ThemeColor('charts.green') : undefined);
+    item.iconPath = s.waiting
+      ? new vscode.ThemeIcon('debug-pause', new vscode.ThemeColor('charts.orange'))
+      : new vscode.ThemeIcon(s.live ? 'circle-filled' : s.parent ? 'hubot' : 'comment-discussion', s.live ? new vscode.ThemeColor('charts.green') : undefined);
     item.contextValue = 'transcriptSession';
     item.resourceUri = vscode.Uri.parse(s.uri);
     item.command = { command: 'transcript-ls.session.open', title: 'Open', arguments: [node] };
@@ -279,12 +316,12 @@ interface SessionPick extends vscode.QuickPickItem {
   session: Session;
 }
 
-export function pickItem(s: Session, now = Date.now(), labels?: Map<string, string>): SessionPick {
+export function pickItem(s: Session, now = Date.now(), labels?: Map<string, string>, unseen = false): SessionPick {
   const project = s.project ? labels?.get(s.project) ?? path.basename(s.project) : '';
   return {
-    label: s.live ? `$(circle-filled) ${s.title}` : s.title,
-    description: [project, sessionDescription(s, now)].filter((p) => p).join(' · '),
-    detail: s.firstPrompt && s.firstPrompt !== s.title ? s.firstPrompt : undefined,
+    label: s.waiting ? `$(debug-pause) ${s.title}` : s.live ? `$(circle-filled) ${s.title}` : s.title,
+    description: [project, sessionDescription(s, now, unseen)].filter((p) => p).join(' · '),
+    detail: waitingText(s) ?? (s.firstPrompt && s.firstPrompt !== s.title ? s.firstPrompt : undefined),
     session: s,
   };
 }
@@ -306,7 +343,8 @@ async function quickPickSession(host: Host): Promise<void> {
     }
     const now = Date.now();
     const labels = projectLabels(list.flatMap((s) => (s.project ? [s.project] : [])));
-    qp.items = list.map((s) => pickItem(s, now, labels));
+    await host.noteList?.(list, listComplete);
+    qp.items = list.map((s) => pickItem(s, now, labels, host.isUnseen?.(s) ?? false));
     qp.busy = false;
     if (list.length === 0) {
       qp.placeholder = 'No transcripts found under the configured roots (setting transcript.roots)';
@@ -361,7 +399,7 @@ async function openLatest(host: Host): Promise<void> {
  * (`vscode.executeDocumentSymbolProvider`) went through the workbench, busy laying out the file
  * just opened, and cost about a second of the time to the view. `InvalidParams` is the server's
  * "not a transcript"; a server without `transcript/stats` is asked for the outline. */
-async function isTranscript(c: LanguageClient, uri: vscode.Uri): Promise<boolean> {
+export async function isTranscript(c: LanguageClient, uri: vscode.Uri): Promise<boolean> {
   try {
     const st = await c.sendRequest<{ turns?: number }>('transcript/stats', { uri: c.code2ProtocolConverter.asUri(uri) });
     return (st?.turns ?? 0) > 0;

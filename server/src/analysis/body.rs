@@ -207,7 +207,7 @@ pub fn runs(t: &Transcript, items: &[Item], entry_step: &super::steps::EntryStep
                 .map(|&i| (items[i].entry, items[i].block))
                 .collect(),
             start_line: t.entries[first].line,
-            end_line: t.entries[last].line,
+            end_line: t.last_line(t.entries[last].line),
             steps: steps.len() as u32 + stepless,
             tool_calls,
         });

@@ -268,7 +268,9 @@ pub fn calls_of_pairs(
             result_entry: p.result_entry,
             sidechain_entries: Vec::new(),
             start_line: line,
-            end_line: p.result_entry.map_or(line, |r| t.entries[r].line.max(line)),
+            end_line: p
+                .result_entry
+                .map_or(line, |r| t.last_line(t.entries[r].line).max(line)),
             duration_ms: result.as_ref().and_then(|r| r.duration_ms),
             total_tokens: result.as_ref().and_then(|r| r.total_tokens),
             tool_uses: result.as_ref().and_then(|r| r.tool_uses),
@@ -481,7 +483,7 @@ pub fn compactions_from(
                 let (trigger, pre_tokens) = (&b.trigger, &b.pre_tokens);
                 if let (Some(c), true) = (open, quiet_since_open) {
                     let c = &mut out[c];
-                    c.end_line = c.end_line.max(e.line);
+                    c.end_line = c.end_line.max(t.last_line(e.line));
                     if c.trigger.is_none() {
                         c.trigger = trigger.as_deref().map(str::to_string);
                     }
@@ -497,7 +499,7 @@ pub fn compactions_from(
                     boundary: i,
                     summary: None,
                     start_line: e.line,
-                    end_line: e.line,
+                    end_line: t.last_line(e.line),
                     trigger: trigger.as_deref().map(str::to_string),
                     pre_tokens: *pre_tokens,
                     n: out.len() + 1,
@@ -508,7 +510,7 @@ pub fn compactions_from(
                     let c = &mut out[c];
                     if c.summary.is_none() {
                         c.summary = Some(i);
-                        c.end_line = c.end_line.max(e.line);
+                        c.end_line = c.end_line.max(t.last_line(e.line));
                     }
                 }
                 quiet_since_open = false;

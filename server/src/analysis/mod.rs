@@ -16,6 +16,7 @@ pub mod steps;
 pub mod text;
 pub mod throughput;
 mod turns;
+pub mod waiting;
 
 pub use clock::clock_label;
 pub use turns::Checkpoint;

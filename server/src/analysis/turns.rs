@@ -541,7 +541,10 @@ pub(super) fn analyze_from(
             opener,
             entries: start..end,
             start_line: t.entries.get(start).map_or(0, |e| e.line),
-            end_line: t.entries.get(end.saturating_sub(1)).map_or(0, |e| e.line),
+            end_line: t
+                .entries
+                .get(end.saturating_sub(1))
+                .map_or(0, |e| t.last_line(e.line)),
             title,
             runs,
             activity,
@@ -613,13 +616,13 @@ pub(super) fn analyze_from(
         match inherited.last_mut() {
             Some(h) if !breaks(h.entries.end - 1, i) => {
                 h.entries.end = i + 1;
-                h.end_line = e.line;
+                h.end_line = t.last_line(e.line);
                 h.turns += opens;
             }
             _ => inherited.push(super::Inherited {
                 entries: i..i + 1,
                 start_line: e.line,
-                end_line: e.line,
+                end_line: t.last_line(e.line),
                 turns: opens,
                 parent: None,
             }),
@@ -743,7 +746,7 @@ fn abandoned_branches(
         out.push(super::AbandonedBranch {
             entries: start..i,
             start_line: t.entries[start].line,
-            end_line: t.entries[i - 1].line,
+            end_line: t.last_line(t.entries[i - 1].line),
             prompt,
             title: prompt.map_or_else(String::new, |p| title_of(t, source, p)),
             usage: per_key

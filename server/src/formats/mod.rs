@@ -1,9 +1,10 @@
 //! One module per transcript format, each producing the common model (`crate::model`), plus
 //! format detection from content (never from the file name).
 //!
-//! [`Reader`] is the entry point: it splits the source into lines (`\n` only; U+2028, U+2029
-//! and U+0085 are ordinary characters), detects the format from the first records, and hands
-//! each complete line to the format's line reader. It is incremental: [`Reader::feed`] on a
+//! [`Reader`] is the entry point: it splits the source into record lines (`\n` only; U+2028,
+//! U+2029, U+0085 and a lone `\r` are ordinary characters of a record, though line numbers
+//! count a lone `\r` as the break an editor sees: issue 25), detects the format from the
+//! first records, and hands each complete line to the format's line reader. It is incremental: [`Reader::feed`] on a
 //! grown source reads only from the first line it has not consumed, so an append costs time in
 //! proportion to the appended bytes (DESIGN.md §6).
 
@@ -159,8 +160,13 @@ impl Reader {
         lines.extend_found(source, starts);
     }
 
-    /// [`Reader::feed`], calling `line_start` with the offset after each `\n` it passes, in
-    /// order: all those of `source[consumed_bytes()..]` (it reads up to the last one).
+    /// [`Reader::feed`], calling `line_start` with the offset after each line break it passes
+    /// (`\n`, and a lone `\r` inside a record's line: issue 25), in order: all those of
+    /// `source[consumed_bytes()..]` up to the last `\n` (it reads up to the last one).
+    ///
+    /// Records are split on `\n` only; line numbers count every break as an editor does
+    /// (LSP 3.17), so a record whose line holds a lone `\r` takes two line numbers and the
+    /// next record's line is the editor's.
     fn feed_seeing_lines(&mut self, source: &str, mut line_start: impl FnMut(usize)) {
         let bytes = source.as_bytes();
         self.transcript.pending_tail = None;
@@ -182,6 +188,17 @@ impl Reader {
                         .to_string(),
                 });
             }
+            // A `\r` that ended the settled line was a break of its own unless this `\n`
+            // follows it at once.
+            if n > 0 && start > 0 && bytes[start - 1] == b'\r' {
+                self.next_line += 1;
+            }
+            let end = if n > 0 && bytes[start + n - 1] == b'\r' {
+                start + n - 1
+            } else {
+                start + n
+            };
+            self.next_line += lone_crs(bytes, start..end, &mut line_start);
             self.mid_line = false;
             self.next_line += 1;
             start += n + 1;
@@ -199,7 +216,7 @@ impl Reader {
                     line,
                     span: start..end,
                 });
-                self.transcript.line_count = line + 1;
+                self.transcript.line_count = line + 1 + lone_crs(bytes, start..end, &mut |_| {});
                 break;
             };
             let mut end = start + n;
@@ -207,7 +224,9 @@ impl Reader {
                 end -= 1;
             }
             self.read_line(source, line, start..end);
-            self.next_line += 1;
+            let crs = lone_crs(bytes, start..end, &mut line_start);
+            self.note_split(line, crs);
+            self.next_line += 1 + crs;
             start += n + 1;
             line_start(start);
             self.consumed = start;
@@ -215,6 +234,14 @@ impl Reader {
         }
         self.flush_undetected(source, false);
         self.settle_formats();
+    }
+
+    /// Notes that the record line starting on `line` holds `crs` lone `\r` breaks
+    /// ([`Transcript::split_lines`]).
+    fn note_split(&mut self, line: usize, crs: usize) {
+        if crs > 0 {
+            self.transcript.split_lines.push((line, line + crs));
+        }
     }
 
     /// Lets a reader finish work that spans the lines of a batch (Pi: the abandoned flags
@@ -238,6 +265,9 @@ impl Reader {
         }
         if serde_json::from_str::<serde::de::IgnoredAny>(text).is_ok() {
             self.transcript.pending_tail = None;
+            let crs = lone_crs(source.as_bytes(), tail.span.clone(), &mut |_| {});
+            self.note_split(tail.line, crs);
+            self.next_line += crs;
             self.read_line(source, tail.line, tail.span);
             self.flush_undetected(source, false);
             self.settle_formats();
@@ -254,6 +284,9 @@ impl Reader {
         if let Some(tail) = self.transcript.pending_tail.take() {
             let text = &source[tail.span.clone()];
             let err = serde_json::from_str::<serde::de::IgnoredAny>(text).err();
+            let crs = lone_crs(source.as_bytes(), tail.span.clone(), &mut |_| {});
+            self.note_split(tail.line, crs);
+            self.next_line += crs;
             self.flush_undetected(source, true);
             push_unparsed(&mut self.transcript, text, tail.line, tail.span, err);
             self.consumed = source.len();
@@ -360,6 +393,18 @@ impl LentReader {
         r.transcript = transcript;
         r
     }
+}
+
+/// Number of lone `\r` bytes in `bytes[span]` (`span` holds no `\n`, and is a record's line
+/// without its own break, so each `\r` in it ends an editor line: LSP 3.17; issue 25),
+/// calling `line_start` with the offset after each. One `memchr` scan of the line.
+fn lone_crs(bytes: &[u8], span: Span, line_start: &mut impl FnMut(usize)) -> usize {
+    let mut n = 0;
+    for i in memchr::memchr_iter(b'\r', &bytes[span.clone()]) {
+        line_start(span.start + i + 1);
+        n += 1;
+    }
+    n
 }
 
 /// Records a line that is not valid JSON (`text` is the line, `span` its bytes in the source):

@@ -94,6 +94,7 @@ pub fn turn_folds(transcript: &Transcript, turn: &Turn) -> Vec<Fold> {
         && act.end > act.start
         && let (Some(s), Some(e)) = (line_of(act.start), line_of(act.end - 1))
     {
+        let e = transcript.last_line(e);
         out.push(Fold {
             start_line: s,
             end_line: e,

@@ -148,7 +148,7 @@ pub fn turn_symbol(
                         view::answer_gist(transcript, source, fa),
                         SymbolKind::FinalAnswer,
                         first,
-                        last,
+                        transcript.last_line(last),
                     ));
                 }
             }
@@ -207,7 +207,7 @@ pub fn turn_symbol(
                         String::new(),
                         SymbolKind::Steering,
                         entry.line,
-                        entry.line,
+                        transcript.last_line(entry.line),
                     ));
                 }
             }

@@ -235,6 +235,7 @@ mod tests {
                 symbols: vec![sym(1, "deploy app"), sym(2, "Fix the test")],
                 tail: Tail::default(),
                 changes: Vec::new(),
+                waiting: None,
             },
         );
         let names = |q: &str, limit| -> Vec<String> {

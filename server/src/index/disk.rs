@@ -176,8 +176,8 @@ struct CacheFile {
 }
 
 /// Bumped when [`SessionEntry`] or the rules that fill it change (5: Antigravity CLI files,
-/// read before as no transcript, issue 21 item 3).
-const CACHE_VERSION: u32 = 5;
+/// read before as no transcript, issue 21 item 3; 6: `waiting`, issue 23 item 10).
+const CACHE_VERSION: u32 = 6;
 
 /// Where the cache of an index over `roots` lives: `$TRANSCRIPT_LS_CACHE_DIR`, else
 /// `$XDG_CACHE_HOME/transcript-ls`, else `~/.cache/transcript-ls`, one file per set of roots

@@ -30,7 +30,13 @@ use std::time::SystemTime;
 
 use serde::{Deserialize, Serialize};
 
+use crate::analysis::waiting::Waiting;
 use crate::model::{Format, TitleSource};
+
+/// How long after its file's last change a session that waits for the user is said to wait
+/// (ms): a day (issue 23 item 10). Longer than [`LIVE_WINDOW_MS`], as a question may wait
+/// while its user is away.
+pub const WAITING_WINDOW_MS: i64 = 24 * 60 * 60 * 1000;
 
 /// A session counts as live when its last turn has no completion evidence and the file was
 /// modified less than this long ago (ms): the file-age rule of the views and the CLI
@@ -132,6 +138,10 @@ pub struct SessionEntry {
     /// (issue 22 item 3; absent in caches written before it).
     #[serde(default)]
     pub changes: Vec<ChangedFile>,
+    /// Why the session waits for the user at its end, if it does (issue 23 item 10,
+    /// `analysis::waiting`; absent in caches written before it).
+    #[serde(default)]
+    pub waiting: Option<Waiting>,
 }
 
 impl SessionEntry {
@@ -154,6 +164,16 @@ impl SessionEntry {
             && self
                 .modified_ms
                 .is_some_and(|m| now_ms.saturating_sub(m) < LIVE_WINDOW_MS)
+    }
+
+    /// Why the session waits for the user, when it does and its file was modified within
+    /// [`WAITING_WINDOW_MS`] of `now_ms` (an old session that ended on a question was left,
+    /// not kept waiting).
+    pub fn waiting_at(&self, now_ms: i64) -> Option<&Waiting> {
+        self.waiting.as_ref().filter(|_| {
+            self.modified_ms
+                .is_some_and(|m| now_ms.saturating_sub(m) < WAITING_WINDOW_MS)
+        })
     }
 
     /// The most recent time known for the session (ms): its last record, else the file's
@@ -196,6 +216,8 @@ pub struct SessionInfo {
     pub turns: usize,
     pub bytes: u64,
     pub live: bool,
+    /// Why the session waits for the user (`SessionEntry::waiting_at`), else `null`.
+    pub waiting: Option<Waiting>,
     /// Named by URI in the protocol (not serialized).
     #[serde(skip)]
     pub parent: Option<PathBuf>,
@@ -415,6 +437,7 @@ impl SessionIndex {
                     turns: e.turns,
                     bytes: e.bytes,
                     live: e.is_live(now_ms),
+                    waiting: e.waiting_at(now_ms).cloned(),
                     parent: parents.get(p.as_path()).cloned(),
                     children: kids,
                 }
@@ -492,6 +515,7 @@ mod tests {
             symbols: Vec::new(),
             tail: Tail::default(),
             changes: Vec::new(),
+            waiting: None,
         }
     }
 

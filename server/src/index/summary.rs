@@ -145,6 +145,8 @@ pub fn read_tail_visit(
         symbols,
         tail,
         changes,
+        // The tail read always holds the last turn, the only one that can wait.
+        waiting: new.waiting,
     }
 }
 
@@ -356,5 +358,10 @@ fn build(
         symbols,
         tail,
         changes: changed_files(t, a, text, base_line, turns_before),
+        waiting: analysis::waiting::waiting(t, a, text).map(|w| analysis::waiting::Waiting {
+            turn: turns_before + w.turn,
+            line: base_line + w.line,
+            ..w
+        }),
     }
 }

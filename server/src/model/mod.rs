@@ -5,7 +5,9 @@
 //! byte span in the source and its content [`Block`]s. Nothing here knows about editors or LSP.
 //!
 //! Conventions used throughout the crate:
-//! * **Lines** are 0-based physical line indices of the source, split on `\n` only.
+//! * **Lines** are 0-based line numbers of the source as an editor counts them (`\n`, `\r\n`
+//!   and a lone `\r` end a line: LSP 3.17; issue 25). Records are split on `\n` only, so a
+//!   record whose line holds a lone `\r` spans two lines and its [`Entry::line`] is the first.
 //! * **Byte spans** ([`Span`]) are half-open byte ranges into the source text (the whole file
 //!   or editor buffer), never into a line.
 //! * **Times** are Unix epoch milliseconds (UTC) in `i64`; durations are milliseconds in `u64`.
@@ -103,7 +105,8 @@ pub struct Transcript {
     pub entries: Vec<Entry>,
     /// Problems found while reading: invalid JSON lines, unknown shapes worth a hint.
     pub problems: Vec<Problem>,
-    /// Number of physical lines in the source (a last line without `\n` counts).
+    /// Number of lines in the source as an editor counts them (a last line without a break
+    /// counts; a lone `\r` is a break).
     pub line_count: usize,
     /// The last line when it has no final `\n` and is not valid JSON yet: the file may still
     /// be growing (FORMATS.md §4 item 2, case 03). It is reported as a problem only once it
@@ -122,6 +125,10 @@ pub struct Transcript {
     /// visible). Published as one Information diagnostic each and as `stats --json`
     /// `unknown_records`. Left out of `Debug` (the problems and entries show the same lines).
     pub unknown: Vec<UnknownRecord>,
+    /// The records that span more than one line because their line holds a lone `\r` (an
+    /// editor's line break: LSP 3.17; issue 25): `(first line, last line)`, in line order.
+    /// Empty for almost every file. Read with [`Transcript::last_line`]. Left out of `Debug`.
+    pub split_lines: Vec<(usize, usize)>,
 }
 
 /// Most distinct unknown record kinds kept per transcript (bounded memory on any input).
@@ -182,6 +189,18 @@ impl std::fmt::Debug for Transcript {
 }
 
 impl Transcript {
+    /// The last line of the record that starts on `line` (0-based): `line` itself unless a
+    /// lone `\r` inside it ends an editor line ([`Transcript::split_lines`]).
+    pub fn last_line(&self, line: usize) -> usize {
+        match self
+            .split_lines
+            .binary_search_by_key(&line, |&(first, _)| first)
+        {
+            Ok(i) => self.split_lines[i].1,
+            Err(_) => line,
+        }
+    }
+
     /// The format, `Unknown` when none was detected.
     pub fn format(&self) -> Format {
         self.format.unwrap_or(Format::Unknown)
@@ -283,6 +302,10 @@ pub struct SessionMeta {
     /// sidecar `user_turn_metadatas`, issue 21 item 4), by the entry of the prompt that opens
     /// the turn, in file order.
     pub recorded_turns: Vec<RecordedTurn>,
+    /// True when the latest turn context says every command not known safe waits for the
+    /// user's approval before it runs (Codex `turn_context.approval_policy: "untrusted"`;
+    /// issue 23 item 10: a command call left without output there is a permission prompt).
+    pub commands_need_approval: bool,
 }
 
 /// What the agent recorded for one turn outside its lines ([`SessionMeta::recorded_turns`]).
@@ -377,7 +400,8 @@ pub struct Problem {
 /// One record (one JSONL line) of the transcript.
 #[derive(Debug, Clone, PartialEq)]
 pub struct Entry {
-    /// 0-based physical line index.
+    /// 0-based line of the record's first byte, as an editor counts lines (see the module's
+    /// doc: a lone `\r` before it in the file counts).
     pub line: usize,
     /// Byte span of the line, without its `\n` (and without a trailing `\r`).
     pub span: Span,
@@ -389,10 +413,14 @@ pub struct Entry {
     pub record_type: Arc<str>,
     /// `isSidechain: true` (inline sub-agent records, and every record of a sub-agent file).
     pub sidechain: bool,
-    /// The record's ids and time, boxed and only when it has any: plain and invalid lines
-    /// carry none, and inline they made every entry 80 bytes bigger (issue 12, memory per
-    /// line). Read with [`Entry::uuid`], [`Entry::timestamp_ms`] …, set with the `set_`
-    /// methods.
+    /// The record's `timestamp` in epoch ms, [`NO_TIME`] when it has none (or none that
+    /// parses). Inline, not in [`Entry::ids`]: records that carry a time and no id (every
+    /// Codex record, one-line prompts) took a 104-byte box for it (issue 25 item 8: memory
+    /// per record). Read with [`Entry::timestamp_ms`], set with [`Entry::set_timestamp_ms`].
+    time: i64,
+    /// The record's ids, boxed and only when it has any: plain and invalid lines carry none,
+    /// and inline they made every entry 80 bytes bigger (issue 12, memory per line). Read
+    /// with [`Entry::uuid`] …, set with the `set_` methods.
     pub ids: Option<Box<EntryIds>>,
     /// Set on records that are part of one model response (a *step*). Boxed: most records
     /// have none, and an inline `StepInfo` made every entry 120 bytes bigger (issue 8 defect
@@ -436,6 +464,7 @@ impl Entry {
             role,
             record_type,
             sidechain: false,
+            time: NO_TIME,
             ids: None,
             step: None,
             blocks: Vec::new(),
@@ -448,7 +477,7 @@ impl Entry {
 
     /// `timestamp` in epoch ms, when present and parseable.
     pub fn timestamp_ms(&self) -> Option<i64> {
-        self.ids.as_ref()?.timestamp_ms
+        (self.time != NO_TIME).then_some(self.time)
     }
 
     /// The record's own id (Claude `uuid`, Pi / Copilot CLI `id`).
@@ -481,11 +510,10 @@ impl Entry {
         self.ids.get_or_insert_with(Default::default)
     }
 
-    /// Sets `timestamp_ms` (no allocation for `None` on an entry without ids).
+    /// Sets `timestamp_ms` (never allocates). `Some(i64::MIN)`, which no timestamp parses to
+    /// (jiff's range is years -9999..=9999), reads back as `None`.
     pub fn set_timestamp_ms(&mut self, v: Option<i64>) {
-        if v.is_some() || self.ids.is_some() {
-            self.ids_mut().timestamp_ms = v;
-        }
+        self.time = v.unwrap_or(NO_TIME);
     }
 
     /// Sets `uuid` (the id as written; see [`RecordId`]).
@@ -526,12 +554,13 @@ impl Entry {
     }
 }
 
-/// The ids and time of a record ([`Entry::ids`]): the fields most records of one format
-/// carry together and plain or invalid lines lack.
+/// [`Entry::timestamp_ms`] of a record without a time.
+const NO_TIME: i64 = i64::MIN;
+
+/// The ids of a record ([`Entry::ids`]): the fields most records of one format carry
+/// together and plain or invalid lines lack.
 #[derive(Debug, Clone, PartialEq, Default)]
 pub struct EntryIds {
-    /// `timestamp` in epoch ms, when present and parseable.
-    pub timestamp_ms: Option<i64>,
     pub uuid: Option<RecordId>,
     pub parent_uuid: Option<RecordId>,
     /// Shared like `record_type`: a session's records all carry the same id.
@@ -712,8 +741,9 @@ pub enum Role {
     CompactSummary,
     /// `system/turn_duration`: closes a turn (completion evidence) with its measured duration.
     TurnDuration { duration_ms: u64 },
-    /// Codex `event_msg/task_started`.
-    TurnStarted { turn_id: Option<Box<str>> },
+    /// Codex `event_msg/task_started`. The id is boxed twice so that the role stays 16 bytes
+    /// (issue 25 item 8: memory per record).
+    TurnStarted { turn_id: Option<Box<Box<str>>> },
     /// Codex `event_msg/task_complete`: completion evidence, with measured timings when given.
     TurnCompleted(Box<TurnCompleted>),
     /// Anything else the format defines that is not conversation: `isMeta` user rows,
@@ -1168,13 +1198,24 @@ mod tests {
     /// Memory per record (issue 12): every record holds an entry, a role and its blocks, so
     /// their sizes are the per-line cost of a transcript. Tool calls and results (120 and 168
     /// bytes) and the rare roles' payloads are boxed so that text blocks and plain entries do
-    /// not pay for them; so are the ids and time. Before: Block 184, Role 48, Entry 224, then
-    /// 200 bytes (ids inline).
+    /// not pay for them; so are the ids. Before: Block 184, Role 48, Entry 224, then
+    /// 200 bytes (ids inline). Issue 25 item 8: the time moved out of the ids' box into the
+    /// entry (a record with a time and no id took a 104-byte box for it), paid for by a role
+    /// of 16 bytes instead of 24.
     #[test]
     fn per_record_types_stay_compact() {
         assert_eq!(size_of::<Block>(), 48);
-        assert_eq!(size_of::<Role>(), 24);
+        assert_eq!(size_of::<Role>(), 16);
         assert_eq!(size_of::<Entry>(), 112);
+        assert_eq!(size_of::<EntryIds>(), 88);
+        let mut e = Entry::new(0, 0..2, Role::Meta, "x");
+        e.set_timestamp_ms(Some(1_776_518_351_336));
+        assert!(e.ids.is_none());
+        assert_eq!(e.timestamp_ms(), Some(1_776_518_351_336));
+        e.set_timestamp_ms(Some(-5));
+        assert_eq!(e.timestamp_ms(), Some(-5));
+        e.set_timestamp_ms(None);
+        assert_eq!(e.timestamp_ms(), None);
     }
 
     /// Record ids (issue 12): canonical UUIDs and short ids need no heap, every id reads back
@@ -1182,7 +1223,7 @@ mod tests {
     #[test]
     fn record_ids_read_back_as_written() {
         assert_eq!(size_of::<Option<RecordId>>(), 24);
-        assert_eq!(size_of::<EntryIds>(), 104);
+        assert_eq!(size_of::<EntryIds>(), 88);
         for s in [
             "0b3c9a54-7d1e-4c2f-9a8b-1c2d3e4f5a6b",
             "0B3C9A54-7D1E-4C2F-9A8B-1C2D3E4F5A6B",

@@ -1,11 +1,17 @@
-//! Line starts of a text, split on `\n` only (DESIGN.md §7: U+2028 inside JSON strings is not
-//! a line break; FORMATS.md §4 hazard checklist).
+//! Line starts of a text as an editor counts them (LSP 3.17 "Text Documents": `\n`, `\r\n`
+//! and `\r` each end a line; issue 25, Low list: a lone `\r` was line content here, so the
+//! lines of a raw document holding one disagreed with the editor's). U+2028, U+2029 and U+0085
+//! are ordinary line content (DESIGN.md §7: U+2028 inside JSON strings is not a line break;
+//! FORMATS.md §4 hazard checklist).
 //!
-//! Lines are counted the way an editor counts them: a text holding `n` bytes `\n` has `n + 1`
-//! lines, the last one possibly empty (after a final `\n`) or unterminated (a torn line of a
-//! file still being written; the formats layer decides what it is). Only `\n` (0x0A) ends a
-//! line: U+2028, U+2029, U+0085 and a lone `\r` are ordinary line content. A `\r` right before
-//! a `\n` belongs to the line break, not to the content (CRLF files).
+//! A text holding `n` line breaks has `n + 1` lines, the last one possibly empty (after a
+//! final break) or unterminated (a torn line of a file still being written; the formats layer
+//! decides what it is). A `\r` right before a `\n` is one break with it (CRLF files); a `\r`
+//! ending the text is a break of its own until an appended `\n` makes it the first half of a
+//! CRLF ([`LineIndex::append`] joins them).
+//!
+//! Records are still split on `\n` only (`formats::Reader`): a record whose line holds a
+//! lone `\r` spans two lines here, and its `model::Entry::line` is the first of them.
 
 use std::ops::Range;
 
@@ -33,8 +39,8 @@ impl Default for LineIndex {
 }
 
 impl LineIndex {
-    /// Indexes `text`: one `memchr` scan for `\n`, O(bytes). About 100 MB in well under
-    /// 100 ms in release builds (see `benches/read.rs`).
+    /// Indexes `text`: one `memchr2` scan for `\n` and `\r`, O(bytes). About 100 MB in well
+    /// under 100 ms in release builds (see `benches/read.rs`).
     pub fn new(text: &str) -> LineIndex {
         let mut index = LineIndex::default();
         index.scan_from(text, 0);
@@ -58,51 +64,71 @@ impl LineIndex {
     }
 
     /// Extends the index from [`LineIndex::len`] to all of `text`, given the offsets after
-    /// every `\n` of `text[self.len()..]`, in order, as another scan of those bytes found them
-    /// (`formats::Reader::feed_indexing`: issue 12, the bytes scanned once). `text` must
-    /// start with the indexed text. Offsets that do not follow a `\n` of that part, or that
-    /// are out of order, make it scan the bytes itself ([`LineIndex::append`]): never wrong,
-    /// only slower. Debug builds also check that no `\n` was left out.
+    /// the line breaks of `text[self.len()..]`, in order, as another scan of those bytes found
+    /// them (`formats::Reader::feed_indexing`: issue 12, the bytes scanned once). The offsets
+    /// may stop before the end of `text` (the reader does not read a torn last line): the
+    /// bytes after the last of them are scanned here. `text` must start with the indexed text.
+    /// Offsets that do not follow a break of that part, or that are out of order, make it
+    /// scan the bytes itself ([`LineIndex::append`]): never wrong, only slower. Debug builds
+    /// also check that no break was left out.
     pub fn extend_found(&mut self, text: &str, found: Vec<usize>) {
         let from = self.len;
         let bytes = text.as_bytes();
-        let mut last = from;
-        let trusted = text.len() >= from
-            && found.iter().all(|&at| {
-                let ok = at > last && at <= bytes.len() && bytes[at - 1] == b'\n';
-                last = at;
-                ok
-            });
-        if !trusted {
+        if text.len() < from {
             self.append(text, from);
             return;
         }
-        debug_assert_eq!(
-            found,
-            memchr::memchr_iter(b'\n', &bytes[from..])
-                .map(|i| from + i + 1)
-                .collect::<Vec<_>>(),
-            "a line start was left out"
-        );
+        self.rejoin_crlf(bytes);
+        let mut last = self.starts.last().copied().unwrap_or(0).max(from);
+        let trusted = found.iter().all(|&at| {
+            let ok = at > last && at <= bytes.len() && ends_a_line(bytes, at);
+            last = at;
+            ok
+        });
+        if !trusted {
+            self.scan_from(text, from);
+            return;
+        }
+        let scanned_from = found.last().copied().unwrap_or(from);
+        if cfg!(debug_assertions) {
+            let mut all = Vec::new();
+            push_breaks(bytes, from, scanned_from, &mut all);
+            assert_eq!(found, all, "a line start was left out");
+        }
         self.starts.extend(found);
+        push_breaks(bytes, scanned_from, bytes.len(), &mut self.starts);
         self.len = text.len();
     }
 
     /// Records the line starts found in `text[from..]` and sets the length to `text.len()`.
     fn scan_from(&mut self, text: &str, from: usize) {
         let bytes = text.as_bytes();
-        self.starts
-            .extend(memchr::memchr_iter(b'\n', &bytes[from..]).map(|i| from + i + 1));
+        self.rejoin_crlf(bytes);
+        push_breaks(bytes, from, bytes.len(), &mut self.starts);
         self.len = text.len();
     }
 
-    /// Number of lines as an editor counts them: the number of `\n` bytes plus one. The empty
-    /// text has 1 (empty) line; `"a\n"` has 2, the second one empty.
+    /// A `\r` that ended the indexed text started a line of its own; when the grown `bytes`
+    /// go on with a `\n`, the two are one CRLF break, whose line starts after the `\n`.
+    fn rejoin_crlf(&mut self, bytes: &[u8]) {
+        let len = self.len;
+        if len > 0
+            && self.starts.len() > 1
+            && self.starts.last() == Some(&len)
+            && bytes.get(len - 1) == Some(&b'\r')
+            && bytes.get(len) == Some(&b'\n')
+        {
+            self.starts.pop();
+        }
+    }
+
+    /// Number of lines as an editor counts them: the number of line breaks plus one. The empty
+    /// text has 1 (empty) line; `"a\n"` has 2, the second one empty; so has `"a\rb"`.
     pub fn line_count(&self) -> usize {
         self.starts.len()
     }
 
-    /// Number of lines that hold at least one byte or are terminated by `\n`, as
+    /// Number of lines that hold at least one byte or are terminated by a break, as
     /// `model::Transcript::line_count` counts them: [`LineIndex::line_count`] minus the empty
     /// last line after a final `\n` (or of an empty text).
     pub fn record_line_count(&self) -> usize {
@@ -135,11 +161,10 @@ impl LineIndex {
         self.starts.get(line + 1).copied().unwrap_or(self.len)
     }
 
-    /// Byte range of the content of `line` in `text`: without its `\n`, and without a `\r`
-    /// right before that `\n`. A `\r` ending the text (the first half of a CRLF still being
-    /// written) is left out too, like `formats::Reader` does for a pending tail, so this range
-    /// equals `model::Entry::span` of the record on that line. Lines past the last give the
-    /// empty range at the end of the text.
+    /// Byte range of the content of `line` in `text`: without its break (`\n`, `\r\n` or a
+    /// lone `\r`). For a record line without a lone `\r` this range equals
+    /// `model::Entry::span` of the record on that line. Lines past the last give the empty
+    /// range at the end of the text.
     ///
     /// `text` must be the indexed text; with any other text (a stale index) the range is
     /// still a valid, char-aligned range of `text`, only not a meaningful one.
@@ -147,22 +172,47 @@ impl LineIndex {
         let len = floor_char_boundary(text, text.len().min(self.len));
         let start = floor_char_boundary(text, self.line_start(line).min(len));
         let mut end = match self.starts.get(line + 1) {
-            Some(&next) => floor_char_boundary(text, (next - 1).min(len)),
+            Some(&next) => floor_char_boundary(text, next.min(len)),
             None => len,
         };
-        if end > start && text.as_bytes()[end - 1] == b'\r' {
+        let bytes = text.as_bytes();
+        if end > start && bytes[end - 1] == b'\n' {
+            end -= 1;
+        }
+        if end > start && bytes[end - 1] == b'\r' {
             end -= 1;
         }
         start..end
     }
 
-    /// The line holding byte `offset` (binary search, O(log lines)). An offset on a `\n` belongs
-    /// to the line that `\n` ends; offsets past the end clamp to the text length, which belongs
+    /// The line holding byte `offset` (binary search, O(log lines)). An offset on a line break
+    /// belongs to the line that break ends; offsets past the end clamp to the text length, which belongs
     /// to the last line.
     pub fn line_of(&self, offset: usize) -> usize {
         let offset = offset.min(self.len);
         // `starts[0] == 0 <= offset`, so the partition point is at least 1.
         self.starts.partition_point(|&s| s <= offset) - 1
+    }
+}
+
+/// True when byte offset `at` (`0 < at <= bytes.len()`) of `bytes` starts a line: it follows
+/// a `\n`, or a `\r` that is not followed by a `\n`.
+fn ends_a_line(bytes: &[u8], at: usize) -> bool {
+    match bytes[at - 1] {
+        b'\n' => true,
+        b'\r' => bytes.get(at) != Some(&b'\n'),
+        _ => false,
+    }
+}
+
+/// Pushes the start of every line that begins in `(from, to]` of `bytes`: after each `\n`,
+/// and after each `\r` not followed by a `\n` (a `\r` ending `bytes` counts).
+pub(crate) fn push_breaks(bytes: &[u8], from: usize, to: usize, out: &mut Vec<usize>) {
+    for i in memchr::memchr2_iter(b'\n', b'\r', &bytes[from..to]) {
+        let at = from + i;
+        if bytes[at] == b'\n' || bytes.get(at + 1) != Some(&b'\n') {
+            out.push(at + 1);
+        }
     }
 }
 
@@ -199,14 +249,49 @@ mod tests {
     }
 
     #[test]
-    fn splits_on_newline_only() {
-        // U+2028, U+2029, U+0085 and a lone CR are content.
-        let text = "a\u{2028}b\u{2029}c\u{85}d\re\nf";
+    fn unicode_separators_are_content() {
+        // U+2028, U+2029 and U+0085 are content (DESIGN.md §7).
+        let text = "a\u{2028}b\u{2029}c\u{85}d\ne";
         let index = LineIndex::new(text);
         assert_eq!(index.line_count(), 2);
         assert_eq!(index.record_line_count(), 2);
         assert_eq!(index.line_start(1), text.len() - 1);
-        assert_eq!(spans(text), vec!["a\u{2028}b\u{2029}c\u{85}d\re", "f"]);
+        assert_eq!(spans(text), vec!["a\u{2028}b\u{2029}c\u{85}d", "e"]);
+    }
+
+    /// Issue 25, Low list: LSP 3.17 ends a line at `\n`, `\r\n` and a lone `\r`, as editors
+    /// do; before, a lone `\r` was content and every later line was one line off.
+    #[test]
+    fn a_lone_cr_ends_a_line() {
+        let text = "a\rb\r\nc\r\rd\n\re";
+        let index = LineIndex::new(text);
+        assert_eq!(spans(text), vec!["a", "b", "c", "", "d", "", "e"]);
+        assert_eq!(index.line_count(), 7);
+        assert_eq!(index.record_line_count(), 7);
+        assert_eq!(index.line_start(1), 2);
+        assert_eq!(index.line_start(2), 5);
+        assert_eq!(index.line_of(1), 0); // the `\r` belongs to the line it ends
+        assert_eq!(index.line_of(2), 1);
+        assert_eq!(index.line_of(4), 1); // the `\n` of a CRLF
+        assert_eq!(index.line_end_with_break(1), 5);
+        // A `\r` ending the text ends a line; an appended `\n` makes it one CRLF break.
+        let mut index = LineIndex::new("a\r");
+        assert_eq!(index.line_count(), 2);
+        assert_eq!(index.record_line_count(), 1);
+        index.append("a\r\nb", 2);
+        assert_eq!(index, LineIndex::new("a\r\nb"));
+        assert_eq!(index.line_count(), 2);
+        let mut index = LineIndex::new("a\r");
+        index.append("a\rb", 2);
+        assert_eq!(index, LineIndex::new("a\rb"));
+        assert_eq!(index.line_count(), 2);
+        // Appended byte by byte, every prefix indexes as a fresh scan does.
+        let text = "{}\r\n\r{\"a\":\"x\ry\"}\r\r\n\n\r";
+        let mut index = LineIndex::default();
+        for cut in 1..=text.len() {
+            index.append(&text[..cut], cut - 1);
+            assert_eq!(index, LineIndex::new(&text[..cut]), "cut {cut}");
+        }
     }
 
     #[test]
@@ -220,10 +305,10 @@ mod tests {
         assert_eq!(index.line_span(2, text), 8..8);
         assert_eq!(index.line_end_with_break(0), 4);
         assert_eq!(index.line_end_with_break(2), 8);
-        // A CR at the end of the text is the first half of a CRLF being written.
+        // A CR at the end of the text ends the line (it may become the first half of a CRLF).
         assert_eq!(LineIndex::new("x\r").line_span(0, "x\r"), 0..1);
-        // A line that is only "\r".
-        assert_eq!(spans("\r\n\r"), vec!["", ""]);
+        // A line that is only "\r\n", then a lone "\r".
+        assert_eq!(spans("\r\n\r"), vec!["", "", ""]);
     }
 
     #[test]
@@ -315,15 +400,26 @@ mod tests {
     }
 
     /// Issue 12: line starts found by another scan extend the index as a scan would; offsets
-    /// that do not follow a `\n` of the new part, or out of order, fall back to a scan.
+    /// that do not follow a break of the new part, or out of order, fall back to a scan.
+    /// Issue 25: breaks after the last offset given (a torn line with a lone `\r`) are
+    /// scanned, and a `\r` that ended the indexed text joins the `\n` that follows it.
     #[test]
-    fn extend_found_takes_starts_after_newlines_only() {
+    fn extend_found_takes_starts_after_breaks_only() {
         let text = "ab\ncd\r\n\nef";
         let mut i = LineIndex::new("ab\nc");
         i.extend_found(text, vec![7, 8]);
         assert_eq!(i, LineIndex::new(text));
         assert_eq!(i.line_count(), 4);
+        let text = "ab\nc\rd\ne\rf";
+        let mut i = LineIndex::new("ab\n");
+        i.extend_found(text, vec![5, 7]);
+        assert_eq!(i, LineIndex::new(text));
+        assert_eq!(i.line_count(), 5);
+        let mut i = LineIndex::new("ab\r");
+        i.extend_found("ab\r\ncd\n", vec![4, 7]);
+        assert_eq!(i, LineIndex::new("ab\r\ncd\n"));
         for wrong in [vec![8, 7], vec![6, 7, 8], vec![3, 7, 8], vec![7, 8, 99]] {
+            let text = "ab\ncd\r\n\nef";
             let mut i = LineIndex::new("ab\nc");
             i.extend_found(text, wrong.clone());
             assert_eq!(i, LineIndex::new(text), "{wrong:?}");

@@ -1,7 +1,8 @@
 //! Byte offsets <-> `(line, column)` positions in UTF-8 or UTF-16 columns (DESIGN.md §5:
 //! position encoding is negotiated, UTF-8 for Neovim, UTF-16 for VS Code; LSP-NOTES.md).
 //!
-//! Lines come from a [`LineIndex`] (split on `\n` only). Columns count from the line start in
+//! Lines come from a [`LineIndex`] (`\n`, `\r\n` and a lone `\r` end a line, as LSP 3.17
+//! says; U+2028 and U+2029 do not). Columns count from the line start in
 //! bytes ([`Encoding::Utf8`]) or in UTF-16 code units ([`Encoding::Utf16`]: characters above
 //! U+FFFF, such as `😀`, count 2, every other character 1). A column never points into a
 //! line's break: the content of a line ends before its `\n` and before a `\r` preceding it.
@@ -411,18 +412,26 @@ mod tests {
         // U+2028 is a character of the line (3 bytes, 1 UTF-16 unit), CRLF is a line break.
         let text = "x\u{2028}y\r\nz\r";
         let index = LineIndex::new(text);
-        assert_eq!(index.line_count(), 2);
+        assert_eq!(index.line_count(), 3);
         // bytes: x=0 U+2028=1..4 y=4 \r=5 \n=6 z=7 \r=8 (len 9)
         assert_eq!(offset_to_position(text, &index, 4, Utf16), pos(0, 2));
         // On the "\r" of CRLF: end of content. On the "\n": clamped to the same place.
         assert_eq!(offset_to_position(text, &index, 5, Utf16), pos(0, 3));
         assert_eq!(offset_to_position(text, &index, 6, Utf16), pos(0, 3));
         assert_eq!(offset_to_position(text, &index, 7, Utf8), pos(1, 0));
-        // Trailing CR at the end of the text is not content either.
-        assert_eq!(offset_to_position(text, &index, 9, Utf8), pos(1, 1));
-        assert_eq!(offset_to_position(text, &index, 10, Utf8), pos(1, 1));
+        // A CR ending the text ends a line (LSP 3.17; issue 25): the last line is empty.
+        assert_eq!(offset_to_position(text, &index, 8, Utf8), pos(1, 1));
+        assert_eq!(offset_to_position(text, &index, 9, Utf8), pos(2, 0));
+        assert_eq!(offset_to_position(text, &index, 10, Utf8), pos(2, 0));
         assert_eq!(position_to_offset(text, &index, pos(0, 9), Utf16), Ok(5));
         assert_eq!(position_to_offset(text, &index, pos(1, 9), Utf16), Ok(8));
+        assert_eq!(position_to_offset(text, &index, pos(2, 9), Utf16), Ok(9));
+        // A lone CR inside a line ends it as an editor shows it.
+        let text = "ab\rcd\ne";
+        let index = LineIndex::new(text);
+        assert_eq!(offset_to_position(text, &index, 4, Utf8), pos(1, 1));
+        assert_eq!(position_to_offset(text, &index, pos(1, 0), Utf8), Ok(3));
+        assert_eq!(position_to_offset(text, &index, pos(2, 0), Utf8), Ok(6));
     }
 
     #[test]
@@ -493,9 +502,13 @@ mod tests {
 
     /// Reference positions computed the slow, obvious way.
     fn naive_position(text: &str, offset: usize, enc: Encoding) -> Position {
-        let before = &text[..offset];
+        // Breaks as LSP 3.17 counts them: `\r\n`, `\n`, and a lone `\r` (issue 25).
+        let before = &text[..offset]
+            .replace("\r\n", "\n\u{0}")
+            .replace('\r', "\n");
         let line = before.matches('\n').count();
         let line_start = before.rfind('\n').map_or(0, |i| i + 1);
+        let line_start = line_start + usize::from(before[line_start..].starts_with('\u{0}'));
         let column = &text[line_start..offset];
         Position {
             line: line as u32,
@@ -506,12 +519,13 @@ mod tests {
         }
     }
 
-    /// True when `offset` sits inside a line break: after the `\r` of a CRLF, or after a `\r`
-    /// that ends the text. Such offsets are not addressable and map to the content end.
+    /// True when `offset` sits inside a line break: after the `\r` of a CRLF. Such offsets
+    /// are not addressable and map to the content end.
     fn inside_line_break(text: &str, offset: usize) -> bool {
         offset > 0
+            && offset < text.len()
             && text.as_bytes()[offset - 1] == b'\r'
-            && (offset == text.len() || text.as_bytes()[offset] == b'\n')
+            && text.as_bytes()[offset] == b'\n'
     }
 
     #[test]

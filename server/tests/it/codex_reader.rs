@@ -378,7 +378,7 @@ fn own_case_13_shape_reemits_and_null_info_count_nothing() {
             Context,
             Context,
             TurnStarted {
-                turn_id: Some("T1".into())
+                turn_id: Some(Box::new("T1".into()))
             },
             PROMPT,
             Meta,
@@ -1394,7 +1394,7 @@ fn fixture_codex_rollout_two_calls_one_answer() {
             Context,
             Context,
             TurnStarted {
-                turn_id: Some("019e2a4c-7b90-7f13-a2c4-58d9e0f1a623".into())
+                turn_id: Some(Box::new("019e2a4c-7b90-7f13-a2c4-58d9e0f1a623".into()))
             },
             Context,
             PROMPT,

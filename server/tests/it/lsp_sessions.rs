@@ -630,3 +630,64 @@ async fn a_followed_session_that_finishes_is_told_to_the_session_list() {
         "{text}"
     );
 }
+
+/// Issue 23 item 10: a session whose agent asked a question says so in `transcript/sessions`
+/// (`waiting`), and the answer appended ends it, told by `transcript/didChangeSessions`.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_session_waiting_for_an_answer_says_so_until_it_comes() {
+    let tmp = tempfile::tempdir().unwrap();
+    let root = tmp.path().join("root");
+    std::fs::create_dir_all(&root).unwrap();
+    let path = root.join("asks.jsonl");
+    std::fs::copy(
+        fixtures_dir().join("rules/waiting-claude-question.jsonl"),
+        &path,
+    )
+    .unwrap();
+    let mut c = indexed(std::slice::from_ref(&root)).await;
+    let waiting = |r: &Value| -> Vec<Value> {
+        r["sessions"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .map(|s| s["waiting"].clone())
+            .collect()
+    };
+    let before = c.request("transcript/sessions", json!({})).await.unwrap();
+    assert_eq!(
+        waiting(&before),
+        [
+            json!({"kind": "question", "detail": "Should the release build strip debug symbols?", "turn": 2, "line": 5})
+        ]
+    );
+    let view = view_uri(&path, None);
+    c.open_view(&view).await;
+    tokio::time::sleep(Duration::from_millis(300)).await;
+    c.clear_sent();
+    let sid = "c607ff1c-764f-49b0-864e-b6e91cd9e1d9";
+    let answer = json!({"parentUuid":"if-06","isSidechain":false,"type":"user","message":{"role":"user","content":[{"tool_use_id":"toolu_01AskProfileQuestion0001","type":"tool_result","content":"User has answered your questions: \"Should the release build strip debug symbols?\"=\"Strip\"."}]},"uuid":"if-07","timestamp":"2026-05-13T11:21:20.000Z","sessionId":sid,"version":"2.1.114","cwd":"/home/user/project","userType":"external"});
+    {
+        use std::io::Write;
+        let mut f = std::fs::OpenOptions::new()
+            .append(true)
+            .open(&path)
+            .unwrap();
+        writeln!(f, "{answer}").unwrap();
+    }
+    let uri = file_uri(&path);
+    let told = c
+        .wait_for(Duration::from_secs(10), |s| {
+            s.method == "transcript/didChangeSessions"
+                && s.params["uris"]
+                    .as_array()
+                    .is_some_and(|u| u.iter().any(|u| u == uri.as_str()))
+        })
+        .await;
+    assert!(
+        told.is_some(),
+        "no transcript/didChangeSessions: {:?}",
+        c.sent()
+    );
+    let after = c.request("transcript/sessions", json!({})).await.unwrap();
+    assert_eq!(waiting(&after), [Value::Null]);
+}

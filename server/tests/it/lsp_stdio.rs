@@ -248,3 +248,138 @@ fn binary_serves_every_request_over_stdio() {
     );
     eprintln!("stdio session took {:?}", t0.elapsed());
 }
+
+impl Lsp {
+    /// The built binary over stdio, initialized with `utf-8` positions and hierarchical
+    /// symbols, no session index.
+    fn start() -> Lsp {
+        let mut child = Command::new(env!("CARGO_BIN_EXE_transcript-ls"))
+            .arg("--stdio")
+            .stdin(Stdio::piped())
+            .stdout(Stdio::piped())
+            .stderr(Stdio::null())
+            .spawn()
+            .expect("spawn transcript-ls");
+        let stdin = child.stdin.take().unwrap();
+        let out = BufReader::new(child.stdout.take().unwrap());
+        let mut lsp = Lsp {
+            child,
+            stdin,
+            out,
+            seen: Vec::new(),
+            next_id: 10,
+        };
+        lsp.ask(
+            "initialize",
+            json!({"processId": null, "rootUri": null,
+                   "initializationOptions": {"roots": [], "indexCache": false, "timeZone": "UTC"},
+                   "capabilities": {"general": {"positionEncodings": ["utf-8"]},
+                                    "textDocument": {"documentSymbol": {"hierarchicalDocumentSymbolSupport": true}}}}),
+        );
+        lsp.notify("initialized", json!({}));
+        lsp
+    }
+
+    /// The last `publishDiagnostics` for `uri` seen, waiting for one if none came yet.
+    fn published_diagnostics(&mut self, uri: &str) -> Value {
+        let is = |m: &Value| {
+            m["method"] == "textDocument/publishDiagnostics" && m["params"]["uri"] == uri
+        };
+        while !self.seen.iter().any(is) {
+            let m = self.recv();
+            self.seen.push(m);
+        }
+        self.seen.iter().rev().find(|m| is(m)).unwrap()["params"]["diagnostics"].clone()
+    }
+
+    fn stop(mut self) {
+        self.notify("exit", Value::Null);
+        drop(self.stdin);
+        let _ = self.child.wait();
+    }
+}
+
+/// Issue 25, Low list: LSP 3.17 ends a line at `\n`, `\r\n` and a lone `\r`, as VS Code does;
+/// the server split on `\n` only, so everything after a lone `\r` (a junk line, a record with
+/// a `\r` as JSON whitespace, files joined from others) landed one line above the line the
+/// editor shows. Here the raw document has a lone `\r` in a junk line (editor lines 2–3) and
+/// one inside an assistant record (lines 5–6); folds, symbols and diagnostics must name the
+/// editor's lines, and positions the editor sends must find the editor's text.
+#[test]
+fn a_lone_cr_ends_a_line_for_every_feature() {
+    let rec = |s: &str| s.to_string();
+    let text = [
+        rec(r#"{"type":"user","uuid":"u1","sessionId":"s","timestamp":"2026-01-01T00:00:00.000Z","message":{"role":"user","content":"First question"}}"#),
+        rec("junk one\rjunk two"),
+        rec(r#"{"type":"assistant","uuid":"a1","parentUuid":"u1","sessionId":"s","timestamp":"2026-01-01T00:00:05.000Z","message":{"role":"assistant","model":"m","stop_reason":"tool_use","content":[{"type":"tool_use","id":"t1","name":"Bash","input":{"command":"ls"}}]}}"#),
+        rec(r#"{"type":"user","uuid":"r1","parentUuid":"a1","sessionId":"s","timestamp":"2026-01-01T00:00:06.000Z","message":{"role":"user","content":[{"type":"tool_result","tool_use_id":"t1","content":"a b"}]}}"#),
+        rec("{\"type\":\"assistant\",\"uuid\":\"a2\",\"parentUuid\":\"r1\",\"sessionId\":\"s\",\r\"timestamp\":\"2026-01-01T00:00:09.000Z\",\"message\":{\"role\":\"assistant\",\"model\":\"m\",\"stop_reason\":\"end_turn\",\"content\":[{\"type\":\"text\",\"text\":\"Done.\"}]}}"),
+        rec(r#"{"type":"user","uuid":"u2","parentUuid":"a2","sessionId":"s","timestamp":"2026-01-01T00:01:00.000Z","message":{"role":"user","content":"Second question"}}"#),
+        rec("still junk"),
+        rec(r#"{"type":"assistant","uuid":"a3","parentUuid":"u2","sessionId":"s","timestamp":"2026-01-01T00:01:05.000Z","message":{"role":"assistant","model":"m","stop_reason":"end_turn","content":[{"type":"text","text":"Answer two."}]}}"#),
+    ]
+    .join("\n")
+        + "\n";
+    // The editor's lines (1-based as shown below): `\r` ends a line as `\n` does.
+    let editor: Vec<&str> = text.split(['\n', '\r']).collect();
+    assert_eq!(editor.len(), 11);
+    assert_eq!(
+        (editor[1], editor[2], editor[3]),
+        (
+            "junk one",
+            "junk two",
+            r#"{"type":"assistant","uuid":"a1","parentUuid":"u1","sessionId":"s","timestamp":"2026-01-01T00:00:05.000Z","message":{"role":"assistant","model":"m","stop_reason":"tool_use","content":[{"type":"tool_use","id":"t1","name":"Bash","input":{"command":"ls"}}]}}"#
+        )
+    );
+    assert!(editor[6].starts_with(r#""timestamp":"2026-01-01T00:00:09"#));
+    assert_eq!(
+        editor[7],
+        r#"{"type":"user","uuid":"u2","parentUuid":"a2","sessionId":"s","timestamp":"2026-01-01T00:01:00.000Z","message":{"role":"user","content":"Second question"}}"#
+    );
+    assert_eq!(editor[8], "still junk");
+
+    let mut lsp = Lsp::start();
+    let uri = "file:///tmp/transcript-ls-lone-cr/session.jsonl";
+    lsp.notify(
+        "textDocument/didOpen",
+        json!({"textDocument": {"uri": uri, "languageId": "jsonl", "version": 1, "text": text}}),
+    );
+    let td = json!({"textDocument": {"uri": uri}});
+    let folds = lsp.ask("textDocument/foldingRange", td.clone());
+    let symbols = lsp.ask("textDocument/documentSymbol", td.clone());
+    let diagnostics = lsp.published_diagnostics(uri);
+    // Hover on editor line 8 (0-based 7), the second prompt: the editor's text there.
+    let hover = lsp.ask(
+        "textDocument/hover",
+        json!({"textDocument": {"uri": uri}, "position": {"line": 7, "character": 3}}),
+    );
+    lsp.stop();
+
+    assert_eq!(
+        crate::lsp_common::show_folds(&folds),
+        vec![
+            "L1-L7 region: Turn 1: First question · 1 tool call",
+            "L2-L5 comment: 1 tool call",
+            "L4-L5 region: Worked · 1 tool call",
+            "L8-L10 region: Turn 2: Second question · no activity",
+        ]
+    );
+    assert_eq!(
+        crate::lsp_common::show_symbols(&symbols),
+        vec![
+            "L1-L7 (sel L1) [24] Turn 1: First question — 1 tool call · 9s · 12:00 am",
+            "  L4-L5 (sel L4) [12] Worked · Bash ls — 1 tool call",
+            "  L6-L7 (sel L6) [15] Final answer — Done.",
+            "L8-L10 (sel L8) [24] Turn 2: Second question — no activity · 5s · 12:01 am",
+            "  L10-L10 (sel L10) [15] Final answer — Answer two.",
+        ]
+    );
+    assert_eq!(
+        crate::lsp_common::show_diagnostics(&diagnostics),
+        vec![
+            "L2:0-L2:1 warning invalid-line: invalid JSON: expected value at column 1",
+            "L9:0-L9:1 warning invalid-line: invalid JSON: expected value at column 1",
+        ]
+    );
+    assert_eq!(hover["range"]["start"]["line"], json!(7), "{hover}");
+}

@@ -47,6 +47,7 @@ mod search;
 mod session_index;
 mod view;
 mod vocabulary;
+mod waiting;
 
 /// Every suite file of this folder is compiled: a `NAME.rs` left without its `mod NAME;` line
 /// above would be skipped without a word.

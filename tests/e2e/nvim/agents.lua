@@ -58,7 +58,7 @@ for _, s in ipairs(sessions) do
 end
 
 local T = require('transcript')
-T.setup({ cmd = { SERVER }, timeZone = 'UTC', workspaceFolders = false, indexCache = false })
+T.setup({ cmd = { SERVER }, timeZone = 'UTC', workspaceFolders = false, indexCache = false, view_mode = 'quiet' })
 local detect = require('transcript.detect')
 H.check('agents: the default roots are under this HOME', vim.iter(detect.default_roots):all(function(r)
   return vim.startswith(vim.fn.expand(r), HOME .. '/')

@@ -25,7 +25,7 @@ local COPILOT = IRRLICHT
 -- open transcripts raw; the `sessions` scenario checks the default, open = 'view'.
 -- A plain install has no doc/tags (it is not in the repository): setup() must generate them.
 os.remove(ROOT .. '/editors/nvim/doc/tags')
-T.setup({ cmd = { SERVER }, timeZone = 'UTC', open = 'raw' })
+T.setup({ cmd = { SERVER }, timeZone = 'UTC', open = 'raw', view_mode = 'quiet' })
 
 --- Opens `path` in the current window and waits for the client and its first folds.
 local function open(path)
@@ -911,12 +911,23 @@ local function history()
   dofile(ROOT .. '/tests/e2e/nvim/history.lua')(H, T, { ROOT = ROOT, TMP = TMP })
 end
 
+--- What is new since I last looked (issue 23 item 10): tests/e2e/nvim/unseen.lua (sets the roots).
+local function unseen()
+  dofile(ROOT .. '/tests/e2e/nvim/unseen.lua')(H, T, { ROOT = ROOT, TMP = TMP, DEMO = DEMO })
+end
+
+--- The view's default shape, wrapping and markdown (issue 23 items 5, 6, 8): tests/e2e/nvim/shape.lua.
+local function shape()
+  dofile(ROOT .. '/tests/e2e/nvim/shape.lua')(H, T, { ROOT = ROOT, TMP = TMP, DEMO = DEMO, CORPUS = CORPUS, open = open })
+end
+
 --- First contact (issue 23): tests/e2e/nvim/first_contact.lua (restarts the server: run last).
 local function first_contact()
   dofile(ROOT .. '/tests/e2e/nvim/first_contact.lua')(H, T, { ROOT = ROOT, TMP = TMP })
 end
 
-for _, scenario in ipairs({ demo_raw, demo_view, live_append, corpus, pi_and_copilot, inherited, screens, health_and_help, reading, changes, sessions, history, search, first_contact }) do
+local only = os.getenv('E2E_ONLY')
+for _, scenario in ipairs(only == 'unseen' and { unseen } or only == 'shape' and { shape } or { demo_raw, demo_view, live_append, corpus, pi_and_copilot, inherited, screens, health_and_help, reading, changes, sessions, history, search, unseen, shape, first_contact }) do
   local ok, err = xpcall(scenario, debug.traceback)
   if not ok then
     H.check('no Lua error', false, err)

@@ -74,6 +74,8 @@ cat >"$RUN/data/User/settings.json" <<EOF
   "transcript-ls.openAs": "raw",
   "transcript.roots": ["$RUN/ws"],
   "transcript.timeZone": "UTC",
+  "transcript-ls.viewMode": "quiet",
+  "[transcript-jsonl]": { "editor.wordWrap": "off" },
   "workbench.startupEditor": "none",
   "workbench.secondarySideBar.defaultVisibility": "hidden",
   "workbench.tips.enabled": false,

@@ -41,6 +41,10 @@ function M.apply()
     set(0, g[1], attrs)
     set(0, '@lsp.mod.' .. mod, { link = g[1], default = true })
   end
+  -- In views (filetype `transcript`) the answers are highlighted as markdown (view.lua,
+  -- issue 23 item 6): the final-answer token adds no colour over it there.
+  set(0, 'TranscriptViewFinalAnswer', { default = true })
+  set(0, '@lsp.type.finalAnswer.transcript', { link = 'TranscriptViewFinalAnswer', default = true })
   -- Agent blame's virtual text in source files (:TranscriptBlame, issue 22).
   set(0, 'TranscriptBlame', { link = 'Comment', default = true })
 end

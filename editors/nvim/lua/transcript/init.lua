@@ -35,7 +35,16 @@ M.defaults = {
   settings = {},
   --- 'foldlevel' set in windows showing a transcript the first time (1: turns open, their
   --- activity folded, so a window reads as prompts and final answers). nil: leave it alone.
+  --- A view in the reading shape (`view_mode`) opens at 2 instead.
   foldlevel = 1,
+  --- The shape of a view when it opens (issue 23 item 5): 'reading' (the verbose view at
+  --- 'foldlevel' 2: prompts, the agent's comments, each work run and thought folded to one line,
+  --- the answers), 'quiet' (prompts and final answers) or 'verbose' (the verbose view at
+  --- `foldlevel`). Sets the server's `verbose` unless `settings.verbose` is given.
+  view_mode = 'reading',
+  --- Highlight views as markdown with the treesitter markdown parser (answers' emphasis, code
+  --- spans, fenced code in its language), the final-answer token adding no colour there.
+  markdown = true,
   --- Show the per-turn figures as inlay hints.
   inlay_hints = true,
   --- Show and refresh code lenses (gates, sub-agents).
@@ -81,7 +90,27 @@ function M.server_settings()
       s[k] = M.config.settings[k]
     end
   end
+  if s.verbose == nil then
+    s.verbose = M.view_mode() ~= 'quiet'
+  end
   return empty_dict_if_empty(s)
+end
+
+--- The configured shape of views: 'reading', 'quiet' or 'verbose' (`view_mode`; an unknown
+--- value is read as 'reading').
+---@return 'reading'|'quiet'|'verbose'
+function M.view_mode()
+  local m = M.config.view_mode
+  if m == 'quiet' or m == 'verbose' then
+    return m
+  end
+  return 'reading'
+end
+
+--- True when the server renders a view without a `verbose` query verbose.
+---@return boolean
+function M.default_verbose()
+  return M.server_settings().verbose == true
 end
 
 --- True when buffer `bufnr` holds a transcript (content detection, see `transcript.detect`).
@@ -483,6 +512,13 @@ local function set_window_options(win, bufnr)
   local seen = vim.w[win].transcript_foldlevel_set or {}
   if M.config.foldlevel and not seen[tostring(bufnr)] then
     wo.foldlevel = M.config.foldlevel
+    -- A verbose view opened in the reading shape (no `verbose` in its URI; issue 23 item 5).
+    if vim.b[bufnr].transcript_view and M.view_mode() == 'reading' then
+      local _, verbose = view.parse(vim.api.nvim_buf_get_name(bufnr))
+      if verbose == nil and M.default_verbose() then
+        wo.foldlevel = 2
+      end
+    end
     seen[tostring(bufnr)] = true
     vim.w[win].transcript_foldlevel_set = seen
   end
@@ -507,6 +543,12 @@ local function map_keys(bufnr)
   map('gO', function()
     M.outline(bufnr)
   end, 'Transcript: outline in the location list')
+  map(']n', function()
+    require('transcript.unseen').jump_new()
+  end, 'Transcript: jump to new output (since you last looked)')
+  map(']N', function()
+    require('transcript.unseen').jump_newest()
+  end, 'Transcript: jump to the newest turn')
 end
 
 --- The short name of transcript buffer `bufnr` in lists (issue 23 item 7): a view's title (its
@@ -590,6 +632,8 @@ function M.on_attach(client, bufnr)
   if not vim.b[bufnr].transcript_view then
     require('transcript.sessions').on_raw_attach(bufnr)
   end
+  -- What is new since the user last looked (issue 23 item 10).
+  require('transcript.unseen').attach(bufnr)
 end
 
 -- Handlers of server -> client messages ------------------------------------------------------
@@ -717,7 +761,7 @@ local function create_commands()
   local cmd = vim.api.nvim_create_user_command
   cmd('TranscriptView', function(a)
     view.open(vim.api.nvim_get_current_buf(), a.bang and true or nil)
-  end, { bang = true, desc = 'Open the rendered view of this transcript (! verbose); in a view, toggle verbose' })
+  end, { bang = true, desc = 'Open the rendered view of this transcript (! verbose); in a view, toggle quiet' })
   cmd('TranscriptNextTurn', function()
     M.jump('transcript.nextTurn')
   end, { desc = 'Go to the next turn' })
@@ -765,6 +809,12 @@ local function create_commands()
   cmd('TranscriptLatest', function()
     sessions.latest()
   end, { desc = 'Open the newest session recorded in the current directory' })
+  cmd('TranscriptNew', function()
+    require('transcript.unseen').jump_new()
+  end, { desc = 'Go to the first line of output not seen yet (the marker)' })
+  cmd('TranscriptNewest', function()
+    require('transcript.unseen').jump_newest()
+  end, { desc = 'Go to the newest turn' })
   cmd('TranscriptRaw', function()
     sessions.toggle_raw()
   end, { desc = 'From a view, the raw JSONL; from the raw file, its view' })

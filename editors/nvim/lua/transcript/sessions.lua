@@ -89,7 +89,8 @@ function M.project_labels(projects)
   return out
 end
 
---- The picker line of a session: `title — project · 3h ago · 12 turns ●live`.
+--- The picker line of a session: `title — project · 3h ago · 12 turns ●live`, then
+--- `⏸ waiting for you: question` and `● new` when they apply.
 ---@param s table a session of `transcript/sessions`
 ---@param now integer?
 ---@param labels table<string, string>? project labels ([`project_labels`]); default: the folder's name
@@ -108,12 +109,16 @@ function M.format_item(s, now, labels)
   if s.live then
     line = line .. ' ●live'
   end
+  -- Waiting for the user (server) and output not seen yet (issue 23 item 10).
+  for _, m in ipairs(require('transcript.unseen').marks(s)) do
+    line = line .. ' ' .. m
+  end
   return line
 end
 
 --- Asks the server for sessions; calls `cb(sessions)` (nil and a message on failure).
 ---@param params table `{ query?, project?, limit? }`
----@param cb fun(sessions: table[]?, err: string?)
+---@param cb fun(sessions: table[]?, err: string?, complete: boolean?)
 function M.fetch(params, cb)
   local T = require('transcript')
   local client, err = T.ensure_client(vim.api.nvim_get_current_buf(), vim.fn.getcwd())
@@ -140,7 +145,7 @@ function M.fetch(params, cb)
         vim.defer_fn(ask, 250)
         return
       end
-      cb(result and result.sessions or {})
+      cb(result and result.sessions or {}, nil, type(result) == 'table' and result.complete ~= false)
     end)
   end
   ask()
@@ -175,11 +180,14 @@ function M.pick(query)
   if query and query ~= '' then
     params.query = query
   end
-  M.fetch(params, function(list, err)
+  M.fetch(params, function(list, err, complete)
     vim.schedule(function()
       if not list then
         vim.notify('transcript: cannot list sessions: ' .. tostring(err), vim.log.levels.ERROR)
         return
+      end
+      if not params.query then
+        require('transcript.unseen').note_list(list, complete == true)
       end
       if #list == 0 then
         vim.notify(

@@ -161,8 +161,27 @@ function M.read(bufnr, uri)
   end
   M.set_lines(bufnr, split(text))
   bo.filetype = 'transcript'
+  M.markdown(bufnr)
   if client and not vim.lsp.buf_is_attached(bufnr, client.id) then
     vim.lsp.buf_attach_client(bufnr, client.id)
+  end
+end
+
+--- Highlights the markdown of view buffer `bufnr` with Neovim's own markdown treesitter parser
+--- (issue 23 item 6): the answers' emphasis, code spans, lists and fenced code in its language
+--- (an injection, where the language's parser is installed), the headings and quoted prompts.
+--- The final-answer semantic token paints nothing in views (`@lsp.type.finalAnswer.transcript`,
+--- highlights.lua), so the markdown colours show through. Off with `markdown = false`; nothing
+--- happens where the markdown parser is missing.
+---@param bufnr integer
+function M.markdown(bufnr)
+  if require('transcript').config.markdown == false or vim.b[bufnr].transcript_markdown then
+    return
+  end
+  -- (the filetype `transcript` reads as markdown, so `vim.treesitter.get_parser(buf)` works)
+  pcall(vim.treesitter.language.register, 'markdown', 'transcript')
+  if pcall(vim.treesitter.start, bufnr, 'markdown') then
+    vim.b[bufnr].transcript_markdown = true
   end
 end
 
@@ -190,8 +209,9 @@ function M.refresh(client, uri)
   end
 end
 
---- Opens the view of the transcript shown in buffer `bufnr` (or toggles a view between its
---- quiet and verbose forms).
+--- Opens the view of the transcript shown in buffer `bufnr` (or toggles a view between the
+--- quiet form and the configured shape: a verbose view goes to the quiet one, the quiet one to
+--- the `view_mode`'s shape).
 ---@param bufnr integer
 ---@param verbose boolean? nil: the server's default (the `verbose` setting)
 function M.open(bufnr, verbose)
@@ -201,10 +221,17 @@ function M.open(bufnr, verbose)
     local p, was_verbose = M.parse(name)
     path = p
     if verbose == nil then
+      local T = require('transcript')
       if was_verbose == nil then
-        was_verbose = require('transcript').config.settings.verbose == true
+        was_verbose = T.default_verbose()
       end
-      verbose = not was_verbose
+      if was_verbose then
+        verbose = false
+      elseif T.default_verbose() then
+        verbose = nil -- the plain URI: the configured shape (reading: 'foldlevel' 2)
+      else
+        verbose = true
+      end
     end
   else
     path = vim.fs.normalize(vim.fn.fnamemodify(name, ':p'))

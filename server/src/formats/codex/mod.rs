@@ -445,6 +445,11 @@ impl State {
                 if let Some(effort) = jstr(p.effort) {
                     self.effort = Some(effort.into());
                 }
+                if let Some(policy) = jstr(p.approval_policy) {
+                    // Issue 23 item 10: under `untrusted` every command not known safe waits
+                    // for the user's approval (analysis::waiting).
+                    t.meta.commands_need_approval = policy == "untrusted";
+                }
                 self.demote_injected_before_context(t);
                 l.entry(Role::Context, outer)
             }
@@ -855,7 +860,7 @@ impl State {
                 self.task_prompts = u32::from(self.prompt_since_task_end);
                 l.entry(
                     Role::TurnStarted {
-                        turn_id: jstr(p.turn_id).map(|s| s.into()),
+                        turn_id: jstr(p.turn_id).map(|s| Box::new(s.into())),
                     },
                     rt,
                 )

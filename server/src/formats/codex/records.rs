@@ -145,6 +145,9 @@ pub(super) struct Payload<'a> {
     pub(super) item: Option<Raw<'a>>,
     #[serde(borrow)]
     pub(super) effort: Option<Raw<'a>>,
+    /// `turn_context.approval_policy` (`untrusted`, `on-request`, `on-failure`, `never`).
+    #[serde(borrow)]
+    pub(super) approval_policy: Option<Raw<'a>>,
     #[serde(borrow)]
     pub(super) thread_settings: Option<Raw<'a>>,
     #[serde(borrow)]
