@@ -478,7 +478,7 @@ fn run_inner(
                 unreachable!("run_history, run_search")
             }
             Command::Changes => {
-                let c = crate::ide::changes::changes(
+                let c = crate::view::changes::changes(
                     &loaded.transcript,
                     &loaded.analysis,
                     &loaded.source,
@@ -933,7 +933,7 @@ fn load_once(
         (complete || loaded.compressed, loaded.text, loaded.invalid)
     };
     // The same reading as the server's documents and the workspace index.
-    let mut transcript = crate::ide::host::read_text(&source, &invalid, complete);
+    let mut transcript = crate::formats::read_text(&source, &invalid, complete);
     // Files beside it (a `/btw` aside's parent, a sidecar): the agent registry's `beside`.
     crate::formats::agents::apply_beside(&mut transcript, path);
     if transcript.format() == crate::model::Format::Unknown && !source.trim().is_empty() {
@@ -1207,10 +1207,10 @@ fn turn_parts(t: &crate::ide::stats::TurnStats) -> Vec<String> {
 /// The files of one change set, one line each: `  M src/auth.rs  +10 −2  (Edit ×2)`.
 fn write_files(
     out: &mut dyn Write,
-    files: &[crate::ide::changes::FileChange],
+    files: &[crate::view::changes::FileChange],
     cwd: Option<&str>,
 ) -> std::io::Result<()> {
-    use crate::ide::changes::FileAction;
+    use crate::view::changes::FileAction;
     for f in files {
         let mark = match f.action {
             FileAction::Created => "A",
@@ -1262,7 +1262,7 @@ fn write_changes(
     out: &mut dyn Write,
     path: &Path,
     l: &Loaded,
-    c: &crate::ide::changes::Changes,
+    c: &crate::view::changes::Changes,
     only: Option<usize>,
 ) -> std::io::Result<()> {
     let cwd = l.transcript.meta.cwd.as_deref();
@@ -1309,11 +1309,11 @@ fn write_changes(
 
 /// The first file an edit call names, made absolute.
 fn edit_path(l: &Loaded, entry: usize, block: usize) -> Option<String> {
-    let calls = crate::ide::edits::edit_calls(&l.transcript, &l.analysis, &l.source);
+    let calls = crate::view::edits::edit_calls(&l.transcript, &l.analysis, &l.source);
     let c = calls
         .iter()
         .find(|c| c.entry == entry && c.block == block)?;
-    Some(crate::ide::changes::absolute(
+    Some(crate::view::changes::absolute(
         l.transcript.meta.cwd.as_deref(),
         &c.path,
     ))
@@ -1325,7 +1325,7 @@ fn write_changes_json(
     out: &mut dyn Write,
     path: &Path,
     l: &Loaded,
-    c: &crate::ide::changes::Changes,
+    c: &crate::view::changes::Changes,
     only: Option<usize>,
 ) -> std::io::Result<()> {
     let turns: Vec<serde_json::Value> = c
@@ -1366,10 +1366,10 @@ fn write_changes_json(
 fn write_changes_patch(
     out: &mut dyn Write,
     l: &Loaded,
-    c: &crate::ide::changes::Changes,
+    c: &crate::view::changes::Changes,
     only: Option<usize>,
 ) -> std::io::Result<()> {
-    use crate::ide::changes::{self, FileAction};
+    use crate::view::changes::{self, FileAction};
     let cwd = l.transcript.meta.cwd.as_deref();
     let files = match only {
         Some(n) => c.turn(n).map(|t| t.files.as_slice()).unwrap_or(&[]),

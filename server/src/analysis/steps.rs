@@ -256,7 +256,7 @@ mod tests {
             "/../fixtures/demo/3f8a2c61-9d4e-4b7a-8c15-e2d07b9a4f63.jsonl"
         );
         let text = std::fs::read_to_string(path).expect("demo transcript");
-        let t = crate::ide::document::read_text(&text, &[], true);
+        let t = crate::formats::read_text(&text, &[], true);
         let n = t.entries.len();
         let main = |i: usize| !t.entries[i].sidechain;
         let (whole_steps, whole) = build(&t, main);

@@ -323,6 +323,20 @@ pub fn of(format: Format) -> Option<&'static Agent> {
     AGENTS.iter().find(|a| a.format == format)
 }
 
+impl Format {
+    /// The stable name used in `stats --json` and in the protocol: `claude-code`, `codex`,
+    /// `pi`, `copilot-cli`, `gemini-cli`, `unknown`: the registry's [`Agent::id`].
+    pub fn as_str(self) -> &'static str {
+        of(self).map_or("unknown", |a| a.id)
+    }
+
+    /// The agent's name for people: `Claude Code`, `Codex`, `Pi`, `Copilot CLI`, `unknown
+    /// format`: the registry's [`Agent::name`].
+    pub fn display_name(self) -> &'static str {
+        of(self).map_or("unknown format", |a| a.name)
+    }
+}
+
 /// The entry whose id is `id` (`claude-code`, …).
 pub fn by_id(id: &str) -> Option<&'static Agent> {
     AGENTS.iter().find(|a| a.id == id)

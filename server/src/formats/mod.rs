@@ -25,6 +25,37 @@ use std::sync::Arc;
 use crate::model::{Entry, Format, PendingTail, Problem, Role, Severity, Span, Transcript};
 use crate::source::lines::LineIndex;
 
+/// Adds one warning per line where the loader replaced invalid UTF-8 (issue 8 defect 11),
+/// keeping the problems sorted by line.
+pub fn add_invalid_utf8(t: &mut Transcript, invalid: &[crate::source::load::InvalidUtf8]) {
+    if invalid.is_empty() {
+        return;
+    }
+    t.problems.extend(invalid.iter().map(Problem::invalid_utf8));
+    t.problems.sort_by_key(|p| p.line);
+}
+
+/// Reads a whole file's text the way every one-shot reader does (the command line, the
+/// workspace index), with the same policy as the live documents: `complete` reads a torn last
+/// line as an invalid line (`Reader::finish`), otherwise it stays pending (a file still being
+/// written); the loader's invalid-UTF-8 lines become warnings.
+pub fn read_text(
+    text: &str,
+    invalid: &[crate::source::load::InvalidUtf8],
+    complete: bool,
+) -> Transcript {
+    let mut t = if complete {
+        let mut reader = Reader::new();
+        reader.feed(text);
+        reader.finish(text);
+        reader.into_transcript()
+    } else {
+        read(text)
+    };
+    add_invalid_utf8(&mut t, invalid);
+    t
+}
+
 /// Reads a whole source at once as a snapshot of a file that may still be growing: a last line
 /// without `\n` is read if it is valid JSON, else it stays the pending tail. Lines of a file
 /// whose format is not detected are read as `Unknown`.

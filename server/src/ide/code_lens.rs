@@ -7,7 +7,7 @@
 use std::path::PathBuf;
 
 use crate::analysis::{Analysis, Gate, Phase};
-use crate::ide::session_files::file_for_call;
+use crate::index::session_files::file_for_call;
 use crate::model::SubagentFile;
 use crate::view::{text, words};
 
@@ -24,7 +24,7 @@ pub enum LensAction {
     /// item 5).
     OpenVerbose { turn: usize },
     /// Open the editor's own diff of a file edit (issue 11, item 3); `call` names the tool
-    /// call as [`crate::ide::edits::EditCall::call`].
+    /// call as [`crate::view::edits::EditCall::call`].
     ShowDiff { call: String },
     /// Open the files a turn changed (`turn`: its number) or the session changed (`None`) in
     /// the editor's multi-file diff (issue 22, item 2).
@@ -189,7 +189,7 @@ pub fn activity_lenses(analysis: &Analysis, view: &crate::view::View) -> Vec<Len
 /// A `Show diff · +3 −1` lens above each file-editing tool call the document shows
 /// (`line_of_call(entry, block)`, `None` when it is not shown), sorted by line.
 pub fn edit_lenses(
-    calls: &[crate::ide::edits::EditCall],
+    calls: &[crate::view::edits::EditCall],
     line_of_call: impl Fn(usize, usize) -> Option<usize>,
 ) -> Vec<Lens> {
     calls
@@ -207,12 +207,12 @@ pub fn edit_lenses(
 }
 
 /// A change lens on each turn that changed files, tried to or committed
-/// ([`crate::ide::changes::TurnChanges::title`]: `✎ 3 files changed · +41 −7`), on the line
+/// ([`crate::view::changes::TurnChanges::title`]: `✎ 3 files changed · +41 −7`), on the line
 /// `line_of_turn(n)` gives (`None`: not shown); and when `session_line` is given, the
 /// session's (`✎ 5 files changed in 3 turns · +120 −14`) there. A turn whose edits all failed
 /// gets a label (nothing to open). Issue 22, item 2.
 pub fn change_lenses(
-    changes: &crate::ide::changes::Changes,
+    changes: &crate::view::changes::Changes,
     line_of_turn: impl Fn(usize) -> Option<usize>,
     session_line: Option<usize>,
 ) -> Vec<Lens> {

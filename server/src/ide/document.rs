@@ -25,9 +25,9 @@ use ropey::Rope;
 use crate::analysis::{self, Analysis};
 use crate::formats::{LentReader, Reader};
 use crate::ide::lookup::Lookup;
-use crate::ide::session_files::{self, SessionFiles};
 use crate::ide::symbols::{self, Symbol};
 use crate::ide::view_index::ViewIndex;
+use crate::index::session_files::{self, SessionFiles};
 use crate::model::{Format, Transcript};
 use crate::source::age::FileState;
 use crate::source::load::{self, InvalidUtf8, complete_utf8_len};
@@ -977,8 +977,8 @@ pub struct Snapshot {
     symbol_seed: Mutex<Vec<Arc<Symbol>>>,
     views: Mutex<[Option<Arc<ViewSnap>>; 2]>,
     files: OnceLock<SessionFiles>,
-    edits: OnceLock<Vec<crate::ide::edits::EditCall>>,
-    changes: OnceLock<crate::ide::changes::Changes>,
+    edits: OnceLock<Vec<crate::view::edits::EditCall>>,
+    changes: OnceLock<crate::view::changes::Changes>,
 }
 
 impl Snapshot {
@@ -1058,9 +1058,9 @@ impl Snapshot {
             out.truncate(self.kept_turns.min(self.analysis.turns.len()));
             let phases = analysis::default_phases();
             let a = &self.analysis;
-            let result_of = |e: usize, b: usize| crate::ide::changes::pair_result(a, e, b);
+            let result_of = |e: usize, b: usize| crate::view::changes::pair_result(a, e, b);
             for ti in out.len()..a.turns.len() {
-                let changes = crate::ide::changes::turn_changes(
+                let changes = crate::view::changes::turn_changes(
                     &self.transcript,
                     a,
                     &self.text,
@@ -1086,17 +1086,17 @@ impl Snapshot {
     }
 
     /// The file-editing tool calls (issue 11, item 3), found once per snapshot.
-    pub fn edit_calls(&self) -> &[crate::ide::edits::EditCall] {
+    pub fn edit_calls(&self) -> &[crate::view::edits::EditCall] {
         self.edits.get_or_init(|| {
-            crate::ide::edits::edit_calls(&self.transcript, &self.analysis, &self.text)
+            crate::view::edits::edit_calls(&self.transcript, &self.analysis, &self.text)
         })
     }
 
     /// The change sets per turn and the session's (issue 22), made once per snapshot and kept
-    /// without the files' whole texts ([`crate::ide::changes::Changes::without_texts`]).
-    pub fn changes(&self) -> &crate::ide::changes::Changes {
+    /// without the files' whole texts ([`crate::view::changes::Changes::without_texts`]).
+    pub fn changes(&self) -> &crate::view::changes::Changes {
         self.changes.get_or_init(|| {
-            crate::ide::changes::changes_of_calls(
+            crate::view::changes::changes_of_calls(
                 &self.transcript,
                 &self.analysis,
                 &self.text,
@@ -1107,8 +1107,8 @@ impl Snapshot {
     }
 
     /// The change sets with the files' whole texts (for a diff side; made anew each time).
-    pub fn changes_with_texts(&self) -> crate::ide::changes::Changes {
-        crate::ide::changes::changes_of_calls(
+    pub fn changes_with_texts(&self) -> crate::view::changes::Changes {
+        crate::view::changes::changes_of_calls(
             &self.transcript,
             &self.analysis,
             &self.text,
@@ -1315,7 +1315,7 @@ fn build(
         (reader.transcript().clone(), Resume::Reader(reader))
     };
     if !matches!(resume, Resume::Lent(_)) {
-        add_invalid_utf8(&mut transcript, invalid);
+        crate::formats::add_invalid_utf8(&mut transcript, invalid);
         if let Some(p) = &path {
             // A `/btw` aside file: the parent's replayed history counts there, not here; a
             // sidecar adds its title, cwd, model (the agent registry's `beside`).
@@ -1390,33 +1390,6 @@ fn build(
         changes: OnceLock::new(),
     };
     (snap, resume, checkpoint)
-}
-
-/// Adds one warning per line where the loader replaced invalid UTF-8 (issue 8 defect 11),
-/// keeping the problems sorted by line.
-pub fn add_invalid_utf8(t: &mut Transcript, invalid: &[InvalidUtf8]) {
-    if invalid.is_empty() {
-        return;
-    }
-    t.problems.extend(invalid.iter().map(InvalidUtf8::problem));
-    t.problems.sort_by_key(|p| p.line);
-}
-
-/// Reads a whole file's text the way every one-shot reader does (the command line, the
-/// workspace index), with the same policy as the live documents: `complete` reads a torn last
-/// line as an invalid line (`Reader::finish`), otherwise it stays pending (a file still being
-/// written); the loader's invalid-UTF-8 lines become warnings.
-pub fn read_text(text: &str, invalid: &[InvalidUtf8], complete: bool) -> Transcript {
-    let mut t = if complete {
-        let mut reader = Reader::new();
-        reader.feed(text);
-        reader.finish(text);
-        reader.into_transcript()
-    } else {
-        crate::formats::read(text)
-    };
-    add_invalid_utf8(&mut t, invalid);
-    t
 }
 
 /// What the one loader found in the bytes on disk of a file an editor has open: one entry

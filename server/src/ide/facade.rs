@@ -15,21 +15,21 @@ use std::path::{Path, PathBuf};
 use std::sync::{Arc, Weak};
 
 use crate::ide;
-use crate::ide::changes::{Changes, FileChange};
 use crate::ide::code_lens::Lens;
 use crate::ide::diagnostics::Diag;
-use crate::ide::edits::EditCall;
 use crate::ide::folding::Fold;
 use crate::ide::host::{DocSnap, Snapshot, ViewKey, ViewSnap};
 use crate::ide::inlay_hints::Hint;
 use crate::ide::navigation::Target;
 use crate::ide::semantic_tokens::Token;
-use crate::ide::session_files::SessionFiles;
 use crate::ide::symbols::Symbol;
+use crate::index::session_files::SessionFiles;
 use crate::model::SubagentFile;
 use crate::source::LineIndex;
 use crate::source::position::{self as sp, Encoding};
+use crate::view::changes::{Changes, FileChange};
 use crate::view::diff::EditSides;
+use crate::view::edits::EditCall;
 
 /// The features of one document snapshot: a raw document (open in the editor, or a transcript
 /// file read whole) or a view of one. Cheap to clone (shared snapshots).
@@ -610,14 +610,16 @@ impl DocAnalysis {
             }
             DocSnap::View { view, .. } => view_item(view, line),
         };
-        item.and_then(|(e, b)| ide::edits::edit_at(snap.edit_calls(), e, b))
+        item.and_then(|(e, b)| crate::view::edits::edit_at(snap.edit_calls(), e, b))
     }
 
     /// The text before and after the file edit of tool call `call`.
     pub fn edit_sides(&self, call: &str) -> Result<EditSides, EditSideError> {
         let snap = self.snap();
-        let call = ide::edits::find(snap.edit_calls(), call).ok_or(EditSideError::NoEdit)?;
-        ide::edits::sides(&snap.transcript, &snap.text, call).ok_or(EditSideError::Unreadable)
+        let call =
+            crate::view::edits::find(snap.edit_calls(), call).ok_or(EditSideError::NoEdit)?;
+        crate::view::edits::sides(&snap.transcript, &snap.text, call)
+            .ok_or(EditSideError::Unreadable)
     }
 
     /// The turn shown on `line` (raw: the turn whose lines hold it; view: the turn whose
@@ -675,7 +677,7 @@ impl DocAnalysis {
     pub fn change_sides(&self, which: Which, file: &str) -> Option<(String, String)> {
         let changes = self.snap().changes_with_texts();
         let f = files_of(&changes, which)?.iter().find(|f| f.path == file)?;
-        Some(ide::changes::sides(f))
+        Some(crate::view::changes::sides(f))
     }
 
     // ----- per-turn answers -----

@@ -45,8 +45,8 @@ pub fn fenced(lang: &str, body: &str) -> String {
 /// The part of a turn's hover that says what it changed (issue 22, items 2 and 6): its change
 /// summary, each file (`` `M` `src/calc.rs` +2 −2 ``, paths relative to `cwd`), the edits not
 /// applied or without a result, and each commit it made (`⎇ commit 1a2b3c4 on main: message`).
-pub fn changes_markdown(c: &crate::ide::changes::TurnChanges, cwd: Option<&str>) -> String {
-    use crate::ide::changes::FileAction;
+pub fn changes_markdown(c: &crate::view::changes::TurnChanges, cwd: Option<&str>) -> String {
+    use crate::view::changes::FileAction;
     let rel = |p: &str| -> String {
         cwd.and_then(|d| p.strip_prefix(d.trim_end_matches('/')))
             .and_then(|r| r.strip_prefix('/'))

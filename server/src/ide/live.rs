@@ -15,8 +15,8 @@ use std::time::{Duration, SystemTime};
 use notify::{EventKind, RecursiveMode, Watcher};
 
 use crate::ide::host::{DiskChange, Follow, Host};
-use crate::ide::workspace_symbols;
-use crate::index::{disk, search};
+
+use crate::index::{disk, search, walk};
 use crate::source::age;
 
 /// During an index build, what was indexed for search is made searchable (committed) at
@@ -106,7 +106,7 @@ struct State {
     /// folders).
     roots: Vec<PathBuf>,
     /// Directories under the roots watched one by one (non-recursive), as
-    /// `workspace_symbols::walk` lists them: never through a symlink; one that cannot be
+    /// `walk::walk` lists them: never through a symlink; one that cannot be
     /// watched is reported and skipped, the others stay watched (issue 8 defect 8).
     root_dirs: HashSet<PathBuf>,
     dirty: HashSet<PathBuf>,
@@ -287,7 +287,7 @@ impl State {
             if now.is_some() {
                 self.watch_trees(sink, std::slice::from_ref(&r));
                 self.reindex
-                    .extend(workspace_symbols::walk(std::slice::from_ref(&r)).files);
+                    .extend(walk::walk(std::slice::from_ref(&r)).files);
             }
         }
     }
@@ -295,7 +295,7 @@ impl State {
     /// Watches every directory of the trees under `tops` (roots, or directories created
     /// under them) that is not watched yet.
     fn watch_trees(&mut self, sink: &dyn Sink, tops: &[PathBuf]) {
-        let tree = workspace_symbols::walk(tops);
+        let tree = walk::walk(tops);
         let mut failed = tree.unreadable;
         for r in &tree.truncated {
             sink.log(
@@ -303,7 +303,7 @@ impl State {
                 format!(
                     "{} holds more than {} folders: only the first are indexed and watched",
                     r.display(),
-                    workspace_symbols::MAX_DIRS_PER_ROOT
+                    walk::MAX_DIRS_PER_ROOT
                 ),
             );
         }
@@ -512,13 +512,13 @@ async fn handle(
                 } else if matches!(event.kind, EventKind::Create(_) | EventKind::Modify(_))
                     && std::fs::symlink_metadata(&path).is_ok_and(|m| m.file_type().is_dir())
                     && !st.root_dirs.contains(&path)
-                    && workspace_symbols::walkable_dir(&st.roots, &path)
+                    && walk::walkable_dir(&st.roots, &path)
                 {
                     // A new directory under a root (not a symlink): watch it and what it holds,
                     // and index the transcripts already in it.
                     st.watch_trees(&**sink, std::slice::from_ref(&path));
                     st.reindex
-                        .extend(workspace_symbols::walk(std::slice::from_ref(&path)).files);
+                        .extend(walk::walk(std::slice::from_ref(&path)).files);
                 }
             }
         }
@@ -645,7 +645,7 @@ fn flush(host: &Arc<Host>, sink: &Arc<dyn Sink>, st: &mut State) {
                 let s = search.clone();
                 let res = tokio::task::spawn_blocking(move || {
                     // As the initial scan: no symlinks, nothing outside the roots.
-                    if !workspace_symbols::indexable(&roots, &q) {
+                    if !walk::indexable(&roots, &q) {
                         if let Some(s) = &s {
                             s.remove(&q);
                         }

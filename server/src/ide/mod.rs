@@ -6,11 +6,9 @@
 //! behind views, plain edits, snapshots; [`document`] is one source and its snapshots) and
 //! [`live`] (the file follower, which keeps disk sources and the session index current and
 //! hands what changed to the protocol layer through [`live::Sink`]).
-pub mod changes;
 pub mod code_lens;
 pub mod diagnostics;
 pub mod document;
-pub mod edits;
 pub mod facade;
 pub mod folding;
 pub mod host;
@@ -21,7 +19,6 @@ pub mod lookup;
 pub mod navigation;
 pub mod progress;
 pub mod semantic_tokens;
-pub mod session_files;
 pub mod stats;
 pub mod symbols;
 pub mod view_index;

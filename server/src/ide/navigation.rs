@@ -9,7 +9,7 @@ use std::path::PathBuf;
 
 use crate::analysis::Analysis;
 use crate::ide::lookup::Lookup;
-use crate::ide::session_files::{compaction_files, file_for_call};
+use crate::index::session_files::{compaction_files, file_for_call};
 use crate::model::{BlockKind, SubagentFile, Transcript};
 
 /// Something a navigation request points at.

@@ -79,7 +79,7 @@ pub fn raw_symbols_with_phases(
     source: &str,
     phases: &[crate::analysis::Phase],
 ) -> Vec<Symbol> {
-    let changes = crate::ide::changes::changes(transcript, analysis, source);
+    let changes = crate::view::changes::changes(transcript, analysis, source);
     analysis
         .turns
         .iter()
@@ -105,7 +105,7 @@ pub fn turn_symbol(
     source: &str,
     phases: &[crate::analysis::Phase],
     turn: &Turn,
-    changes: Option<&crate::ide::changes::TurnChanges>,
+    changes: Option<&crate::view::changes::TurnChanges>,
 ) -> Symbol {
     let line_of = |e: usize| transcript.entries.get(e).map(|e| e.line);
     {
@@ -240,7 +240,7 @@ pub fn turn_symbol(
 
 /// The `Changes` entry of a turn in the raw outline: from its first changing call's line to
 /// its last, a child per file at the line of the first call that changed it.
-fn changes_symbol(t: &Transcript, c: &crate::ide::changes::TurnChanges) -> Symbol {
+fn changes_symbol(t: &Transcript, c: &crate::view::changes::TurnChanges) -> Symbol {
     let line = |e: usize| t.entries.get(e).map(|e| e.line).unwrap_or(0);
     let lines: Vec<usize> = c
         .files
@@ -269,9 +269,9 @@ fn changes_symbol(t: &Transcript, c: &crate::ide::changes::TurnChanges) -> Symbo
             .and_then(|r| r.strip_prefix('/'))
             .unwrap_or(&f.path);
         let mark = match f.action {
-            crate::ide::changes::FileAction::Created => "A",
-            crate::ide::changes::FileAction::Modified => "M",
-            crate::ide::changes::FileAction::Deleted => "D",
+            crate::view::changes::FileAction::Created => "A",
+            crate::view::changes::FileAction::Modified => "M",
+            crate::view::changes::FileAction::Deleted => "D",
         };
         s.children.push(Symbol::new(
             rel.to_string(),

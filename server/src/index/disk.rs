@@ -20,9 +20,9 @@ pub const INDEX_RECORDS_ROOM: u64 = 3 << 29;
 pub const HEAD_BYTES: u64 = 4096;
 
 /// Every `*.jsonl` regular file under the roots, as the file watcher sees them (no symlinks,
-/// nothing outside a root; `ide::workspace_symbols::walk`), sorted.
+/// nothing outside a root; `index::walk::walk`), sorted.
 pub fn scan_roots(roots: &[PathBuf]) -> Vec<PathBuf> {
-    crate::ide::workspace_symbols::scan_roots(roots)
+    crate::index::walk::scan_roots(roots)
 }
 
 /// The agents' own session folders, from the agent registry (`formats::agents::default_roots`:

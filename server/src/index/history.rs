@@ -10,7 +10,7 @@
 //! Paths are compared as absolute paths with symlinks resolved ([`same_file`]): both sides are
 //! canonicalised when the file exists, else normalised lexically (`a/./b/../c` → `a/c`). The
 //! paths in the index are already absolute (relative Codex patch paths joined to the
-//! session's `cwd` by `ide::changes::absolute`).
+//! session's `cwd` by `view::changes::absolute`).
 
 use std::cell::RefCell;
 use std::collections::HashMap;
@@ -18,8 +18,8 @@ use std::path::{Path, PathBuf};
 
 use super::{ChangedFile, SessionEntry, SessionIndex, iso, summary};
 use crate::analysis::{Analysis, TurnKind};
-use crate::ide::changes::{self, FileAction};
 use crate::model::{BlockKind, Transcript};
+use crate::view::changes::{self, FileAction};
 use crate::view::diff::DiffLineKind;
 
 /// One turn that changed the file (`transcript/fileHistory`, `transcript-ls history`).

@@ -6,7 +6,9 @@
 //!   append) into an entry, through the same format readers and analysis as an open document:
 //!   titles, turn counts and completion states follow the same rules everywhere.
 //! * [`disk`] is the only part that touches the file system: scanning roots, stat, reading a
-//!   file whole or from an offset, the on-disk cache for warm starts.
+//!   file whole or from an offset, the on-disk cache for warm starts; [`walk`] is what lies
+//!   under the roots (shared with the file follower), [`session_files`] the files of one
+//!   session (sub-agents, compaction runs) and the way back from a sub-agent file to it.
 //! * [`SessionIndex`] holds the entries (keyed by path) and answers queries: sessions newest
 //!   first with fuzzy matching, turns for workspace symbols, parent / children links.
 //!
@@ -22,7 +24,9 @@
 pub mod disk;
 pub mod history;
 pub mod search;
+pub mod session_files;
 pub mod summary;
+pub mod walk;
 
 use std::collections::{BTreeMap, HashMap};
 use std::path::{Path, PathBuf};
@@ -59,7 +63,7 @@ pub struct TurnSymbol {
 }
 
 /// One file a turn changed (issue 22 item 3): what the file history answers from without
-/// reading a transcript again. Filled from the turn's change set (`ide::changes`).
+/// reading a transcript again. Filled from the turn's change set (`view::changes`).
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 pub struct ChangedFile {
     /// Absolute path as the change set gives it (relative Codex paths joined to the session's
@@ -67,7 +71,7 @@ pub struct ChangedFile {
     pub path: Box<str>,
     /// 1-based turn number.
     pub turn: usize,
-    pub action: crate::ide::changes::FileAction,
+    pub action: crate::view::changes::FileAction,
     /// Lines added and removed by the turn's net change of the file.
     pub added: u32,
     pub removed: u32,
@@ -322,7 +326,7 @@ impl SessionIndex {
         let by_path = crate::formats::agents::of(e.format)
             .is_some_and(|a| a.layout.is_none_or(|l| l.index_by_path));
         let main = if by_path {
-            crate::ide::session_files::main_of(path)
+            crate::index::session_files::main_of(path)
         } else {
             path.to_path_buf()
         };

@@ -151,7 +151,7 @@ pub fn read_tail_visit(
 }
 
 /// The files each turn of `t` changed (issue 22 item 3), numbered after `turns_before` turns,
-/// lines after `base_line`: each turn's change set (`ide::changes::turn_changes`, the same
+/// lines after `base_line`: each turn's change set (`view::changes::turn_changes`, the same
 /// rules as the editor's lenses; not the session's net change, which the index never needs).
 /// Preamble edits (before the first prompt) are left out: they belong to no numbered turn.
 fn changed_files(
@@ -161,7 +161,7 @@ fn changed_files(
     base_line: usize,
     turns_before: usize,
 ) -> Vec<ChangedFile> {
-    use crate::ide::changes;
+    use crate::view::changes;
     let mut out = Vec::new();
     let result_of = |e: usize, b: usize| changes::pair_result(a, e, b);
     for (ti, turn) in a.turns.iter().enumerate() {

@@ -541,7 +541,7 @@ pub fn blame_range(
 
 /// The result of `transcript.listSessionFiles`: the main file, then each sub-agent or
 /// compaction file, as `{ uri, kind, … }`.
-pub fn session_files(files: &ide::session_files::SessionFiles) -> Value {
+pub fn session_files(files: &crate::index::session_files::SessionFiles) -> Value {
     let mut out = Vec::new();
     if let Some(u) = file_uri(&files.main) {
         out.push(json!({ "uri": u.as_str(), "kind": "main" }));

@@ -55,21 +55,10 @@ pub enum Format {
     Unknown,
 }
 
+/// `Format::as_str` (the stable id: `claude-code`) and `Format::display_name` (`Claude Code`)
+/// come from the agent registry, `crate::formats::agents`, which implements them there: the
+/// model does not look up the layer above it (issue 24 item 3).
 impl Format {
-    /// The stable name used in `stats --json` and in the protocol: `claude-code`, `codex`,
-    /// `pi`, `copilot-cli`, `gemini-cli`, `unknown`.
-    /// The id is the agent registry's (`formats::agents::Agent::id`).
-    pub fn as_str(self) -> &'static str {
-        crate::formats::agents::of(self).map_or("unknown", |a| a.id)
-    }
-
-    /// The agent's name for people: `Claude Code`, `Codex`, `Pi`, `Copilot CLI`, `unknown
-    /// format`.
-    /// From the agent registry (`formats::agents::Agent::name`).
-    pub fn display_name(self) -> &'static str {
-        crate::formats::agents::of(self).map_or("unknown format", |a| a.name)
-    }
-
     /// True for a recognised transcript format (anything but `Unknown`).
     pub fn is_known(self) -> bool {
         self != Format::Unknown
@@ -395,6 +384,26 @@ pub struct Problem {
     /// Human-readable, e.g. `invalid JSON: control character (\u0000-\u001F) found while
     /// parsing a string at column 42`.
     pub message: String,
+}
+
+impl Problem {
+    /// The warning for a line the loader found invalid UTF-8 on
+    /// ([`crate::source::load::InvalidUtf8`]): `invalid UTF-8: 2 bytes replaced by U+FFFD`.
+    pub fn invalid_utf8(u: &crate::source::load::InvalidUtf8) -> Problem {
+        Problem {
+            line: u.line,
+            span: u.at..u.at + '\u{fffd}'.len_utf8(),
+            severity: Severity::Warning,
+            message: format!(
+                "invalid UTF-8: {} replaced by U+FFFD",
+                if u.bytes == 1 {
+                    "1 byte".to_string()
+                } else {
+                    format!("{} bytes", u.bytes)
+                }
+            ),
+        }
+    }
 }
 
 /// One record (one JSONL line) of the transcript.

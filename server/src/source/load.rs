@@ -25,7 +25,6 @@ use std::io::{Read, Seek, SeekFrom};
 use std::path::Path;
 use std::sync::Arc;
 
-use crate::model::{Problem, Severity};
 use crate::source::mapped::Mapping;
 use crate::source::text::Text;
 
@@ -294,25 +293,6 @@ pub struct InvalidUtf8 {
     pub bytes: usize,
 }
 
-impl InvalidUtf8 {
-    /// The warning for this line: `invalid UTF-8: 2 bytes replaced by U+FFFD`.
-    pub fn problem(&self) -> Problem {
-        Problem {
-            line: self.line,
-            span: self.at..self.at + '\u{fffd}'.len_utf8(),
-            severity: Severity::Warning,
-            message: format!(
-                "invalid UTF-8: {} replaced by U+FFFD",
-                if self.bytes == 1 {
-                    "1 byte".to_string()
-                } else {
-                    format!("{} bytes", self.bytes)
-                }
-            ),
-        }
-    }
-}
-
 /// Decodes `bytes` lossily and appends them to `text` (the decoded bytes continue its last
 /// line), recording in `invalid` one [`InvalidUtf8`] per line (0-based in the whole text)
 /// holding replaced bytes.
@@ -573,7 +553,7 @@ mod tests {
             ]
         );
         assert_eq!(
-            bad[0].problem().message,
+            crate::model::Problem::invalid_utf8(&bad[0]).message,
             "invalid UTF-8: 2 bytes replaced by U+FFFD"
         );
         // Appending continues the line count of the text so far.

@@ -9,9 +9,15 @@
 //! The view is derived from the model, never parsed back: every line carries its [`Origin`], and
 //! the regions and spans that editor features need on the view are produced here, in view
 //! line / byte terms.
+//!
+//! What the agent changed is found here too, since the view shows it: [`edits`] (the
+//! file-editing tool calls and the two sides of each) and [`changes`] (each turn's change set
+//! and the session's, issue 22), also read by the session index and the editor features.
 
 pub mod ansi;
+pub mod changes;
 pub mod diff;
+pub mod edits;
 pub(crate) mod render;
 pub mod text;
 pub mod words;

@@ -144,7 +144,7 @@ pub(super) fn render(
 }
 
 /// `d`'s lines replaced by `hunks` (each under its `@@ -a,b +c,d @@` header), counts anew.
-fn with_hunks(d: &mut diff::EditDiff, hunks: &[crate::ide::changes::Hunk]) {
+fn with_hunks(d: &mut diff::EditDiff, hunks: &[crate::view::changes::Hunk]) {
     d.lines.clear();
     d.added = 0;
     d.removed = 0;
@@ -832,8 +832,8 @@ impl<'a> Renderer<'a> {
             return;
         };
         let a = self.a;
-        let Some(tc) = crate::ide::changes::turn_changes(self.t, a, self.src, ti, &|e, b| {
-            crate::ide::changes::pair_result(a, e, b)
+        let Some(tc) = crate::view::changes::turn_changes(self.t, a, self.src, ti, &|e, b| {
+            crate::view::changes::pair_result(a, e, b)
         }) else {
             return;
         };
@@ -891,9 +891,9 @@ impl<'a> Renderer<'a> {
         );
         for f in &tc.files {
             let mark = match f.action {
-                crate::ide::changes::FileAction::Created => "A",
-                crate::ide::changes::FileAction::Modified => "M",
-                crate::ide::changes::FileAction::Deleted => "D",
+                crate::view::changes::FileAction::Created => "A",
+                crate::view::changes::FileAction::Modified => "M",
+                crate::view::changes::FileAction::Deleted => "D",
             };
             self.anchor(
                 AnchorKind::ChangedFile,
@@ -1596,7 +1596,8 @@ impl<'a> Renderer<'a> {
                 // Claude Code results give the hunks with their line numbers (issue 20 item 8).
                 if let (Some(d), Some((re, _))) = (edit.as_mut(), result)
                     && matches!(&*u.name, "Edit" | "MultiEdit" | "Write")
-                    && let Some(hunks) = crate::ide::changes::structured_patch(self.t, self.src, re)
+                    && let Some(hunks) =
+                        crate::view::changes::structured_patch(self.t, self.src, re)
                 {
                     with_hunks(d, &hunks);
                 }

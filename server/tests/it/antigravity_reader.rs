@@ -779,7 +779,7 @@ fn brain_folder_ids_and_child_conversations() {
         Some("7e81f29d-5843-408f-bee9-377cc58bfa22")
     );
     assert_eq!(c.project, None);
-    let files = transcript_ls::ide::session_files::session_files(
+    let files = transcript_ls::index::session_files::session_files(
         &parent,
         &[
             "7e81f29d-5843-408f-bee9-377cc58bfa22",
@@ -799,7 +799,7 @@ fn brain_folder_ids_and_child_conversations() {
     );
     // A child names no parent: it is its own main.
     assert_eq!(
-        transcript_ls::ide::session_files::session_files(&child, &[]).main,
+        transcript_ls::index::session_files::session_files(&child, &[]).main,
         child
     );
     assert_eq!(

@@ -8,7 +8,8 @@ use std::path::{Path, PathBuf};
 use transcript_ls::analysis::{self, Analysis, DurationSource, Options, TurnKind, TurnState};
 use transcript_ls::formats::{self, Reader, agents};
 use transcript_ls::ide::folding::{self, FoldKind};
-use transcript_ls::ide::{inlay_hints, session_files, stats};
+use transcript_ls::ide::{inlay_hints, stats};
+use transcript_ls::index::session_files;
 use transcript_ls::model::{BlockKind, Format, Role, StopReason, Transcript};
 
 fn opts() -> Options {

@@ -316,10 +316,10 @@ fn every_corpus_edit_renders_as_a_diff() {
         assert_eq!(diffs, edits, "{}: edit calls vs diffs", path.display());
         // Each opens in the editor's diff (issue 11, item 3): a `Show diff` lens per call in
         // the raw file, with two readable sides.
-        let calls = transcript_ls::ide::edits::edit_calls(&l.transcript, &l.analysis, &l.source);
+        let calls = transcript_ls::view::edits::edit_calls(&l.transcript, &l.analysis, &l.source);
         assert_eq!(calls.len(), edits, "{}", path.display());
         for c in &calls {
-            let s = transcript_ls::ide::edits::sides(&l.transcript, &l.source, c);
+            let s = transcript_ls::view::edits::sides(&l.transcript, &l.source, c);
             assert!(
                 s.is_some_and(|s| s.before != s.after || c.added + c.removed == 0),
                 "{}: {c:?}",

@@ -15,13 +15,12 @@ use serde_json::{Value, json};
 use tower_lsp_server::jsonrpc::Result;
 use tower_lsp_server::ls_types::Uri;
 
-use crate::ide;
 use crate::ide::DocAnalysis;
-use crate::ide::changes::FileChange;
 use crate::lsp::capabilities::VIEW_SCHEME;
 use crate::lsp::from_proto::percent_decode;
 use crate::lsp::handlers::diff::{Side, encode, session_path};
 use crate::lsp::state::{Backend, host_error, invalid};
+use crate::view::changes::FileChange;
 
 /// Which change set a URI or a command names.
 pub use crate::ide::facade::Which;
@@ -125,9 +124,9 @@ fn file_json(session: &Path, which: Which, f: &FileChange, cwd: Option<&str>) ->
         "exact": f.exact,
         "calls": f.calls.iter().map(|c| c.call.as_str()).collect::<Vec<_>>(),
         "label": format!("{} {rel} {}", match f.action {
-            ide::changes::FileAction::Created => "A",
-            ide::changes::FileAction::Modified => "M",
-            ide::changes::FileAction::Deleted => "D",
+            crate::view::changes::FileAction::Created => "A",
+            crate::view::changes::FileAction::Modified => "M",
+            crate::view::changes::FileAction::Deleted => "D",
         }, f.counts()),
         "before": change_uri(session, which, &f.path, Side::Before).map(|u| u.as_str().to_string()),
         "after": change_uri(session, which, &f.path, Side::After).map(|u| u.as_str().to_string()),

@@ -15,11 +15,11 @@ use tower_lsp_server::jsonrpc::Result;
 use tower_lsp_server::ls_types::Uri;
 
 use crate::ide::DocAnalysis;
-use crate::ide::edits::EditCall;
 use crate::ide::facade::EditSideError;
 use crate::lsp::capabilities::VIEW_SCHEME;
 use crate::lsp::from_proto::percent_decode;
 use crate::lsp::state::{Backend, Ctx, host_error, invalid};
+use crate::view::edits::EditCall;
 
 /// Which side of a change a URI names.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]

@@ -2,7 +2,7 @@
 //! changed or deleted, each with its net change over the turn, `+added −removed` line counts
 //! and the calls it came from; and the commits it made (item 6).
 //!
-//! Sources, per call ([`crate::ide::edits::edit_calls`] finds them):
+//! Sources, per call ([`crate::view::edits::edit_calls`] finds them):
 //!
 //! * Claude Code `Edit` / `MultiEdit` / `Write` / `NotebookEdit`: the input's texts, and where
 //!   the result record carries them, `toolUseResult.originalFile` (`originalFileContents` for
@@ -35,9 +35,9 @@ use serde::Deserialize;
 use similar::{ChangeTag, TextDiff};
 
 use crate::analysis::Analysis;
-use crate::ide::edits::{self, EditCall};
 use crate::model::{BlockKind, Transcript};
 use crate::view::diff::{self, DiffLine, DiffLineKind};
+use crate::view::edits::{self, EditCall};
 
 /// Unchanged lines kept around each change of a composed diff.
 pub const CONTEXT_LINES: usize = 3;

@@ -58,7 +58,7 @@ impl EditCall {
 /// Every file-editing tool call of the transcript, in file order (sidechains included).
 pub fn edit_calls(t: &Transcript, a: &Analysis, src: &str) -> Vec<EditCall> {
     edit_calls_in(t, src, 0..t.entries.len(), &|e, b| {
-        crate::ide::changes::pair_result(a, e, b)
+        crate::view::changes::pair_result(a, e, b)
     })
 }
 
