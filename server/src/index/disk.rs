@@ -254,7 +254,7 @@ pub fn save_cache(path: &Path, roots: &[PathBuf], index: &SessionIndex) -> std::
 }
 
 /// Builds the index of `roots` in one go (the CLI's `history` / `blame`; the server builds its
-/// own in batches, `ide::live::build_index`): with `use_cache`, the cache of the previous run
+/// own in batches, `store::live::build_index`): with `use_cache`, the cache of the previous run
 /// first ([`cache_path`]), then every file whose size or modification time changed is read
 /// again, files gone are dropped, and the cache is written back when anything changed (a
 /// cache that cannot be written is left as it was). Files that cannot be read are left out.

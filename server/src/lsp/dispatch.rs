@@ -4,7 +4,7 @@
 //! - [`TranscriptService::call`](crate::lsp::TranscriptService) hands each message's future to
 //!   [`guarded`], which polls it inside `catch_unwind`: a panic in a handler becomes an
 //!   `InternalError` response naming the method (a notification's panic is logged), and the
-//!   server goes on serving. The documents (`ide::host::Host`) are only mutated
+//!   server goes on serving. The documents (`store::host::Host`) are only mutated
 //!   synchronously under short locks, so a panic leaves them as the last completed mutation
 //!   left them.
 //! - Requests whose method starts with `$/` are answered with `MethodNotFound` before they

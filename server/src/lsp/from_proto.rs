@@ -6,10 +6,12 @@ use std::path::PathBuf;
 
 use tower_lsp_server::ls_types::{Position, TextDocumentContentChangeEvent, Uri};
 
-use crate::ide::host::{DocRef, Edit, ViewKey};
+use crate::ide::snapshot::ViewKey;
 use crate::lsp::capabilities::VIEW_SCHEME;
 use crate::source::lines::LineIndex;
 use crate::source::position::{self as sp, Encoding, PositionError};
+use crate::store::document::Edit;
+use crate::store::host::DocRef;
 
 /// The plain position of an LSP position.
 pub fn position(p: Position) -> sp::Position {

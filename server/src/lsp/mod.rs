@@ -6,7 +6,7 @@
 //! client-facing side of live files ([`refresh`]), the protocol state ([`state`]) and the
 //! per-turn answer caches of raw documents ([`turn_cache`]: one generic cache, one key rule,
 //! one `forget` on `didClose`). The documents, their snapshots and the file follower live
-//! below, in `crate::ide::host` and `crate::ide::live` (DESIGN.md §1, §5).
+//! below, in `crate::store::host` and `crate::store::live` (DESIGN.md §1, §5).
 //!
 //! Module dependencies run one way: `server` -> `handlers` -> `state`/`dispatch`/`to_proto`/
 //! `from_proto`/`ext`; `refresh` -> `handlers::diagnostics`/`state`/`ext`/`to_proto`;

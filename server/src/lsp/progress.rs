@@ -12,8 +12,8 @@ use tokio::sync::mpsc;
 use tower_lsp_server::ls_types::request::WorkDoneProgressCreate;
 use tower_lsp_server::ls_types::*;
 
-use crate::ide::progress::LoadProgress;
 use crate::lsp::state::{Shared, read};
+use crate::store::progress::LoadProgress;
 
 /// How long the server waits for the client to accept a progress token.
 pub const CREATE_TIMEOUT: Duration = Duration::from_secs(5);

@@ -1,4 +1,4 @@
-//! The protocol side of live files: the [`Sink`] the host's file follower (`ide::live`) hands
+//! The protocol side of live files: the [`Sink`] the host's file follower (`store::live`) hands
 //! its results to. Changed views are announced (`workspace/textDocumentContent/refresh` when
 //! the client supports it, and `transcript/didChangeVirtualDocument`), raw documents changed
 //! on disk with `transcript/didChangeFile`, then `workspace/{semanticTokens,inlayHint,
@@ -13,13 +13,13 @@ use tokio::sync::mpsc;
 use tower_lsp_server::ls_types::request::WorkDoneProgressCreate;
 use tower_lsp_server::ls_types::*;
 
-use crate::ide::live::{Changes, IndexProgress, Level, Sink};
 use crate::lsp::ext::{
     DidChangeFile, DidChangeSessions, DidChangeVirtualDocument, SessionsChangedParams,
     TextDocumentContentRefresh, UriParams,
 };
 use crate::lsp::state::{Shared, read};
 use crate::lsp::to_proto;
+use crate::store::live::{Changes, IndexProgress, Level, Sink};
 
 /// Pause before the diagnostics of a raw document whose file changed on disk, in ms: the
 /// editor's own change for the same append (a reload) usually follows within a few ms and
@@ -51,7 +51,7 @@ impl ClientSink {
 /// Starts the host's file follower with a [`ClientSink`] (once, at `initialized`).
 pub fn start(shared: &Arc<Shared>) {
     let sink: Arc<dyn Sink> = Arc::new(ClientSink::new(shared.clone()));
-    crate::ide::live::start(shared.host.clone(), sink, shared.shutdown.subscribe());
+    crate::store::live::start(shared.host.clone(), sink, shared.shutdown.subscribe());
 }
 
 impl Sink for ClientSink {

@@ -15,13 +15,14 @@ use tower_lsp_server::ls_types::*;
 
 use crate::ide::DocAnalysis;
 use crate::ide::facade::OutOfRange;
-use crate::ide::host::{Host, HostError, HostSettings, ViewKey};
+use crate::ide::snapshot::ViewKey;
 use crate::lsp::capabilities::{ClientCaps, VIEW_SCHEME};
 use crate::lsp::config::{Settings, TokenLegend};
 use crate::lsp::from_proto;
 use crate::lsp::turn_cache::TurnCaches;
 use crate::source::LineIndex;
 use crate::source::position::Encoding;
+use crate::store::host::{Host, HostError, HostSettings};
 
 /// State shared by the handlers and the background tasks.
 pub struct Shared {

@@ -10,7 +10,6 @@ use crate::ide;
 use crate::ide::DocAnalysis;
 use crate::ide::facade::Place;
 use crate::ide::folding::{Fold, FoldKind};
-use crate::ide::live::Level;
 use crate::ide::semantic_tokens::Token;
 use crate::lsp::capabilities;
 use crate::lsp::config::TokenLegend;
@@ -18,6 +17,7 @@ use crate::lsp::ext::Command as Cmd;
 pub use crate::source::lines::LineIndex;
 use crate::source::position as sp;
 pub use crate::source::position::Encoding;
+use crate::store::live::Level;
 
 fn to_lsp(p: sp::Position) -> Position {
     Position::new(p.line, p.character)

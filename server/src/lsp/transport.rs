@@ -1242,7 +1242,7 @@ fn pending_body(params: &str, id: u64) -> String {
 }
 
 /// Size of an outgoing message from which the writer hands the heap's free pages back to
-/// the system before writing it ([`crate::ide::document::release_free_heap`]; for an answer
+/// the system before writing it ([`crate::store::build::release_free_heap`]; for an answer
 /// assembled from kept pieces, only when a snapshot was built since the last trim).
 const BIG_ANSWER_BYTES: usize = 256 << 10;
 
@@ -1278,9 +1278,9 @@ pub async fn serve<O, F>(
             // freed little: only when a snapshot was built since the last trim.
             if f.iter().map(Vec::len).sum::<usize>() >= BIG_ANSWER_BYTES {
                 if kept {
-                    crate::ide::document::release_free_heap_after_builds();
+                    crate::store::build::release_free_heap_after_builds();
                 } else {
-                    crate::ide::document::release_free_heap();
+                    crate::store::build::release_free_heap();
                 }
             }
             if write_pieces(&mut output, &f).is_err() {

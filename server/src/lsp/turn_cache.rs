@@ -8,7 +8,7 @@
 //! answer is made under the same key (the position encoding, the settings and client
 //! capabilities the feature's JSON depends on: [`TurnCache`]'s `K`), the turn has the same
 //! outline entry (the same `Arc`: an append keeps the entries of the turns it left alone,
-//! `ide::document::Snapshot::raw_symbols`) and the same lines
+//! `ide::snapshot::Snapshot::raw_symbols`) and the same lines
 //! ([`crate::ide::facade::Turns::span`], the last turn ending at the document's line count).
 //! A feature may still make a kept piece afresh (folds do for turns where a fold of the whole
 //! document starts); it never reuses one the rule refused.
@@ -24,8 +24,8 @@ use std::sync::{Arc, Mutex, Weak};
 use tower_lsp_server::ls_types::SemanticToken;
 
 use crate::ide::DocAnalysis;
-use crate::ide::document::Snapshot;
 use crate::ide::facade::Turns;
+use crate::ide::snapshot::Snapshot;
 use crate::ide::symbols::Symbol;
 use crate::lsp::config::TokenLegend;
 use crate::source::position::Encoding;

@@ -205,7 +205,7 @@ impl ReadBytes {
 /// meanwhile is read up to its length at open time (the rest is read on its next change).
 /// A file replaced by another (renamed over) while it is read is read whole as it was. What
 /// this cannot see: a file rewritten in place to the same or a greater length during the
-/// read; disk sources find that on their next change (`ide::document`, tail check).
+/// read; disk sources find that on their next change (`store::document`, tail check).
 pub fn read_checked(path: &Path, from: u64, max: u64) -> Result<ReadBytes, LoadError> {
     read_windows(path, from, max, WINDOW, &mut |_| {})
 }

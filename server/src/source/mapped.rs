@@ -12,7 +12,7 @@
 //!   access is retried and reads zeros) and marks that mapping *torn* ([`Mapping::torn`]);
 //!   anywhere else it hands the signal to the handler that was there before (Rust's own
 //!   stack-overflow handler, or the default action: the process dies as it would have). The
-//!   owner of a torn mapping reads the file again (`source::load`, `ide::document`). This is
+//!   owner of a torn mapping reads the file again (`source::load`, `store::document`). This is
 //!   the practice of systemd's journal and EFL's `eina_mmap`; the table is lock-free so the
 //!   handler only does async-signal-safe work (atomic loads, `mmap`, `sigaction`).
 //! - **Resident pages are given back** ([`Mapping::release`], `madvise(MADV_DONTNEED)`): a
@@ -23,7 +23,7 @@
 //! What a mapping cannot protect against: a file rewritten *in place* (same inode, bytes
 //! changed without truncation) shows the new bytes through the mapping. Transcripts are
 //! appended to, not rewritten; a rewrite that truncates first is caught as above, and the
-//! watcher's tail check (`ide::document`) re-reads a file whose known last bytes changed.
+//! watcher's tail check (`store::document`) re-reads a file whose known last bytes changed.
 
 use std::fs::File;
 use std::ops::Range;

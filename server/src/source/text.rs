@@ -520,3 +520,7 @@ mod tests {
         assert_eq!(t.prefix(7), None);
     }
 }
+
+/// Bytes of a mapped text read (by the reader, the analysis or the rendering) between two
+/// drops of its resident pages (issue 12): 4 MiB.
+pub const RELEASE_STEP: usize = 4 << 20;

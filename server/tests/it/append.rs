@@ -11,9 +11,11 @@ use std::sync::Arc;
 use crate::common;
 
 use proptest::prelude::*;
-use transcript_ls::ide::host::{DocRef, DocSnap, Edit, Host, Snapshot, Source};
+use transcript_ls::ide::snapshot::{DocSnap, Snapshot};
 use transcript_ls::ide::{folding, inlay_hints, semantic_tokens, symbols};
 use transcript_ls::source::position::{Encoding, Position};
+use transcript_ls::store::document::{Edit, Source};
+use transcript_ls::store::host::{DocRef, Host};
 
 /// Lines of real transcripts, at most 30 per file and 4096 bytes per line.
 fn corpus_lines() -> Vec<String> {

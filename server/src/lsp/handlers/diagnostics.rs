@@ -6,9 +6,9 @@ use std::sync::Arc;
 use tower_lsp_server::ls_types::*;
 
 use crate::ide::DocAnalysis;
-use crate::ide::host::Source;
 use crate::lsp::state::Shared;
 use crate::lsp::to_proto;
+use crate::store::document::Source;
 
 /// Publishes diagnostics of raw document `uri` (after `delay_ms`, skipped when a newer change
 /// arrived meanwhile or the document was closed).

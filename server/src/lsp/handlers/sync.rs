@@ -4,11 +4,12 @@
 
 use tower_lsp_server::ls_types::*;
 
-use crate::ide::host::{ChangeError, ViewChangeError};
 use crate::lsp::ext::{self, Notification as _, OpenTextParams};
 use crate::lsp::from_proto;
 use crate::lsp::handlers::diagnostics;
 use crate::lsp::state::{Backend, lock, write};
+use crate::store::document::ChangeError;
+use crate::store::host::ViewChangeError;
 
 pub(crate) fn did_open(b: &Backend, params: DidOpenTextDocumentParams) {
     let td = params.text_document;

@@ -1,4 +1,4 @@
-//! One transcript source of the document host ([`crate::ide::host`]), free of LSP types
+//! One transcript source of the document host ([`crate::store::host`]), free of LSP types
 //! (issue 8): its text (the editor's, changed by plain [`Edit`]s through a rope, or the file
 //! on disk read by `source::load` and grown by appends; a big file is mapped, read, analysed
 //! and rendered a window at a time with its pages dropped behind, issue 12), an incremental
@@ -15,25 +15,20 @@
 //! into a kept turn), the lookup tables are rebuilt from there (`Lookup::resume`) and the
 //! outline keeps the entries of the turns left alone (`Snapshot::raw_symbols`).
 
-use std::hash::Hasher;
-use std::io::Read;
-use std::path::{Path, PathBuf};
-use std::sync::{Arc, Mutex, OnceLock};
+use std::path::PathBuf;
+use std::sync::{Arc, Mutex};
 
 use ropey::Rope;
 
-use crate::analysis::{self, Analysis};
-use crate::formats::{LentReader, Reader};
-use crate::ide::lookup::Lookup;
-use crate::ide::symbols::{self, Symbol};
-use crate::ide::view_index::ViewIndex;
-use crate::index::session_files::{self, SessionFiles};
-use crate::model::{Format, Transcript};
-use crate::source::age::FileState;
-use crate::source::load::{self, InvalidUtf8, complete_utf8_len};
+use crate::ide::snapshot::{Snapshot, text_hash};
+use crate::source::load::{self, complete_utf8_len};
 use crate::source::position::{self as sp, Encoding};
+use crate::source::text::RELEASE_STEP;
 use crate::source::{LineIndex, Text};
-use crate::view::{self, View};
+use crate::store::build::{
+    BUILDS, BuildState, Resume, SettingsStamp, TRIM_AFTER_BYTES, build, release_free_heap,
+};
+use crate::store::disk::*;
 
 /// Where a source's text comes from.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -46,137 +41,11 @@ pub enum Origin {
 
 /// The text of a source.
 #[derive(Debug, Clone)]
-enum Body {
+pub(super) enum Body {
     /// One string: as opened, as read (or mapped: issue 12) from disk, or as grown by appends.
     Flat(Arc<Text>),
     /// Edited by incremental changes.
     Rope(Rope),
-}
-
-/// File identity and read position of a disk source.
-#[derive(Debug, Clone, Default)]
-struct DiskState {
-    /// File bytes consumed (including `partial`).
-    len: u64,
-    /// Trailing bytes of an incomplete UTF-8 sequence, not in the text yet.
-    partial: Vec<u8>,
-    /// (device, inode) on Unix.
-    id: Option<(u64, u64)>,
-    /// The last bytes read, to detect a file replaced by a longer one.
-    tail: Vec<u8>,
-    /// The file is gone; the text is empty.
-    missing: bool,
-    /// Lines where invalid UTF-8 was replaced by U+FFFD (one warning each).
-    invalid: Vec<InvalidUtf8>,
-    /// Files from this size on are mapped ([`load::MAP_FROM_BYTES`]; tests map small files).
-    map_from: u64,
-    /// Hashes of windows of the bytes read (`Fingerprint`): a file grown whose earlier bytes
-    /// no longer hash the same was rewritten, not appended to (issue 25 item 2).
-    samples: Fingerprint,
-    /// The file's modification and change times when it was last read: a file of the same
-    /// length and inode with other times was rewritten in place (issue 25 item 2).
-    stamp: Option<Stamp>,
-    /// The file is zstd-compressed (a `.jsonl.zst` rollout, issue 25 item 11): the text is
-    /// its decompressed content, `len` and `tail` are of the compressed bytes, and any change
-    /// reads it whole again (its bytes never append to the text).
-    compressed: bool,
-}
-
-/// A file's (modification, status change) times, in nanoseconds since the epoch (Unix);
-/// the modification time alone elsewhere.
-type Stamp = (i128, i128);
-
-fn stamp_of(md: &std::fs::Metadata) -> Option<Stamp> {
-    #[cfg(unix)]
-    {
-        use std::os::unix::fs::MetadataExt;
-        Some((
-            i128::from(md.mtime()) * 1_000_000_000 + i128::from(md.mtime_nsec()),
-            i128::from(md.ctime()) * 1_000_000_000 + i128::from(md.ctime_nsec()),
-        ))
-    }
-    #[cfg(not(unix))]
-    {
-        let m = md.modified().ok()?;
-        let ns = m.duration_since(std::time::UNIX_EPOCH).ok()?.as_nanos() as i128;
-        Some((ns, 0))
-    }
-}
-
-/// (offset, length, hash) of windows of a file's bytes as read: the first
-/// [`SAMPLE_BYTES`], [`SAMPLES`] − 1 more spread evenly over the rest, and the last
-/// [`SAMPLE_BYTES`]. An append checks them again (a few dozen KiB read, whatever the file's
-/// size) besides the bytes before the old end.
-type Fingerprint = Vec<(u64, usize, u64)>;
-
-/// Bytes per fingerprint window.
-const SAMPLE_BYTES: usize = 4096;
-/// Evenly spread fingerprint windows (besides the last one).
-const SAMPLES: u64 = 16;
-
-fn hash_bytes(b: &[u8]) -> u64 {
-    use std::hash::{Hash, Hasher};
-    let mut h = std::collections::hash_map::DefaultHasher::new();
-    b.hash(&mut h);
-    h.finish()
-}
-
-/// Files up to this size (4 MiB) are fingerprinted whole: one window, every byte checked
-/// again at each append (a rewrite anywhere in them is seen).
-const WHOLE_CHECK_BYTES: u64 = 4 << 20;
-
-/// The fingerprint of `bytes` (a file's first `bytes.len()` bytes): one window over all of
-/// them up to [`WHOLE_CHECK_BYTES`], else spread windows.
-fn fingerprint(bytes: &[u8]) -> Fingerprint {
-    let len = bytes.len() as u64;
-    if len <= WHOLE_CHECK_BYTES {
-        return vec![(0, bytes.len(), hash_bytes(bytes))];
-    }
-    let mut offsets: Vec<u64> = (0..SAMPLES).map(|i| len * i / SAMPLES).collect();
-    offsets.push(len.saturating_sub(SAMPLE_BYTES as u64));
-    offsets.dedup();
-    offsets
-        .into_iter()
-        .map(|o| {
-            let w = &bytes[o as usize..(o as usize + SAMPLE_BYTES).min(bytes.len())];
-            (o, w.len(), hash_bytes(w))
-        })
-        .collect()
-}
-
-/// True when `bytes` (a file's bytes from its start) hold every window of `samples`.
-fn fingerprint_matches_bytes(bytes: &[u8], samples: &Fingerprint) -> bool {
-    samples.iter().all(|&(o, n, h)| {
-        usize::try_from(o)
-            .ok()
-            .and_then(|o| bytes.get(o..o.checked_add(n)?))
-            .is_some_and(|w| hash_bytes(w) == h)
-    })
-}
-
-/// True when the file at `path` still holds the bytes `samples` were taken of (an error
-/// reading it counts as a change).
-fn fingerprint_matches(path: &Path, samples: &Fingerprint) -> bool {
-    let Ok(f) = std::fs::File::open(path) else {
-        return false;
-    };
-    let mut buf = vec![0u8; SAMPLE_BYTES];
-    samples
-        .iter()
-        .all(|&(o, n, h)| read_exact_at(&f, &mut buf[..n], o).is_ok() && hash_bytes(&buf[..n]) == h)
-}
-
-#[cfg(unix)]
-fn read_exact_at(f: &std::fs::File, buf: &mut [u8], at: u64) -> std::io::Result<()> {
-    std::os::unix::fs::FileExt::read_exact_at(f, buf, at)
-}
-
-#[cfg(not(unix))]
-fn read_exact_at(f: &std::fs::File, buf: &mut [u8], at: u64) -> std::io::Result<()> {
-    use std::io::{Read, Seek};
-    let mut f = f;
-    f.seek(std::io::SeekFrom::Start(at))?;
-    f.read_exact(buf)
 }
 
 #[derive(Debug)]
@@ -191,75 +60,6 @@ struct TextState {
     /// Line index of a `Body::Flat` editor text (built on the first ranged change).
     flat_index: Option<LineIndex>,
     disk: Option<DiskState>,
-}
-
-/// What a build reuses from the previous one (issue 12: an append costs what it adds).
-///
-/// The incremental reader's transcript is *lent* to the snapshot built from it rather than
-/// copied: `lent` is the reader without it, and `snapshot.transcript` is its transcript. Before
-/// the next build (or before an append grows the text in place) [`BuildState::reclaim`] takes
-/// the transcript and the line index back from the snapshot: without a copy when no request
-/// holds the snapshot any more, else by copying them (the snapshot stays valid for its
-/// holders).
-#[derive(Default)]
-struct BuildState {
-    /// The reader with its transcript (when no snapshot holds it).
-    reader: Option<Reader>,
-    /// The reader whose transcript `snapshot` holds.
-    lent: Option<LentReader>,
-    /// The line index of the text the last snapshot was built from, taken back from it.
-    lines: Option<LineIndex>,
-    /// The last snapshot's analysis and lookup tables, taken back from it, and the
-    /// checkpoint to resume that analysis after an append (issue 12).
-    analysis: Option<(Analysis, Lookup, Vec<Arc<Symbol>>)>,
-    checkpoint: Option<analysis::Checkpoint>,
-    snapshot: Option<Arc<Snapshot>>,
-}
-
-impl BuildState {
-    /// Drops the cached snapshot, taking back what the next build reuses (see the type's doc).
-    fn reclaim(&mut self) {
-        let Some(snap) = self.snapshot.take() else {
-            return;
-        };
-        let resumable = self.checkpoint.is_some();
-        let (transcript, lines, analysis) = match Arc::try_unwrap(snap) {
-            Ok(s) => (
-                self.lent.is_some().then_some(s.transcript),
-                // `s.text` is dropped here, so that an append can grow the text in place.
-                s.lines,
-                resumable.then(|| {
-                    let symbols = s
-                        .symbols
-                        .into_inner()
-                        .unwrap_or_else(|| std::mem::take(&mut *lock(&s.symbol_seed)));
-                    (s.analysis, s.lookup, symbols)
-                }),
-            ),
-            Err(shared) => (
-                self.lent.is_some().then(|| shared.transcript.clone()),
-                shared.lines.clone(),
-                resumable.then(|| {
-                    let symbols = match shared.symbols.get() {
-                        Some(v) => v.clone(),
-                        None => lock(&shared.symbol_seed).clone(),
-                    };
-                    (shared.analysis.clone(), shared.lookup.clone(), symbols)
-                }),
-            ),
-        };
-        self.analysis = analysis;
-        if let (Some(lent), Some(t)) = (self.lent.take(), transcript) {
-            self.reader = Some(lent.restore(t));
-        }
-        self.lines = Some(lines);
-    }
-}
-
-/// The reader after a build: with its transcript, or with it lent to the snapshot.
-enum Resume {
-    Reader(Reader),
-    Lent(LentReader),
 }
 
 /// One transcript source (a raw document open in the editor, or a file on disk).
@@ -307,46 +107,6 @@ pub enum DiskChange {
     Reloaded,
     /// Deleted or unreadable: the text is now empty.
     Missing(String),
-}
-
-/// Bytes of a mapped text read (by the reader, the analysis or the rendering) between two
-/// drops of its resident pages (issue 12): 4 MiB.
-pub const RELEASE_STEP: usize = 4 << 20;
-
-/// Text size from which a build that read the text from the start hands the heap's free pages
-/// back to the system when it is done ([`release_free_heap`]); smaller documents leave too
-/// little behind to be worth the call.
-pub const TRIM_AFTER_BYTES: usize = 8 << 20;
-
-/// Hands the allocator's free pages back to the system (glibc `malloc_trim`; nothing
-/// elsewhere). A big build or a big answer leaves megabytes of freed small blocks spread over
-/// the allocator's per-thread arenas, which glibc keeps resident: on a 100 MB document, 15
-/// appends each answered with the whole outline left the server 17 MB bigger than trimming
-/// does (issue 12, RSS after appends). Costs one walk over the free lists.
-pub fn release_free_heap() {
-    #[cfg(all(target_os = "linux", target_env = "gnu"))]
-    // SAFETY: `malloc_trim` only returns free memory of glibc's own heap to the system; it
-    // touches no block in use and is thread-safe.
-    unsafe {
-        libc::malloc_trim(0);
-    }
-}
-
-/// Snapshots built so far (by every source), and their count at the last
-/// [`release_free_heap_after_builds`] that trimmed.
-static BUILDS: std::sync::atomic::AtomicU64 = std::sync::atomic::AtomicU64::new(0);
-static TRIMMED_AT_BUILDS: std::sync::atomic::AtomicU64 = std::sync::atomic::AtomicU64::new(0);
-
-/// [`release_free_heap`], when a snapshot was built since the last call that trimmed: a build
-/// (and the answers made from its snapshot, the previous one's freed) is what leaves free pages
-/// behind; a request answered again from the same snapshot frees little, and the walk over the
-/// free lists cost 10-15 ms per answer on a 1 GB document (issue 12, foldingRange in Neovim).
-pub fn release_free_heap_after_builds() {
-    use std::sync::atomic::Ordering;
-    let built = BUILDS.load(Ordering::SeqCst);
-    if TRIMMED_AT_BUILDS.swap(built, Ordering::SeqCst) != built {
-        release_free_heap();
-    }
 }
 
 use crate::sync::lock;
@@ -807,7 +567,8 @@ impl Source {
                     self.path.clone(),
                     self.generation(),
                     self.version(),
-                    settings,
+                    settings.stamp,
+                    settings.options.clone(),
                 )),
             };
             // A text found not to be UTF-8 as the build read it is read again lossily (and
@@ -920,257 +681,12 @@ impl Source {
                     self.path.clone(),
                     generation,
                     version,
-                    settings,
+                    settings.stamp,
+                    settings.options.clone(),
                 ))
             }
         }
     }
-}
-
-/// The settings a snapshot was built with, and their generation.
-#[derive(Debug, Clone)]
-pub struct SettingsStamp {
-    pub stamp: u64,
-    pub options: analysis::Options,
-    pub verbose: bool,
-    /// How to decide whether the file is finished (`options.file_complete` is set per build
-    /// from it).
-    pub file_state: FileState,
-    /// Where the progress of a big build goes (issue 12, item 4).
-    pub progress: crate::ide::progress::ProgressHook,
-}
-
-impl SettingsStamp {
-    /// The analysis options for the file at `path` now: the settings' options with
-    /// `file_complete` decided by the file-age rule (`crate::source::age`, issue 11).
-    pub fn options_for(&self, path: Option<&Path>) -> analysis::Options {
-        analysis::Options {
-            file_complete: self.file_state.is_complete(path),
-            ..self.options.clone()
-        }
-    }
-}
-
-/// Everything derived from one version of a source.
-pub struct Snapshot {
-    pub generation: u64,
-    pub version: Option<i32>,
-    /// The settings stamp it was built with.
-    pub settings: u64,
-    pub path: Option<PathBuf>,
-    /// The text it was read from: owned, or a mapped file (issue 12; its pages are released
-    /// after the build and after each render, [`Text::release_all`]).
-    pub text: Arc<Text>,
-    pub lines: LineIndex,
-    pub transcript: Transcript,
-    pub analysis: Analysis,
-    pub lookup: Lookup,
-    pub options: analysis::Options,
-    /// Milliseconds spent building (read + analyse).
-    pub build_ms: f64,
-    /// Turns of the previous snapshot's analysis this one kept (issue 12: an append analyses
-    /// only from the start of the last turn); 0 when it was analysed from the start.
-    pub kept_turns: usize,
-    /// The raw outline, one entry per turn, made on first use ([`Snapshot::raw_symbols`]).
-    symbols: OnceLock<Vec<Arc<Symbol>>>,
-    /// The previous snapshot's outline entries of the turns this one kept.
-    symbol_seed: Mutex<Vec<Arc<Symbol>>>,
-    views: Mutex<[Option<Arc<ViewSnap>>; 2]>,
-    files: OnceLock<SessionFiles>,
-    edits: OnceLock<Vec<crate::view::edits::EditCall>>,
-    changes: OnceLock<crate::view::changes::Changes>,
-}
-
-impl Snapshot {
-    fn empty(
-        path: Option<PathBuf>,
-        generation: u64,
-        version: Option<i32>,
-        s: &SettingsStamp,
-    ) -> Snapshot {
-        Snapshot {
-            generation,
-            version,
-            settings: s.stamp,
-            path,
-            text: Arc::default(),
-            lines: LineIndex::new(""),
-            transcript: Transcript::default(),
-            analysis: Analysis::default(),
-            lookup: Lookup::default(),
-            options: s.options.clone(),
-            build_ms: 0.0,
-            kept_turns: 0,
-            symbols: OnceLock::new(),
-            symbol_seed: Mutex::default(),
-            views: Mutex::new([None, None]),
-            files: OnceLock::new(),
-            edits: OnceLock::new(),
-            changes: OnceLock::new(),
-        }
-    }
-
-    /// True when the text was recognised as a transcript (any known format).
-    pub fn is_transcript(&self) -> bool {
-        self.transcript.format.is_some_and(Format::is_known)
-    }
-
-    /// The rendered view (`verbose` or quiet), rendered on first use. Blocking: call from a
-    /// blocking thread for big transcripts.
-    pub fn view(&self, verbose: bool) -> Arc<ViewSnap> {
-        if let Some(v) = self.cached_view(verbose) {
-            return v;
-        }
-        let slot = usize::from(verbose);
-        // Rendering reads spans of every turn: the pages of a mapped text are dropped each
-        // time it has gone [`RELEASE_STEP`] bytes further (issue 12).
-        let mut released_at = 0;
-        let view = view::render_turn_by_turn(
-            &self.transcript,
-            &self.analysis,
-            &self.text,
-            &view::ViewOptions { verbose },
-            &self.options.gate_phases,
-            &mut |turn| {
-                let end = turn
-                    .entries
-                    .end
-                    .checked_sub(1)
-                    .and_then(|i| self.transcript.entries.get(i))
-                    .map_or(0, |e| e.span.end);
-                if self.text.is_mapped() && end >= released_at + RELEASE_STEP {
-                    self.text.release_all();
-                    released_at = end;
-                }
-            },
-        );
-        let vs = Arc::new(ViewSnap::new(view, self.generation, verbose));
-        lock(&self.views)[slot] = Some(vs.clone());
-        vs
-    }
-
-    /// The outline of the raw document ([`symbols::raw_symbols`]), one entry per turn, made
-    /// once per snapshot; the entries of the turns an append left alone are the previous
-    /// snapshot's (issue 12), so an append costs the outline of its last turn only.
-    pub fn raw_symbols(&self) -> &[Arc<Symbol>] {
-        self.symbols.get_or_init(|| {
-            let mut out = std::mem::take(&mut *lock(&self.symbol_seed));
-            out.truncate(self.kept_turns.min(self.analysis.turns.len()));
-            let phases = analysis::default_phases();
-            let a = &self.analysis;
-            let result_of = |e: usize, b: usize| crate::view::changes::pair_result(a, e, b);
-            for ti in out.len()..a.turns.len() {
-                let changes = crate::view::changes::turn_changes(
-                    &self.transcript,
-                    a,
-                    &self.text,
-                    ti,
-                    &result_of,
-                );
-                out.push(Arc::new(symbols::turn_symbol(
-                    &self.transcript,
-                    a,
-                    &self.text,
-                    &phases,
-                    &a.turns[ti],
-                    changes.as_ref(),
-                )));
-            }
-            out
-        })
-    }
-
-    /// The rendered view if it was rendered already.
-    pub fn cached_view(&self, verbose: bool) -> Option<Arc<ViewSnap>> {
-        lock(&self.views)[usize::from(verbose)].clone()
-    }
-
-    /// The file-editing tool calls (issue 11, item 3), found once per snapshot.
-    pub fn edit_calls(&self) -> &[crate::view::edits::EditCall] {
-        self.edits.get_or_init(|| {
-            crate::view::edits::edit_calls(&self.transcript, &self.analysis, &self.text)
-        })
-    }
-
-    /// The change sets per turn and the session's (issue 22), made once per snapshot and kept
-    /// without the files' whole texts ([`crate::view::changes::Changes::without_texts`]).
-    pub fn changes(&self) -> &crate::view::changes::Changes {
-        self.changes.get_or_init(|| {
-            crate::view::changes::changes_of_calls(
-                &self.transcript,
-                &self.analysis,
-                &self.text,
-                self.edit_calls(),
-            )
-            .without_texts()
-        })
-    }
-
-    /// The change sets with the files' whole texts (for a diff side; made anew each time).
-    pub fn changes_with_texts(&self) -> crate::view::changes::Changes {
-        crate::view::changes::changes_of_calls(
-            &self.transcript,
-            &self.analysis,
-            &self.text,
-            self.edit_calls(),
-        )
-    }
-
-    /// The files of this transcript's session (read from disk once per snapshot).
-    pub fn session_files(&self) -> &SessionFiles {
-        self.files.get_or_init(|| match &self.path {
-            Some(p) => {
-                let threads: Vec<&str> = self
-                    .analysis
-                    .subagent_calls
-                    .iter()
-                    .filter_map(|c| c.agent_id.as_deref())
-                    .collect();
-                session_files::session_files(p, &threads)
-            }
-            None => SessionFiles::default(),
-        })
-    }
-}
-
-/// A rendered view with its indexes.
-pub struct ViewSnap {
-    pub view: View,
-    pub lines: LineIndex,
-    pub index: ViewIndex,
-    /// Hash of `view.text` (see [`text_hash`]).
-    pub hash: u64,
-    /// Generation of the source it was rendered from.
-    pub generation: u64,
-    pub verbose: bool,
-}
-
-impl ViewSnap {
-    pub fn new(view: View, generation: u64, verbose: bool) -> ViewSnap {
-        let lines = LineIndex::new(&view.text);
-        let index = ViewIndex::new(&view);
-        let hash = text_hash(std::iter::once(view.text.as_str()));
-        ViewSnap {
-            view,
-            lines,
-            index,
-            hash,
-            generation,
-            verbose,
-        }
-    }
-}
-
-/// A streaming hash of a text given in chunks (equal for any chunking of the same text).
-pub fn text_hash<'a>(chunks: impl Iterator<Item = &'a str>) -> u64 {
-    let mut h = std::hash::DefaultHasher::new();
-    let mut n = 0u64;
-    for c in chunks {
-        h.write(c.as_bytes());
-        n += c.len() as u64;
-    }
-    h.write_u64(n);
-    h.finish()
 }
 
 /// Hash of a rope's text, equal to [`text_hash`] of the same string.
@@ -1178,554 +694,10 @@ pub fn rope_hash(rope: &Rope) -> u64 {
     text_hash(rope.chunks())
 }
 
-#[allow(clippy::too_many_arguments)]
-fn build(
-    window: usize,
-    path: Option<PathBuf>,
-    body: Body,
-    reader: Option<Reader>,
-    lines: Option<LineIndex>,
-    previous: Option<(Analysis, Lookup, Vec<Arc<Symbol>>, analysis::Checkpoint)>,
-    generation: u64,
-    version: Option<i32>,
-    stamp: &SettingsStamp,
-    invalid: &[InvalidUtf8],
-    disk_check: Option<&Mutex<DiskCheck>>,
-) -> (Snapshot, Resume, Option<analysis::Checkpoint>) {
-    let t0 = std::time::Instant::now();
-    let text = match body {
-        Body::Flat(s) => s,
-        Body::Rope(r) => Arc::new(r.to_string().into()),
-    };
-    // The previous build's index goes on over the appended bytes (the caller passes it only
-    // when no byte it indexed changed).
-    let mut lines = lines.unwrap_or_default();
-    let mut reader = reader.unwrap_or_default();
-    // A big read reports its progress (issue 12, item 4), and a mapped text is read a window
-    // at a time, its pages released behind the reader (issue 12: the file is never wholly
-    // resident beside the model). The pieces end after a line, which reads the same records
-    // and lines as one feed.
-    let from = reader.consumed_bytes();
-    // Not `text.len()`: a text mapped lazily is checked as UTF-8 window by window below.
-    let total = text.byte_len();
-    let mut load = stamp
-        .progress
-        .start("Reading", path.as_deref(), total - from);
-    let options = stamp.options_for(path.as_deref());
-    // A `/btw` aside file's snapshot marks records the reader did not (see below).
-    // (Any file with something beside it that adds to it: the agent registry's `beside`.)
-    let aside = path
-        .as_deref()
-        .is_some_and(crate::formats::agents::has_beside);
-    // A mapped file read from the start is also analysed as it is read (issue 12): the
-    // analysis reads spans of every record (text blocks, tool calls, prompts, answers), so
-    // analysing the whole file at the end would bring most of it back into memory. After a
-    // window the analysis resumes from the start of the last turn (`analysis::resume`, equal
-    // to one analysis of the whole), and only once as many bytes were read as that turn
-    // holds, so that the turn analysed again never costs more than the bytes read meanwhile.
-    let analyse_windows = text.is_mapped() && previous.is_none() && invalid.is_empty() && !aside;
-    let mut windowed: Option<(Analysis, analysis::Checkpoint)> = None;
-    if load.active() || text.is_mapped() {
-        let mut done = from.min(lines.len());
-        let (mut analysed_to, mut last_turn_bytes) = (from, 0);
-        for cut in crate::ide::progress::line_cuts(text.raw_bytes(), from, window) {
-            // A text mapped lazily is checked as UTF-8 up to `cut` here, just before the
-            // reader reads the window (issue 12: its pages are faulted in once). Bytes that
-            // are not UTF-8 stop the build: the text is `invalid` and the source reads the
-            // file again lossily (`Source::snapshot`).
-            let Some(upto) = text.prefix(cut) else {
-                break;
-            };
-            if cut > lines.len() {
-                // The line index grows from the `\n` bytes the reader finds (one scan).
-                reader.feed_indexing(upto, &mut lines);
-            } else {
-                reader.feed(upto);
-            }
-            load.read(cut - from);
-            if analyse_windows
-                && cut < total
-                && cut - analysed_to >= last_turn_bytes
-                && reader.transcript().format.is_some_and(Format::is_known)
-            {
-                let (mut t, lent) = reader.lend();
-                let revised = t.take_revised();
-                let (a, c) = match windowed.take() {
-                    Some((a, c)) => analysis::resume(a, c, revised, &t, upto, &options),
-                    None => analysis::analyze_resumable(&t, upto, &options),
-                };
-                let turn_start = t.entries.get(c.start()).map_or(cut, |e| e.span.start);
-                last_turn_bytes = cut.saturating_sub(turn_start);
-                analysed_to = cut;
-                windowed = Some((a, c));
-                reader = lent.restore(t);
-                // The analysis may have read anywhere before `cut`.
-                text.release(0..cut);
-            } else {
-                text.release(done..cut);
-            }
-            done = cut;
-        }
-    } else {
-        // The line index grows from the `\n` bytes the reader finds (one scan, issue 12).
-        reader.feed_indexing(&text, &mut lines);
-    }
-    if text.invalid() {
-        // Read again lossily and built anew (`Source::snapshot`): nothing of this is kept.
-        load.end("invalid UTF-8: reading again".into());
-        text.release_all();
-        let mut snap = Snapshot::empty(path, generation, version, stamp);
-        snap.text = text;
-        return (snap, Resume::Reader(Reader::default()), None);
-    }
-    if lines.len() != text.len() {
-        let old = lines.len();
-        lines.append(&text, old);
-    }
-    reader.settle_tail(&text);
-    // An editor buffer of a file on disk: the bytes on disk tell where the editor met invalid
-    // UTF-8 (issue 8 defect 11); the warnings are placed on the buffer's lines.
-    let editor_invalid = match (disk_check, &path) {
-        (Some(c), Some(p)) => {
-            let on_disk = lock(c).refresh(p);
-            on_buffer(&on_disk, &text, &lines)
-        }
-        _ => Vec::new(),
-    };
-    let invalid: &[InvalidUtf8] = if editor_invalid.is_empty() {
-        invalid
-    } else {
-        &editor_invalid
-    };
-    let (mut transcript, resume) = if reader.transcript().format.is_none() {
-        // No record told the format yet: show the lines as `Unknown` now, but keep the
-        // reader undecided so that records appended later are still detected (issue 8
-        // defect 2). Only the lines before detection are read twice, and detection gives up
-        // after a fixed number of records.
-        let mut shown = Reader::new();
-        shown.feed(&text);
-        shown.settle_tail(&text);
-        shown.flush_undetected(&text, true);
-        (shown.into_transcript(), Resume::Reader(reader))
-    } else if invalid.is_empty() && !aside {
-        // The snapshot shows exactly what the reader read: lend it, no copy.
-        let (t, lent) = reader.lend();
-        (t, Resume::Lent(lent))
-    } else {
-        (reader.transcript().clone(), Resume::Reader(reader))
-    };
-    if !matches!(resume, Resume::Lent(_)) {
-        crate::formats::add_invalid_utf8(&mut transcript, invalid);
-        if let Some(p) = &path {
-            // A `/btw` aside file: the parent's replayed history counts there, not here; a
-            // sidecar adds its title, cwd, model (the agent registry's `beside`).
-            crate::formats::agents::apply_beside(&mut transcript, p);
-        }
-    }
-    load.step("analysing");
-    // Records appended to the reader's own transcript: the analysis resumes at the start of the
-    // previous last turn, and the lookup tables are rebuilt from there (issue 12).
-    let revised = transcript.take_revised();
-    let previous = previous.filter(|_| matches!(resume, Resume::Lent(_)));
-    let mut seed = Vec::new();
-    let (analysis, lookup, checkpoint, kept_turns) = match transcript.format() {
-        Format::Unknown => (Analysis::default(), Lookup::default(), None, 0),
-        _ => {
-            let from_windows = windowed.is_some();
-            let (analysis, checkpoint, from) = match (previous, windowed) {
-                // Analysed while it was read: the records of the last window.
-                (_, Some((a, c))) => {
-                    let (a, c) = analysis::resume(a, c, revised, &transcript, &text, &options);
-                    (a, c, None)
-                }
-                (Some((a, lookup, symbols, c)), None) => {
-                    let from = c.start();
-                    let (a, c) = analysis::resume(a, c, revised, &transcript, &text, &options);
-                    let from = if c.kept_turns() > 0 { from } else { 0 };
-                    seed = symbols;
-                    seed.truncate(c.kept_turns());
-                    (a, c, Some((lookup, from)))
-                }
-                (None, None) => {
-                    let (a, c) = analysis::analyze_resumable(&transcript, &text, &options);
-                    (a, c, None)
-                }
-            };
-            let lookup = match from {
-                Some((lookup, from)) if from > 0 => lookup.resume(&transcript, &analysis, from),
-                _ => Lookup::new(&transcript, &analysis),
-            };
-            // Turns kept from the previous snapshot (none for a file analysed as it was read).
-            let kept = if from_windows {
-                0
-            } else {
-                checkpoint.kept_turns()
-            };
-            // Only the reader's own transcript grows by appends alone.
-            let checkpoint = matches!(resume, Resume::Lent(_)).then_some(checkpoint);
-            (analysis, lookup, checkpoint, kept)
-        }
-    };
-    load.end(format!("{} records", transcript.entries.len()));
-    // The analysis read spans of the text; none of it stays resident (issue 12).
-    text.release_all();
-    let snap = Snapshot {
-        generation,
-        version,
-        settings: stamp.stamp,
-        path,
-        text,
-        lines,
-        transcript,
-        analysis,
-        lookup,
-        options,
-        build_ms: t0.elapsed().as_secs_f64() * 1000.0,
-        kept_turns,
-        symbols: OnceLock::new(),
-        symbol_seed: Mutex::new(seed),
-        views: Mutex::new([None, None]),
-        files: OnceLock::new(),
-        edits: OnceLock::new(),
-        changes: OnceLock::new(),
-    };
-    (snap, resume, checkpoint)
-}
-
-/// What the one loader found in the bytes on disk of a file an editor has open: one entry
-/// per line holding invalid UTF-8. Kept per source and brought up to date by
-/// [`DiskCheck::refresh`]: nothing is read while the file's size, modification time and
-/// identity are unchanged; a grown file is read from where the check stopped; anything else
-/// is read again whole.
-#[derive(Debug, Default)]
-pub struct DiskCheck {
-    /// Bytes checked (including `partial`).
-    len: u64,
-    modified: Option<std::time::SystemTime>,
-    id: Option<(u64, u64)>,
-    /// The last bytes checked, to tell a grown file from a replaced one.
-    tail: Vec<u8>,
-    /// Trailing bytes of an incomplete UTF-8 sequence, checked with the next read.
-    partial: Vec<u8>,
-    /// Line breaks in the checked bytes before `partial`.
-    newlines: usize,
-    /// Lines holding invalid bytes (0-based in the file).
-    invalid: Vec<InvalidUtf8>,
-    /// Checked at least once.
-    checked: bool,
-}
-
-impl DiskCheck {
-    /// The invalid-UTF-8 lines of the file at `path` as it is now (empty when it cannot be
-    /// read: the editor's buffer is all there is then). `at` offsets are in the file's decoded
-    /// text; [`on_buffer`] places them on an editor's text.
-    pub fn refresh(&mut self, path: &Path) -> Vec<InvalidUtf8> {
-        let Ok(md) = load::regular_file(path) else {
-            *self = DiskCheck::default();
-            return Vec::new();
-        };
-        let (len, modified, id) = (md.len(), md.modified().ok(), file_id(&md));
-        if self.checked && len == self.len && modified == self.modified && id == self.id {
-            return self.invalid.clone();
-        }
-        let grown = self.checked && id == self.id && len > self.len;
-        if grown {
-            let from = self.len - self.tail.len() as u64;
-            if let Ok((bytes, _)) = load::read_bytes(path, from, len - from)
-                && bytes.len() >= self.tail.len()
-                && bytes[..self.tail.len()] == self.tail[..]
-            {
-                let fresh = &bytes[self.tail.len()..];
-                let mut chunk = std::mem::take(&mut self.partial);
-                chunk.extend_from_slice(fresh);
-                self.check(&chunk);
-                self.len = len;
-                self.modified = modified;
-                self.tail = tail_of(&bytes, 64);
-                return self.invalid.clone();
-            }
-        }
-        *self = DiskCheck::default();
-        if self.check_whole(path).is_err() {
-            *self = DiskCheck::default();
-            return Vec::new();
-        }
-        self.invalid.clone()
-    }
-
-    /// Checks the whole file a piece at a time (issue 12: reading it whole held a second
-    /// copy of a 100 MB document while its text was in memory). A file of
-    /// [`load::MAP_FROM_BYTES`] or more is mapped and checked a window of
-    /// [`crate::source::text::CHECK_WINDOW`] bytes at a time, each window's pages dropped once
-    /// checked (issue 12: copying a 1 GB file a piece at a time was 3 % of opening it, and the
-    /// mapping never holds more than a window); a file truncated meanwhile is an error, as a
-    /// failed read is.
-    fn check_whole(&mut self, path: &Path) -> std::io::Result<()> {
-        self.check_whole_with(
-            path,
-            load::MAP_FROM_BYTES,
-            crate::source::text::CHECK_WINDOW,
-        )
-    }
-
-    /// [`DiskCheck::check_whole`], mapping files of `map_from` bytes or more, checked
-    /// `window` bytes at a time.
-    fn check_whole_with(
-        &mut self,
-        path: &Path,
-        map_from: u64,
-        window: usize,
-    ) -> std::io::Result<()> {
-        const PIECE: usize = 1 << 20;
-        let (f, md) = load::open_regular(path)?;
-        let len = md.len().min(load::MAX_FILE_BYTES);
-        let map = if len >= map_from {
-            usize::try_from(len)
-                .ok()
-                .and_then(|n| crate::source::mapped::Mapping::new(&f, n).ok())
-        } else {
-            None
-        };
-        if let Some(map) = map {
-            let bytes = map.bytes();
-            for at in (0..bytes.len()).step_by(window) {
-                let end = (at + window).min(bytes.len());
-                self.take(&bytes[at..end]);
-                map.release(at..end);
-            }
-            if map.torn() {
-                return Err(std::io::Error::other(
-                    "the file was truncated while checked",
-                ));
-            }
-        } else {
-            let mut f = f.take(len);
-            let mut piece = vec![0u8; PIECE];
-            loop {
-                let n = match f.read(&mut piece) {
-                    Ok(0) => break,
-                    Ok(n) => n,
-                    Err(e) if e.kind() == std::io::ErrorKind::Interrupted => continue,
-                    Err(e) => return Err(e),
-                };
-                self.take(&piece[..n]);
-            }
-        }
-        self.modified = md.modified().ok();
-        self.id = file_id(&md);
-        self.checked = true;
-        Ok(())
-    }
-
-    /// Checks the next `bytes` of the file read from its start (after an incomplete
-    /// sequence kept from the previous ones), and keeps its length and tail.
-    fn take(&mut self, bytes: &[u8]) {
-        let n = bytes.len();
-        if self.partial.is_empty() {
-            self.check(bytes);
-        } else {
-            let mut joined = std::mem::take(&mut self.partial);
-            joined.extend_from_slice(bytes);
-            self.check(&joined);
-        }
-        self.len += n as u64;
-        let mut tail = std::mem::take(&mut self.tail);
-        tail.extend_from_slice(&bytes[n.saturating_sub(64)..]);
-        self.tail = tail_of(&tail, 64);
-    }
-
-    /// Checks `bytes` (continuing the checked ones), keeping an incomplete sequence at the end
-    /// for the next read.
-    fn check(&mut self, bytes: &[u8]) {
-        // One UTF-8 check of a valid piece (the usual case; it was checked twice, issue 12),
-        // with `simdutf8` (several times faster than `std`'s on long text).
-        let valid = simdutf8::basic::from_utf8(bytes).is_ok();
-        let cut = if valid {
-            bytes.len()
-        } else {
-            complete_utf8_len(bytes)
-        };
-        let (done, rest) = bytes.split_at(cut);
-        if !valid && std::str::from_utf8(done).is_err() {
-            let mut scratch = String::new();
-            let mut found = Vec::new();
-            load::decode_into(done, &mut scratch, &mut found);
-            for mut f in found {
-                f.line += self.newlines;
-                match self.invalid.last_mut() {
-                    Some(last) if last.line == f.line => last.bytes += f.bytes,
-                    _ => self.invalid.push(f),
-                }
-            }
-        }
-        self.newlines += memchr::memchr_iter(b'\n', done).count();
-        self.partial = rest.to_vec();
-    }
-}
-
-/// Places invalid-UTF-8 lines found on disk on an editor's `text`: each on its line (lines the
-/// buffer does not have are left out), at the line's first U+FFFD when the editor put one
-/// there, else at the line's start.
-pub fn on_buffer(on_disk: &[InvalidUtf8], text: &str, lines: &LineIndex) -> Vec<InvalidUtf8> {
-    on_disk
-        .iter()
-        .filter(|i| i.line < lines.line_count())
-        .map(|i| {
-            let span = lines.line_span(i.line, text);
-            let at = text[span.clone()]
-                .find('\u{fffd}')
-                .map_or(span.start, |o| span.start + o);
-            InvalidUtf8 {
-                line: i.line,
-                at,
-                bytes: i.bytes,
-            }
-        })
-        .collect()
-}
-
-#[cfg(unix)]
-fn file_id(md: &std::fs::Metadata) -> Option<(u64, u64)> {
-    use std::os::unix::fs::MetadataExt;
-    Some((md.dev(), md.ino()))
-}
-
-#[cfg(not(unix))]
-fn file_id(_md: &std::fs::Metadata) -> Option<(u64, u64)> {
-    None
-}
-
-fn tail_of(bytes: &[u8], n: usize) -> Vec<u8> {
-    bytes[bytes.len().saturating_sub(n)..].to_vec()
-}
-
-/// `Err` (`InvalidData`, the file's lines and what they would take) when the records of
-/// `text` would not fit in the memory the process may still take (issue 25 item 8).
-fn too_many_records(text: &[u8]) -> std::io::Result<()> {
-    crate::source::room::check_fits_now(text)
-        .map_err(|e| std::io::Error::new(std::io::ErrorKind::InvalidData, e.to_string()))
-}
-
-/// Reads the file at `path` as a disk source's text: mapped when it is `map_from` bytes or
-/// more, and then checked as UTF-8 as the build reads it (issue 12; bytes that are not UTF-8
-/// make the text [`Text::invalid`], and the source reads the file again with
-/// [`read_whole_lossily`]), else read and decoded lossily.
-fn read_whole(path: &Path, map_from: u64) -> std::io::Result<(Text, DiskState)> {
-    if let Some(m) = load::map_file_lazily(path, load::MAX_FILE_BYTES, map_from, true)?
-        // A zstd file is decompressed, never mapped as text.
-        && !crate::source::zstd::is_zstd(m.text.raw_bytes())
-    {
-        // Bytes, not text: the text is not checked yet.
-        let bytes = m.text.raw_bytes();
-        too_many_records(bytes)?;
-        let mut tail = bytes[bytes.len().saturating_sub(64)..].to_vec();
-        tail.extend_from_slice(&m.rest);
-        let samples = fingerprint(bytes);
-        return Ok((
-            m.text.clone(),
-            DiskState {
-                len: (m.text.byte_len() + m.rest.len()) as u64,
-                tail: tail_of(&tail, 64),
-                partial: m.rest,
-                id: file_id(&m.metadata),
-                missing: false,
-                invalid: Vec::new(),
-                map_from,
-                samples,
-                stamp: stamp_of(&m.metadata),
-                compressed: false,
-            },
-        ));
-    }
-    let read = load::read_checked(path, 0, load::MAX_FILE_BYTES)?;
-    let md = read.metadata.clone();
-    let checked = read.utf8;
-    let mut bytes = read.bytes;
-    let len = bytes.len() as u64;
-    let tail = tail_of(&bytes, 64);
-    let samples = fingerprint(&bytes);
-    if crate::source::zstd::is_zstd(&bytes) {
-        // Decompressed as the CLI and the index read it (`source::load::load`): one reader
-        // for every surface (issue 25 item 11). A corrupt or too large one is an error.
-        let budget = load::MAX_FILE_BYTES.min(crate::source::zstd::MAX_DECOMPRESSED);
-        let plain = crate::source::zstd::decompress_within(&bytes, budget)
-            .map_err(|e| std::io::Error::new(std::io::ErrorKind::InvalidData, e))?;
-        too_many_records(&plain)?;
-        let (text, invalid) = load::decode_owned(plain);
-        return Ok((
-            text.into(),
-            DiskState {
-                len,
-                partial: Vec::new(),
-                id: file_id(&md),
-                tail,
-                missing: false,
-                invalid,
-                map_from,
-                samples,
-                stamp: stamp_of(&md),
-                compressed: true,
-            },
-        ));
-    }
-    too_many_records(&bytes)?;
-    // The bytes become the text without a copy when they are valid UTF-8 (issue 12: bytes and
-    // text were both held, twice the file, while a view of it was read), and without a second
-    // check: the read checked them window by window.
-    let cut = checked.unwrap_or_else(|| complete_utf8_len(&bytes));
-    let partial = bytes.split_off(cut);
-    let (text, invalid) = match checked {
-        // SAFETY: `read_checked` found `bytes[..cut]` valid UTF-8.
-        Some(_) => (unsafe { String::from_utf8_unchecked(bytes) }, Vec::new()),
-        None => load::decode_owned(bytes),
-    };
-    Ok((
-        text.into(),
-        DiskState {
-            len,
-            partial,
-            id: file_id(&md),
-            tail,
-            missing: false,
-            invalid,
-            map_from,
-            samples,
-            stamp: stamp_of(&md),
-            compressed: false,
-        },
-    ))
-}
-
-/// A new mapping of the file at `path` grown by `appended` bytes after the mapped text `old`
-/// (a followed file): `None` when the file cannot be mapped again or its bytes after `old` are
-/// not `appended` (changed meanwhile), and the caller appends to an owned copy instead.
-fn map_grown(path: &Path, old: &Text, appended: &[u8]) -> Option<Text> {
-    let (f, _) = load::open_regular(path).ok()?;
-    let len = old.len() + appended.len();
-    let map = Arc::new(crate::source::mapped::Mapping::new(&f, len).ok()?);
-    let fresh = map.bytes().get(old.len()..len)?;
-    if fresh != appended || map.torn() {
-        return None;
-    }
-    Text::mapped_after(map, old.len(), len)
-}
-
-/// [`read_whole`] without a mapping: the whole file read and decoded lossily (invalid UTF-8
-/// replaced by U+FFFD and one warning per line), for a mapped text found
-/// [`Text::invalid`]. The state keeps `map_from` for later reads of the file.
-fn read_whole_lossily(path: &Path, map_from: u64) -> std::io::Result<(Text, DiskState)> {
-    let (text, mut disk) = read_whole(path, u64::MAX)?;
-    disk.map_from = map_from;
-    Ok((text, disk))
-}
-
-fn read_from(path: &Path, from: u64, to: u64) -> std::io::Result<Vec<u8>> {
-    Ok(load::read_bytes(path, from, to - from)?.0)
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::source::load::InvalidUtf8;
     use crate::source::position::Position;
 
     fn change(l0: u32, c0: u32, l1: u32, c1: u32, text: &str) -> Edit {
@@ -1796,7 +768,7 @@ mod tests {
     /// snapshot unchanged) when one does.
     #[tokio::test]
     async fn an_append_takes_the_transcript_back_without_a_copy() {
-        let stamp = crate::ide::host::Host::new().stamp();
+        let stamp = crate::store::host::Host::new().stamp();
         let two = record(1) + &record(2);
         let s = Arc::new(Source::editor(None, two.clone(), 1));
         let snap = s.snapshot(&stamp).await;
@@ -1838,7 +810,7 @@ mod tests {
     /// string the build made of it, shared with the snapshot.
     #[tokio::test]
     async fn a_built_rope_gives_way_to_the_shared_string() {
-        let stamp = crate::ide::host::Host::new().stamp();
+        let stamp = crate::store::host::Host::new().stamp();
         let s = Arc::new(Source::editor(None, record(1) + &record(2), 1));
         s.apply_changes(2, vec![change(0, 1, 0, 1, " ")], Encoding::Utf8)
             .unwrap();
@@ -2074,7 +1046,7 @@ mod mapped_tests {
     /// the same records, figures and views; the early windows' text is never served.
     #[tokio::test]
     async fn invalid_utf8_in_a_late_window_reads_as_a_read_file() {
-        let stamp = crate::ide::host::Host::new().stamp();
+        let stamp = crate::store::host::Host::new().stamp();
         let dir = tempfile::tempdir().unwrap();
         let p = dir.path().join("late.jsonl");
         let mut bytes = records(0, 300).into_bytes();
@@ -2115,7 +1087,7 @@ mod mapped_tests {
     /// snapshot a read file gives: the same records, figures and views.
     #[tokio::test]
     async fn a_mapped_file_analysed_in_windows_equals_a_read_one() {
-        let stamp = crate::ide::host::Host::new().stamp();
+        let stamp = crate::store::host::Host::new().stamp();
         let dir = tempfile::tempdir().unwrap();
         let demo =
             std::fs::read_to_string("../fixtures/demo/3f8a2c61-9d4e-4b7a-8c15-e2d07b9a4f63.jsonl")
@@ -2165,7 +1137,7 @@ mod mapped_tests {
     /// content.
     #[tokio::test]
     async fn a_mapped_file_truncated_under_a_snapshot_is_read_again() {
-        let stamp = crate::ide::host::Host::new().stamp();
+        let stamp = crate::store::host::Host::new().stamp();
         let dir = tempfile::tempdir().unwrap();
         let p = dir.path().join("t.jsonl");
         let old = records(0, 400);
@@ -2202,52 +1174,5 @@ mod mapped_tests {
             text.contains("prompt 01002") && !text.contains("prompt 00003"),
             "{text}"
         );
-    }
-}
-
-#[cfg(test)]
-mod disk_check_tests {
-    use super::*;
-
-    /// The check reads a big file a piece at a time and finds what decoding it whole finds:
-    /// invalid bytes and a character split across the 1 MiB pieces, lines counted across
-    /// pieces (issue 12: it used to read the whole file at once).
-    #[test]
-    fn a_file_checked_in_pieces_reports_what_a_whole_decode_reports() {
-        let dir = tempfile::tempdir().unwrap();
-        let path = dir.path().join("t.jsonl");
-        let mut bytes = Vec::new();
-        let line = b"{\"type\":\"user\",\"message\":{\"content\":\"abc\"}}\n";
-        while bytes.len() < (1 << 20) - 7 {
-            bytes.extend_from_slice(line);
-        }
-        bytes.truncate((1 << 20) - 7);
-        bytes.extend_from_slice(b"\n\xff\xfeab\xe2\x82"); // two bad bytes; `€` cut at 1 MiB
-        assert_eq!(bytes.len(), 1 << 20);
-        bytes.extend_from_slice(b"\xac ok\n");
-        bytes.extend_from_slice(&bytes.clone()[..(1 << 20) - 7]);
-        bytes.extend_from_slice(b"end \xc3\n");
-        std::fs::write(&path, &bytes).unwrap();
-        let (_, whole) = load::decode(&bytes);
-        let lines = |v: &[InvalidUtf8]| v.iter().map(|i| (i.line, i.bytes)).collect::<Vec<_>>();
-        let mut check = DiskCheck::default();
-        let got = check.refresh(&path);
-        assert_eq!(lines(&got), lines(&whole));
-        assert_eq!(got.len(), 2, "{got:?}");
-        assert_eq!(check.len, bytes.len() as u64);
-        assert_eq!(check.tail, bytes[bytes.len() - 64..]);
-        // Unchanged: the same answer.
-        assert_eq!(lines(&check.refresh(&path)), lines(&whole));
-        // Read in 1 MiB pieces, or mapped and checked 1 MiB or 7 bytes at a time (the `€`
-        // then cut by a window): the same findings, length, tail and line count.
-        for (map_from, window) in [(u64::MAX, 0), (1, 1 << 20), (1, 7)] {
-            let mut other = DiskCheck::default();
-            other.check_whole_with(&path, map_from, window).unwrap();
-            assert_eq!(lines(&other.invalid), lines(&whole), "{map_from} {window}");
-            assert_eq!(
-                (other.len, &other.tail, other.newlines, &other.partial),
-                (check.len, &check.tail, check.newlines, &check.partial)
-            );
-        }
     }
 }

@@ -10,7 +10,7 @@
 //!   [`Host::change_raw`], [`Host::close`]);
 //! - view documents open in the editor (the client's copy of a rendered view, to answer on the
 //!   rendering the client shows; [`Host::open_view`], [`Host::change_view`]);
-//! - disk sources behind views, loaded by the one loader and followed by `ide::live`, at most
+//! - disk sources behind views, loaded by the one loader and followed by `store::live`, at most
 //!   [`MAX_IDLE_DISK_SOURCES`] idle ones kept (least recently used dropped);
 //! - the last [`SERVED_VIEWS`] renderings served per view;
 //! - the settings the snapshots are built with ([`SettingsStamp`]), the session index, and the
@@ -28,18 +28,12 @@ use std::sync::{Arc, Mutex, RwLock};
 use ropey::Rope;
 use tokio::sync::mpsc;
 
-pub use crate::ide::document::*;
-use crate::ide::progress::{LoadReporter, ProgressHook};
+use crate::ide::snapshot::{DocSnap, Snapshot, ViewKey, ViewSnap};
 use crate::index::SessionIndex;
-use crate::source::LineIndex;
 use crate::source::position::{self as sp, Encoding};
-
-/// Identifies a rendered view: the transcript file and the view options.
-#[derive(Debug, Clone, PartialEq, Eq, Hash)]
-pub struct ViewKey {
-    pub path: PathBuf,
-    pub verbose: bool,
-}
+use crate::store::build::SettingsStamp;
+use crate::store::document::*;
+use crate::store::progress::{LoadReporter, ProgressHook};
 
 /// A view document the client opened: its copy of a rendered view.
 pub struct ViewDoc {
@@ -52,7 +46,7 @@ pub struct ViewDoc {
     pub hash: Option<u64>,
 }
 
-/// What the host asks the file follower (`ide::live`) to do.
+/// What the host asks the file follower (`store::live`) to do.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub enum Follow {
     /// Follow this transcript file (counted: one `Unwatch` per `Watch`).
@@ -109,19 +103,6 @@ pub enum DocRef {
     View { doc: String, key: ViewKey },
 }
 
-/// What a request reads: the snapshot of a document, plain data.
-#[derive(Clone)]
-pub enum DocSnap {
-    Raw {
-        snap: Arc<Snapshot>,
-    },
-    View {
-        key: ViewKey,
-        snap: Arc<Snapshot>,
-        view: Arc<ViewSnap>,
-    },
-}
-
 /// Why the host could not serve a document.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub enum HostError {
@@ -162,7 +143,7 @@ pub struct Host {
     settings: RwLock<SettingsStamp>,
     /// Index roots and whether the index is cached on disk.
     index_settings: RwLock<(Vec<PathBuf>, bool)>,
-    /// The session index (issue 7): sessions and workspace symbols (`ide::live` builds it).
+    /// The session index (issue 7): sessions and workspace symbols (`store::live` builds it).
     pub index: RwLock<SessionIndex>,
     /// True once the first index build finished.
     pub index_ready: AtomicBool,
@@ -171,7 +152,7 @@ pub struct Host {
     /// between two files stops (it is superseded).
     index_generation: AtomicU64,
     /// The full-text search index of the current roots (issue 26), opened by the index build
-    /// (`ide::live::build_index`): `None` before, `Some(Err(why))` when it cannot be opened.
+    /// (`store::live::build_index`): `None` before, `Some(Err(why))` when it cannot be opened.
     pub search: RwLock<Option<Result<Arc<crate::index::search::SearchIndex>, String>>>,
     /// Held by the running index build: one build at a time, so that several quick `roots`
     /// changes take about one build's memory, not one per change (issue 25 item 6).
@@ -218,7 +199,7 @@ impl Host {
         }
     }
 
-    /// The receiving end of the follow requests (taken once, by `ide::live::start`).
+    /// The receiving end of the follow requests (taken once, by `store::live::start`).
     pub fn take_follow_events(&self) -> Option<mpsc::UnboundedReceiver<Follow>> {
         lock(&self.follow_rx).take()
     }
@@ -682,31 +663,6 @@ async fn render(
     })
     .await
     .map_err(|e| HostError::Internal(format!("rendering the view failed: {e}")))
-}
-
-impl DocSnap {
-    /// The source's snapshot.
-    pub fn snap(&self) -> &Arc<Snapshot> {
-        match self {
-            DocSnap::Raw { snap } | DocSnap::View { snap, .. } => snap,
-        }
-    }
-
-    /// The document's text: the raw text, or the view's.
-    pub fn text(&self) -> &str {
-        match self {
-            DocSnap::Raw { snap } => &snap.text,
-            DocSnap::View { view, .. } => &view.view.text,
-        }
-    }
-
-    /// The line index of [`DocSnap::text`].
-    pub fn lines(&self) -> &LineIndex {
-        match self {
-            DocSnap::Raw { snap } => &snap.lines,
-            DocSnap::View { view, .. } => &view.lines,
-        }
-    }
 }
 
 #[cfg(test)]

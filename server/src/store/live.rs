@@ -14,7 +14,8 @@ use std::time::{Duration, SystemTime};
 
 use notify::{EventKind, RecursiveMode, Watcher};
 
-use crate::ide::host::{DiskChange, Follow, Host};
+use crate::store::document::DiskChange;
+use crate::store::host::{Follow, Host};
 
 use crate::index::{disk, search, walk};
 use crate::source::age;
@@ -985,7 +986,7 @@ mod tests {
     fn changes_wait_while_the_sink_is_busy_and_name_the_documents() {
         let host = Arc::new(Host::new());
         let path = PathBuf::from("/tmp/live-test.jsonl");
-        let key = crate::ide::host::ViewKey {
+        let key = crate::ide::snapshot::ViewKey {
             path: path.clone(),
             verbose: false,
         };
