@@ -94,8 +94,11 @@ pub(crate) struct TokenPiece {
 
 /// Pieces of answers per document and turn, made under a key `K` (see the module's key rule).
 pub(crate) struct TurnCache<K, P> {
-    docs: Mutex<HashMap<String, Arc<Mutex<Slot<K, P>>>>>,
+    docs: Mutex<HashMap<String, SharedSlot<K, P>>>,
 }
+
+/// One document's slot, held by the request making its pieces.
+type SharedSlot<K, P> = Arc<Mutex<Slot<K, P>>>;
 
 impl<K, P> Default for TurnCache<K, P> {
     fn default() -> Self {
