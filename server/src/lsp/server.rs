@@ -17,9 +17,8 @@ use crate::ide::stats::Stats;
 use crate::lsp::capabilities::{self, ClientCaps};
 use crate::lsp::dispatch::off_loop;
 use crate::lsp::ext::{
-    self, BlameParams, DebugPanicParams, FileHistoryParams, OpenTextParams, Request as _,
-    SearchParams, SessionsParams, SessionsResult, StatsParams, TextResult, UriParams,
-    VirtualDocumentParams,
+    self, BlameParams, FileHistoryParams, OpenTextParams, Request as _, SearchParams,
+    SessionsParams, SessionsResult, StatsParams, TextResult, UriParams, VirtualDocumentParams,
 };
 use crate::lsp::handlers;
 pub use crate::lsp::state::{Backend, Ctx, Shared};
@@ -241,7 +240,7 @@ impl Backend {
 
     /// `transcript/debugPanic` (debug builds only).
     #[cfg(debug_assertions)]
-    pub async fn debug_panic(&self, params: DebugPanicParams) -> Result<Value> {
+    pub async fn debug_panic(&self, params: ext::DebugPanicParams) -> Result<Value> {
         crate::lsp::dispatch::debug_panic(self, params).await
     }
 }
