@@ -62,6 +62,8 @@ use serde::Deserialize;
 use super::json::{
     self, Line, Raw, call_summary, elements, jcount, jstr, members, object, one_line,
 };
+use thin_vec::ThinVec;
+
 use crate::model::{
     Block, BlockKind, Entry, PromptKind, Role, SessionStart, Severity, Span, StepInfo, StopReason,
     Str, SubagentResult, SubagentSpawn, ToolResult, ToolUse, Transcript, WakeKind, parse_timestamp,
@@ -278,7 +280,7 @@ impl State {
     /// The blocks of a `USER_INPUT` `content`: the `<USER_REQUEST>` text (the whole content
     /// when there is no such tag) and one `context:<TAG>` block per section after it. Reads
     /// the model from `<USER_SETTINGS_CHANGE>`.
-    fn user_input(&mut self, l: &Line, content: Option<Raw<'_>>, out: &mut Vec<Block>) {
+    fn user_input(&mut self, l: &Line, content: Option<Raw<'_>>, out: &mut ThinVec<Block>) {
         let Some(c) = content.and_then(|c| l.str_of(c)) else {
             return;
         };
@@ -599,7 +601,7 @@ pub fn children(main: &Path, child_ids: &[&str]) -> Vec<crate::model::SubagentFi
 }
 
 /// A `Text` block for a non-empty string value.
-fn push_text(l: &Line, r: Option<Raw<'_>>, out: &mut Vec<Block>) {
+fn push_text(l: &Line, r: Option<Raw<'_>>, out: &mut ThinVec<Block>) {
     if let Some(r) = r
         && let Some(s) = l.str_of(r).filter(|s| !s.is_empty())
     {
@@ -612,7 +614,7 @@ fn push_text(l: &Line, r: Option<Raw<'_>>, out: &mut Vec<Block>) {
 
 /// A `Text` block for the text inside `<TAG>…</TAG>` of a string value, trimmed (the whole
 /// string when the tag is missing): a `SYSTEM_MESSAGE`'s notice without its preamble.
-fn tagged_text(l: &Line, r: Option<Raw<'_>>, tag: &str, out: &mut Vec<Block>) {
+fn tagged_text(l: &Line, r: Option<Raw<'_>>, tag: &str, out: &mut ThinVec<Block>) {
     let Some(c) = r.and_then(|r| l.str_of(r)) else {
         return;
     };

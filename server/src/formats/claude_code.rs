@@ -45,7 +45,6 @@ pub mod subagents;
 
 use std::collections::{HashMap, HashSet};
 use std::hash::{BuildHasherDefault, Hasher};
-use std::sync::Arc;
 
 use serde::de::IgnoredAny;
 
@@ -53,8 +52,8 @@ use self::blocks::{Ctx, decode_prefix};
 use self::raw::Record;
 use self::steering::Steering;
 use crate::model::{
-    Block, BlockKind, Entry, Problem, PromptKind, Role, Severity, Span, StepInfo, StopReason,
-    TitleSource, Transcript, Usage, WakeKind, parse_timestamp,
+    Block, BlockKind, Entry, Problem, PromptKind, Role, Severity, SharedStr, Span, StepInfo,
+    StopReason, TitleSource, Transcript, Usage, WakeKind, parse_timestamp,
 };
 
 pub use self::blocks::{SUMMARY_MAX, one_line};
@@ -249,13 +248,13 @@ pub struct State {
     /// Record types given out so far (at most [`MAX_KEPT_TYPES`]): every record of one type
     /// gets the same shared string without building or hashing it again (issue 12: joining
     /// and allocating the type was 3 % of `stats`).
-    types: Vec<Arc<str>>,
+    types: Vec<SharedStr>,
     /// The last `sessionId` given out: a session's records all carry the same one.
-    session: Option<Arc<str>>,
+    session: Option<SharedStr>,
     /// The main-thread `sessionId`s of `user` / `assistant` records read so far, in file order (at most
     /// [`MAX_KEPT_SESSIONS`]): a record with one not among them, after the first, starts
     /// another session of the file (issue 20 item 3).
-    sessions_seen: Vec<Arc<str>>,
+    sessions_seen: Vec<SharedStr>,
     /// Every `uuid` read ([`uuid_hash`]), with the entry index of its first record: a later
     /// line with the same `uuid` and the same bytes is a repeat (`Entry::repeated`; issue 20
     /// item 2). Keyed by a hash, 16 bytes a record: a hit is checked against the first
@@ -542,7 +541,7 @@ impl State {
 
     /// The shared string `ty/sub` (`ty` alone when `sub` is empty), from those given out
     /// before when it is one of them.
-    fn record_type(&mut self, (ty, sub): TypeName) -> Arc<str> {
+    fn record_type(&mut self, (ty, sub): TypeName) -> SharedStr {
         let is = |k: &str| {
             if sub.is_empty() {
                 k == ty
@@ -556,7 +555,7 @@ impl State {
         if let Some(k) = self.types.iter().find(|k| is(k)) {
             return k.clone();
         }
-        let k: Arc<str> = if sub.is_empty() {
+        let k: SharedStr = if sub.is_empty() {
             ty.into()
         } else {
             format!("{ty}/{sub}").into()
@@ -568,11 +567,11 @@ impl State {
     }
 
     /// The shared string of a `sessionId`: the last one given out when it is the same.
-    fn session_id(&mut self, id: &str) -> Arc<str> {
+    fn session_id(&mut self, id: &str) -> SharedStr {
         if let Some(s) = self.session.as_ref().filter(|s| ***s == *id) {
             return s.clone();
         }
-        let s: Arc<str> = id.into();
+        let s: SharedStr = id.into();
         self.session = Some(s.clone());
         s
     }

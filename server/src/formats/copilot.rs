@@ -48,6 +48,8 @@ use serde::Deserialize;
 use super::json::{
     self, Line, Raw, call_summary, elements, jbool, jcount, jstr, members, object, one_line,
 };
+use thin_vec::ThinVec;
+
 use crate::model::{
     Block, BlockKind, Entry, ModelUsage, PromptKind, Role, Severity, Span, StepInfo, StopReason,
     Str, SubagentResult, SubagentSpawn, ToolResult, ToolUse, Transcript, Usage, WakeKind,
@@ -756,7 +758,7 @@ pub fn is_copilot_type(ty: &str) -> bool {
 }
 
 /// A `Text` block for a non-empty string value.
-fn push_text(l: &Line, r: Option<Raw<'_>>, out: &mut Vec<Block>) {
+fn push_text(l: &Line, r: Option<Raw<'_>>, out: &mut ThinVec<Block>) {
     if let Some(r) = r
         && let Some(s) = l.str_of(r).filter(|s| !s.is_empty())
     {

@@ -74,6 +74,8 @@ use std::collections::{HashMap, HashSet};
 use serde::Deserialize;
 
 use super::json::{self, Line, Raw, call_summary, elements, jbool, jcount, jstr, object, one_line};
+use thin_vec::ThinVec;
+
 use crate::model::{
     Block, BlockKind, Entry, PromptKind, Role, SessionStart, Severity, Span, StepInfo, StopReason,
     Str, TitleSource, ToolResult, ToolUse, Transcript, Usage, parse_timestamp,
@@ -631,7 +633,7 @@ impl State {
                 && let Some(old) = t.revise(m.entry)
             {
                 old.role = Role::Meta;
-                old.blocks = Vec::new();
+                old.blocks = ThinVec::new();
                 old.step = None;
                 old.repeated = true;
                 old.set_copy_of(Some(idx));
@@ -822,7 +824,7 @@ impl State {
 
     /// The `ToolResult` blocks of a `user` message of `functionResponse` parts; the calls
     /// answered are no longer open.
-    fn results(&mut self, l: &Line, content: Option<Raw<'_>>, out: &mut Vec<Block>) {
+    fn results(&mut self, l: &Line, content: Option<Raw<'_>>, out: &mut ThinVec<Block>) {
         for (el, p) in parts(content) {
             let Some(fr) = p.function_response else {
                 if let Some(text) = p.text.and_then(|r| l.str_of(r)) {
@@ -906,7 +908,7 @@ impl State {
 
     /// Text (and thinking, image) blocks of a `content` value: a string, or parts (`text`,
     /// `thought: true` text as thinking, `inlineData` as an image, others as `Other`).
-    fn text_blocks(&self, l: &Line, content: Option<Raw<'_>>, out: &mut Vec<Block>) {
+    fn text_blocks(&self, l: &Line, content: Option<Raw<'_>>, out: &mut ThinVec<Block>) {
         for (el, p) in parts(content) {
             let span = l.raw_span(el);
             if let Some(text) = p.text.and_then(|r| l.str_of(r)) {

@@ -23,6 +23,8 @@ use std::path::Path;
 use serde::Deserialize;
 
 use super::json::{self, Line, Raw, call_summary, elements, jcount, jstr, object, one_line};
+use thin_vec::ThinVec;
+
 use crate::model::{
     Block, BlockKind, PromptKind, Role, Span, StepInfo, StopReason, ToolResult, ToolUse, Transcript,
 };
@@ -196,7 +198,7 @@ impl State {
 
 /// Blocks of a `content` array: `text` (empty ones left out), `toolUse`, `toolResult`; any
 /// other item is `Other`.
-fn items(l: &Line, content: Option<Raw<'_>>, out: &mut Vec<Block>) {
+fn items(l: &Line, content: Option<Raw<'_>>, out: &mut ThinVec<Block>) {
     for el in elements(content) {
         let span = l.raw_span(el);
         let Ok(item) = object::<Item>(el.get()) else {

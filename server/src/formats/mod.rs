@@ -20,9 +20,9 @@ pub mod kiro;
 pub mod pi;
 pub mod vibe;
 
-use std::sync::Arc;
-
-use crate::model::{Entry, Format, PendingTail, Problem, Role, Severity, Span, Transcript};
+use crate::model::{
+    Entry, Format, PendingTail, Problem, Role, Severity, SharedStr, Span, Transcript,
+};
 use crate::source::lines::LineIndex;
 
 /// Adds one warning per line where the loader replaced invalid UTF-8 (issue 8 defect 11),
@@ -101,7 +101,7 @@ pub struct Reader {
 /// [`Shared::MAX`] strings are kept, so a file of ever-new values costs no more than before.
 #[derive(Debug, Default)]
 struct Shared {
-    set: std::collections::HashSet<Arc<str>>,
+    set: std::collections::HashSet<SharedStr>,
 }
 
 impl Shared {
@@ -111,8 +111,8 @@ impl Shared {
     /// string that is already shared (a reader gave the same one to several records, as the
     /// Claude Code reader does with its record types and session ids) is left as it is,
     /// unhashed and untouched.
-    fn share(&mut self, s: &mut Arc<str>) {
-        if Arc::strong_count(s) > 1 {
+    fn share(&mut self, s: &mut SharedStr) {
+        if SharedStr::strong_count(s) > 1 {
             return;
         }
         if let Some(kept) = self.set.get(&**s) {
@@ -508,12 +508,12 @@ mod tests {
             (&*e[0].record_type, &*e[2].record_type),
             ("user", "unknown")
         );
-        assert!(Arc::ptr_eq(&e[0].record_type, &e[1].record_type));
-        assert!(Arc::ptr_eq(&e[2].record_type, &e[3].record_type));
+        assert!(SharedStr::ptr_eq(&e[0].record_type, &e[1].record_type));
+        assert!(SharedStr::ptr_eq(&e[2].record_type, &e[3].record_type));
         let sid = |e: &crate::model::Entry| e.ids.as_ref().and_then(|i| i.session_id.clone());
         let (a, b) = (sid(&e[0]), sid(&e[1]));
         assert_eq!(a.as_deref(), Some("s-1"));
-        assert!(Arc::ptr_eq(&a.unwrap(), &b.unwrap()));
+        assert!(SharedStr::ptr_eq(&a.unwrap(), &b.unwrap()));
     }
 
     /// Issue 12: the line index a reader extends from the `\n` bytes it finds equals the one

@@ -35,6 +35,8 @@ use serde::{Deserialize, Deserializer};
 use super::json::{
     self, Line, Raw, call_summary, elements, is_array, jbool, jcount, jnum, jstr, object, one_line,
 };
+use thin_vec::ThinVec;
+
 use crate::model::{
     Block, BlockKind, PromptKind, Role, Severity, Span, StepInfo, StopReason, Str, ToolResult,
     ToolUse, Transcript, Usage, parse_timestamp,
@@ -491,7 +493,7 @@ impl State {
 }
 
 /// A `Text` block for a string value (nothing for an empty string or any other value).
-fn push_text(l: &Line, r: Option<Raw<'_>>, out: &mut Vec<Block>) {
+fn push_text(l: &Line, r: Option<Raw<'_>>, out: &mut ThinVec<Block>) {
     if let Some(r) = r
         && let Some(s) = l.str_of(r).filter(|s| !s.is_empty())
     {
@@ -504,7 +506,7 @@ fn push_text(l: &Line, r: Option<Raw<'_>>, out: &mut Vec<Block>) {
 
 /// Blocks of a message `content`: a string is one text block; an array gives one block per
 /// element (`text`, `thinking`, `toolCall`, `image`; any other type is `Other`).
-fn content_blocks(l: &Line, content: Option<Raw<'_>>, out: &mut Vec<Block>) {
+fn content_blocks(l: &Line, content: Option<Raw<'_>>, out: &mut ThinVec<Block>) {
     let Some(content) = content else { return };
     if l.str_of(content).is_some() {
         return push_text(l, Some(content), out);

@@ -25,6 +25,8 @@ use std::path::{Path, PathBuf};
 use serde::Deserialize;
 
 use super::json::{self, Line, Raw, call_summary, elements, jbool, jstr, object, one_line};
+use thin_vec::ThinVec;
+
 use crate::model::{
     Block, BlockKind, PromptKind, Role, Span, StepInfo, StopReason, Str, SubagentFile, ToolResult,
     ToolUse, Transcript,
@@ -186,7 +188,7 @@ impl State {
 }
 
 /// A `Text` block for a non-empty string value.
-fn push_text(l: &Line, r: Option<Raw<'_>>, out: &mut Vec<Block>) {
+fn push_text(l: &Line, r: Option<Raw<'_>>, out: &mut ThinVec<Block>) {
     if let Some(r) = r
         && let Some(text) = l.str_of(r).filter(|s| !s.is_empty())
     {

@@ -18,6 +18,8 @@
 use std::borrow::Cow;
 use std::sync::Arc;
 
+use thin_vec::ThinVec;
+
 use crate::source::json_string;
 
 /// A half-open byte range `[start, end)` into the source text.
@@ -406,6 +408,79 @@ impl Problem {
     }
 }
 
+/// An immutable string shared between records (a record type, a session id), one pointer
+/// wide: `Arc<str>` is a pointer and a length, 16 bytes in every entry (issue 25 item 8,
+/// memory per record). Reads as a `str` (`Deref`); `Debug` and `Display` are the `str`'s.
+#[derive(Clone, PartialEq, Eq, Hash, PartialOrd, Ord, Default)]
+pub struct SharedStr(Arc<Box<str>>);
+
+impl SharedStr {
+    /// True when both are the same shared string (not merely equal).
+    pub fn ptr_eq(a: &SharedStr, b: &SharedStr) -> bool {
+        Arc::ptr_eq(&a.0, &b.0)
+    }
+
+    /// How many holders share this string.
+    pub fn strong_count(s: &SharedStr) -> usize {
+        Arc::strong_count(&s.0)
+    }
+}
+
+impl std::ops::Deref for SharedStr {
+    type Target = str;
+    fn deref(&self) -> &str {
+        &self.0
+    }
+}
+
+impl AsRef<str> for SharedStr {
+    fn as_ref(&self) -> &str {
+        &self.0
+    }
+}
+
+impl std::borrow::Borrow<str> for SharedStr {
+    fn borrow(&self) -> &str {
+        &self.0
+    }
+}
+
+impl From<&str> for SharedStr {
+    fn from(s: &str) -> SharedStr {
+        SharedStr(Arc::new(s.into()))
+    }
+}
+
+impl From<String> for SharedStr {
+    fn from(s: String) -> SharedStr {
+        SharedStr(Arc::new(s.into_boxed_str()))
+    }
+}
+
+impl From<Box<str>> for SharedStr {
+    fn from(s: Box<str>) -> SharedStr {
+        SharedStr(Arc::new(s))
+    }
+}
+
+impl std::fmt::Debug for SharedStr {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        std::fmt::Debug::fmt(&**self, f)
+    }
+}
+
+impl std::fmt::Display for SharedStr {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        std::fmt::Display::fmt(&**self, f)
+    }
+}
+
+impl PartialEq<str> for SharedStr {
+    fn eq(&self, s: &str) -> bool {
+        **self == *s
+    }
+}
+
 /// One record (one JSONL line) of the transcript.
 #[derive(Debug, Clone, PartialEq)]
 pub struct Entry {
@@ -418,8 +493,9 @@ pub struct Entry {
     pub role: Role,
     /// The record's own `type` (and `subtype` / payload type) as written, e.g. `assistant`,
     /// `system/turn_duration`, `response_item/function_call`. For hover and verbose views.
-    /// Shared: the reader gives every record of one type the same string (issue 12).
-    pub record_type: Arc<str>,
+    /// Shared: the reader gives every record of one type the same string (issue 12), one
+    /// pointer wide ([`SharedStr`]; issue 25 item 8).
+    pub record_type: SharedStr,
     /// `isSidechain: true` (inline sub-agent records, and every record of a sub-agent file).
     pub sidechain: bool,
     /// The record's `timestamp` in epoch ms, [`NO_TIME`] when it has none (or none that
@@ -435,8 +511,10 @@ pub struct Entry {
     /// have none, and an inline `StepInfo` made every entry 120 bytes bigger (issue 8 defect
     /// 10, memory per line).
     pub step: Option<Box<StepInfo>>,
-    /// Content blocks, in order. Claude assistant lines hold exactly one.
-    pub blocks: Vec<Block>,
+    /// Content blocks, in order. Claude assistant lines hold exactly one. A [`ThinVec`]: one
+    /// pointer, length and capacity on the heap beside the blocks, none for a record without
+    /// blocks (a `Vec` took 24 bytes in every entry; issue 25 item 8, memory per record).
+    pub blocks: ThinVec<Block>,
     /// True when the record lies on a branch the session left: not on the path from the root
     /// to the session's current leaf (Pi branches in place: the last entry picks the active
     /// branch, FORMATS-2026 §3). Analysis keeps such records out of turns, steps, usage and
@@ -466,7 +544,7 @@ impl Entry {
     }
 
     /// [`Entry::new`] with a record type already shared (no allocation).
-    pub fn with_record_type(line: usize, span: Span, role: Role, record_type: Arc<str>) -> Entry {
+    pub fn with_record_type(line: usize, span: Span, role: Role, record_type: SharedStr) -> Entry {
         Entry {
             line,
             span,
@@ -476,7 +554,7 @@ impl Entry {
             time: NO_TIME,
             ids: None,
             step: None,
-            blocks: Vec::new(),
+            blocks: ThinVec::new(),
             abandoned: false,
             inherited: false,
             repeated: false,
@@ -540,7 +618,7 @@ impl Entry {
     }
 
     /// Sets `session_id`.
-    pub fn set_session_id(&mut self, v: Option<Arc<str>>) {
+    pub fn set_session_id(&mut self, v: Option<SharedStr>) {
         if v.is_some() || self.ids.is_some() {
             self.ids_mut().session_id = v;
         }
@@ -573,7 +651,7 @@ pub struct EntryIds {
     pub uuid: Option<RecordId>,
     pub parent_uuid: Option<RecordId>,
     /// Shared like `record_type`: a session's records all carry the same id.
-    pub session_id: Option<Arc<str>>,
+    pub session_id: Option<SharedStr>,
     /// `agentId` of a sidechain record.
     pub agent_id: Option<Box<str>>,
     /// Entry index of the record this one repeats, when it is a copy written for the UI
@@ -1210,13 +1288,22 @@ mod tests {
     /// not pay for them; so are the ids. Before: Block 184, Role 48, Entry 224, then
     /// 200 bytes (ids inline). Issue 25 item 8: the time moved out of the ids' box into the
     /// entry (a record with a time and no id took a 104-byte box for it), paid for by a role
-    /// of 16 bytes instead of 24.
+    /// of 16 bytes instead of 24. Then the record type one pointer ([`SharedStr`], was an
+    /// `Arc<str>` of 16 bytes) and the blocks a `ThinVec` (was a `Vec` of 24): Entry 112 → 88
+    /// bytes, EntryIds 88 → 80; `source::room::LINE_COST` (what the refusal counts per line)
+    /// stays above an entry and an empty record's own bytes, and a record without blocks
+    /// allocates nothing for them.
     #[test]
     fn per_record_types_stay_compact() {
         assert_eq!(size_of::<Block>(), 48);
         assert_eq!(size_of::<Role>(), 16);
-        assert_eq!(size_of::<Entry>(), 112);
-        assert_eq!(size_of::<EntryIds>(), 88);
+        assert_eq!(size_of::<Entry>(), 88);
+        assert_eq!(size_of::<EntryIds>(), 80);
+        assert_eq!(size_of::<SharedStr>(), 8);
+        assert!(crate::source::room::LINE_COST >= size_of::<Entry>() as u64 + 3);
+        assert!(crate::source::room::LINE_COST <= size_of::<Entry>() as u64 + 32);
+        let plain = Entry::new(0, 0..2, Role::Meta, "");
+        assert!(!plain.blocks.has_capacity());
         let mut e = Entry::new(0, 0..2, Role::Meta, "x");
         e.set_timestamp_ms(Some(1_776_518_351_336));
         assert!(e.ids.is_none());
@@ -1232,7 +1319,7 @@ mod tests {
     #[test]
     fn record_ids_read_back_as_written() {
         assert_eq!(size_of::<Option<RecordId>>(), 24);
-        assert_eq!(size_of::<EntryIds>(), 88);
+        assert_eq!(size_of::<EntryIds>(), 80);
         for s in [
             "0b3c9a54-7d1e-4c2f-9a8b-1c2d3e4f5a6b",
             "0B3C9A54-7D1E-4C2F-9A8B-1C2D3E4F5A6B",

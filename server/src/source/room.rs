@@ -8,10 +8,13 @@
 //! address-space limit still allows (`ulimit -v`: `RLIMIT_AS` of `/proc/self/limits` −
 //! `VmSize` of `/proc/self/status`). `None` where none of them can be read (not Linux).
 
-/// Bytes of memory one line of a transcript costs once read, beyond its own bytes: 113 bytes
-/// per `{}` line measured with `transcript-ls stats` on 10 M of them (1.1 GB peak; issue 25
-/// items 1 and 8: an `Entry` of 112 bytes per line), rounded up.
-pub const LINE_COST: u64 = 128;
+/// Bytes of memory one line of a transcript costs once read, beyond its own bytes: the most
+/// any surface takes per `{}` line, measured (peak RSS, release) on 10 M of them: 107 bytes
+/// as a raw document over LSP, 104 as a view, 89 with `transcript-ls stats` (issue 25 items 1
+/// and 8: an `Entry` of 88 bytes per line; 112 bytes and a `LINE_COST` of 128 before),
+/// rounded up to a multiple of 16. Keep it in step with `model::Entry` (the test
+/// `model::tests::per_record_types_stay_compact`).
+pub const LINE_COST: u64 = 112;
 
 /// The memory `bytes` of text holding `lines` line ends take once read, as counted here:
 /// `bytes + LINE_COST × lines` (saturating).
@@ -136,16 +139,16 @@ mod tests {
     #[test]
     fn records_that_do_not_fit_are_counted_and_refused() {
         let text = "{}\n".repeat(1000);
-        // 3,000 bytes + 128 × 1,000 lines = 131,000 bytes.
+        // 3,000 bytes + 112 × 1,000 lines = 115,000 bytes.
         assert_eq!(check_fits(text.as_bytes(), None), Ok(()));
-        assert_eq!(check_fits(text.as_bytes(), Some(196_500)), Ok(()));
-        let e = check_fits(text.as_bytes(), Some(196_000)).unwrap_err();
+        assert_eq!(check_fits(text.as_bytes(), Some(172_500)), Ok(()));
+        let e = check_fits(text.as_bytes(), Some(172_000)).unwrap_err();
         assert_eq!(
             e,
             TooManyRecords {
                 lines: 1000,
-                need: 131_000,
-                room: 130_666,
+                need: 115_000,
+                room: 114_666,
             }
         );
         assert_eq!(

@@ -509,7 +509,7 @@ fn zstd_rollout_reads_like_the_plain_file() {
 /// Issue 25 item 1: `stats` on a small zstd file that decompresses to millions of `{}` lines
 /// (the issue's 96 KB file aborted with `memory allocation of 7516192768 bytes failed`) is a
 /// clear error naming the budget, exit 1, and the memory it took stays bounded: the text is
-/// cut off once it would take 1 GiB (8.4 M lines × 128 bytes, `zstd::LINE_COST`).
+/// cut off once it would take 1 GiB (9.3 M lines × 112 bytes, `zstd::LINE_COST`).
 #[test]
 fn stats_refuses_a_zstd_bomb_clearly() {
     use ruzstd::encoding::{CompressionLevel, compress_to_vec};
@@ -517,7 +517,7 @@ fn stats_refuses_a_zstd_bomb_clearly() {
         std::fs::read(root().join("fixtures/rules/codex-0118-same-ms-copies.jsonl")).unwrap();
     let mut bomb = compress_to_vec(&plain[..], CompressionLevel::Fastest);
     let frame = compress_to_vec("{}\n".repeat(100_000).as_bytes(), CompressionLevel::Fastest);
-    for _ in 0..90 {
+    for _ in 0..100 {
         bomb.extend_from_slice(&frame);
     }
     assert!(bomb.len() < 500_000, "{}", bomb.len());
@@ -1091,8 +1091,8 @@ fn a_failing_pager_leaves_the_text_on_the_terminal_and_exits_1() {
 /// Issue 25 item 8: records that would not fit in the memory the process may take are
 /// refused with a message before they are read, instead of the allocator aborting the
 /// process (`memory allocation of 939524096 bytes failed`, exit 134, before). Under
-/// `ulimit -v 400000` (390 MiB of address space), 3 M `{}` lines (9 MB; 393 MB as records at
-/// 128 bytes a line) are refused with exit 1; the demo session still reads.
+/// `ulimit -v 400000` (390 MiB of address space), 3 M `{}` lines (9 MB; 345 MB as records at
+/// 112 bytes a line) are refused with exit 1; the demo session still reads.
 #[cfg(target_os = "linux")]
 #[test]
 fn records_that_would_not_fit_in_memory_are_refused_clearly() {
@@ -1113,7 +1113,7 @@ fn records_that_would_not_fit_in_memory_are_refused_clearly() {
     let (code, err) = limited(&p);
     assert_eq!(code, 1, "{err}");
     let prefix = format!(
-        "transcript-ls: {}: has 3000000 lines, which would take about 375 MiB of memory once \
+        "transcript-ls: {}: has 3000000 lines, which would take about 330 MiB of memory once \
          read, more than the ",
         p.display()
     );

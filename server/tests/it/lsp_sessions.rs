@@ -331,7 +331,7 @@ async fn workspace_folders_are_indexed_too() {
 /// Issue 25 item 1: a small zstd file that decompresses to millions of `{}` lines (the
 /// issue's 96 KB file grew the build to a 7.5 GB allocation) is left out of the index with a
 /// warning naming it, and the other transcripts of the root are indexed as ever. The text
-/// would take more than the index's 256 MiB: 2.2 M lines × 128 bytes (`zstd::LINE_COST`).
+/// would take more than the index's 256 MiB: 2.6 M lines × 112 bytes (`zstd::LINE_COST`).
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn a_zstd_bomb_is_left_out_with_a_warning() {
     use ruzstd::encoding::{CompressionLevel, compress_to_vec};
@@ -341,11 +341,11 @@ async fn a_zstd_bomb_is_left_out_with_a_warning() {
     let text = std::fs::read_to_string(fixtures_dir().join(DEMO)).unwrap();
     let plain = root.join("plain.jsonl");
     std::fs::write(&plain, &text).unwrap();
-    // A session, then the same frame of 100 000 `{}` lines 22 times (frames concatenate).
+    // A session, then the same frame of 100 000 `{}` lines 26 times (frames concatenate).
     let mut bomb = compress_to_vec(text.as_bytes(), CompressionLevel::Fastest);
     let empties = "{}\n".repeat(100_000);
     let frame = compress_to_vec(empties.as_bytes(), CompressionLevel::Fastest);
-    for _ in 0..22 {
+    for _ in 0..26 {
         bomb.extend_from_slice(&frame);
     }
     assert!(bomb.len() < 200_000, "{}", bomb.len());

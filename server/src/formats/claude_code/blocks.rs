@@ -7,6 +7,8 @@ use std::borrow::Cow;
 use serde_json::value::RawValue;
 
 use super::raw::{self, Members, RawBlock, ToolUseResultObj};
+use thin_vec::ThinVec;
+
 use crate::model::{
     Block, BlockKind, Span, Str, SubagentResult, SubagentSpawn, ToolResult, ToolUse,
 };
@@ -106,7 +108,7 @@ impl<'t> Ctx<'t> {
 /// becomes one `Text` block spanning the string literal; a list becomes one block per element
 /// (each element read once, in place: [`raw::for_each_element`]). Returns `false` when the
 /// value is neither (the caller reports the shape).
-pub fn content_blocks(ctx: Ctx, content: &RawValue, out: &mut Vec<Block>) -> bool {
+pub fn content_blocks(ctx: Ctx, content: &RawValue, out: &mut ThinVec<Block>) -> bool {
     let s = content.get();
     if s.starts_with('"') {
         let span = ctx.span(content);
@@ -136,7 +138,7 @@ pub fn content_blocks(ctx: Ctx, content: &RawValue, out: &mut Vec<Block>) -> boo
 pub fn message_blocks<'t>(
     ctx: Ctx<'t>,
     content: raw::Content<'t>,
-    out: &mut Vec<Block>,
+    out: &mut ThinVec<Block>,
 ) -> Option<&'t RawValue> {
     let before = out.len();
     let placed = match content {
@@ -715,11 +717,11 @@ mod tests {
                 text: line,
                 base: 7,
             };
-            let mut got = Vec::new();
+            let mut got = ThinVec::new();
             let placed = matches!(msg.content, raw::Content::Str(_) | raw::Content::List(_));
             let shape = message_blocks(ctx, msg.content, &mut got).map(RawValue::get);
             let old: raw::MessageContent = serde_json::from_str(line).unwrap();
-            let mut want = Vec::new();
+            let mut want = ThinVec::new();
             let old_shape = old
                 .message
                 .0

@@ -643,7 +643,7 @@ impl State {
             "agent_message" => {
                 // A message between agents (collab): injected context, not a prompt.
                 let mut e = l.entry(Role::Context, rt);
-                e.blocks = content_blocks(l, p.content).0;
+                e.blocks = content_blocks(l, p.content).0.into();
                 e
             }
             "ghost_snapshot" => l.entry(Role::Meta, rt),
@@ -662,7 +662,7 @@ impl State {
         let id = jstr(p.id).map(|s| Box::<str>::from(s.as_ref()));
         let idx = t.entries.len();
         let mut e = l.entry(Role::Other, rt);
-        e.blocks = blocks;
+        e.blocks = blocks.into();
         match role.as_ref() {
             "developer" | "system" => e.role = Role::Context,
             "assistant" => {
