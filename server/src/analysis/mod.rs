@@ -5,6 +5,8 @@
 //! Indices: `entry` fields are indices into `Transcript::entries`; `(entry, block)` pairs
 //! address one block of one entry; lines are 0-based physical lines.
 
+use thin_vec::ThinVec;
+
 use crate::model::{Span, Transcript, Usage};
 
 pub mod body;
@@ -256,16 +258,21 @@ pub struct Turn {
     /// label (`background task finished`); empty for the preamble.
     pub title: String,
     /// The turn's body cut into maximal runs of work and prose (seed 003), main thread only.
-    pub runs: Vec<Run>,
+    /// A [`ThinVec`] as [`Turn::steps`]: one word in every turn (issue 25 item 8).
+    pub runs: ThinVec<Run>,
     /// Entries between the opener and the final answer (seed 000 activity), as an entry index
     /// range: from the entry after the opener to the answer's first entry; without an answer,
     /// to the last model / tool-result record of the turn. `None` when that range holds no
     /// model or tool-result record (a plain answer, or a turn with no model output).
     pub activity: Option<std::ops::Range<usize>>,
-    pub final_answer: Option<FinalAnswer>,
+    /// The turn's final answer (seed 000). Boxed: a turn without one (every one-line prompt
+    /// with no reply) took its 64 bytes all the same (issue 25 item 8, memory per record).
+    pub final_answer: Option<Box<FinalAnswer>>,
     pub state: TurnState,
     /// Step indices (into `Analysis::steps`) of the main thread in this turn.
-    pub steps: Vec<usize>,
+    /// A [`ThinVec`]: one word in every turn, where a `Vec` took three (issue 25 item 8,
+    /// memory per record: a million one-line prompts are a million turns).
+    pub steps: ThinVec<usize>,
     /// Agent prose blocks (non-blank main-thread text of model records) outside the final
     /// answer (seed 000 comments).
     pub comments: u32,
@@ -649,13 +656,16 @@ mod tests {
 
     /// Memory per turn (issue 12): a file of one-line prompts is one turn per line, so a turn's
     /// size is a per-line cost. Its rare parts are boxed or one pointer ([`Indices`]). Before:
-    /// 576 bytes (an optional final answer 120).
+    /// 576 bytes (an optional final answer 120). Issue 25 item 8: the final answer boxed (64
+    /// bytes inline in every turn, most one-line prompts have none) and the runs and steps
+    /// thin vectors (24 → 8 bytes each): 408 → 320 bytes.
     #[test]
     fn per_turn_types_stay_compact() {
         assert_eq!(size_of::<Indices>(), 8);
         assert_eq!(size_of::<Option<FinalAnswer>>(), 64);
+        assert_eq!(size_of::<Option<Box<FinalAnswer>>>(), 8);
         assert_eq!(size_of::<Throughput>(), 32);
-        assert_eq!(size_of::<Turn>(), 408);
+        assert_eq!(size_of::<Turn>(), 320);
     }
 
     #[test]
