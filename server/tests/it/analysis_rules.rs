@@ -97,7 +97,7 @@ impl B {
         self.src.push('\n');
         let mut e = Entry::new(line, start..end, role, record_type);
         e.set_session_id(Some("S".into()));
-        e.blocks = out;
+        e.blocks = out.into();
         self.entries.push(e);
         line
     }

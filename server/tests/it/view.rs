@@ -423,8 +423,8 @@ fn long_prompt_folds_and_preamble_shows_in_verbose_only() {
     let f = d.entry(Role::Model, "assistant", &[B::Text("Checked.")]);
     let pre_turn = turn(0, TurnKind::Preamble, None, pre..pre + 1, "");
     let mut t = turn(1, TurnKind::Prompt, Some(p), p..f + 1, "spec line 1");
-    t.runs = vec![run(RunKind::Prose, &[(f, 0)], 0)];
-    t.final_answer = Some(answer(&[(f, 0)]));
+    t.runs = vec![run(RunKind::Prose, &[(f, 0)], 0)].into();
+    t.final_answer = Some(Box::new(answer(&[(f, 0)])));
     let a = Analysis {
         turns: vec![pre_turn, t],
         turn_count: 1,
@@ -495,8 +495,9 @@ fn limits_long_lines_base64_and_many_steps() {
     t.runs = vec![
         run(RunKind::Work, &blocks, 45),
         run(RunKind::Prose, &[(f, 0)], 0),
-    ];
-    t.final_answer = Some(answer(&[(f, 0)]));
+    ]
+    .into();
+    t.final_answer = Some(Box::new(answer(&[(f, 0)])));
     t.tool_calls = 45;
     let pairs = vec![transcript_ls::analysis::ToolPair {
         use_entry: blocks[44].0,
@@ -812,8 +813,8 @@ fn view_budget_caps_huge_transcripts() {
             p..f + 1,
             "Do the next thing",
         );
-        t.runs = vec![run(RunKind::Prose, &[(f, 0)], 0)];
-        t.final_answer = Some(answer(&[(f, 0)]));
+        t.runs = vec![run(RunKind::Prose, &[(f, 0)], 0)].into();
+        t.final_answer = Some(Box::new(answer(&[(f, 0)])));
         turns.push(t);
     }
     let a = Analysis {
@@ -887,19 +888,22 @@ fn marker_lines_and_duplicate_lead_never_show() {
     let lead = r1.start..r1.start + "All green.".len();
     let stray = find(&r2, "**[[AMC_FINAL]]**");
     let mut t = turn(1, TurnKind::Prompt, Some(p), p..f2 + 1, "Status?");
-    t.runs = vec![run(RunKind::Prose, &[(f1, 0), (f2, 0)], 0)];
-    t.final_answer = Some(FinalAnswer {
-        blocks: vec![(f1, 0), (f2, 0)],
-        marker: Some(Box::new(Marker {
-            entry: f1,
-            block: 0,
-            span: marker,
-            answer_start: r1.start,
-            duplicate_lead: Some(lead),
-        })),
-        stray_markers: vec![stray],
-        end_turn: true,
-    });
+    t.runs = vec![run(RunKind::Prose, &[(f1, 0), (f2, 0)], 0)].into();
+    t.final_answer = Some(
+        FinalAnswer {
+            blocks: vec![(f1, 0), (f2, 0)],
+            marker: Some(Box::new(Marker {
+                entry: f1,
+                block: 0,
+                span: marker,
+                answer_start: r1.start,
+                duplicate_lead: Some(lead),
+            })),
+            stray_markers: vec![stray],
+            end_turn: true,
+        }
+        .into(),
+    );
     let a = Analysis {
         turns: vec![t],
         turn_count: 1,

@@ -136,7 +136,7 @@ impl Doc {
         let end = self.src.len();
         self.src.push('\n');
         let mut e = Entry::new(line, start..end, role, record_type);
-        e.blocks = out;
+        e.blocks = out.into();
         self.t.entries.push(e);
         self.t.line_count = line + 1;
         line
@@ -160,11 +160,11 @@ pub fn turn(
         end_line: entries.end.saturating_sub(1),
         entries,
         title: title.to_string(),
-        runs: Vec::new(),
+        runs: Default::default(),
         activity: None,
         final_answer: None,
         state: TurnState::Complete,
-        steps: Vec::new(),
+        steps: Default::default(),
         comments: 0,
         tool_calls: 0,
         duration: None,
@@ -270,8 +270,9 @@ pub fn small_session() -> (Doc, Analysis) {
         run(RunKind::Prose, &[(n, 0)], 0),
         run(RunKind::Work, &[(c, 0), (r, 0)], 1),
         run(RunKind::Prose, &[(f, 0)], 0),
-    ];
-    t.final_answer = Some(answer(&[(f, 0)]));
+    ]
+    .into();
+    t.final_answer = Some(Box::new(answer(&[(f, 0)])));
     t.comments = 1;
     t.tool_calls = 1;
     t.duration = recorded(145_000);
@@ -456,19 +457,23 @@ pub fn rich_session() -> (Doc, Analysis) {
     t1.runs = vec![
         run(RunKind::Work, &[(task, 0), (tr, 0)], 1),
         run(RunKind::Prose, &[(fin, 0)], 0),
-    ];
-    t1.final_answer = Some(FinalAnswer {
-        stray_markers: Vec::new(),
-        blocks: vec![(fin, 0)],
-        marker: Some(Box::new(Marker {
-            duplicate_lead: None,
-            entry: fin,
-            block: 0,
-            span: m_at..m_end,
-            answer_start: m_end,
-        })),
-        end_turn: true,
-    });
+    ]
+    .into();
+    t1.final_answer = Some(
+        FinalAnswer {
+            stray_markers: Vec::new(),
+            blocks: vec![(fin, 0)],
+            marker: Some(Box::new(Marker {
+                duplicate_lead: None,
+                entry: fin,
+                block: 0,
+                span: m_at..m_end,
+                answer_start: m_end,
+            })),
+            end_turn: true,
+        }
+        .into(),
+    );
     t1.tool_calls = 1;
     t1.steering = vec![steer].into();
     t1.gates = vec![0].into();
@@ -481,17 +486,20 @@ pub fn rich_session() -> (Doc, Analysis) {
         w..i + 1,
         "background task finished",
     );
-    t2.runs = vec![run(RunKind::Work, &[(wc, 0), (wr, 0)], 1)];
+    t2.runs = vec![run(RunKind::Work, &[(wc, 0), (wr, 0)], 1)].into();
     t2.state = TurnState::Replyless;
     t2.tool_calls = 1;
     let mut t3 = turn(3, TurnKind::Prompt, Some(p3), p3..n3 + 1, "Try again");
-    t3.runs = vec![run(RunKind::Prose, &[(n3, 0)], 0)];
-    t3.final_answer = Some(FinalAnswer {
-        stray_markers: Vec::new(),
-        blocks: vec![(n3, 0)],
-        marker: None,
-        end_turn: false,
-    });
+    t3.runs = vec![run(RunKind::Prose, &[(n3, 0)], 0)].into();
+    t3.final_answer = Some(
+        FinalAnswer {
+            stray_markers: Vec::new(),
+            blocks: vec![(n3, 0)],
+            marker: None,
+            end_turn: false,
+        }
+        .into(),
+    );
     t3.state = TurnState::InFlight;
 
     let pair = |u: usize, r: usize| ToolPair {
