@@ -22,7 +22,7 @@ use crate::lsp::from_proto;
 use crate::lsp::turn_cache::TurnCaches;
 use crate::source::LineIndex;
 use crate::source::position::Encoding;
-use crate::store::host::{Host, HostError, HostSettings};
+use crate::store::host::{DocId, DocRef, Host, HostError, HostSettings};
 
 /// State shared by the handlers and the background tasks.
 pub struct Shared {
@@ -196,6 +196,8 @@ impl Shared {
 #[derive(Clone)]
 pub struct Ctx {
     pub uri: Uri,
+    /// The host's id of the document (`from_proto::doc_id` of `uri`).
+    pub id: DocId,
     pub doc: DocAnalysis,
 }
 
@@ -251,11 +253,12 @@ impl Backend {
             .map_err(|e| host_error(e, uri))?
             .into();
         // Views of such files are noted when their text is served (`handlers::view`).
-        if !from_proto::is_view(uri) && doc.unrecognised() {
+        if matches!(r, DocRef::Raw(_)) && doc.unrecognised() {
             self.shared.note_not_transcript(uri);
         }
         Ok(Ctx {
             uri: uri.clone(),
+            id: r.id().clone(),
             doc,
         })
     }

@@ -25,7 +25,7 @@ fn server_text(c: &TestClient, uri: &str) -> String {
     c.service
         .shared()
         .host
-        .raw_source(uri)
+        .raw_source(&transcript_ls::store::host::DocId::new(uri))
         .expect("open")
         .text()
         .to_string()
