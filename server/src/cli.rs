@@ -707,21 +707,10 @@ fn run_search(args: &Args, out: &mut dyn Write, err: &mut dyn Write) -> Result<i
             .hits
             .iter()
             .map(|h| {
-                serde_json::json!({
-                    "path": h.path.to_string_lossy(),
-                    "agent": h.agent,
-                    "title": h.title,
-                    "project": h.project,
-                    "turn": h.turn,
-                    "turnTitle": h.turn_title,
-                    "line": h.line,
-                    "kind": h.kind.as_str(),
-                    "snippet": {
-                        "text": h.snippet.text,
-                        "matches": h.snippet.matches.iter().map(|r| [r.start, r.end]).collect::<Vec<_>>(),
-                    },
-                    "time": crate::index::iso(h.session_ms),
-                })
+                // Snippet match ranges in UTF-8 bytes.
+                let mut o = h.json_fields(|b| b);
+                o.insert("path".into(), serde_json::json!(h.path.to_string_lossy()));
+                serde_json::Value::Object(o)
             })
             .collect();
         serde_json::to_writer(

@@ -26,176 +26,141 @@ pub trait Notification {
     const METHOD: &'static str;
 }
 
-/// Every method of the custom protocol, both directions (PROTOCOL.md documents each; a test
-/// keeps the two in step).
-pub const CUSTOM_METHODS: [&str; 13] = [
-    TextDocumentContent::METHOD,
-    VirtualDocument::METHOD,
-    Sessions::METHOD,
-    FileHistory::METHOD,
-    Blame::METHOD,
-    Search::METHOD,
-    Stats::METHOD,
-    <TextDocumentContentRefresh as Request>::METHOD,
-    <DidChangeVirtualDocument as Notification>::METHOD,
-    <DidChangeFile as Notification>::METHOD,
-    <DidChangeSessions as Notification>::METHOD,
-    DebugPanic::METHOD,
-    DidOpenText::METHOD,
-];
+/// Every method of the custom protocol, both directions: the requests, then the
+/// notifications, as declared below (PROTOCOL.md documents each; a test keeps the two in step).
+pub const CUSTOM_METHODS: [&str; REQUESTS.len() + NOTIFICATIONS.len()] = {
+    let mut all = [""; REQUESTS.len() + NOTIFICATIONS.len()];
+    let mut i = 0;
+    while i < all.len() {
+        all[i] = if i < REQUESTS.len() {
+            REQUESTS[i]
+        } else {
+            NOTIFICATIONS[i - REQUESTS.len()]
+        };
+        i += 1;
+    }
+    all
+};
 
-// ----- requests, client -> server -----
+/// Declares request types: `$(#[doc])* Name: "method", Params => Result;` becomes an
+/// uninhabited `enum Name {}` implementing [`Request`]. Behind `to_client`, the type also
+/// implements `ls_types`' request trait, which tower-lsp-server's `Client` sends.
+macro_rules! requests {
+    ($($(#[$doc:meta])* $name:ident: $method:literal, $params:ty => $result:ty $(, $to_client:ident)?;)*) => {
+        /// The methods of the requests, in the order declared.
+        const REQUESTS: &[&str] = &[$($method),*];
+        $(
+            $(#[$doc])*
+            pub enum $name {}
 
-/// `workspace/textDocumentContent` (LSP 3.18; served on tower-lsp-server 0.23 as a custom
-/// method): the text of a `transcript:` URI (a view, or a side of a diff or change set).
-pub enum TextDocumentContent {}
+            impl Request for $name {
+                type Params = $params;
+                type Result = $result;
+                const METHOD: &'static str = $method;
+            }
 
-impl Request for TextDocumentContent {
-    type Params = UriParams;
-    type Result = TextResult;
-    const METHOD: &'static str = "workspace/textDocumentContent";
+            $(requests!(@$to_client $name);)?
+        )*
+    };
+    (@to_client $name:ident) => {
+        impl tower_lsp_server::ls_types::request::Request for $name {
+            type Params = <$name as Request>::Params;
+            type Result = <$name as Request>::Result;
+            const METHOD: &'static str = <$name as Request>::METHOD;
+        }
+    };
 }
 
-/// `transcript/virtualDocument`: [`TextDocumentContent`] for clients without LSP 3.18.
-pub enum VirtualDocument {}
+/// Declares notification types: `$(#[doc])* Name: "method", Params;` becomes an uninhabited
+/// `enum Name {}` implementing [`Notification`]. Behind `to_client`, the type also implements
+/// `ls_types`' notification trait, which tower-lsp-server's `Client` sends.
+macro_rules! notifications {
+    ($($(#[$doc:meta])* $name:ident: $method:literal, $params:ty $(, $to_client:ident)?;)*) => {
+        /// The methods of the notifications, in the order declared.
+        const NOTIFICATIONS: &[&str] = &[$($method),*];
+        $(
+            $(#[$doc])*
+            pub enum $name {}
 
-impl Request for VirtualDocument {
-    type Params = VirtualDocumentParams;
-    type Result = TextResult;
-    const METHOD: &'static str = "transcript/virtualDocument";
+            impl Notification for $name {
+                type Params = $params;
+                const METHOD: &'static str = $method;
+            }
+
+            $(notifications!(@$to_client $name);)?
+        )*
+    };
+    (@to_client $name:ident) => {
+        impl tower_lsp_server::ls_types::notification::Notification for $name {
+            type Params = <$name as Notification>::Params;
+            const METHOD: &'static str = <$name as Notification>::METHOD;
+        }
+    };
 }
 
-/// `transcript/sessions`: the session index's sessions (issue 7).
-pub enum Sessions {}
+requests! {
+    // ----- client -> server -----
 
-impl Request for Sessions {
-    type Params = Option<SessionsParams>;
-    type Result = SessionsResult;
-    const METHOD: &'static str = "transcript/sessions";
+    /// `workspace/textDocumentContent` (LSP 3.18; served on tower-lsp-server 0.23 as a custom
+    /// method): the text of a `transcript:` URI (a view, or a side of a diff or change set).
+    TextDocumentContent: "workspace/textDocumentContent", UriParams => TextResult;
+
+    /// `transcript/virtualDocument`: [`TextDocumentContent`] for clients without LSP 3.18.
+    VirtualDocument: "transcript/virtualDocument", VirtualDocumentParams => TextResult;
+
+    /// `transcript/sessions`: the session index's sessions (issue 7).
+    Sessions: "transcript/sessions", Option<SessionsParams> => SessionsResult;
+
+    /// `transcript/fileHistory`: the sessions that changed a source file, `{ path, entries }`
+    /// (issue 22 item 3).
+    FileHistory: "transcript/fileHistory", FileHistoryParams => Value;
+
+    /// `transcript/blame`: which session's turn wrote each range of a source file, `{ path,
+    /// ranges }` (issue 22 item 4).
+    Blame: "transcript/blame", BlameParams => Value;
+
+    /// `transcript/search`: full-text search across sessions, `{ hits, complete }` (issue 26).
+    Search: "transcript/search", SearchParams => Value;
+
+    /// `transcript/stats`: the exact totals of one transcript, the figures of `transcript-ls
+    /// stats --json` (`crate::ide::stats`; issue 11 defect 4, issue 7 item 2).
+    Stats: "transcript/stats", StatsParams => crate::ide::stats::Stats;
+
+    /// `transcript/debugPanic` (debug builds only): panics on purpose (the panic-isolation
+    /// tests).
+    DebugPanic: "transcript/debugPanic", DebugPanicParams => Value;
+
+    // ----- server -> client -----
+
+    /// `workspace/textDocumentContent/refresh` (server -> client request, LSP 3.18).
+    TextDocumentContentRefresh: "workspace/textDocumentContent/refresh", UriParams => Value, to_client;
 }
 
-/// `transcript/fileHistory`: the sessions that changed a source file, `{ path, entries }`
-/// (issue 22 item 3).
-pub enum FileHistory {}
+notifications! {
+    // ----- client -> server -----
 
-impl Request for FileHistory {
-    type Params = FileHistoryParams;
-    type Result = Value;
-    const METHOD: &'static str = "transcript/fileHistory";
-}
+    /// `transcript/internal/didOpenText` (transport -> server, internal): sent by the server's
+    /// own framing layer in place of a `textDocument/didOpen` whose text it took out of the
+    /// message (`lsp::transport::split_did_open`). Never sent by a client (one with an unknown
+    /// text id is logged and dropped).
+    DidOpenText: "transcript/internal/didOpenText", OpenTextParams;
 
-/// `transcript/blame`: which session's turn wrote each range of a source file, `{ path,
-/// ranges }` (issue 22 item 4).
-pub enum Blame {}
+    // ----- server -> client -----
 
-impl Request for Blame {
-    type Params = BlameParams;
-    type Result = Value;
-    const METHOD: &'static str = "transcript/blame";
-}
+    /// `transcript/didChangeVirtualDocument` (server -> client notification): a view's text
+    /// changed.
+    DidChangeVirtualDocument: "transcript/didChangeVirtualDocument", UriParams, to_client;
 
-/// `transcript/search`: full-text search across sessions, `{ hits, complete }` (issue 26).
-pub enum Search {}
+    /// `transcript/didChangeFile` (server -> client notification): a raw transcript open in the
+    /// editor changed on disk; the client may reload it.
+    DidChangeFile: "transcript/didChangeFile", UriParams, to_client;
 
-impl Request for Search {
-    type Params = SearchParams;
-    type Result = Value;
-    const METHOD: &'static str = "transcript/search";
-}
-
-/// `transcript/stats`: the exact totals of one transcript, the figures of `transcript-ls
-/// stats --json` (`crate::ide::stats`; issue 11 defect 4, issue 7 item 2).
-pub enum Stats {}
-
-impl Request for Stats {
-    type Params = StatsParams;
-    type Result = crate::ide::stats::Stats;
-    const METHOD: &'static str = "transcript/stats";
-}
-
-/// `transcript/debugPanic` (debug builds only): panics on purpose (the panic-isolation
-/// tests).
-pub enum DebugPanic {}
-
-impl Request for DebugPanic {
-    type Params = DebugPanicParams;
-    type Result = Value;
-    const METHOD: &'static str = "transcript/debugPanic";
-}
-
-// ----- notifications, client -> server -----
-
-/// `transcript/internal/didOpenText` (transport -> server, internal): sent by the server's
-/// own framing layer in place of a `textDocument/didOpen` whose text it took out of the
-/// message (`lsp::transport::split_did_open`). Never sent by a client (one with an unknown
-/// text id is logged and dropped).
-pub enum DidOpenText {}
-
-impl Notification for DidOpenText {
-    type Params = OpenTextParams;
-    const METHOD: &'static str = "transcript/internal/didOpenText";
-}
-
-// ----- server -> client -----
-
-/// `workspace/textDocumentContent/refresh` (server -> client request, LSP 3.18).
-pub enum TextDocumentContentRefresh {}
-
-impl Request for TextDocumentContentRefresh {
-    type Params = UriParams;
-    type Result = Value;
-    const METHOD: &'static str = "workspace/textDocumentContent/refresh";
-}
-
-impl tower_lsp_server::ls_types::request::Request for TextDocumentContentRefresh {
-    type Params = UriParams;
-    type Result = Value;
-    const METHOD: &'static str = <Self as Request>::METHOD;
-}
-
-/// `transcript/didChangeVirtualDocument` (server -> client notification): a view's text
-/// changed.
-pub enum DidChangeVirtualDocument {}
-
-impl Notification for DidChangeVirtualDocument {
-    type Params = UriParams;
-    const METHOD: &'static str = "transcript/didChangeVirtualDocument";
-}
-
-impl tower_lsp_server::ls_types::notification::Notification for DidChangeVirtualDocument {
-    type Params = UriParams;
-    const METHOD: &'static str = <Self as Notification>::METHOD;
-}
-
-/// `transcript/didChangeFile` (server -> client notification): a raw transcript open in the
-/// editor changed on disk; the client may reload it.
-pub enum DidChangeFile {}
-
-impl Notification for DidChangeFile {
-    type Params = UriParams;
-    const METHOD: &'static str = "transcript/didChangeFile";
-}
-
-impl tower_lsp_server::ls_types::notification::Notification for DidChangeFile {
-    type Params = UriParams;
-    const METHOD: &'static str = <Self as Notification>::METHOD;
-}
-
-/// `transcript/didChangeSessions` (server -> client notification): the session index changed
-/// for these transcripts (re-read after a change on disk, or a followed file settled by the
-/// file-age rule), so a client's session list and its views' titles can be brought up to date
-/// at once, in step with the views (issue 23 item 9: the tree kept its live dot after the
-/// view showed the turn finished; a tab kept an old title).
-pub enum DidChangeSessions {}
-
-impl Notification for DidChangeSessions {
-    type Params = SessionsChangedParams;
-    const METHOD: &'static str = "transcript/didChangeSessions";
-}
-
-impl tower_lsp_server::ls_types::notification::Notification for DidChangeSessions {
-    type Params = SessionsChangedParams;
-    const METHOD: &'static str = <Self as Notification>::METHOD;
+    /// `transcript/didChangeSessions` (server -> client notification): the session index changed
+    /// for these transcripts (re-read after a change on disk, or a followed file settled by the
+    /// file-age rule), so a client's session list and its views' titles can be brought up to date
+    /// at once, in step with the views (issue 23 item 9: the tree kept its live dot after the
+    /// view showed the turn finished; a tab kept an old title).
+    DidChangeSessions: "transcript/didChangeSessions", SessionsChangedParams, to_client;
 }
 
 // ----- commands -----

@@ -1,6 +1,6 @@
 //! Conversions from LSP types to the ide's plain data (rust-analyzer's `from_proto.rs`): a
 //! position to a byte offset, a content change to a plain [`Edit`], a URI to the host's
-//! document reference ([`DocRef`]; a `transcript:` URI to its [`ViewKey`]).
+//! document id ([`DocId`]) and reference ([`DocRef`]; a `transcript:` URI to its [`ViewKey`]).
 
 use std::path::PathBuf;
 
@@ -11,7 +11,7 @@ use crate::lsp::capabilities::VIEW_SCHEME;
 use crate::source::lines::LineIndex;
 use crate::source::position::{self as sp, Encoding, PositionError};
 use crate::store::document::Edit;
-use crate::store::host::DocRef;
+use crate::store::host::{DocId, DocRef};
 
 /// The plain position of an LSP position.
 pub fn position(p: Position) -> sp::Position {
@@ -42,17 +42,22 @@ pub fn is_view(uri: &Uri) -> bool {
     uri.scheme().as_str() == VIEW_SCHEME
 }
 
+/// The host's id of the document `uri` (its URI as the client spelled it; issue 24 item 3).
+pub fn doc_id(uri: &Uri) -> DocId {
+    DocId::new(uri.as_str())
+}
+
 /// The host's reference to the document `uri`: a view for a `transcript:` URI (`verbose`
 /// defaults to `default_verbose`), else a raw document. Errors: a `transcript:` URI that names
 /// no absolute path (the message says so).
 pub fn doc_ref(uri: &Uri, default_verbose: bool) -> Result<DocRef, String> {
     if is_view(uri) {
         Ok(DocRef::View {
-            doc: uri.as_str().to_string(),
+            doc: doc_id(uri),
             key: view_key(uri, default_verbose)?,
         })
     } else {
-        Ok(DocRef::Raw(uri.as_str().to_string()))
+        Ok(DocRef::Raw(doc_id(uri)))
     }
 }
 

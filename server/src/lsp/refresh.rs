@@ -89,7 +89,7 @@ impl Sink for ClientSink {
         let client = self.shared.client.clone();
         let flag = self.in_flight.clone();
         tokio::spawn(async move {
-            for uri in changes.views.iter().filter_map(|d| to_proto::doc_uri(d)) {
+            for uri in changes.views.iter().filter_map(to_proto::doc_uri) {
                 if caps.text_document_content {
                     let _ = client
                         .send_request::<TextDocumentContentRefresh>(UriParams { uri: uri.clone() })
@@ -99,7 +99,7 @@ impl Sink for ClientSink {
                     .send_notification::<DidChangeVirtualDocument>(UriParams { uri })
                     .await;
             }
-            for uri in changes.raw.iter().filter_map(|d| to_proto::doc_uri(d)) {
+            for uri in changes.raw.iter().filter_map(to_proto::doc_uri) {
                 client
                     .send_notification::<DidChangeFile>(UriParams { uri })
                     .await;

@@ -22,7 +22,7 @@ use crate::lsp::from_proto;
 use crate::lsp::turn_cache::TurnCaches;
 use crate::source::LineIndex;
 use crate::source::position::Encoding;
-use crate::store::host::{Host, HostError, HostSettings};
+use crate::store::host::{DocId, DocRef, Host, HostError, HostSettings};
 
 /// State shared by the handlers and the background tasks.
 pub struct Shared {
@@ -196,6 +196,8 @@ impl Shared {
 #[derive(Clone)]
 pub struct Ctx {
     pub uri: Uri,
+    /// The host's id of the document (`from_proto::doc_id` of `uri`).
+    pub id: DocId,
     pub doc: DocAnalysis,
 }
 
@@ -251,11 +253,12 @@ impl Backend {
             .map_err(|e| host_error(e, uri))?
             .into();
         // Views of such files are noted when their text is served (`handlers::view`).
-        if !from_proto::is_view(uri) && doc.unrecognised() {
+        if matches!(r, DocRef::Raw(_)) && doc.unrecognised() {
             self.shared.note_not_transcript(uri);
         }
         Ok(Ctx {
             uri: uri.clone(),
+            id: r.id().clone(),
             doc,
         })
     }
@@ -284,7 +287,7 @@ impl Backend {
     pub fn file_path_of(&self, uri: &Uri, what: &str) -> Result<std::path::PathBuf> {
         match uri.scheme().as_str() {
             VIEW_SCHEME => Ok(from_proto::view_key(uri, false).map_err(invalid)?.path),
-            "file" => crate::lsp::from_proto::file_path(&uri)
+            "file" => crate::lsp::from_proto::file_path(uri)
                 .ok_or_else(|| invalid(format!("not a file path: {}", uri.as_str()))),
             other => Err(invalid(format!(
                 "{what} needs a file: or {VIEW_SCHEME}: URI, got {other}:"

@@ -17,6 +17,7 @@ use crate::lsp::ext::Command as Cmd;
 pub use crate::source::lines::LineIndex;
 use crate::source::position as sp;
 pub use crate::source::position::Encoding;
+use crate::store::host::DocId;
 use crate::store::live::Level;
 
 fn to_lsp(p: sp::Position) -> Position {
@@ -121,8 +122,8 @@ pub fn view_uri(path: &std::path::Path, verbose: Option<bool>) -> Option<Uri> {
 }
 
 /// The URI of a host document id (the client's own spelling, parsed back).
-pub fn doc_uri(doc: &str) -> Option<Uri> {
-    doc.parse().ok()
+pub fn doc_uri(doc: &DocId) -> Option<Uri> {
+    doc.as_str().parse().ok()
 }
 
 /// The message type of a log level.

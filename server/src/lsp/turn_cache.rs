@@ -29,6 +29,7 @@ use crate::ide::snapshot::Snapshot;
 use crate::ide::symbols::Symbol;
 use crate::lsp::config::TokenLegend;
 use crate::source::position::Encoding;
+use crate::store::host::DocId;
 use crate::sync::lock;
 
 /// The four per-turn caches, and the last full semantic tokens sent per document (the base
@@ -49,12 +50,12 @@ pub(crate) struct TurnCaches {
     /// and the legend.
     pub tokens: TurnCache<(Encoding, TokenLegend), TokenPiece>,
     /// The last full semantic tokens per document: `(resultId, tokens)`.
-    pub sent_tokens: Mutex<HashMap<String, (String, Vec<SemanticToken>)>>,
+    pub sent_tokens: Mutex<HashMap<DocId, (String, Vec<SemanticToken>)>>,
 }
 
 impl TurnCaches {
     /// Drops everything kept for document `doc` (its client id, the URI as spelled).
-    pub fn forget(&self, doc: &str) {
+    pub fn forget(&self, doc: &DocId) {
         self.symbols.forget(doc);
         self.folds.forget(doc);
         self.hints.forget(doc);
@@ -94,7 +95,7 @@ pub(crate) struct TokenPiece {
 
 /// Pieces of answers per document and turn, made under a key `K` (see the module's key rule).
 pub(crate) struct TurnCache<K, P> {
-    docs: Mutex<HashMap<String, SharedSlot<K, P>>>,
+    docs: Mutex<HashMap<DocId, SharedSlot<K, P>>>,
 }
 
 /// One document's slot, held by the request making its pieces.
@@ -185,13 +186,13 @@ impl<K: PartialEq, P> TurnCache<K, P> {
     /// Requests for the same document wait for each other here.
     pub fn with<R>(
         &self,
-        doc: &str,
+        doc: &DocId,
         key: K,
         turns: &Turns<'_>,
         keep: impl FnOnce() -> bool,
         make: impl FnOnce(&mut Pieces<P>) -> R,
     ) -> R {
-        let slot = Arc::clone(lock(&self.docs).entry(doc.to_owned()).or_default());
+        let slot = Arc::clone(lock(&self.docs).entry(doc.clone()).or_default());
         let mut slot_guard = lock(&slot);
         let st = &mut *slot_guard;
         let same_key = st.key.as_ref() == Some(&key);
@@ -244,7 +245,7 @@ impl<K: PartialEq, P> TurnCache<K, P> {
     }
 
     /// Drops the pieces of document `doc`.
-    pub fn forget(&self, doc: &str) {
+    pub fn forget(&self, doc: &DocId) {
         lock(&self.docs).remove(doc);
     }
 }

@@ -216,6 +216,15 @@ pub(crate) fn push_breaks(bytes: &[u8], from: usize, to: usize, out: &mut Vec<us
     }
 }
 
+/// How many lines begin in `(from, to]` of `bytes` (the starts [`push_breaks`] pushes): one per
+/// `\n`, and one per `\r` not followed by a `\n` (a `\r` ending `bytes` counts), LSP 3.17's
+/// line ends. For numbering lines without an index (the loader's invalid-UTF-8 lines, issue 25).
+pub(crate) fn count_breaks(bytes: &[u8], from: usize, to: usize) -> usize {
+    memchr::memchr2_iter(b'\n', b'\r', &bytes[from..to])
+        .filter(|&i| bytes[from + i] == b'\n' || bytes.get(from + i + 1) != Some(&b'\n'))
+        .count()
+}
+
 /// The largest char boundary of `text` at or below `offset` (`offset <= text.len()`).
 fn floor_char_boundary(text: &str, mut offset: usize) -> usize {
     while !text.is_char_boundary(offset) {

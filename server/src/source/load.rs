@@ -314,7 +314,8 @@ pub fn decode_into(bytes: &[u8], text: &mut String, invalid: &mut Vec<InvalidUtf
             continue;
         }
         let (mut n, from) = line.unwrap_or((0, 0));
-        n += memchr::memchr_iter(b'\n', &text.as_bytes()[from..]).count();
+        // Lines as an editor counts them (LSP 3.17: a lone `\r` ends one too; issue 25).
+        n += crate::source::lines::count_breaks(text.as_bytes(), from, text.len());
         line = Some((n, text.len()));
         match invalid.last_mut() {
             Some(last) if last.line == n => last.bytes += bad.len(),

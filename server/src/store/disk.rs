@@ -151,8 +151,11 @@ pub struct DiskCheck {
     pub(super) tail: Vec<u8>,
     /// Trailing bytes of an incomplete UTF-8 sequence, checked with the next read.
     pub(super) partial: Vec<u8>,
-    /// Line breaks in the checked bytes before `partial`.
+    /// Line ends in the checked bytes before `partial`, as an editor counts them (LSP 3.17:
+    /// `\n`, `\r\n`, a lone `\r`; issue 25); a `\r` ending them counts until a `\n` follows.
     pub(super) newlines: usize,
+    /// The checked bytes before `partial` end with a `\r` (counted in `newlines`).
+    pub(super) cr_end: bool,
     /// Lines holding invalid bytes (0-based in the file).
     pub(super) invalid: Vec<InvalidUtf8>,
     /// Checked at least once.
@@ -290,19 +293,25 @@ impl DiskCheck {
             complete_utf8_len(bytes)
         };
         let (done, rest) = bytes.split_at(cut);
+        // A `\r` that ended the bytes checked before was counted as a line end; a `\n` after
+        // it makes the two one (`\r\n`).
+        let before = self.newlines - usize::from(self.cr_end && done.first() == Some(&b'\n'));
         if !valid && std::str::from_utf8(done).is_err() {
             let mut scratch = String::new();
             let mut found = Vec::new();
             load::decode_into(done, &mut scratch, &mut found);
             for mut f in found {
-                f.line += self.newlines;
+                f.line += before;
                 match self.invalid.last_mut() {
                     Some(last) if last.line == f.line => last.bytes += f.bytes,
                     _ => self.invalid.push(f),
                 }
             }
         }
-        self.newlines += memchr::memchr_iter(b'\n', done).count();
+        self.newlines = before + crate::source::lines::count_breaks(done, 0, done.len());
+        if let Some(&last) = done.last() {
+            self.cr_end = last == b'\r';
+        }
         self.partial = rest.to_vec();
     }
 }
@@ -510,6 +519,30 @@ mod disk_check_tests {
                 (other.len, &other.tail, other.newlines, &other.partial),
                 (check.len, &check.tail, check.newlines, &check.partial)
             );
+        }
+    }
+
+    /// Issue 25: the lines of the invalid bytes are the editor's (LSP 3.17: `\n`, `\r\n` and a
+    /// lone `\r` each end a line), however the file is cut into pieces, a `\r\n` cut in two
+    /// included; the whole-file decode numbers them the same. Before, both counted `\n` only
+    /// (`[(1, 1), (2, 1), (3, 1)]`).
+    #[test]
+    fn invalid_bytes_are_on_the_editors_lines_with_lone_carriage_returns() {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("cr.jsonl");
+        // Lines: `a`, `b`, `c?x`, ``, `d`, `?`, ``, `z?` (a last invalid byte with no line end
+        // after it waits as a cut character, as before).
+        let bytes = b"a\rb\r\nc\xffx\r\rd\n\xfe\r\n\rz\xfa\n";
+        std::fs::write(&path, bytes).unwrap();
+        let lines = |v: &[InvalidUtf8]| v.iter().map(|i| (i.line, i.bytes)).collect::<Vec<_>>();
+        let want = vec![(2, 1), (5, 1), (7, 1)];
+        assert_eq!(lines(&load::decode(bytes).1), want);
+        assert_eq!(lines(&DiskCheck::default().refresh(&path)), want);
+        for window in [1, 2, 3, 5] {
+            let mut other = DiskCheck::default();
+            other.check_whole_with(&path, 1, window).unwrap();
+            assert_eq!(lines(&other.invalid), want, "window {window}");
+            assert_eq!(other.newlines, 8, "window {window}");
         }
     }
 }

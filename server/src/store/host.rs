@@ -35,10 +35,37 @@ use crate::store::build::SettingsStamp;
 use crate::store::document::*;
 use crate::store::progress::{LoadReporter, ProgressHook};
 
+/// The client's id of an open document (issue 24 item 3: document ids typed): its URI exactly
+/// as the client spelled it in `didOpen` (`file:///tmp/a.jsonl`, `transcript:///tmp/a.jsonl?verbose=1`),
+/// made only at the protocol edge (`crate::lsp::from_proto::doc_id`). The host's maps of open
+/// documents, the per-turn caches and the refresh lists are keyed by it, so a file path
+/// (`PathBuf`) or a view's file and mode ([`ViewKey`]) cannot be passed where the client's id is
+/// meant. Whether the document is raw or a view is said by [`DocRef`].
+#[derive(Debug, Clone, PartialEq, Eq, Hash, PartialOrd, Ord)]
+pub struct DocId(String);
+
+impl DocId {
+    /// The id of the document the client names `uri` (the URI as written, not normalised).
+    pub fn new(uri: impl Into<String>) -> DocId {
+        DocId(uri.into())
+    }
+
+    /// The URI as the client spelled it.
+    pub fn as_str(&self) -> &str {
+        &self.0
+    }
+}
+
+impl std::fmt::Display for DocId {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(&self.0)
+    }
+}
+
 /// A view document the client opened: its copy of a rendered view.
 pub struct ViewDoc {
     /// The client's document id.
-    pub doc: String,
+    pub doc: DocId,
     pub key: ViewKey,
     pub version: i32,
     pub rope: Rope,
@@ -80,9 +107,9 @@ struct DiskEntry {
 #[derive(Default)]
 struct Store {
     /// Raw documents open in the editor, by document id.
-    raw: HashMap<String, Arc<Source>>,
+    raw: HashMap<DocId, Arc<Source>>,
     /// View documents open in the editor, by document id.
-    views: HashMap<String, ViewDoc>,
+    views: HashMap<DocId, ViewDoc>,
     disk: HashMap<PathBuf, DiskEntry>,
     /// The last views served to the client, per key (newest last).
     served: HashMap<ViewKey, VecDeque<Arc<ViewSnap>>>,
@@ -98,16 +125,25 @@ pub const SERVED_VIEWS: usize = 4;
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub enum DocRef {
     /// A raw document open in the editor, by document id.
-    Raw(String),
+    Raw(DocId),
     /// A view of the file `key.path` (open in the editor or not), by document id.
-    View { doc: String, key: ViewKey },
+    View { doc: DocId, key: ViewKey },
+}
+
+impl DocRef {
+    /// The client's id of the document.
+    pub fn id(&self) -> &DocId {
+        match self {
+            DocRef::Raw(doc) | DocRef::View { doc, .. } => doc,
+        }
+    }
 }
 
 /// Why the host could not serve a document.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub enum HostError {
     /// No raw document with this id is open.
-    NotOpen(String),
+    NotOpen(DocId),
     /// The file behind a view cannot be read (missing, not a regular file, permission).
     Unreadable { path: PathBuf, error: String },
     /// A build failed (a panic on the blocking pool): the message says which.
@@ -259,15 +295,13 @@ impl Host {
     /// followed on disk so that a change there can be announced).
     pub fn open_raw(
         &self,
-        doc: &str,
+        doc: &DocId,
         path: Option<PathBuf>,
         text: String,
         version: i32,
     ) -> Arc<Source> {
         let source = Arc::new(Source::editor(path.clone(), text, version));
-        lock(&self.store)
-            .raw
-            .insert(doc.to_string(), source.clone());
+        lock(&self.store).raw.insert(doc.clone(), source.clone());
         if let Some(p) = path {
             self.send(Follow::Watch(p));
         }
@@ -277,7 +311,7 @@ impl Host {
     /// Applies edits to a raw document (synchronously). `Ok(None)`: no such document.
     pub fn change_raw(
         &self,
-        doc: &str,
+        doc: &DocId,
         version: i32,
         edits: Vec<Edit>,
         enc: Encoding,
@@ -291,7 +325,7 @@ impl Host {
     }
 
     /// Closes a document (raw or view). Returns the raw source when it was a raw document.
-    pub fn close(&self, doc: &str) -> Option<Arc<Source>> {
+    pub fn close(&self, doc: &DocId) -> Option<Arc<Source>> {
         let removed = {
             let mut st = lock(&self.store);
             st.views.remove(doc);
@@ -304,17 +338,17 @@ impl Host {
     }
 
     /// The source of an open raw document.
-    pub fn raw_source(&self, doc: &str) -> Option<Arc<Source>> {
+    pub fn raw_source(&self, doc: &DocId) -> Option<Arc<Source>> {
         lock(&self.store).raw.get(doc).cloned()
     }
 
     /// Whether a raw document is open.
-    pub fn is_open(&self, doc: &str) -> bool {
+    pub fn is_open(&self, doc: &DocId) -> bool {
         lock(&self.store).raw.contains_key(doc)
     }
 
     /// Every open raw document with its source.
-    pub fn raw_docs(&self) -> Vec<(String, Arc<Source>)> {
+    pub fn raw_docs(&self) -> Vec<(DocId, Arc<Source>)> {
         lock(&self.store)
             .raw
             .iter()
@@ -323,7 +357,7 @@ impl Host {
     }
 
     /// Raw documents open on `path`.
-    pub fn raw_docs_of(&self, path: &Path) -> Vec<String> {
+    pub fn raw_docs_of(&self, path: &Path) -> Vec<DocId> {
         lock(&self.store)
             .raw
             .iter()
@@ -336,11 +370,11 @@ impl Host {
 
     /// Records the client's copy of a view (`didOpen` of a view document). The file behind it
     /// is loaded (and followed) by [`Host::disk_source`], which the caller runs next.
-    pub fn open_view(&self, doc: &str, key: ViewKey, text: &str, version: i32) {
+    pub fn open_view(&self, doc: &DocId, key: ViewKey, text: &str, version: i32) {
         lock(&self.store).views.insert(
-            doc.to_string(),
+            doc.clone(),
             ViewDoc {
-                doc: doc.to_string(),
+                doc: doc.clone(),
                 key,
                 version,
                 rope: Rope::from_str(text),
@@ -353,7 +387,7 @@ impl Host {
     /// clamped to the end.
     pub fn change_view(
         &self,
-        doc: &str,
+        doc: &DocId,
         version: i32,
         edits: Vec<Edit>,
         enc: Encoding,
@@ -387,7 +421,7 @@ impl Host {
     }
 
     /// Open view documents showing `path`.
-    pub fn view_docs_of(&self, path: &Path) -> Vec<String> {
+    pub fn view_docs_of(&self, path: &Path) -> Vec<DocId> {
         lock(&self.store)
             .views
             .values()
@@ -397,7 +431,7 @@ impl Host {
     }
 
     /// Every open view document.
-    pub fn view_docs(&self) -> Vec<String> {
+    pub fn view_docs(&self) -> Vec<DocId> {
         lock(&self.store)
             .views
             .values()
@@ -513,7 +547,7 @@ impl Host {
     /// the latest.
     pub async fn view_for(
         &self,
-        doc: &str,
+        doc: &DocId,
         key: &ViewKey,
         snap: &Arc<Snapshot>,
     ) -> Result<Arc<ViewSnap>, HostError> {
@@ -684,7 +718,7 @@ mod tests {
     async fn raw_documents_open_change_close_with_plain_edits() {
         let host = Host::new();
         let mut follow = host.take_follow_events().unwrap();
-        let doc = "file:///tmp/h.jsonl";
+        let doc = &DocId::new("file:///tmp/h.jsonl");
         host.open_raw(doc, Some("/tmp/h.jsonl".into()), turn(1, "one"), 1);
         assert_eq!(follow.try_recv(), Ok(Follow::Watch("/tmp/h.jsonl".into())));
         let edit = Edit {
@@ -701,7 +735,7 @@ mod tests {
             Some(ChangeError::Stale { have: 2, got: 2 })
         );
         let snap: crate::ide::DocAnalysis = host
-            .doc_snap(&DocRef::Raw(doc.into()))
+            .doc_snap(&DocRef::Raw(doc.clone()))
             .await
             .unwrap()
             .into();
@@ -714,8 +748,8 @@ mod tests {
             Ok(Follow::Unwatch("/tmp/h.jsonl".into()))
         );
         assert_eq!(
-            host.doc_snap(&DocRef::Raw(doc.into())).await.err(),
-            Some(HostError::NotOpen(doc.into()))
+            host.doc_snap(&DocRef::Raw(doc.clone())).await.err(),
+            Some(HostError::NotOpen(doc.clone()))
         );
     }
 
@@ -730,7 +764,7 @@ mod tests {
             verbose: false,
         };
         let (_, shown) = host.serve_view(&key).await.unwrap();
-        let doc = "transcript:///v";
+        let doc = &DocId::new("transcript:///v");
         host.open_view(doc, key.clone(), &shown.view.text, 1);
         // The file grows; the client has not re-fetched: requests answer on what it shows.
         let mut f = std::fs::OpenOptions::new()
@@ -740,7 +774,7 @@ mod tests {
         std::io::Write::write_all(&mut f, turn(2, "second").as_bytes()).unwrap();
         host.loaded_disk_source(&path).unwrap().refresh_disk();
         let r = DocRef::View {
-            doc: doc.into(),
+            doc: doc.clone(),
             key: key.clone(),
         };
         let DocSnap::View { view, .. } = host.doc_snap(&r).await.unwrap() else {
@@ -764,6 +798,6 @@ mod tests {
             panic!("a view")
         };
         assert_eq!(view.hash, fresh.hash);
-        assert_eq!(host.view_docs_of(&path), vec![doc.to_string()]);
+        assert_eq!(host.view_docs_of(&path), vec![doc.clone()]);
     }
 }

@@ -15,7 +15,7 @@ use std::time::{Duration, SystemTime};
 use notify::{EventKind, RecursiveMode, Watcher};
 
 use crate::store::document::DiskChange;
-use crate::store::host::{Follow, Host};
+use crate::store::host::{DocId, Follow, Host};
 
 use crate::index::{disk, search, walk};
 use crate::source::age;
@@ -40,10 +40,10 @@ pub enum Level {
 #[derive(Debug, Clone, Default, PartialEq, Eq)]
 pub struct Changes {
     /// View documents (ids) whose file changed: their text must be fetched again.
-    pub views: Vec<String>,
+    pub views: Vec<DocId>,
     /// Raw documents (ids) whose file changed on disk (the editor may reload them; their
     /// diagnostics, which include the file's invalid-UTF-8 lines, are due again).
-    pub raw: Vec<String>,
+    pub raw: Vec<DocId>,
     /// Documents' analyses changed (a followed file changed, or the settings did): semantic
     /// tokens, inlay hints and code lenses should be asked again.
     pub features: bool,
@@ -682,14 +682,14 @@ fn flush(host: &Arc<Host>, sink: &Arc<dyn Sink>, st: &mut State) {
     let all = std::mem::take(&mut st.refresh_all);
     let dirty: Vec<PathBuf> = st.dirty.drain().collect();
     let raw: Vec<PathBuf> = st.changed_raw.drain().collect();
-    let mut views: Vec<String> = if all {
+    let mut views: Vec<DocId> = if all {
         host.view_docs()
     } else {
         dirty.iter().flat_map(|p| host.view_docs_of(p)).collect()
     };
     views.sort();
     views.dedup();
-    let raw: Vec<String> = raw.iter().flat_map(|p| host.raw_docs_of(p)).collect();
+    let raw: Vec<DocId> = raw.iter().flat_map(|p| host.raw_docs_of(p)).collect();
     sink.changed(Changes {
         views,
         raw,
@@ -990,9 +990,9 @@ mod tests {
             path: path.clone(),
             verbose: false,
         };
-        host.open_view("transcript:///tmp/live-test.jsonl", key, "", 1);
+        host.open_view(&DocId::new("transcript:///tmp/live-test.jsonl"), key, "", 1);
         host.open_raw(
-            "file:///tmp/live-test.jsonl",
+            &DocId::new("file:///tmp/live-test.jsonl"),
             Some(path.clone()),
             String::new(),
             1,
@@ -1010,8 +1010,8 @@ mod tests {
         assert_eq!(
             *rec.changes.lock().unwrap(),
             vec![Changes {
-                views: vec!["transcript:///tmp/live-test.jsonl".to_string()],
-                raw: vec!["file:///tmp/live-test.jsonl".to_string()],
+                views: vec![DocId::new("transcript:///tmp/live-test.jsonl")],
+                raw: vec![DocId::new("file:///tmp/live-test.jsonl")],
                 features: true,
             }]
         );

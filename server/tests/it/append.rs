@@ -15,7 +15,7 @@ use transcript_ls::ide::snapshot::{DocSnap, Snapshot};
 use transcript_ls::ide::{folding, inlay_hints, semantic_tokens, symbols};
 use transcript_ls::source::position::{Encoding, Position};
 use transcript_ls::store::document::{Edit, Source};
-use transcript_ls::store::host::{DocRef, Host};
+use transcript_ls::store::host::{DocId, DocRef, Host};
 
 /// Lines of real transcripts, at most 30 per file and 4096 bytes per line.
 fn corpus_lines() -> Vec<String> {
@@ -100,7 +100,7 @@ fn raw(d: DocSnap) -> Arc<Snapshot> {
 /// a copy) or none.
 async fn editor_appends(text: &str, cuts: &[usize], inside: bool, keep: bool) -> Arc<Snapshot> {
     let host = Host::new();
-    let doc = "untitled:append";
+    let doc = &DocId::new("untitled:append");
     host.open_raw(doc, None, text[..cuts[0]].to_string(), 1);
     let mut held = Vec::new();
     let mut version = 1;
@@ -108,7 +108,7 @@ async fn editor_appends(text: &str, cuts: &[usize], inside: bool, keep: bool) ->
     let mut bounds: Vec<usize> = cuts.to_vec();
     bounds.push(text.len());
     for w in bounds.windows(2) {
-        let s = raw(host.doc_snap(&DocRef::Raw(doc.into())).await.unwrap());
+        let s = raw(host.doc_snap(&DocRef::Raw(doc.clone())).await.unwrap());
         if keep {
             held.push(s);
         } else {
@@ -137,14 +137,14 @@ async fn editor_appends(text: &str, cuts: &[usize], inside: bool, keep: bool) ->
         }
     }
     assert_eq!(*host.raw_source(doc).unwrap().text(), now);
-    raw(host.doc_snap(&DocRef::Raw(doc.into())).await.unwrap())
+    raw(host.doc_snap(&DocRef::Raw(doc.clone())).await.unwrap())
 }
 
 async fn cold(text: &str) -> Arc<Snapshot> {
     let host = Host::new();
-    host.open_raw("untitled:cold", None, text.to_string(), 1);
+    host.open_raw(&DocId::new("untitled:cold"), None, text.to_string(), 1);
     raw(host
-        .doc_snap(&DocRef::Raw("untitled:cold".into()))
+        .doc_snap(&DocRef::Raw(DocId::new("untitled:cold")))
         .await
         .unwrap())
 }
@@ -245,12 +245,12 @@ fn corpus_files_grown_record_by_record_equal_a_cold_read() {
         let (mut appends, mut kept) = (0, 0);
         rt.block_on(async {
             let host = Host::new();
-            let doc = "untitled:grown";
+            let doc = &DocId::new("untitled:grown");
             host.open_raw(doc, None, text[..ends[0]].to_string(), 1);
             let mut version = 1;
             let mut at = ends[0];
             for &end in &ends[1..] {
-                drop(raw(host.doc_snap(&DocRef::Raw(doc.into())).await.unwrap()));
+                drop(raw(host.doc_snap(&DocRef::Raw(doc.clone())).await.unwrap()));
                 let pos = end_of(&text[..at]);
                 version += 1;
                 let edit = Edit {
@@ -263,7 +263,7 @@ fn corpus_files_grown_record_by_record_equal_a_cold_read() {
                 if !checks.contains(&end) {
                     continue;
                 }
-                let grown = raw(host.doc_snap(&DocRef::Raw(doc.into())).await.unwrap());
+                let grown = raw(host.doc_snap(&DocRef::Raw(doc.clone())).await.unwrap());
                 let whole = cold(&text[..end]).await;
                 assert_eq!(
                     observed(&grown),
@@ -276,11 +276,11 @@ fn corpus_files_grown_record_by_record_equal_a_cold_read() {
         // Count the appends that kept turns: a second pass without the cold reads.
         rt.block_on(async {
             let host = Host::new();
-            let doc = "untitled:count";
+            let doc = &DocId::new("untitled:count");
             host.open_raw(doc, None, text[..ends[0]].to_string(), 1);
             let mut at = ends[0];
             for (k, &end) in ends[1..].iter().enumerate() {
-                let before = raw(host.doc_snap(&DocRef::Raw(doc.into())).await.unwrap());
+                let before = raw(host.doc_snap(&DocRef::Raw(doc.clone())).await.unwrap());
                 let turns = before.analysis.turns.len();
                 drop(before);
                 let pos = end_of(&text[..at]);
@@ -291,7 +291,7 @@ fn corpus_files_grown_record_by_record_equal_a_cold_read() {
                 host.change_raw(doc, k as i32 + 2, vec![edit], Encoding::Utf8)
                     .unwrap();
                 at = end;
-                let after = raw(host.doc_snap(&DocRef::Raw(doc.into())).await.unwrap());
+                let after = raw(host.doc_snap(&DocRef::Raw(doc.clone())).await.unwrap());
                 if turns >= 2 {
                     appends += 1;
                     kept += usize::from(after.kept_turns > 0);
@@ -321,12 +321,12 @@ fn grow(lines: &[String]) -> Vec<usize> {
     let rt = runtime();
     rt.block_on(async {
         let host = Host::new();
-        let doc = "untitled:crafted";
+        let doc = &DocId::new("untitled:crafted");
         let mut text = format!("{}\n", lines[0]);
         host.open_raw(doc, None, text.clone(), 1);
         let mut kept = Vec::new();
         for (k, line) in lines[1..].iter().enumerate() {
-            drop(raw(host.doc_snap(&DocRef::Raw(doc.into())).await.unwrap()));
+            drop(raw(host.doc_snap(&DocRef::Raw(doc.clone())).await.unwrap()));
             let pos = end_of(&text);
             let edit = Edit {
                 range: Some((pos, pos)),
@@ -336,7 +336,7 @@ fn grow(lines: &[String]) -> Vec<usize> {
                 .unwrap();
             text.push_str(line);
             text.push('\n');
-            let s = raw(host.doc_snap(&DocRef::Raw(doc.into())).await.unwrap());
+            let s = raw(host.doc_snap(&DocRef::Raw(doc.clone())).await.unwrap());
             kept.push(s.kept_turns);
             assert_eq!(
                 observed(&s),

@@ -97,7 +97,10 @@ async fn sixty_rapid_did_change_notifications_end_in_the_right_text() {
         let resp = recv_response(&mut cr, 2).await;
         assert!(resp["result"].is_array(), "{resp}");
         let got = {
-            let source = shared.host.raw_source(&uri).expect("open");
+            let source = shared
+                .host
+                .raw_source(&transcript_ls::store::host::DocId::new(uri.as_str()))
+                .expect("open");
             (source.text().to_string(), source.version())
         };
         assert_eq!(got.1, Some(61), "round {round}");

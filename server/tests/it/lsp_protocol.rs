@@ -165,7 +165,7 @@ fn text_of(c: &TestClient, uri: &str) -> String {
     c.service
         .shared()
         .host
-        .raw_source(uri)
+        .raw_source(&transcript_ls::store::host::DocId::new(uri))
         .expect("open")
         .text()
         .to_string()

@@ -25,7 +25,7 @@ fn server_text(c: &TestClient, uri: &str) -> String {
     c.service
         .shared()
         .host
-        .raw_source(uri)
+        .raw_source(&transcript_ls::store::host::DocId::new(uri))
         .expect("open")
         .text()
         .to_string()
@@ -526,6 +526,51 @@ async fn a_panic_in_any_request_family_leaves_the_server_answering() {
     assert_eq!(
         symbol_names(&syms),
         vec!["Turn 1: first", "Turn 2: second", "Turn 3: third"]
+    );
+    c.shutdown().await;
+}
+
+/// Issue 25 (a lone `\r` ends a line), the leftover of the store's loader: in a file holding
+/// invalid UTF-8, the lines the loader checks on disk are numbered as the editor's are (LSP
+/// 3.17: `\n`, `\r\n` and a lone `\r` each end a line), so the warning sits on the line
+/// of the U+FFFD. Before, the loader counted `\n` only and put it one line higher, at the
+/// start of the user's prompt.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn invalid_utf8_after_a_lone_cr_is_warned_on_the_editors_line() {
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("cr.jsonl");
+    // A junk line holding a lone `\r`, then a turn whose answer holds two invalid bytes.
+    let bad = turn(1, "hello").replacen("\"text\":\"ok\"", "\"text\":\"o\u{1}k\"", 1);
+    let mut bytes = b"junk one\rjunk two\r\n".to_vec();
+    bytes.extend_from_slice(bad.as_bytes());
+    let at = bytes.iter().position(|&b| b == 1).unwrap();
+    bytes.splice(at..at + 1, [0xFF, 0xFE]);
+    std::fs::write(&path, &bytes).unwrap();
+    let (mut c, _) = TestClient::start(client_caps(false), json!({"roots": []})).await;
+
+    let uri = file_uri(&path);
+    let lossy = String::from_utf8_lossy(&bytes).into_owned();
+    c.open(&uri, &lossy).await;
+    // The editor's lines: `junk one`, `junk two`, the prompt, the answer with the U+FFFD.
+    let editor: Vec<&str> = lossy
+        .split("\r\n")
+        .flat_map(|l| l.split(['\n', '\r']))
+        .collect();
+    assert_eq!(&editor[..2], &["junk one", "junk two"]);
+    let line = editor.iter().position(|l| l.contains('\u{fffd}')).unwrap();
+    assert_eq!(line, 3);
+    let col = editor[line].find('\u{fffd}').unwrap();
+    let d = c.diagnostics(&uri, 1).await;
+    let utf8: Vec<String> = show_diagnostics(&d)
+        .into_iter()
+        .filter(|s| s.contains("invalid-utf8"))
+        .collect();
+    assert_eq!(
+        utf8,
+        vec![format!(
+            "L4:{col}-L4:{} warning invalid-utf8: invalid UTF-8: 2 bytes replaced by U+FFFD",
+            col + 1
+        )]
     );
     c.shutdown().await;
 }

@@ -153,6 +153,45 @@ pub struct SearchHit {
     pub session_ms: i64,
 }
 
+impl SearchHit {
+    /// The hit's fields as JSON, written once for `transcript-ls search --json` and
+    /// `transcript/search` (issue 24 item 3 of the tidy-up: each wrote them), without where the
+    /// hit is (the CLI adds `path`, the server `uri` and `viewUri`): `agent`, `title`,
+    /// `project`, `turn`, `turnTitle`, `line` (0-based), `kind`, `snippet: { text, matches:
+    /// [[start, end], …] }` and `time` (ISO 8601 UTC of `session_ms`). `col` turns a byte offset
+    /// in the snippet's text into the caller's unit: UTF-8 bytes for the CLI (`|b| b`), columns
+    /// in the negotiated encoding for LSP.
+    pub fn json_fields(
+        &self,
+        col: impl Fn(usize) -> usize,
+    ) -> serde_json::Map<String, serde_json::Value> {
+        use serde_json::json;
+        let matches: Vec<_> = self
+            .snippet
+            .matches
+            .iter()
+            .map(|r| json!([col(r.start), col(r.end)]))
+            .collect();
+        [
+            ("agent", json!(self.agent)),
+            ("title", json!(self.title)),
+            ("project", json!(self.project)),
+            ("turn", json!(self.turn)),
+            ("turnTitle", json!(self.turn_title)),
+            ("line", json!(self.line)),
+            ("kind", json!(self.kind.as_str())),
+            (
+                "snippet",
+                json!({ "text": self.snippet.text, "matches": matches }),
+            ),
+            ("time", json!(crate::index::iso(self.session_ms))),
+        ]
+        .into_iter()
+        .map(|(k, v)| (k.to_string(), v))
+        .collect()
+    }
+}
+
 /// A query's answer.
 #[derive(Debug, Clone, PartialEq, serde::Serialize)]
 pub struct SearchResults {

@@ -6,6 +6,7 @@ use std::sync::Arc;
 use tower_lsp_server::ls_types::*;
 
 use crate::ide::DocAnalysis;
+use crate::lsp::from_proto;
 use crate::lsp::state::Shared;
 use crate::lsp::to_proto;
 use crate::store::document::Source;
@@ -25,7 +26,7 @@ pub fn schedule(shared: &Arc<Shared>, uri: Uri, source: Arc<Source>, delay_ms: u
         let host = &shared.host;
         let doc = DocAnalysis::of_source(source.snapshot(&host.stamp()).await);
         // Closed meanwhile?
-        if !host.is_open(uri.as_str()) {
+        if !host.is_open(&from_proto::doc_id(&uri)) {
             return;
         }
         if doc.unrecognised() {

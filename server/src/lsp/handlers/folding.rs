@@ -62,12 +62,12 @@ fn per_turn(
     limit: usize,
     last: usize,
 ) -> Result<Option<Vec<u8>>> {
-    let uri = ctx.uri().as_str();
-    let open = || b.shared.host.raw_source(uri).is_some();
+    let doc = &ctx.id;
+    let open = || b.shared.host.raw_source(doc).is_some();
     b.shared
         .turn_caches
         .folds
-        .with(uri, limit, turns, open, |pieces| {
+        .with(doc, limit, turns, open, |pieces| {
             // Asked again of the same snapshot (Neovim asks after every change it makes, and on
             // every screen of a big file): the last answer as it was.
             if let Some(json) = pieces.answer(&ctx.doc) {

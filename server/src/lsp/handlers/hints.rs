@@ -67,8 +67,8 @@ fn per_turn(
         let (start, end) = turns.span(i, line_count);
         (start, end.max(start))
     };
-    let uri = ctx.uri().as_str();
-    let open = || b.shared.host.raw_source(uri).is_some();
+    let doc = &ctx.id;
+    let open = || b.shared.host.raw_source(doc).is_some();
     let key = (enc, tz.map(str::to_string), turns.turn_count());
     let hints_in = |from: usize, to: usize| ctx.doc.hints(from..=to, tz);
     let whole = |i: usize| {
@@ -78,7 +78,7 @@ fn per_turn(
     b.shared
         .turn_caches
         .hints
-        .with(uri, key, turns, open, |pieces| {
+        .with(doc, key, turns, open, |pieces| {
             // Pieces to make: runs of turns wholly in the range without one, each run made at
             // once (`raw_hints_in` goes over every turn and response) and cut by turn.
             let mut i = 0;

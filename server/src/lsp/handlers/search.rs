@@ -62,25 +62,11 @@ pub(crate) fn search(b: &Backend, p: SearchParams) -> Result<Value> {
         .filter_map(|h| {
             let verbose = !matches!(h.kind, DocKind::Prompt | DocKind::Answer);
             let t = &h.snippet.text;
-            let col = |off: usize| sp::column_len(t.get(..off).unwrap_or(""), enc);
-            Some(json!({
-                "uri": to_proto::file_uri(&h.path)?.as_str(),
-                "viewUri": to_proto::view_uri(&h.path, verbose.then_some(true))?.as_str(),
-                "title": h.title,
-                "agent": h.agent,
-                "project": h.project,
-                "turn": h.turn,
-                "turnTitle": h.turn_title,
-                "line": h.line,
-                "kind": h.kind.as_str(),
-                "snippet": {
-                    "text": t,
-                    "matches": h.snippet.matches.iter()
-                        .map(|r| json!([col(r.start), col(r.end)]))
-                        .collect::<Vec<_>>(),
-                },
-                "time": crate::index::iso(h.session_ms),
-            }))
+            let mut o = h.json_fields(|off| sp::column_len(t.get(..off).unwrap_or(""), enc));
+            o.insert("uri".into(), json!(to_proto::file_uri(&h.path)?.as_str()));
+            let view = to_proto::view_uri(&h.path, verbose.then_some(true))?;
+            o.insert("viewUri".into(), json!(view.as_str()));
+            Some(Value::Object(o))
         })
         .collect();
     Ok(json!({ "hits": hits, "complete": res.complete }))

@@ -9,12 +9,13 @@ use crate::ide::DocAnalysis;
 use crate::ide::stats::Stats;
 use crate::lsp::dispatch::off_loop;
 use crate::lsp::ext::{self, Request as _, StatsParams};
+use crate::lsp::from_proto;
 use crate::lsp::state::{Backend, host_error, invalid};
 
 pub(crate) async fn stats(b: &Backend, params: StatsParams) -> Result<Stats> {
     let uri = params.uri;
     let host = &b.shared.host;
-    let source = match host.raw_source(uri.as_str()) {
+    let source = match host.raw_source(&from_proto::doc_id(&uri)) {
         Some(s) => s,
         None => {
             let path = b.file_path_of(&uri, ext::Stats::METHOD)?;

@@ -32,14 +32,14 @@ pub(crate) fn document_symbol(
     let hierarchical = read(&b.shared.caps).hierarchical_symbols;
     let reference = b.shared.reference_answers.load(Ordering::Relaxed);
     if !reference && let Some(turns) = ctx.doc.turns() {
-        let uri = ctx.uri().as_str();
-        let open = || b.shared.host.raw_source(uri).is_some();
+        let doc = &ctx.id;
+        let open = || b.shared.host.raw_source(doc).is_some();
         let key = (enc, hierarchical);
         return b
             .shared
             .turn_caches
             .symbols
-            .with(uri, key, &turns, open, |pieces| {
+            .with(doc, key, &turns, open, |pieces| {
                 for i in 0..turns.len() {
                     if pieces.get(i).is_none() {
                         pieces.set(i, turn_json(turns.symbol(i), ctx, enc, hierarchical)?);

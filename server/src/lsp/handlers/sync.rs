@@ -25,7 +25,7 @@ pub(crate) fn did_open(b: &Backend, params: DidOpenTextDocumentParams) {
         };
         shared
             .host
-            .open_view(uri.as_str(), key.clone(), &td.text, td.version);
+            .open_view(&from_proto::doc_id(&uri), key.clone(), &td.text, td.version);
         // Load (and follow) the file behind the view.
         let shared = shared.clone();
         tokio::spawn(async move {
@@ -49,10 +49,9 @@ pub(crate) fn did_open(b: &Backend, params: DidOpenTextDocumentParams) {
         tokio::spawn(async move { client.show_message(MessageType::ERROR, msg).await });
         return;
     }
-    let source = shared
-        .host
-        .open_raw(uri.as_str(), path, td.text, td.version);
-    lock(&shared.turn_caches.sent_tokens).remove(uri.as_str());
+    let doc = from_proto::doc_id(&uri);
+    let source = shared.host.open_raw(&doc, path, td.text, td.version);
+    lock(&shared.turn_caches.sent_tokens).remove(&doc);
     diagnostics::schedule(shared, uri, source, 0);
 }
 
@@ -95,7 +94,10 @@ pub(crate) fn did_change(b: &Backend, params: DidChangeTextDocumentParams) {
         .map(from_proto::edit)
         .collect();
     if from_proto::is_view(&uri) {
-        match shared.host.change_view(uri.as_str(), version, edits, enc) {
+        match shared
+            .host
+            .change_view(&from_proto::doc_id(&uri), version, edits, enc)
+        {
             Ok(()) => {}
             Err(ViewChangeError::NotOpen) => shared.log(
                 MessageType::WARNING,
@@ -111,7 +113,10 @@ pub(crate) fn did_change(b: &Backend, params: DidChangeTextDocumentParams) {
         }
         return;
     }
-    match shared.host.change_raw(uri.as_str(), version, edits, enc) {
+    match shared
+        .host
+        .change_raw(&from_proto::doc_id(&uri), version, edits, enc)
+    {
         Ok(Some(source)) => diagnostics::schedule(shared, uri, source, 150),
         Ok(None) => shared.log(
             MessageType::WARNING,
@@ -131,8 +136,9 @@ pub(crate) fn did_change(b: &Backend, params: DidChangeTextDocumentParams) {
 /// cleared by the caller).
 pub(crate) fn did_close(b: &Backend, params: &DidCloseTextDocumentParams) -> bool {
     let uri = &params.text_document.uri;
-    let removed = b.shared.host.close(uri.as_str());
-    b.shared.turn_caches.forget(uri.as_str());
+    let doc = from_proto::doc_id(uri);
+    let removed = b.shared.host.close(&doc);
+    b.shared.turn_caches.forget(&doc);
     removed.is_some()
 }
 

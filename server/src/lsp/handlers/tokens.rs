@@ -79,13 +79,13 @@ fn per_turn(b: &Backend, ctx: &Ctx, turns: &Turns<'_>) -> Option<Vec<SemanticTok
     }
     let line_count = ctx.lines().line_count();
     let tokens_in = |from: usize, to: usize| ctx.doc.tokens(Some((from, to)));
-    let uri = ctx.uri().as_str();
-    let open = || b.shared.host.raw_source(uri).is_some();
+    let doc = &ctx.id;
+    let open = || b.shared.host.raw_source(doc).is_some();
     let key = (b.shared.enc(), *read(&b.shared.legend));
     b.shared
         .turn_caches
         .tokens
-        .with(uri, key, turns, open, |pieces| {
+        .with(doc, key, turns, open, |pieces| {
             for i in 0..turns.len() {
                 if pieces.get(i).is_none() {
                     let (s, e) = turns.span(i, line_count);
@@ -117,14 +117,11 @@ fn per_turn(b: &Backend, ctx: &Ctx, turns: &Turns<'_>) -> Option<Vec<SemanticTok
 pub(crate) fn full(
     b: &Backend,
     ctx: &Ctx,
-    params: SemanticTokensParams,
+    _params: SemanticTokensParams,
 ) -> Result<Option<SemanticTokensResult>> {
     let data = full_data(b, ctx);
     let id = b.shared.next_result_id();
-    lock(&b.shared.turn_caches.sent_tokens).insert(
-        params.text_document.uri.as_str().to_string(),
-        (id.clone(), data.clone()),
-    );
+    lock(&b.shared.turn_caches.sent_tokens).insert(ctx.id.clone(), (id.clone(), data.clone()));
     Ok(Some(SemanticTokensResult::Tokens(SemanticTokens {
         result_id: Some(id),
         data,
@@ -138,8 +135,8 @@ pub(crate) fn full_delta(
 ) -> Result<Option<SemanticTokensFullDeltaResult>> {
     let data = full_data(b, ctx);
     let id = b.shared.next_result_id();
-    let key = params.text_document.uri.as_str().to_string();
-    let prev = lock(&b.shared.turn_caches.sent_tokens).insert(key, (id.clone(), data.clone()));
+    let prev =
+        lock(&b.shared.turn_caches.sent_tokens).insert(ctx.id.clone(), (id.clone(), data.clone()));
     match prev {
         Some((prev_id, old)) if prev_id == params.previous_result_id => Ok(Some(
             SemanticTokensFullDeltaResult::TokensDelta(SemanticTokensDelta {
