@@ -63,11 +63,12 @@ pub fn markdown(view: &View, src: &str, limits: &MarkdownLimits) -> String {
             }
         }
     }
-    // The agent's prose inside the activity stays Markdown.
+    // The agent's prose inside the activity stays Markdown (at the line start: a sub-agent's
+    // indented prose inside a work run is literal, else its indent would make it code).
     for s in &view.spans {
         if s.kind == SpanKind::Narration
-            && let (Some(l), Some(text)) = (literal.get_mut(s.line), lines.get(s.line))
-            && text[..s.start.min(text.len())].trim().is_empty()
+            && s.start == 0
+            && let Some(l) = literal.get_mut(s.line)
         {
             *l = false;
         }
