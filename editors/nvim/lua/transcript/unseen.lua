@@ -282,6 +282,14 @@ function M.marker(bufnr)
   return v and v.marker
 end
 
+--- Moves the cursor to `line` (1-based), the jump list keeping where it was, the line
+--- unfolded at the window's top.
+local function go_to(line)
+  vim.cmd("normal! m'")
+  vim.api.nvim_win_set_cursor(0, { line, 0 })
+  vim.cmd('normal! zvzt')
+end
+
 --- `]n`, :TranscriptNew: to the first line of output not seen yet.
 function M.jump_new()
   local bufnr = vim.api.nvim_get_current_buf()
@@ -290,9 +298,7 @@ function M.jump_new()
     vim.notify('transcript: no new output since you last looked', vim.log.levels.INFO)
     return
   end
-  vim.cmd("normal! m'")
-  vim.api.nvim_win_set_cursor(0, { m + 1, 0 })
-  vim.cmd('normal! zvzt')
+  go_to(m + 1)
 end
 
 --- `]N`, :TranscriptNewest: to the newest turn (the last `## Turn` heading of a view, the last
@@ -323,9 +329,7 @@ function M.jump_newest()
     vim.notify('transcript: no turn yet', vim.log.levels.INFO)
     return
   end
-  vim.cmd("normal! m'")
-  vim.api.nvim_win_set_cursor(0, { line, 0 })
-  vim.cmd('normal! zvzt')
+  go_to(line)
 end
 
 --- Forgets what was seen (tests).
