@@ -195,4 +195,8 @@ module.exports = async function preview(page, h) {
   // (the same settings, without the bracket the settings editor may have closed on its own)
   fs.writeFileSync(SETTINGS, JSON.stringify(BASE_SETTINGS, null, 2));
   await closeAll();
+  // The two live sessions go: they are copies of sessions later blocks find by title
+  // (unseen.js: cb2e607c).
+  fs.unlinkSync(rfile);
+  fs.unlinkSync(file);
 };
