@@ -88,6 +88,12 @@ export async function activate(ctx: vscode.ExtensionContext): Promise<void> {
     log: (msg) => output.appendLine(msg),
   });
 
+  // A reading view of a live session folds the work runs that arrive later too (issue 23 item 5).
+  ctx.subscriptions.push(
+    vscode.workspace.onDidChangeTextDocument((e) => readingGrew(e.document)),
+    vscode.window.onDidChangeActiveTextEditor((ed) => ed && readingGrew(ed.document)),
+    vscode.workspace.onDidCloseTextDocument((d) => readingFolded.delete(d.uri.toString())),
+  );
   // Views get their own language (their URI ends in `.jsonl`, which would make them JSON Lines).
   ctx.subscriptions.push(vscode.workspace.onDidOpenTextDocument(setViewLanguage));
   vscode.workspace.textDocuments.forEach(setViewLanguage);
@@ -660,10 +666,49 @@ async function foldWorkRuns(ed: vscode.TextEditor): Promise<void> {
     }
   }
   const lines = readingFoldLines(ranges);
+  readingFolded.set(uri.toString(), Math.max(-1, ...lines));
   if (lines.length === 0 || vscode.window.activeTextEditor?.document.uri.toString() !== uri.toString()) {
     return;
   }
   await vscode.commands.executeCommand('editor.fold', { levels: 1, direction: 'down', selectionLines: lines });
+}
+
+/** Per reading view (URI): the start line of the last work run or thought it folded, or -1.
+ * Only the ranges past it are folded when the view grows, so a run the user opened by hand
+ * stays open (a live view grows at its end). */
+const readingFolded = new Map<string, number>();
+const readingTimers = new Map<string, NodeJS.Timeout>();
+
+/** A reading view changed (a live session's view, refreshed) or was shown again: its new work
+ * runs and thoughts are folded once the server's folding ranges have them (issue 23 item 5:
+ * only the view's first rendering was folded). Waits for the view to be the active editor
+ * (`editor.fold` folds in the active one). */
+function readingGrew(doc: vscode.TextDocument): void {
+  const key = doc.uri.toString();
+  if (!readingFolded.has(key) || readingTimers.has(key)) {
+    return;
+  }
+  readingTimers.set(
+    key,
+    setTimeout(async () => {
+      readingTimers.delete(key);
+      for (let i = 0; i < 20; i++) {
+        const ed = vscode.window.activeTextEditor;
+        if (ed?.document.uri.toString() !== key) {
+          return; // (again when it is shown)
+        }
+        const done = readingFolded.get(key) ?? -1;
+        const ranges = (await vscode.commands.executeCommand<vscode.FoldingRange[]>('vscode.executeFoldingRangeProvider', doc.uri)) ?? [];
+        const fresh = readingFoldLines(ranges).filter((l) => l > done && l < doc.lineCount);
+        if (fresh.length > 0) {
+          readingFolded.set(key, Math.max(...fresh));
+          await vscode.commands.executeCommand('editor.fold', { levels: 1, direction: 'down', selectionLines: fresh });
+          return;
+        }
+        await new Promise((r) => setTimeout(r, 150));
+      }
+    }, 300),
+  );
 }
 
 /** The start lines (0-based) of the ranges nested exactly three deep, the ranges a reading view
@@ -685,7 +730,8 @@ export function readingFoldLines(ranges: { start: number; end: number }[]): numb
 }
 
 /** "Transcript: Open Preview" (issue 23 item 6): the view in VS Code's Markdown preview, beside
- * it, where the answers' markdown (lists, code fences, tables, links) is rendered. From a raw
+ * it, where the answers' markdown (lists, code fences, tables, links) is rendered, with the
+ * images of prompts and tool results ([`markdownForm`]). From a raw
  * transcript, the preview of its view in the shape of `transcript-ls.viewMode`. The preview follows
  * the view as it changes (a live session). */
 async function openPreview(arg?: vscode.Uri): Promise<void> {
@@ -699,8 +745,20 @@ async function openPreview(arg?: vscode.Uri): Promise<void> {
   }
   ensureViewProvider();
   const view = uri.scheme === VIEW_SCHEME ? uri : viewUri(uri, viewMode() === 'quiet' ? undefined : true, await sessionTree?.titleOf(uri));
-  await vscode.workspace.openTextDocument(view);
-  await vscode.commands.executeCommand('markdown.showPreviewToSide', view);
+  const md = markdownForm(view);
+  await vscode.workspace.openTextDocument(md);
+  await vscode.commands.executeCommand('markdown.showPreviewToSide', md);
+}
+
+/** The Markdown form of a view URI (`markdown=1` first in its query, `path=` stays last;
+ * PROTOCOL.md "Views"): the same lines, with the images of prompts and tool results as
+ * `data:` images and each activity line on its own line (issue 23 item 6). Only the preview
+ * reads it; the view a user reads as text never holds base64. */
+export function markdownForm(view: vscode.Uri): vscode.Uri {
+  if (new URLSearchParams(view.query).get('markdown') === '1') {
+    return view;
+  }
+  return view.with({ query: view.query ? `markdown=1&${view.query}` : 'markdown=1' });
 }
 
 /** Opens VS Code's diff editor on the two sides `transcript.showDiff` returned

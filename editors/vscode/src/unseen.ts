@@ -10,7 +10,10 @@
 // * In a view, the text the user last saw to the end is kept; when the view changes, the first
 //   line that differs is where the new output starts: a code lens `── new since you last
 //   looked ──` sits above it (a line of its own, like a marker in a chat) with a rule and an
-//   overview-ruler mark, until the next change after the user has seen the end again.
+//   overview-ruler mark, until the next change after the user has seen the end again. What
+//   was seen of each view is kept in `globalState` too (`transcript-ls.seenViews`: a hash per
+//   line, for the 100 views seen last), so a view opened after a restart shows the marker
+//   where the output the user had not seen starts (issue 23 item 10).
 // * Commands: Transcript: Jump to New Output (alt+n in a view) and Jump to Newest Turn
 //   (alt+end).
 import * as fs from 'fs';
@@ -18,12 +21,26 @@ import * as vscode from 'vscode';
 import type { Session } from './sessions';
 
 const SEEN_KEY = 'transcript-ls.seen';
+/** globalState key of what was seen of each view: view key -> [`Seen`]. */
+const SEEN_VIEWS_KEY = 'transcript-ls.seenViews';
+/** Views kept in `SEEN_VIEWS_KEY` (the ones seen last), and the longest view kept. */
+const SEEN_VIEWS_MAX = 100;
+const SEEN_VIEW_LINES_MAX = 100_000;
+
+/** What the user saw of a view to its end: a hash per line and where its body (the first
+ * `## ` heading) starts; the header above changes with every append. */
+interface Seen {
+  h: string[];
+  body: number;
+}
 /** The text of the marker above the first unseen line. */
 export const MARKER_TEXT = '── new since you last looked ──';
 
 interface ViewState {
-  /** The lines the user saw to the end last (undefined: not yet seen). */
-  seen?: string[];
+  /** What the user saw to the end last (undefined: not yet seen). */
+  seen?: Seen;
+  /** What is kept of it in `globalState` (written when `seen` differs from it). */
+  kept?: Seen;
   /** 0-based line where unseen output starts, if any. */
   marker?: number;
 }
@@ -111,8 +128,15 @@ export class Unseen implements vscode.Disposable, vscode.CodeLensProvider {
     }
     const doc0 = ed.document;
     if (doc0.uri.scheme === this.viewScheme && !this.views.get(doc0.uri.toString())?.seen) {
-      // What a view holds when first shown is where "new" starts from.
-      this.viewState(doc0.uri).seen = lines(doc0);
+      // What was seen of the view before (an earlier run of the editor) is where "new" starts
+      // from; else what the view holds when first shown.
+      const kept = this.state.get<Record<string, Seen>>(SEEN_VIEWS_KEY)?.[viewKey(doc0.uri)];
+      this.viewState(doc0.uri).seen = kept ?? snapshot(doc0);
+      this.viewState(doc0.uri).kept = kept;
+      if (kept) {
+        this.changed(doc0);
+        return; // (changed() looks again)
+      }
     }
     const last = ed.document.lineCount - 1;
     const ranges = ed.visibleRanges;
@@ -122,9 +146,29 @@ export class Unseen implements vscode.Disposable, vscode.CodeLensProvider {
     const doc = ed.document;
     if (doc.uri.scheme === this.viewScheme) {
       const v = this.viewState(doc.uri);
-      v.seen = lines(doc);
+      v.seen = snapshot(doc);
+      if (!v.kept || !sameSeen(v.kept, v.seen)) {
+        v.kept = v.seen;
+        void this.keepView(doc.uri, v.seen);
+      }
     }
     void this.markSeen(this.fileOf(doc.uri));
+  }
+
+  /** Keeps what was seen of a view in `globalState` (the last [`SEEN_VIEWS_MAX`] views). */
+  private async keepView(uri: vscode.Uri, seen: Seen): Promise<void> {
+    if (seen.h.length > SEEN_VIEW_LINES_MAX) {
+      return;
+    }
+    const all = { ...(this.state.get<Record<string, Seen>>(SEEN_VIEWS_KEY) ?? {}) };
+    const key = viewKey(uri);
+    delete all[key]; // (re-inserted last: the most recent)
+    all[key] = seen;
+    const keys = Object.keys(all);
+    for (const k of keys.slice(0, Math.max(0, keys.length - SEEN_VIEWS_MAX))) {
+      delete all[k];
+    }
+    await this.state.update(SEEN_VIEWS_KEY, all);
   }
 
   private viewState(uri: vscode.Uri): ViewState {
@@ -162,19 +206,20 @@ export class Unseen implements vscode.Disposable, vscode.CodeLensProvider {
     if (!v.seen) {
       return;
     }
-    const now = lines(doc);
+    const cur = snapshot(doc);
+    const now = cur.h;
+    const was = v.seen.h;
     // The header above the first `## ` heading (title, the session's figures) changes with
     // every append: compare from the first heading of each text on.
-    const body = (ls: string[]) => Math.max(0, ls.findIndex((l) => l.startsWith('## ')));
-    const a = body(now);
-    const b = body(v.seen);
+    const a = cur.body;
+    const b = v.seen.body;
     let k = 0;
-    while (a + k < now.length && b + k < v.seen.length && now[a + k] === v.seen[b + k]) {
+    while (a + k < now.length && b + k < was.length && now[a + k] === was[b + k]) {
       k++;
     }
     if (a + k < now.length) {
       v.marker = a + k;
-    } else if (now.length - a !== v.seen.length - b) {
+    } else if (now.length - a !== was.length - b) {
       v.marker = Math.max(0, now.length - 1); // lines went away at the end: mark the last one
     } else {
       v.marker = undefined;
@@ -251,8 +296,32 @@ export class Unseen implements vscode.Disposable, vscode.CodeLensProvider {
   }
 }
 
-function lines(doc: vscode.TextDocument): string[] {
-  return doc.getText().split('\n');
+/** What a view shows now, as kept in [`Seen`]. */
+function snapshot(doc: vscode.TextDocument): Seen {
+  const ls = doc.getText().split('\n');
+  return { h: ls.map(hash), body: Math.max(0, ls.findIndex((l) => l.startsWith('## '))) };
+}
+
+function sameSeen(a: Seen, b: Seen): boolean {
+  return a.body === b.body && a.h.length === b.h.length && a.h.every((x, i) => x === b.h[i]);
+}
+
+/** A line's 32-bit FNV-1a hash in base 36 (what is kept of a line, not its text). */
+function hash(line: string): string {
+  let h = 0x811c9dc5;
+  for (let i = 0; i < line.length; i++) {
+    h ^= line.charCodeAt(i);
+    h = Math.imul(h, 0x01000193) >>> 0;
+  }
+  return h.toString(36);
+}
+
+/** The key of a view in [`SEEN_VIEWS_KEY`]: its file and its `verbose` query (the tab title in
+ * the URI may change). */
+function viewKey(uri: vscode.Uri): string {
+  const p = new URLSearchParams(uri.query);
+  const file = p.get('path') ?? uri.path;
+  return `${file}?verbose=${p.get('verbose') ?? ''}`;
 }
 
 function reveal(ed: vscode.TextEditor, line: number): void {

@@ -156,6 +156,20 @@ impl DocAnalysis {
         self.doc.text()
     }
 
+    /// The Markdown form of a view (issue 23 item 6, [`crate::view::markdown`]): the view's
+    /// lines with its images as `data:` URIs and its activity lines as literal lines, for a
+    /// Markdown preview; `None` for a raw document. Blocking (reads the source's image data).
+    pub fn markdown_text(&self) -> Option<String> {
+        match &self.doc {
+            DocSnap::View { snap, view, .. } => Some(crate::view::markdown::markdown(
+                &view.view,
+                &snap.text,
+                &crate::view::markdown::MarkdownLimits::default(),
+            )),
+            DocSnap::Raw { .. } => None,
+        }
+    }
+
     /// The line index of [`DocAnalysis::text`].
     pub fn lines(&self) -> &LineIndex {
         self.doc.lines()

@@ -111,6 +111,27 @@ pub fn view_key(uri: &Uri, default_verbose: bool) -> Result<ViewKey, String> {
     Ok(ViewKey { path, verbose })
 }
 
+/// True when a `transcript:` URI asks for the view's Markdown form (`markdown=1` in its
+/// query, plain or percent-encoded as a whole; issue 23 item 6). The query part after `path=`
+/// is the file, not read here.
+pub fn is_markdown_form(uri: &Uri) -> bool {
+    let Some(q) = uri.query() else {
+        return false;
+    };
+    let qb = percent_decode_bytes(q.as_str());
+    let q = String::from_utf8_lossy(&qb);
+    let params = match q
+        .find("path=")
+        .filter(|&i| i == 0 || q.as_bytes()[i - 1] == b'&')
+    {
+        Some(i) => &q[..i],
+        None => &q[..],
+    };
+    params
+        .split('&')
+        .any(|p| matches!(p, "markdown" | "markdown=1" | "markdown=true"))
+}
+
 /// The local path of a `file:` URI, its `%XX` escapes decoded as bytes: a file name that is
 /// not UTF-8 (`caf%E9.jsonl`) names that very file (issue 25, Low list: `Uri::to_file_path`
 /// decodes lossily, and such files were left out). `None` for an empty or relative path.
@@ -182,6 +203,15 @@ mod tests {
         assert!(!view_key(&plain, false).unwrap().verbose);
         assert!(view_key(&plain, true).unwrap().verbose);
         // VS Code percent-encodes the query's `=` and `&` (issue 11, defect 1).
+        let md: Uri = "transcript:/T?verbose%3D1%26markdown%3D1%26path%3D/x/y.jsonl"
+            .parse()
+            .unwrap();
+        assert!(is_markdown_form(&md));
+        assert_eq!(view_key(&md, false).unwrap().path, Path::new("/x/y.jsonl"));
+        assert!(!is_markdown_form(
+            &"transcript:/T?path=/x/markdown=1.jsonl".parse().unwrap()
+        ));
+        assert!(!is_markdown_form(&plain));
         let encoded: Uri = "transcript:///x/y.jsonl?verbose%3D1".parse().unwrap();
         assert!(view_key(&encoded, false).unwrap().verbose);
         let encoded: Uri = "transcript:///x/y.jsonl?a%3Db%26verbose%3D0"

@@ -18,6 +18,7 @@ pub mod ansi;
 pub mod changes;
 pub mod diff;
 pub mod edits;
+pub mod markdown;
 pub(crate) mod render;
 pub mod text;
 pub mod words;
@@ -53,6 +54,25 @@ pub struct View {
     /// breaks a long `# ` / `## ` line, so [`ansi::colored`] draws them bold like the
     /// heading; empty in a rendered view.
     pub heading_continuations: Vec<usize>,
+    /// The lines that show an image placeholder (`[image/png · 34 KB]`), in line order, with
+    /// where the image's data is in the source: what [`markdown::markdown`] turns into images
+    /// for the Markdown preview (issue 23 item 6). The text itself never holds base64.
+    pub images: Vec<ImageRef>,
+}
+
+/// An image shown as a placeholder on a view line (issue 23 item 6).
+#[derive(Debug, Clone, PartialEq)]
+pub struct ImageRef {
+    /// The view line showing the placeholder.
+    pub line: usize,
+    /// The placeholder text on that line (`[image/png · 34 KB]`, from
+    /// [`text::image_placeholder`]).
+    pub placeholder: String,
+    /// Source bytes of the JSON value holding the image: the image block itself, or a tool
+    /// result's content (an array that may hold several).
+    pub span: Span,
+    /// Which image of `span` it is (0-based, in document order).
+    pub index: usize,
 }
 
 /// Where a view line came from.

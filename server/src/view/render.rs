@@ -938,7 +938,8 @@ impl<'a> Renderer<'a> {
                 } => {
                     total += data_len;
                     let p = image_placeholder(media_type, *data_len);
-                    self.emit(Line::new().raw("> ").add(&p, Some(SpanKind::Meta)), origin);
+                    let l = self.emit(Line::new().raw("> ").add(&p, Some(SpanKind::Meta)), origin);
+                    self.note_image(l, p, block.span.clone(), 0);
                 }
                 // Copilot CLI's `transformedContent`: the prompt as the model saw it (a date
                 // stamp, expanded attachments), shown by the prompt's hover, not as a line
@@ -983,10 +984,35 @@ impl<'a> Renderer<'a> {
             BlockKind::ToolResult(_) => "[tool result]".to_string(),
             BlockKind::Text { .. } => "[text]".to_string(),
         };
-        self.emit(
+        let image_span = match (&origin, kind) {
+            (Origin::Entry { span: Some(s), .. }, BlockKind::Image { .. }) => Some(s.clone()),
+            _ => None,
+        };
+        let l = self.emit(
             Line::new().raw(prefix).add(&label, Some(SpanKind::Meta)),
             origin,
         );
+        if let Some(span) = image_span {
+            self.note_image(l, label, span, 0);
+        }
+    }
+
+    /// Records that view line `line` shows the image placeholder `placeholder` of the
+    /// `index`-th image of the JSON at `span` (for the Markdown form, issue 23 item 6).
+    fn note_image(&mut self, line: usize, placeholder: String, span: Span, index: usize) {
+        self.view.images.push(super::ImageRef {
+            line,
+            placeholder,
+            span,
+            index,
+        });
+    }
+
+    /// Records the image placeholders of a tool result shown on its call's line `line`.
+    fn note_result_images(&mut self, line: usize, r: &ToolResult) {
+        for (k, (mt, len)) in r.images.iter().enumerate() {
+            self.note_image(line, image_placeholder(mt, *len), r.content.clone(), k);
+        }
     }
 
     /// Verbose: emits the turn's activity header (`🤖 2 comments · 6 tool calls`) before its
@@ -1620,6 +1646,9 @@ impl<'a> Renderer<'a> {
                     },
                 );
                 let l = self.emit(line, origin);
+                if let (Some(r), None) = (res, &edit) {
+                    self.note_result_images(l, r);
+                }
                 let diffed = edit.is_some();
                 if let Some(d) = edit {
                     self.edit_diff(l, e, b, u, &d, res, turn.state, indent);
@@ -1714,6 +1743,7 @@ impl<'a> Renderer<'a> {
                     },
                 );
                 let l = self.emit(line, origin);
+                self.note_result_images(l, r);
                 self.output_preview(l, e, b, r, indent);
             }
             BlockKind::Text { text } => {
@@ -1919,13 +1949,18 @@ impl<'a> Renderer<'a> {
             shown += l.len() + 1;
             last = self.emit(Line::new().raw(&prefix).raw(&cut), origin.clone());
         }
-        for (mt, len) in &r.images {
+        // The images on lines of their own: the Markdown form shows them there, not on the
+        // call's line.
+        if !r.images.is_empty() {
+            self.view.images.retain(|i| i.line != call_line);
+        }
+        for (k, (mt, len)) in r.images.iter().enumerate() {
+            let p = image_placeholder(mt, *len);
             last = self.emit(
-                Line::new()
-                    .raw(&prefix)
-                    .add(&image_placeholder(mt, *len), Some(SpanKind::Meta)),
+                Line::new().raw(&prefix).add(&p, Some(SpanKind::Meta)),
                 origin.clone(),
             );
+            self.note_image(last, p, r.content.clone(), k);
         }
         let truncated_raw = raw_used < r.content.len();
         if more_lines || truncated_raw {
@@ -2096,7 +2131,14 @@ impl<'a> Renderer<'a> {
                     } else {
                         Line::new().raw("  ").add(&p, Some(SpanKind::Meta))
                     };
+                    let span = match &origin {
+                        Origin::Entry { span: Some(s), .. } => Some(s.clone()),
+                        _ => None,
+                    };
                     let l = self.emit(line, origin);
+                    if let Some(span) = span {
+                        self.note_image(l, p, span, 0);
+                    }
                     first_line.get_or_insert(l);
                 }
                 other => {

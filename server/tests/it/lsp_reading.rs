@@ -939,3 +939,85 @@ async fn a_zstd_rollout_opens_as_its_view_and_its_stats() {
     );
     c.shutdown().await;
 }
+
+/// Issue 23 item 6: a view URI with `markdown=1` is served the view's Markdown form. The real
+/// session 0d3a8e6f's prompt holds a screenshot (1,046,384 base64 bytes): the form carries it
+/// as a `data:` image on the placeholder's line, the plain view the placeholder only (no
+/// base64), both with the same line count. In the verbose form of the real session 03eb5929
+/// each activity line is literal with a hard break (`▸ Worked · 2 tool calls` and its tool
+/// calls do not run into one paragraph), the agent's comment and the answer stay Markdown.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn the_markdown_form_carries_images_and_keeps_activity_lines_apart() {
+    let src = shared_dir().join(
+        "corpus/iansherr__claude-code-log/test/test_data/real_projects/\
+         -Users-dain-workspace-claude-code-log-sample/0d3a8e6f-290f-4105-a327-a2496e5e2a83.jsonl",
+    );
+    let (_d, path) = copy_aged(&src, Duration::from_secs(600));
+    let (mut c, _) = TestClient::start(client_caps(false), json!({"roots": []})).await;
+    let file = path.to_str().unwrap();
+    let plain = text(&mut c, format!("transcript://{file}")).await.unwrap();
+    let md = text(
+        &mut c,
+        format!("transcript:/Some%20title?markdown=1&path={file}"),
+    )
+    .await
+    .unwrap();
+    assert_eq!(plain.lines().count(), md.lines().count());
+    let raw = std::fs::read_to_string(&src).unwrap();
+    let needle = "\"media_type\":\"image/png\",\"data\":\"";
+    let data = &raw[raw.find(needle).unwrap() + needle.len()..];
+    let data = &data[..data.find('"').unwrap()];
+    assert_eq!(data.len(), 1_046_384);
+    let (i, line) = plain
+        .lines()
+        .enumerate()
+        .find(|(_, l)| l.starts_with("> [image/png"))
+        .unwrap();
+    assert_eq!(line, "> [image/png · 766 KB]");
+    assert!(!plain.contains(&data[..300]));
+    assert_eq!(
+        md.lines().nth(i).unwrap(),
+        format!("> ![image/png · 766 KB](data:image/png;base64,{data})")
+    );
+    // Everything else is the plain view's (no activity in this quiet view).
+    let others = |t: &str| {
+        t.lines()
+            .enumerate()
+            .filter(|&(k, _)| k != i)
+            .map(|(_, l)| l.trim_end().to_string())
+            .collect::<Vec<_>>()
+    };
+    assert_eq!(others(&plain), others(&md));
+
+    let (_d2, ideas) = copy_aged(&ideas_session(), Duration::from_secs(600));
+    let ideas = ideas.to_str().unwrap();
+    let plain = text(&mut c, format!("transcript://{ideas}?verbose=1"))
+        .await
+        .unwrap();
+    let md = text(&mut c, format!("transcript://{ideas}?verbose=1&markdown=1"))
+        .await
+        .unwrap();
+    assert_eq!(plain.lines().count(), md.lines().count());
+    let lines: Vec<&str> = md.lines().collect();
+    assert!(lines.contains(&"▸ Worked · 2 tool calls  "), "{md}");
+    let read = lines
+        .iter()
+        .find(|l| l.starts_with("\u{a0}\u{a0}⚙ Read  "))
+        .unwrap();
+    assert!(
+        read.contains("\\/home\\/user\\/project\\/work\\-and\\-dev\\-docs\\.md"),
+        "{read}"
+    );
+    assert!(read.ends_with("  "), "{read}");
+    assert!(
+        !lines.iter().any(|l| l.starts_with("    ")),
+        "no code block:\n{md}"
+    );
+    // (the agent's comment and the answer are Markdown as written)
+    assert!(
+        lines.contains(&"Let me take a look at what's here."),
+        "{md}"
+    );
+    assert!(lines.contains(&"**Answer**  "), "{md}");
+    c.shutdown().await;
+}

@@ -8,7 +8,10 @@
 --   begun) end the wait;
 -- * back in the view, a virtual line `── new since you last looked ──` sits above the first line
 --   that changed; `]n` goes there, `]N` to `## Turn 2`. A screen dump is written to
---   tests/e2e/artifacts/nvim-unseen-marker.txt.
+--   tests/e2e/artifacts/nvim-unseen-marker.txt;
+-- * after a restart (the view's buffer wiped and the module's memory reset, as in a new
+--   Neovim; seen.json stays), lines 91–120 arrive: the view opened again shows the marker
+--   where they start.
 --
 -- dofile()d by test.lua: returns `function(H, T, ctx)` with ctx = { ROOT, TMP, DEMO }.
 return function(H, T, ctx)
@@ -160,4 +163,31 @@ return function(H, T, ctx)
   unseen.look(vim.api.nvim_get_current_win())
   r = row(TITLE)
   H.check('unseen: the end of the view seen, the session is not new any more', r ~= '' and not r:find('● new', 1, true), r)
+
+  -- Issue 23 item 10: after a restart. What was seen of the view is kept in seen.json.
+  local seen_lines = #vim.api.nvim_buf_get_lines(vbuf, 0, -1, false)
+  local name = vim.api.nvim_buf_get_name(vbuf)
+  vim.cmd.edit(vim.fn.fnameescape(ctx.DEMO))
+  vim.cmd('bwipeout! ' .. vbuf)
+  unseen.reset() -- (nothing in memory, as in a new Neovim)
+  local bytes0 = (session_of(file) or {}).bytes or 0
+  write(91, 120, 'a')
+  H.wait('unseen: the index saw the append', 10000, function()
+    local x = session_of(file)
+    return x and (x.bytes or 0) > bytes0
+  end)
+  vim.cmd.edit(vim.fn.fnameescape(name))
+  local rbuf = vim.api.nvim_get_current_buf()
+  H.wait('unseen: the view opened again, with the new lines', 8000, function()
+    return #vim.api.nvim_buf_get_lines(rbuf, 0, -1, false) > seen_lines
+  end)
+  H.wait('unseen: client attached to the view opened again', 5000, function()
+    return vim.b[rbuf].transcript_unseen == true
+  end)
+  vim.api.nvim_win_set_cursor(0, { 1, 0 })
+  unseen.look(vim.api.nvim_get_current_win())
+  local m2 = unseen.marker(rbuf)
+  local rl = vim.api.nvim_buf_get_lines(rbuf, 0, -1, false)
+  H.check('after a restart: the view opened again marks where the output not seen starts',
+    m2 ~= nil and m2 > 0 and m2 < #rl, { marker = m2, lines = #rl, seen = seen_lines, line = m2 and rl[m2 + 1] })
 end

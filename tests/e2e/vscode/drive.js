@@ -49,6 +49,43 @@ async function palette(page, label) {
   await page.keyboard.press('Enter');
 }
 
+/** [`palette`], pressing Enter only once the focused row is the command itself (not
+ * `Open Transcript View (Verbose)`, recently used, for `Open Transcript View`). */
+async function paletteExact(page, label) {
+  await page.keyboard.press('F1');
+  const input = page.locator('.quick-input-widget input');
+  await input.waitFor({ state: 'visible', timeout: 10000 });
+  await input.fill('>' + label);
+  await page.locator('.quick-input-list .monaco-list-row', { hasText: label }).first().waitFor({ timeout: 15000 });
+  for (let i = 0; i < 10; i++) {
+    const row = nbsp(await page.locator('.quick-input-list .monaco-list-row.focused').first().innerText().catch(() => ''));
+    if (row.includes(label) && !row.includes(label + ' (')) break;
+    await page.keyboard.press('ArrowDown');
+    await page.waitForTimeout(100);
+  }
+  await page.keyboard.press('Enter');
+}
+
+/** Replaces the user settings with `obj` in VS Code's own settings editor (as a user would; a
+ * write to the file behind VS Code's back is read late). */
+async function setUserSettings(page, obj) {
+  await paletteExact(page, 'Preferences: Open User Settings (JSON)');
+  const editor = page.locator('.monaco-editor:has(.view-lines:has-text("transcript.roots"))').last();
+  await editor.waitFor({ timeout: 15000 });
+  await editor.locator('.view-line').first().click();
+  await page.keyboard.press('Control+A');
+  await page.keyboard.insertText(JSON.stringify(obj, null, 2));
+  await page.keyboard.press('Control+S');
+  await page.waitForTimeout(1000);
+  // (Code 1.139 shows it in a modal editor)
+  await page.keyboard.press('Control+W');
+  await page.waitForTimeout(500);
+  if (await editor.isVisible().catch(() => false)) {
+    await page.keyboard.press('Escape');
+    await page.waitForTimeout(500);
+  }
+}
+
 /** Opens a workspace file through Quick Open; returns when Enter was pressed (ms since the epoch). */
 async function quickOpen(page, name) {
   await page.keyboard.press('Control+P');
@@ -113,6 +150,16 @@ async function visibleLines(page) {
   });
 }
 
+/** The text of the active editor's rendered lines in screen order, joined with `\n` (one
+ * screen row per line: a wrapped line gives several). */
+const editorText = (page) =>
+  activeEditor(page).evaluate((ed) =>
+    [...ed.querySelectorAll('.view-lines .view-line')]
+      .sort((a, b) => a.getBoundingClientRect().top - b.getBoundingClientRect().top)
+      .map((l) => l.textContent)
+      .join('\n')
+      .replace(/\u00a0/g, ' '));
+
 /** Text of the token inspector for the cursor position. */
 async function inspectToken(page) {
   await palette(page, 'Developer: Inspect Editor Tokens and Scopes');
@@ -138,6 +185,13 @@ async function main(page) {
   await page.locator('.monaco-workbench').waitFor({ timeout: 60000 });
   await page.locator('.explorer-folders-view').first().waitFor({ timeout: 60000 });
   log('workbench loaded');
+  if (process.env.E2E_ONLY === 'preview') {
+    // Development: only the Markdown preview block.
+    await quickOpen(page, DEMO); // activates the extension
+    await page.locator('.codelens-decoration').first().waitFor({ timeout: 60000 });
+    await require('./preview.js')(page, { WS, ROOT: path.join(__dirname, '../../..'), SETTINGS, BASE_SETTINGS, log, check, nbsp, palette, quickOpen, activeEditor, flatText: () => editorText(page), paletteExact, setUserSettings, shot });
+    return;
+  }
   if (process.env.E2E_ONLY === 'unseen') {
     // Development: only the sessions block and the unseen block (once the index lists the demo).
     await quickOpen(page, DEMO); // activates the extension
@@ -386,9 +440,11 @@ async function main(page) {
   await shot(page, '8b-inherited-folded.png');
 
   // 13. Reading a session (issue 11): tests/e2e/vscode/reading.js.
-  await require('./reading.js')(page, { WS, DEMO, FINISHED: 'finished-session.jsonl', log, check, eq, nbsp, palette, quickOpen, gotoLine, activeEditor, shot });
+  await require('./reading.js')(page, { WS, DEMO, FINISHED: 'finished-session.jsonl', log, check, eq, nbsp, palette, quickOpen, gotoLine, activeEditor, flatText: () => editorText(page), paletteExact, setUserSettings, shot });
   // 13b. The view's default shape, raw wrapping, markdown (issue 23 items 5, 6, 8): shape.js.
-  await require('./shape.js')(page, { WS, SETTINGS, BASE_SETTINGS, log, check, eq, nbsp, palette, quickOpen, gotoLine, activeEditor, shot });
+  await require('./shape.js')(page, { WS, SETTINGS, BASE_SETTINGS, log, check, eq, nbsp, palette, quickOpen, gotoLine, activeEditor, flatText: () => editorText(page), paletteExact, setUserSettings, shot });
+  // 13c. The Markdown preview: images, activity lines (issue 23 item 6): preview.js.
+  await require('./preview.js')(page, { WS, ROOT: path.join(__dirname, '../../..'), SETTINGS, BASE_SETTINGS, log, check, nbsp, palette, quickOpen, activeEditor, flatText: () => editorText(page), paletteExact, setUserSettings, shot });
   // 14. What the agent changed (issue 22): tests/e2e/vscode/changes.js.
   await require('./changes.js')(page, { log, check, eq, nbsp, palette, quickOpen, gotoLine, activeEditor, shot });
   // 15. From a source file to its sessions (issue 22): tests/e2e/vscode/history.js.

@@ -5,19 +5,12 @@
 // a real session's file edits.
 //
 //   await require('./reading.js')(page, helpers)
-// helpers: { WS, DEMO, FINISHED, log, check, eq, nbsp, palette, quickOpen, gotoLine, activeEditor, shot }
+// helpers: { WS, DEMO, FINISHED, log, check, eq, nbsp, palette, quickOpen, gotoLine, activeEditor, flatText, shot }
 'use strict';
 
 module.exports = async function reading(page, h) {
   const { DEMO, FINISHED, check, eq, nbsp, palette, quickOpen, gotoLine, activeEditor, shot, log } = h;
-  /** The text of the active editor's rendered lines, in screen order (no line breaks). */
-  const flatText = () =>
-    activeEditor(page).evaluate((ed) =>
-      [...ed.querySelectorAll('.view-lines .view-line')]
-        .sort((a, b) => a.getBoundingClientRect().top - b.getBoundingClientRect().top)
-        .map((l) => l.textContent)
-        .join('\n')
-        .replace(/\u00a0/g, ' '));
+  const flatText = h.flatText;
   const waitText = async (needle, ms = 20000) => {
     for (let i = 0; i < ms / 200; i++) {
       if ((await flatText()).includes(needle)) return true;

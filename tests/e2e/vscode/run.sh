@@ -45,6 +45,13 @@ done
 # ... a 2.8 MB real session (corpus spotter 258c7280) for the open -> outline figure (issue 12) ...
 cp "$ROOT/../shared/corpus/marot__spotter/test/fixtures/transcripts/258c7280-ae70-4798-800f-63464d01a85d.jsonl" "$RUN/ws/spotter-session.jsonl"
 touch -d '10 minutes ago' "$RUN/ws/spotter-session.jsonl"
+# ... a real session whose prompt holds a screenshot (785 KB PNG) and one whose tool results
+# hold screenshots (issue 23 item 6: the Markdown preview shows them; the gist's two comment
+# lines before the records left out) ...
+cp "$ROOT/../shared/corpus/iansherr__claude-code-log/test/test_data/real_projects/-Users-dain-workspace-claude-code-log-sample/0d3a8e6f-290f-4105-a327-a2496e5e2a83.jsonl" "$RUN/ws/image-session.jsonl"
+touch -d '10 minutes ago' "$RUN/ws/image-session.jsonl"
+grep -v '^//' "$ROOT/../shared/corpus/moredip__session-share/session-viewer/test/INTEGRATION/fixtures/images-in-tool-results.jsonl" >"$RUN/ws/tool-images-session.jsonl"
+touch -d '10 minutes ago' "$RUN/ws/tool-images-session.jsonl"
 # ... a Pi session and a Copilot CLI log under its own name (issue 10) ...
 IRR=$ROOT/../shared/corpus/ingo-eichhorst__Irrlicht/replaydata/agents
 cp "$IRR/pi/regressions/01-example-session/recordings/2026-04-06-16-22-10_irrlichd-unknown/transcript.jsonl" "$RUN/ws/pi-session.jsonl"

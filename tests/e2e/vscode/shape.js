@@ -6,7 +6,7 @@
 // "Transcript: Open Preview" shows the view in the Markdown preview. Real corpus files.
 //
 //   await require('./shape.js')(page, helpers)
-// helpers: { WS, SETTINGS, BASE_SETTINGS, log, check, eq, nbsp, gotoLine, activeEditor, shot }
+// helpers: { WS, SETTINGS, BASE_SETTINGS, log, check, eq, nbsp, gotoLine, activeEditor, flatText, paletteExact, setUserSettings, shot }
 'use strict';
 const fs = require('fs');
 const path = require('path');
@@ -17,29 +17,8 @@ module.exports = async function shape(page, h) {
   // A JSON Lines file that is no transcript (written first: Quick Open finds it later).
   const plain = path.join(WS, 'plain-data.jsonl');
   fs.writeFileSync(plain, [1, 2, 3].map((i) => JSON.stringify({ id: i, text: 'word '.repeat(80) })).join('\n') + '\n');
-  /** A command through the palette, Enter only once the focused row is that command (not
-   * `Open Transcript View (Verbose)`, recently used, for `Open Transcript View`). */
-  const palette = async (page, label) => {
-    await page.keyboard.press('F1');
-    const input = page.locator('.quick-input-widget input');
-    await input.waitFor({ state: 'visible', timeout: 10000 });
-    await input.fill('>' + label);
-    await page.locator('.quick-input-list .monaco-list-row', { hasText: label }).first().waitFor({ timeout: 15000 });
-    for (let i = 0; i < 10; i++) {
-      const row = nbsp(await page.locator('.quick-input-list .monaco-list-row.focused').first().innerText().catch(() => ''));
-      if (row.includes(label) && !row.includes(label + ' (')) break;
-      await page.keyboard.press('ArrowDown');
-      await page.waitForTimeout(100);
-    }
-    await page.keyboard.press('Enter');
-  };
-  const flatText = () =>
-    activeEditor(page).evaluate((ed) =>
-      [...ed.querySelectorAll('.view-lines .view-line')]
-        .sort((a, b) => a.getBoundingClientRect().top - b.getBoundingClientRect().top)
-        .map((l) => l.textContent)
-        .join('\n')
-        .replace(/\u00a0/g, ' '));
+  const palette = h.paletteExact;
+  const flatText = h.flatText;
   const waitFor = async (pred, ms = 20000) => {
     for (let i = 0; i < ms / 200; i++) {
       if (await pred()) return true;
@@ -48,25 +27,7 @@ module.exports = async function shape(page, h) {
     return false;
   };
   const langStatus = async () => nbsp(await page.locator('#status\\.editor\\.mode').first().innerText().catch(() => '')).trim();
-  /** The user settings replaced in VS Code's own settings editor (as a user would; a write to the
-   * file behind VS Code's back is read late). */
-  const setUserSettings = async (obj) => {
-    await palette(page, 'Preferences: Open User Settings (JSON)');
-    const editor = page.locator('.monaco-editor:has(.view-lines:has-text("transcript.roots"))').last();
-    await editor.waitFor({ timeout: 15000 });
-    await editor.locator('.view-line').first().click();
-    await page.keyboard.press('Control+A');
-    await page.keyboard.insertText(JSON.stringify(obj, null, 2));
-    await page.keyboard.press('Control+S');
-    await page.waitForTimeout(1000);
-    // (Code 1.139 shows it in a modal editor)
-    await page.keyboard.press('Control+W');
-    await page.waitForTimeout(500);
-    if (await editor.isVisible().catch(() => false)) {
-      await page.keyboard.press('Escape');
-      await page.waitForTimeout(500);
-    }
-  };
+  const setUserSettings = (obj) => h.setUserSettings(page, obj);
   /** Quick Open, pressing Enter only once the focused row is the file (a stale list of recent
    * files picked another one). */
   const quickOpen = async (page, name) => {

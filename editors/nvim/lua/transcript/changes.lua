@@ -108,10 +108,8 @@ end
 ---@param arg string?
 function M.show(arg)
   local t = require('transcript')
-  local bufnr = vim.api.nvim_get_current_buf()
-  local client = t.get_client(bufnr)
+  local client, bufnr = t.client_here()
   if not client then
-    vim.notify('transcript: no transcript-ls client in this buffer', vim.log.levels.WARN)
     return
   end
   local a = { uri = vim.uri_from_bufnr(bufnr) }

@@ -73,10 +73,8 @@ end
 --- line of its diff in a view; the record's line in the raw file).
 function M.at_cursor()
   local t = require('transcript')
-  local bufnr = vim.api.nvim_get_current_buf()
-  local client = t.get_client(bufnr)
+  local client, bufnr = t.client_here()
   if not client then
-    vim.notify('transcript: no transcript-ls client in this buffer', vim.log.levels.WARN)
     return
   end
   local line = vim.api.nvim_win_get_cursor(0)[1] - 1

@@ -134,6 +134,18 @@ function M.get_client(bufnr)
   return vim.lsp.get_clients({ bufnr = bufnr or 0, name = M.name })[1]
 end
 
+--- The transcript client of the current buffer, and the buffer; nil (the user told) when
+--- none is attached. For the commands that act on the current buffer.
+---@return vim.lsp.Client?, integer
+function M.client_here()
+  local bufnr = vim.api.nvim_get_current_buf()
+  local client = M.get_client(bufnr)
+  if not client then
+    vim.notify('transcript: no transcript-ls client in this buffer', vim.log.levels.WARN)
+  end
+  return client, bufnr
+end
+
 --- A running, initialised transcript client, started for `bufnr` (not attached) if there is
 --- none yet.
 ---@param bufnr integer
@@ -226,10 +238,8 @@ end
 --- returns.
 ---@param command string
 function M.jump(command)
-  local bufnr = vim.api.nvim_get_current_buf()
-  local client = M.get_client(bufnr)
+  local client, bufnr = M.client_here()
   if not client then
-    vim.notify('transcript: no transcript-ls client in this buffer', vim.log.levels.WARN)
     return
   end
   M.execute(client, command, position_arguments(client), bufnr)
@@ -239,10 +249,8 @@ end
 --- summariser runs) in `vim.ui.select`; the chosen one is opened.
 ---@param opts { quickfix: boolean? }?
 function M.session_files(opts)
-  local bufnr = vim.api.nvim_get_current_buf()
-  local client = M.get_client(bufnr)
+  local client, bufnr = M.client_here()
   if not client then
-    vim.notify('transcript: no transcript-ls client in this buffer', vim.log.levels.WARN)
     return
   end
   M.pick_session_files(client, { vim.uri_from_bufnr(bufnr) }, bufnr, opts)

@@ -8,15 +8,23 @@
 -- * In a view, the lines the window last showed to the end are kept; when the view changes,
 --   the first line that differs is where the new output starts: a virtual line
 --   `── new since you last looked ──` above it, until the next change after the end was seen.
+--   What was seen of each view (a hash per line) is kept in seen.json too (`views`, the 100
+--   views seen last), so a view opened after a restart shows the marker where the output not
+--   seen starts (issue 23 item 10).
 -- * `]n` / :TranscriptNew jump to it, `]N` / :TranscriptNewest to the newest turn.
 local M = {}
 
 M.MARKER = '── new since you last looked ──'
 local ns = vim.api.nvim_create_namespace('transcript.unseen')
 
---- Per view buffer: `{ seen = string[]?, marker = integer? (0-based) }`.
+--- Per view buffer: `{ seen = { h = string[], body = integer }?, marker = integer? (0-based),
+--- tick = integer? }` (`h`: a hash per line of what the window last showed to the end; `body`:
+--- its first `## ` line, 0-based; `tick`: the buffer's changedtick when it was kept).
 local views = {}
-local state ---@type { initialized: boolean, seen: table<string, integer> }?
+---@type { initialized: boolean, seen: table<string, integer>, views: table<string, table>, order: string[] }?
+local state
+--- Views kept in seen.json (the ones seen last) and the longest view kept.
+local VIEWS_MAX, VIEW_LINES_MAX = 100, 100000
 
 local function state_path()
   return vim.fn.stdpath('state') .. '/transcript/seen.json'
@@ -26,13 +34,18 @@ local function load()
   if state then
     return state
   end
-  state = { initialized = false, seen = {} }
+  state = { initialized = false, seen = {}, views = {}, order = {} }
   local f = io.open(state_path(), 'r')
   if f then
     local ok, data = pcall(vim.json.decode, f:read('*a'))
     f:close()
     if ok and type(data) == 'table' and type(data.seen) == 'table' then
-      state = { initialized = data.initialized == true, seen = data.seen }
+      state = {
+        initialized = data.initialized == true,
+        seen = data.seen,
+        views = type(data.views) == 'table' and data.views or {},
+        order = type(data.order) == 'table' and data.order or {},
+      }
     end
   end
   return state
@@ -113,6 +126,38 @@ local function mark_seen(bufnr)
   end
 end
 
+--- What view `bufnr` shows now: `{ h = a hash per line, body = its first `## ` line }`.
+local function snapshot(bufnr)
+  local h, body = {}, nil
+  for i, l in ipairs(vim.api.nvim_buf_get_lines(bufnr, 0, -1, false)) do
+    h[i] = vim.fn.sha256(l):sub(1, 12)
+    if not body and vim.startswith(l, '## ') then
+      body = i - 1
+    end
+  end
+  return { h = h, body = body or 0 }
+end
+
+--- Keeps what was seen of view `bufnr` in seen.json (once per change of the buffer).
+local function keep_view(bufnr, v)
+  local tick = vim.b[bufnr].changedtick
+  if v.tick == tick or #v.seen.h > VIEW_LINES_MAX then
+    return
+  end
+  v.tick = tick
+  local st = load()
+  local key = vim.api.nvim_buf_get_name(bufnr)
+  st.views[key] = v.seen
+  st.order = vim.tbl_filter(function(k)
+    return k ~= key
+  end, st.order)
+  table.insert(st.order, key)
+  while #st.order > VIEWS_MAX do
+    st.views[table.remove(st.order, 1)] = nil
+  end
+  save()
+end
+
 local function draw(bufnr)
   if not vim.api.nvim_buf_is_valid(bufnr) then
     return
@@ -142,15 +187,23 @@ function M.look(win)
   end
   local v = views[bufnr]
   if vim.b[bufnr].transcript_view and not v then
-    v = { seen = vim.api.nvim_buf_get_lines(bufnr, 0, -1, false) }
+    -- What was seen of the view before (an earlier Neovim) is where "new" starts from; else
+    -- what the view holds when first shown.
+    local kept = load().views[vim.api.nvim_buf_get_name(bufnr)]
+    v = { seen = type(kept) == 'table' and type(kept.h) == 'table' and kept or snapshot(bufnr) }
     views[bufnr] = v
+    if v.seen == kept then
+      M.changed(bufnr)
+      return -- (changed() looks again)
+    end
   end
   local last = vim.api.nvim_buf_line_count(bufnr)
   if vim.fn.line('w$', win) < last then
     return
   end
-  if v then
-    v.seen = vim.api.nvim_buf_get_lines(bufnr, 0, -1, false)
+  if v and v.tick ~= vim.b[bufnr].changedtick then
+    v.seen = snapshot(bufnr)
+    keep_view(bufnr, v)
   end
   mark_seen(bufnr)
 end
@@ -162,25 +215,18 @@ function M.changed(bufnr)
   if not (v and v.seen) or not vim.api.nvim_buf_is_valid(bufnr) then
     return
   end
-  local now = vim.api.nvim_buf_get_lines(bufnr, 0, -1, false)
+  local cur = snapshot(bufnr)
+  local now, was = cur.h, v.seen.h
   -- The header above the first `## ` heading (title, the session's figures) changes with
   -- every append: compare from the first heading of each text on.
-  local function body(ls)
-    for i, l in ipairs(ls) do
-      if vim.startswith(l, '## ') then
-        return i - 1
-      end
-    end
-    return 0
-  end
-  local a, b = body(now), body(v.seen)
+  local a, b = cur.body, v.seen.body or 0
   local k = 0
-  while a + k < #now and b + k < #v.seen and now[a + k + 1] == v.seen[b + k + 1] do
+  while a + k < #now and b + k < #was and now[a + k + 1] == was[b + k + 1] do
     k = k + 1
   end
   if a + k < #now then
     v.marker = a + k
-  elseif #now - a ~= #v.seen - b then
+  elseif #now - a ~= #was - b then
     v.marker = math.max(0, #now - 1) -- lines went away at the end: mark the last one
   else
     v.marker = nil
@@ -236,6 +282,14 @@ function M.marker(bufnr)
   return v and v.marker
 end
 
+--- Moves the cursor to `line` (1-based), the jump list keeping where it was, the line
+--- unfolded at the window's top.
+local function go_to(line)
+  vim.cmd("normal! m'")
+  vim.api.nvim_win_set_cursor(0, { line, 0 })
+  vim.cmd('normal! zvzt')
+end
+
 --- `]n`, :TranscriptNew: to the first line of output not seen yet.
 function M.jump_new()
   local bufnr = vim.api.nvim_get_current_buf()
@@ -244,9 +298,7 @@ function M.jump_new()
     vim.notify('transcript: no new output since you last looked', vim.log.levels.INFO)
     return
   end
-  vim.cmd("normal! m'")
-  vim.api.nvim_win_set_cursor(0, { m + 1, 0 })
-  vim.cmd('normal! zvzt')
+  go_to(m + 1)
 end
 
 --- `]N`, :TranscriptNewest: to the newest turn (the last `## Turn` heading of a view, the last
@@ -277,9 +329,7 @@ function M.jump_newest()
     vim.notify('transcript: no turn yet', vim.log.levels.INFO)
     return
   end
-  vim.cmd("normal! m'")
-  vim.api.nvim_win_set_cursor(0, { line, 0 })
-  vim.cmd('normal! zvzt')
+  go_to(line)
 end
 
 --- Forgets what was seen (tests).

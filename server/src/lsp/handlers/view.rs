@@ -1,6 +1,8 @@
 //! `workspace/textDocumentContent` (LSP 3.18) and its alias `transcript/virtualDocument`: the
 //! text of a `transcript:` view, rendered by the host and remembered as served (so that later
-//! requests on the view answer on the rendering the client shows).
+//! requests on the view answer on the rendering the client shows). A view URI with
+//! `markdown=1` in its query gets the view's Markdown form (issue 23 item 6: images as `data:`
+//! URIs, activity lines one per line), for a Markdown preview; it is the same view otherwise.
 
 use tower_lsp_server::jsonrpc::Result;
 use tower_lsp_server::ls_types::Uri;
@@ -31,10 +33,13 @@ async fn view_text(b: &Backend, uri: &Uri, method: &'static str) -> Result<TextR
     if doc.unrecognised() {
         b.shared.note_not_transcript(uri);
     }
+    let markdown = from_proto::is_markdown_form(uri);
     off_loop(&b.shared, method, move || {
-        Ok(TextResult {
-            text: doc.text().to_string(),
-        })
+        let text = match markdown.then(|| doc.markdown_text()).flatten() {
+            Some(md) => md,
+            None => doc.text().to_string(),
+        };
+        Ok(TextResult { text })
     })
     .await
 }
