@@ -28,7 +28,7 @@ pub trait Notification {
 
 /// Every method of the custom protocol, both directions (PROTOCOL.md documents each; a test
 /// keeps the two in step).
-pub const CUSTOM_METHODS: [&str; 13] = [
+pub const CUSTOM_METHODS: [&str; 12] = [
     TextDocumentContent::METHOD,
     VirtualDocument::METHOD,
     Sessions::METHOD,
@@ -41,7 +41,6 @@ pub const CUSTOM_METHODS: [&str; 13] = [
     <DidChangeFile as Notification>::METHOD,
     <DidChangeSessions as Notification>::METHOD,
     DebugPanic::METHOD,
-    DidOpenText::METHOD,
 ];
 
 // ----- requests, client -> server -----
@@ -124,17 +123,6 @@ impl Request for DebugPanic {
 }
 
 // ----- notifications, client -> server -----
-
-/// `transcript/internal/didOpenText` (transport -> server, internal): sent by the server's
-/// own framing layer in place of a `textDocument/didOpen` whose text it took out of the
-/// message (`lsp::transport::split_did_open`). Never sent by a client (one with an unknown
-/// text id is logged and dropped).
-pub enum DidOpenText {}
-
-impl Notification for DidOpenText {
-    type Params = OpenTextParams;
-    const METHOD: &'static str = "transcript/internal/didOpenText";
-}
 
 // ----- server -> client -----
 
@@ -368,23 +356,4 @@ pub struct DebugPanicParams {
     /// request panics on the blocking pool instead of answering; this request answers `null`.
     #[serde(default)]
     pub arm: Option<String>,
-}
-
-/// Params of `transcript/internal/didOpenText`: a `didOpen`'s text document without its
-/// text, and the id of the text the transport keeps.
-#[derive(Debug, Clone, Deserialize)]
-pub struct OpenTextParams {
-    #[serde(rename = "textDocument")]
-    pub text_document: OpenTextItem,
-    /// Id in `lsp::transport::PendingTexts`.
-    pub text: u64,
-}
-
-/// `TextDocumentItem` without `text`.
-#[derive(Debug, Clone, Deserialize)]
-#[serde(rename_all = "camelCase")]
-pub struct OpenTextItem {
-    pub uri: Uri,
-    pub language_id: String,
-    pub version: i32,
 }
