@@ -1171,6 +1171,8 @@ pub async fn serve<O, S>(
     // requests).
     let exited = std::sync::Arc::new(tokio::sync::Notify::new());
     let exit_seen = exited.clone();
+    // Messages handed to the service and not answered yet.
+    let running = std::sync::Arc::new(std::sync::atomic::AtomicUsize::new(0));
     let inbound = move || {
         let mut input = input;
         let mut service = service;
@@ -1195,6 +1197,18 @@ pub async fn serve<O, S>(
                                 }
                                 _ => {}
                             }
+                            if req.method() == "exit" && req.id().is_none() {
+                                // The messages read before `exit` are given a moment to be
+                                // answered (a pipelined `shutdown` gets its `null`; exit
+                                // cancels what still runs), then the server exits.
+                                exit_seen.notify_one();
+                                let t0 = std::time::Instant::now();
+                                while running.load(Ordering::SeqCst) > 0
+                                    && t0.elapsed() < EXIT_GRACE
+                                {
+                                    std::thread::sleep(std::time::Duration::from_millis(2));
+                                }
+                            }
                             let exit = req.method() == "exit" && req.id().is_none();
                             let fut = {
                                 let _rt = rt.enter();
@@ -1205,17 +1219,20 @@ pub async fn serve<O, S>(
                                 }
                                 service.call(req)
                             };
+                            let done = running.clone();
+                            done.fetch_add(1, Ordering::SeqCst);
                             let fut: BoxFuture<Option<Reply>> = Box::pin(async move {
-                                fut.await.unwrap_or_else(|e| {
+                                let reply = fut.await.unwrap_or_else(|e| {
                                     eprintln!("transcript-ls: {e}");
                                     None
-                                })
+                                });
+                                done.fetch_sub(1, Ordering::SeqCst);
+                                reply
                             });
                             if tasks.send(fut).is_err() {
                                 return;
                             }
                             if exit {
-                                exit_seen.notify_one();
                                 return;
                             }
                         }
@@ -1264,9 +1281,10 @@ pub async fn serve<O, S>(
     let exit = tokio::select! {
         _ = &mut answers => false,
         _ = exited.notified() => {
-            // The queued answers are given a moment, then left (the process exits; answers
-            // still running are not sent).
-            if tokio::time::timeout(EXIT_GRACE, &mut answers).await.is_err() {
+            // The reader gives the answers a moment before it calls `exit`, then they are
+            // given as much again, then left (the process exits; answers still running are
+            // not sent).
+            if tokio::time::timeout(2 * EXIT_GRACE, &mut answers).await.is_err() {
                 answers.abort();
             }
             true
