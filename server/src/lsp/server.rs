@@ -393,7 +393,7 @@ fn workspace_folder_paths(params: &InitializeParams) -> Vec<PathBuf> {
         None => params
             .root_uri
             .as_ref()
-            .and_then(|u| crate::lsp::from_proto::file_path(&u))
+            .and_then(crate::lsp::from_proto::file_path)
             .into_iter()
             .collect(),
     }

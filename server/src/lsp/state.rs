@@ -277,7 +277,7 @@ impl Backend {
     pub fn file_path_of(&self, uri: &Uri, what: &str) -> Result<std::path::PathBuf> {
         match uri.scheme().as_str() {
             VIEW_SCHEME => Ok(from_proto::view_key(uri, false).map_err(invalid)?.path),
-            "file" => crate::lsp::from_proto::file_path(&uri)
+            "file" => crate::lsp::from_proto::file_path(uri)
                 .ok_or_else(|| invalid(format!("not a file path: {}", uri.as_str()))),
             other => Err(invalid(format!(
                 "{what} needs a file: or {VIEW_SCHEME}: URI, got {other}:"

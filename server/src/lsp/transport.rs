@@ -306,9 +306,7 @@ impl Decoder {
         let probe = &self.buf[..self.buf.len().min(8)];
         let other_header = || starts_header_line(&self.buf);
         if !b"content-"[..probe.len()].eq_ignore_ascii_case(probe) && other_header() != Some(true) {
-            if other_header().is_none() {
-                return None; // a header line, not whole yet
-            }
+            other_header()?; // `None`: a header line, not whole yet
             let drop = match find_header_start(&self.buf) {
                 Some(at) => at,
                 None if self.buf.len() > MAX_HEADER_BYTES || self.buf.contains(&b'\n') => {
