@@ -137,14 +137,6 @@ requests! {
 }
 
 notifications! {
-    // ----- client -> server -----
-
-    /// `transcript/internal/didOpenText` (transport -> server, internal): sent by the server's
-    /// own framing layer in place of a `textDocument/didOpen` whose text it took out of the
-    /// message (`lsp::transport::split_did_open`). Never sent by a client (one with an unknown
-    /// text id is logged and dropped).
-    DidOpenText: "transcript/internal/didOpenText", OpenTextParams;
-
     // ----- server -> client -----
 
     /// `transcript/didChangeVirtualDocument` (server -> client notification): a view's text
@@ -333,23 +325,4 @@ pub struct DebugPanicParams {
     /// request panics on the blocking pool instead of answering; this request answers `null`.
     #[serde(default)]
     pub arm: Option<String>,
-}
-
-/// Params of `transcript/internal/didOpenText`: a `didOpen`'s text document without its
-/// text, and the id of the text the transport keeps.
-#[derive(Debug, Clone, Deserialize)]
-pub struct OpenTextParams {
-    #[serde(rename = "textDocument")]
-    pub text_document: OpenTextItem,
-    /// Id in `lsp::transport::PendingTexts`.
-    pub text: u64,
-}
-
-/// `TextDocumentItem` without `text`.
-#[derive(Debug, Clone, Deserialize)]
-#[serde(rename_all = "camelCase")]
-pub struct OpenTextItem {
-    pub uri: Uri,
-    pub language_id: String,
-    pub version: i32,
 }

@@ -1,5 +1,6 @@
-//! The only code that knows LSP, and only protocol code (issue 8): tower-lsp-server glue, the
-//! framing in front of it ([`transport`]), the one dispatcher ([`dispatch`]), the method table
+//! The only code that knows LSP, and only protocol code (issue 8): the seam around
+//! tower-lsp-server ([`TranscriptService`]) and the wire that drives it ([`transport`]), the
+//! one dispatcher ([`dispatch`]), the method table
 //! ([`server`]) and the handlers (one module per request family, [`handlers`]), conversions
 //! ([`from_proto`], [`to_proto`]), capabilities, settings ([`config`]), the custom protocol
 //! as types, every request, notification and command with its method name ([`ext`]), the
@@ -34,20 +35,74 @@ pub mod turn_cache;
 use std::sync::Arc;
 use std::task::{Context, Poll};
 
+use tower::Service as _;
+
 use tower_lsp_server::jsonrpc::{self, Method};
 use tower_lsp_server::jsonrpc::{Request, Response};
-use tower_lsp_server::{ClientSocket, ExitedError, LspService, LspServiceBuilder, Server};
+use tower_lsp_server::{ClientSocket, ExitedError, LspService, LspServiceBuilder};
 
 use crate::lsp::state::{Backend, Shared};
 
-/// The service: `LspService<Backend>` plus a thin layer that captures the raw `initialize`
-/// params (for LSP 3.18 client capabilities that ls-types 0.0.6 does not model), adds the
-/// 3.18 `workspace.textDocumentContent` server capability to the `initialize` result, and
-/// routes the requests answered as JSON bytes to their internal methods
-/// (`dispatch::RAW_ANSWERED`; issue 12).
+/// The seam (issue 24 item 4): `LspService<Backend>`, tower-lsp-server's protocol engine,
+/// and what the server needs around it, in one place. Every client message goes through
+/// [`TranscriptService::reply`], which
+///
+/// - answers `$/` requests `MethodNotFound` (`dispatch::dollar_not_found`);
+/// - serves the requests whose answers are made as JSON bytes (`dispatch::RAW_ANSWERED`)
+///   from the backend itself, answering [`dispatch::Reply::Json`]: tower-lsp-server keeps its
+///   own typed handler for a standard method, whose answer goes through a `serde_json::Value`.
+///   They are refused as tower-lsp-server refuses a request in the same state (`-32002` before
+///   `initialize` answered, `InvalidRequest` after `shutdown`; [`Lifecycle`]);
+/// - captures the raw `initialize` params (LSP 3.18 client capabilities that ls-types 0.0.6
+///   does not model) and adds the 3.18 `workspace.textDocumentContent` capability to its
+///   result;
+/// - hands everything else to the `LspService`, each future guarded (`dispatch::guarded`:
+///   panics, cancellation).
+///
+/// The transport ([`transport::serve`]) drives it; in-process tests use it as a
+/// `tower::Service` over JSON-RPC requests ([`build_service`]), where a `Reply::Json` becomes a
+/// `Response`.
 pub struct TranscriptService {
     inner: LspService<Backend>,
     shared: Arc<Shared>,
+    lifecycle: Lifecycle,
+}
+
+/// The server's state as tower-lsp-server's layers keep it (its `ServerState` is private):
+/// initialized once an `initialize` is answered without error while uninitialized, shut down
+/// by a `shutdown` while initialized, exited by `exit`. Set at the same points of the same
+/// calls, in the same order, so both agree; read only to check a
+/// [`dispatch::RAW_ANSWERED`] request.
+#[derive(Clone, Default)]
+struct Lifecycle(Arc<std::sync::atomic::AtomicU8>);
+
+impl Lifecycle {
+    const UNINITIALIZED: u8 = 0;
+    const INITIALIZED: u8 = 1;
+    const SHUT_DOWN: u8 = 2;
+    const EXITED: u8 = 3;
+
+    fn get(&self) -> u8 {
+        self.0.load(std::sync::atomic::Ordering::SeqCst)
+    }
+
+    fn set(&self, state: u8) {
+        self.0.store(state, std::sync::atomic::Ordering::SeqCst);
+    }
+
+    /// The error tower-lsp-server answers a request with in this state, if any
+    /// (`not_initialized_response` of its layers).
+    fn refusal(&self) -> Option<jsonrpc::Error> {
+        match self.get() {
+            Self::INITIALIZED => None,
+            Self::UNINITIALIZED => Some(jsonrpc::Error {
+                code: jsonrpc::ErrorCode::ServerError(-32002),
+                message: "Server not initialized".into(),
+                data: None,
+            }),
+            _ => Some(jsonrpc::Error::invalid_request()),
+        }
+    }
 }
 
 impl TranscriptService {
@@ -55,9 +110,147 @@ impl TranscriptService {
     pub fn shared(&self) -> &Arc<Shared> {
         &self.shared
     }
+
+    /// The answer to `req` (see the type's doc): `None` for a notification.
+    pub fn reply(&mut self, req: Request) -> BoxFuture<dispatch::Answer> {
+        let method = req.method().to_string();
+        let id = req.id().cloned();
+        if method.starts_with("$/")
+            && let Some(id) = id.clone()
+        {
+            return Box::pin(std::future::ready(Ok(Some(dispatch::dollar_not_found(
+                id, &method,
+            )))));
+        }
+        let shared = self.shared.clone();
+        if dispatch::RAW_ANSWERED.contains(&method.as_str()) {
+            let fut = self.raw(req);
+            return guarded(method, id, shared, fut);
+        }
+        match method.as_str() {
+            "shutdown" if self.lifecycle.get() == Lifecycle::INITIALIZED => {
+                self.lifecycle.set(Lifecycle::SHUT_DOWN);
+            }
+            "exit" => self.lifecycle.set(Lifecycle::EXITED),
+            _ => {}
+        }
+        if method != "initialize" {
+            let fut = self.inner.call(req);
+            return guarded(method, id, shared, typed(fut));
+        }
+        *crate::sync::lock(&self.shared.raw_init) = req.params().cloned();
+        let first = self.lifecycle.get() == Lifecycle::UNINITIALIZED;
+        let lifecycle = self.lifecycle.clone();
+        let fut = self.inner.call(req);
+        guarded(
+            method,
+            id,
+            shared,
+            Box::pin(async move {
+                let resp = fut.await?;
+                if first && resp.as_ref().is_some_and(Response::is_ok) {
+                    lifecycle.set(Lifecycle::INITIALIZED);
+                }
+                Ok(resp.map(|r| {
+                    let (id, body) = r.into_parts();
+                    let body = body.map(|mut v| {
+                        capabilities::patch_initialize_result(&mut v);
+                        v
+                    });
+                    dispatch::Reply::Response(Response::from_parts(id, body))
+                }))
+            }),
+        )
+    }
+
+    /// A [`dispatch::RAW_ANSWERED`] request, served by the backend: refused in the states
+    /// tower-lsp-server refuses it in, its params read as tower-lsp-server reads them
+    /// (`InvalidParams` with serde's message), nothing for a notification.
+    fn raw(&mut self, req: Request) -> BoxFuture<dispatch::Answer> {
+        let (method, id, params) = req.into_parts();
+        let Some(id) = id else {
+            return Box::pin(std::future::ready(Ok(None)));
+        };
+        if let Some(e) = self.lifecycle.refusal() {
+            return Box::pin(std::future::ready(Ok(Some(dispatch::Reply::Response(
+                Response::from_error(id, e),
+            )))));
+        }
+        let b = self.inner.inner().clone();
+        Box::pin(async move {
+            let answer = match &*method {
+                "textDocument/documentSymbol" => match from_params(params) {
+                    Ok(p) => b.document_symbol_json(p).await,
+                    Err(e) => Err(e),
+                },
+                "textDocument/foldingRange" => match from_params(params) {
+                    Ok(p) => b.folding_range_json(p).await,
+                    Err(e) => Err(e),
+                },
+                "textDocument/semanticTokens/full" => match from_params(params) {
+                    Ok(p) => b.semantic_tokens_full_json(p).await,
+                    Err(e) => Err(e),
+                },
+                "textDocument/codeLens" => match from_params(params) {
+                    Ok(p) => b.code_lens_json(p).await,
+                    Err(e) => Err(e),
+                },
+                "textDocument/inlayHint" => match from_params(params) {
+                    Ok(p) => b.inlay_hint_json(p).await,
+                    Err(e) => Err(e),
+                },
+                _ => Err(jsonrpc::Error::method_not_found()),
+            };
+            Ok(Some(match answer {
+                Ok(dispatch::RawJson { json, kept }) => dispatch::Reply::Json { id, json, kept },
+                Err(e) => dispatch::Reply::Response(Response::from_error(id, e)),
+            }))
+        })
+    }
+}
+
+/// Params read as tower-lsp-server reads a method's (`FromParams`): missing ones and ones
+/// serde refuses are `InvalidParams`.
+fn from_params<P: serde::de::DeserializeOwned>(
+    params: Option<serde_json::Value>,
+) -> jsonrpc::Result<P> {
+    let p = params.ok_or_else(|| jsonrpc::Error::invalid_params("Missing params field"))?;
+    serde_json::from_value(p).map_err(|e| jsonrpc::Error::invalid_params(e.to_string()))
+}
+
+/// tower-lsp-server's future, answering a [`dispatch::Reply::Response`].
+fn typed(
+    fut: impl std::future::Future<Output = Result<Option<Response>, ExitedError>> + Send + 'static,
+) -> BoxFuture<dispatch::Answer> {
+    Box::pin(async move { Ok(fut.await?.map(dispatch::Reply::Response)) })
 }
 
 use crate::lsp::dispatch::{BoxFuture, guarded};
+
+/// [`TranscriptService`] answering [`dispatch::Reply`]s ([`TranscriptService::reply`]): the
+/// service [`transport::serve`] drives.
+pub struct Replies(TranscriptService);
+
+impl TranscriptService {
+    /// This service as [`transport::serve`] drives it.
+    pub fn replies(self) -> Replies {
+        Replies(self)
+    }
+}
+
+impl tower::Service<Request> for Replies {
+    type Response = Option<dispatch::Reply>;
+    type Error = ExitedError;
+    type Future = BoxFuture<dispatch::Answer>;
+
+    fn poll_ready(&mut self, cx: &mut Context<'_>) -> Poll<Result<(), Self::Error>> {
+        self.0.inner.poll_ready(cx)
+    }
+
+    fn call(&mut self, req: Request) -> Self::Future {
+        self.0.reply(req)
+    }
+}
 
 impl tower::Service<Request> for TranscriptService {
     type Response = Option<Response>;
@@ -69,61 +262,12 @@ impl tower::Service<Request> for TranscriptService {
     }
 
     fn call(&mut self, req: Request) -> Self::Future {
-        let method = req.method().to_string();
-        let id = req.id().cloned();
-        if method.starts_with("$/")
-            && let Some(id) = id.clone()
-        {
-            return Box::pin(std::future::ready(Ok(Some(dispatch::dollar_not_found(
-                id, &method,
-            )))));
-        }
-        if dispatch::is_internal_raw(&method) {
-            return Box::pin(std::future::ready(Ok(
-                id.map(|id| dispatch::method_not_found(id, &method))
-            )));
-        }
-        let shared = self.shared.clone();
-        if let Some(internal) = dispatch::raw_answered(&method) {
-            // Served by a handler that answers JSON bytes (`dispatch::RAW_ANSWERED`); errors
-            // and panics still name the client's method.
-            let (_, rid, params) = req.into_parts();
-            let mut b = Request::build(internal);
-            if let Some(rid) = rid {
-                b = b.id(rid);
-            }
-            if let Some(p) = params {
-                b = b.params(p);
-            }
-            let fut = self.inner.call(b.finish());
-            return guarded(method, id, shared, Box::pin(fut));
-        }
-        if method != "initialize" {
-            let fut = self.inner.call(req);
-            return guarded(method, id, shared, Box::pin(fut));
-        }
-        *crate::sync::lock(&self.shared.raw_init) = req.params().cloned();
-        let fut = self.inner.call(req);
-        guarded(
-            method,
-            id,
-            shared,
-            Box::pin(async move {
-                let resp = fut.await?;
-                Ok(resp.map(|r| {
-                    let (id, body) = r.into_parts();
-                    let body = body.map(|mut v| {
-                        capabilities::patch_initialize_result(&mut v);
-                        v
-                    });
-                    Response::from_parts(id, body)
-                }))
-            }),
-        )
+        let fut = self.reply(req);
+        Box::pin(async move { Ok(fut.await?.map(dispatch::Reply::into_response)) })
     }
 }
 
-/// Routes the custom protocol's messages (`ext`) to their handlers, the method name taken
+/// Routes the custom protocol's requests (`ext`) to their handlers, the method name taken
 /// from the message's type: a handler whose params or result are not the type's does not
 /// compile.
 trait Routes: Sized {
@@ -140,15 +284,6 @@ trait Routes: Sized {
         R: ext::Request,
         R::Params: serde::de::DeserializeOwned + Send + 'static,
         R::Result: serde::Serialize + Send + 'static;
-
-    /// Routes notification `N` to `handler`.
-    fn notification<N>(
-        self,
-        handler: impl for<'a> Method<&'a Backend, (N::Params,), ()> + Clone + Send + Sync + 'static,
-    ) -> Self
-    where
-        N: ext::Notification,
-        N::Params: serde::de::DeserializeOwned + Send + 'static;
 }
 
 impl Routes for LspServiceBuilder<Backend> {
@@ -167,17 +302,6 @@ impl Routes for LspServiceBuilder<Backend> {
     {
         self.custom_method(R::METHOD, handler)
     }
-
-    fn notification<N>(
-        self,
-        handler: impl for<'a> Method<&'a Backend, (N::Params,), ()> + Clone + Send + Sync + 'static,
-    ) -> Self
-    where
-        N: ext::Notification,
-        N::Params: serde::de::DeserializeOwned + Send + 'static,
-    {
-        self.custom_method(N::METHOD, handler)
-    }
 }
 
 /// Builds the service and the client socket (server -> client messages).
@@ -189,24 +313,20 @@ pub fn build_service() -> (TranscriptService, ClientSocket) {
         .request::<ext::FileHistory>(Backend::file_history)
         .request::<ext::Blame>(Backend::blame)
         .request::<ext::Search>(Backend::search)
-        .request::<ext::Stats>(Backend::transcript_stats)
-        .notification::<ext::DidOpenText>(Backend::did_open_text)
-        // Not the protocol: the internal names of the requests answered as JSON bytes
-        // (`dispatch::RAW_ANSWERED`).
-        .custom_method(dispatch::RAW_DOCUMENT_SYMBOL, Backend::document_symbol_raw)
-        .custom_method(dispatch::RAW_FOLDING_RANGE, Backend::folding_range_raw)
-        .custom_method(
-            dispatch::RAW_SEMANTIC_TOKENS_FULL,
-            Backend::semantic_tokens_full_raw,
-        )
-        .custom_method(dispatch::RAW_CODE_LENS, Backend::code_lens_raw)
-        .custom_method(dispatch::RAW_INLAY_HINT, Backend::inlay_hint_raw);
+        .request::<ext::Stats>(Backend::transcript_stats);
     // Debug builds only: a request that panics on purpose (the panic-isolation tests).
     #[cfg(debug_assertions)]
     let builder = builder.request::<ext::DebugPanic>(Backend::debug_panic);
     let (inner, socket) = builder.finish();
     let shared = inner.inner().shared.clone();
-    (TranscriptService { inner, shared }, socket)
+    (
+        TranscriptService {
+            inner,
+            shared,
+            lifecycle: Lifecycle::default(),
+        },
+        socket,
+    )
 }
 
 /// Serves LSP on stdin/stdout until `exit`, the end of input, or the death of the client
@@ -229,16 +349,12 @@ pub fn serve_stdio() -> i32 {
     let code = rt.block_on(async {
         let (service, socket) = build_service();
         let shared = service.shared().clone();
-        let pending = Some(shared.pending_texts.clone());
-        let raw = Some(shared.raw_results.clone());
-        let in_flight = Some(shared.in_flight.clone());
         let serve = transport::serve(
             transport::Input::stdin(),
             transport::raw_stdout(),
-            pending,
-            raw,
-            in_flight,
-            |i, o| Server::new(i, o, socket).serve(service),
+            service.replies(),
+            socket,
+            shared.in_flight.clone(),
         );
         let watched = shared.clone();
         let parent_gone = async move {

@@ -15,10 +15,10 @@ use tower_lsp_server::ls_types::*;
 
 use crate::ide::stats::Stats;
 use crate::lsp::capabilities::{self, ClientCaps};
-use crate::lsp::dispatch::off_loop;
+use crate::lsp::dispatch::{RawJson, off_loop};
 use crate::lsp::ext::{
-    self, BlameParams, FileHistoryParams, OpenTextParams, Request as _, SearchParams,
-    SessionsParams, SessionsResult, StatsParams, TextResult, UriParams, VirtualDocumentParams,
+    self, BlameParams, FileHistoryParams, Request as _, SearchParams, SessionsParams,
+    SessionsResult, StatsParams, TextResult, UriParams, VirtualDocumentParams,
 };
 use crate::lsp::handlers;
 pub use crate::lsp::state::{Backend, Ctx, Shared};
@@ -26,19 +26,12 @@ use crate::lsp::state::{lock, read, write};
 use crate::source::position::Encoding;
 
 impl Backend {
-    /// Hands the JSON of a documentSymbol, foldingRange or inlayHint answer to the transport: a raw
-    /// document's answer is assembled from kept per-turn pieces (`answer_kept`), a view's is
-    /// made afresh (`answer`).
-    fn answer_per_turn(
-        &self,
-        uri: &Uri,
-        json: Vec<u8>,
-    ) -> std::result::Result<crate::lsp::transport::RawAnswer, String> {
-        let raw = &self.shared.raw_results;
-        if crate::lsp::from_proto::is_view(uri) {
-            raw.answer(json)
-        } else {
-            raw.answer_kept(json)
+    /// The JSON of a documentSymbol, foldingRange or inlayHint answer: a raw document's is
+    /// assembled from kept per-turn pieces (`kept`), a view's is made afresh.
+    fn answer_per_turn(uri: &Uri, json: Vec<u8>) -> RawJson {
+        RawJson {
+            json,
+            kept: !crate::lsp::from_proto::is_view(uri),
         }
     }
 
@@ -111,19 +104,8 @@ impl Backend {
         handlers::stats::stats(self, params).await
     }
 
-    /// `transcript/internal/didOpenText`: a `didOpen` whose text the transport took out of
-    /// the message (`lsp::transport::split_did_open`).
-    pub async fn did_open_text(&self, params: OpenTextParams) {
-        handlers::sync::did_open_text(self, params);
-    }
-
-    /// `textDocument/documentSymbol`, answered as JSON bytes (`dispatch::RAW_ANSWERED`):
-    /// they are kept for the transport only once the request completes, so a cancelled
-    /// request leaves nothing behind.
-    pub async fn document_symbol_raw(
-        &self,
-        params: DocumentSymbolParams,
-    ) -> Result<crate::lsp::transport::RawAnswer> {
+    /// `textDocument/documentSymbol`, answered as JSON bytes (`dispatch::RAW_ANSWERED`).
+    pub async fn document_symbol_json(&self, params: DocumentSymbolParams) -> Result<RawJson> {
         let uri = params.text_document.uri.clone();
         let json = self
             .on_doc(
@@ -133,13 +115,12 @@ impl Backend {
                 handlers::symbols::document_symbol,
             )
             .await?;
-        self.answer_per_turn(&uri, json)
-            .map_err(|e| crate::lsp::state::internal(format!("an answer that is not JSON: {e}")))
+        Ok(Self::answer_per_turn(&uri, json))
     }
 
     /// Resolves `uri` and runs `work` on the blocking pool like [`Backend::on_doc`], and
-    /// serialises its answer there: the answer as JSON bytes, written by the transport
-    /// (`dispatch::RAW_ANSWERED`; issue 12: not through tower-lsp-server's `serde_json::Value`).
+    /// serialises its answer there: the answer as JSON bytes, framed as they are by the
+    /// transport (`dispatch::RAW_ANSWERED`; issue 12: not through a `serde_json::Value`).
     /// With `Shared::reference_answers`, serialised through a `Value` (the tests' reference).
     async fn on_doc_json<P, R>(
         &self,
@@ -147,7 +128,7 @@ impl Backend {
         uri: &Uri,
         params: P,
         work: fn(&Backend, &Ctx, P) -> Result<R>,
-    ) -> Result<crate::lsp::transport::RawAnswer>
+    ) -> Result<RawJson>
     where
         P: Send + 'static,
         R: serde::Serialize + Send + 'static,
@@ -160,17 +141,11 @@ impl Backend {
             crate::lsp::state::answer_json(&answer, reference, &format!("{method}: the answer"))
         })
         .await?;
-        self.shared
-            .raw_results
-            .answer(json)
-            .map_err(|e| crate::lsp::state::internal(format!("an answer that is not JSON: {e}")))
+        Ok(RawJson { json, kept: false })
     }
 
     /// `textDocument/foldingRange`, answered as JSON bytes (`dispatch::RAW_ANSWERED`).
-    pub async fn folding_range_raw(
-        &self,
-        params: FoldingRangeParams,
-    ) -> Result<crate::lsp::transport::RawAnswer> {
+    pub async fn folding_range_json(&self, params: FoldingRangeParams) -> Result<RawJson> {
         let uri = params.text_document.uri.clone();
         let json = self
             .on_doc(
@@ -180,15 +155,11 @@ impl Backend {
                 handlers::folding::folding_range,
             )
             .await?;
-        self.answer_per_turn(&uri, json)
-            .map_err(|e| crate::lsp::state::internal(format!("an answer that is not JSON: {e}")))
+        Ok(Self::answer_per_turn(&uri, json))
     }
 
     /// `textDocument/semanticTokens/full`, answered as JSON bytes (`dispatch::RAW_ANSWERED`).
-    pub async fn semantic_tokens_full_raw(
-        &self,
-        params: SemanticTokensParams,
-    ) -> Result<crate::lsp::transport::RawAnswer> {
+    pub async fn semantic_tokens_full_json(&self, params: SemanticTokensParams) -> Result<RawJson> {
         let uri = params.text_document.uri.clone();
         self.on_doc_json(
             "textDocument/semanticTokens/full",
@@ -200,10 +171,7 @@ impl Backend {
     }
 
     /// `textDocument/codeLens`, answered as JSON bytes (`dispatch::RAW_ANSWERED`).
-    pub async fn code_lens_raw(
-        &self,
-        params: CodeLensParams,
-    ) -> Result<crate::lsp::transport::RawAnswer> {
+    pub async fn code_lens_json(&self, params: CodeLensParams) -> Result<RawJson> {
         let uri = params.text_document.uri.clone();
         let json = self
             .on_doc(
@@ -213,18 +181,12 @@ impl Backend {
                 handlers::code_lens::code_lens,
             )
             .await?;
-        self.shared
-            .raw_results
-            .answer(json)
-            .map_err(|e| crate::lsp::state::internal(format!("an answer that is not JSON: {e}")))
+        Ok(RawJson { json, kept: false })
     }
 
     /// `textDocument/inlayHint`, answered as JSON bytes (`dispatch::RAW_ANSWERED`): the
     /// hints of a raw document are assembled from kept per-turn pieces.
-    pub async fn inlay_hint_raw(
-        &self,
-        params: InlayHintParams,
-    ) -> Result<crate::lsp::transport::RawAnswer> {
+    pub async fn inlay_hint_json(&self, params: InlayHintParams) -> Result<RawJson> {
         let uri = params.text_document.uri.clone();
         let json = self
             .on_doc(
@@ -234,8 +196,7 @@ impl Backend {
                 handlers::hints::inlay_hint,
             )
             .await?;
-        self.answer_per_turn(&uri, json)
-            .map_err(|e| crate::lsp::state::internal(format!("an answer that is not JSON: {e}")))
+        Ok(Self::answer_per_turn(&uri, json))
     }
 
     /// `transcript/debugPanic` (debug builds only).
@@ -266,7 +227,6 @@ impl LanguageServer for Backend {
             self.shared
                 .log(MessageType::WARNING, format!("setting ignored: {p}"));
         }
-        self.shared.pending_texts.set_accepting(true);
         Ok(InitializeResult {
             capabilities: capabilities::server_capabilities(enc, legend),
             server_info: Some(ServerInfo {
@@ -295,7 +255,6 @@ impl LanguageServer for Backend {
 
     async fn shutdown(&self) -> Result<()> {
         self.shared.shutdown_requested.store(true, Ordering::SeqCst);
-        self.shared.pending_texts.set_accepting(false);
         let _ = self.shared.shutdown.send(true);
         Ok(())
     }
@@ -434,7 +393,7 @@ fn workspace_folder_paths(params: &InitializeParams) -> Vec<PathBuf> {
         None => params
             .root_uri
             .as_ref()
-            .and_then(|u| crate::lsp::from_proto::file_path(&u))
+            .and_then(crate::lsp::from_proto::file_path)
             .into_iter()
             .collect(),
     }

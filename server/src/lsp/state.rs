@@ -35,11 +35,6 @@ pub struct Shared {
     pub legend: RwLock<TokenLegend>,
     /// The document host: open documents, disk sources, snapshots, the session index.
     pub host: Arc<Host>,
-    /// `didOpen` texts the transport took out of their messages (`lsp::transport`).
-    pub pending_texts: Arc<crate::lsp::transport::PendingTexts>,
-    /// Answers made as JSON bytes, waiting for the transport to write them
-    /// (`lsp::transport::RawResults`).
-    pub raw_results: Arc<crate::lsp::transport::RawResults>,
     /// The client's requests not answered yet, for `$/cancelRequest` on arrival (issue 25
     /// item 7; shared with the transport).
     pub in_flight: Arc<crate::lsp::transport::InFlight>,
@@ -120,8 +115,6 @@ impl Shared {
             settings: RwLock::new(Settings::default()),
             legend: RwLock::new(TokenLegend::Custom),
             host: Arc::new(Host::new()),
-            pending_texts: Arc::default(),
-            raw_results: Arc::default(),
             in_flight: Arc::default(),
             reference_answers: AtomicBool::new(false),
             turn_caches: TurnCaches::default(),

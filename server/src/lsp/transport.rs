@@ -1,45 +1,91 @@
-//! Framing in front of tower-lsp-server's `Server` (issue 8 defect 3).
+//! The wire, and the one seam between it and tower-lsp-server (issue 24 item 4).
 //!
-//! tower-lsp-server reads stdin through a `FramedRead`, which ends the stream after the first
-//! decoding error: one malformed message (a body that is not JSON, `"jsonrpc": "1.0"`, a
-//! batch array, bytes after the JSON value, a header block without `Content-Length`) was
-//! answered with an error and then the server exited. Here the real stdin is read by
-//! [`Decoder`]; each body is checked to be a JSON-RPC 2.0 message the way tower-lsp-server
-//! parses it, and only well-formed ones are passed on (re-framed) through an in-memory pipe.
-//! A malformed one is answered here with `ParseError` (-32700, not JSON) or `InvalidRequest`
-//! (-32600, JSON but not a JSON-RPC 2.0 request or response), with the request's `id` when it
-//! can be read, and the server keeps reading. The server's output passes through the same
-//! single writer, whole frames at a time, so the two never interleave.
+//! tower-lsp-server is the protocol engine: its `LspService` routes every message to the
+//! `LanguageServer` methods and keeps the server's state (initialized, shut down, exited).
+//! Its `Server` (stdin/stdout framing) is not used: [`serve`] drives the service itself,
+//! with the same order and concurrency as `Server::serve` (requests and notifications
+//! called in arrival order, at most [`MAX_CONCURRENCY`] of their futures polled at once, the
+//! answers and the server's own requests written by one writer). Each message is framed once
+//! and parsed once:
 //!
-//! A `textDocument/didOpen` does not pass through tower-lsp-server's decoding (issue 12: for a
-//! 100 MB transcript it buffered and copied the text several times, and the body, the decoded
-//! params and the document were alive at once): [`split_did_open`] decodes the text in the
-//! body's own buffer, the text waits in [`PendingTexts`], and the server is sent a small
-//! [`OPEN_PENDING`] notification in its place, in the same order among the other messages.
-//! The handler takes the text from there.
-//!
-//! Big answers take the opposite way out (issue 12: tower-lsp-server turns a handler's typed
-//! answer into a `serde_json::Value` and then into bytes; for the ~5,000-symbol outline of a
-//! 100 MB transcript, about 1.1 MB of JSON, that cost twenty times what an append costs). A
-//! handler that has its answer as JSON bytes already (per-turn cached document symbols) hands
-//! them to [`RawResults`] and answers a short placeholder string; [`pump_frames`] finds that
-//! response in the server's output, and writes the bytes in place of the placeholder with the
-//! right `Content-Length`. A placeholder never reaches the client: one whose bytes are gone is
-//! answered `InternalError`. Without the transport (in-process tests) the bytes are the answer
-//! itself ([`RawAnswer::Inline`]).
+//! - **Framing** ([`Decoder`]): tolerant. tower-lsp-server's `FramedRead` ended the session
+//!   at the first malformed message (issue 8 defect 3); here garbage, a header without
+//!   `Content-Length`, a body that is not JSON or not JSON-RPC 2.0 is answered `ParseError`
+//!   (-32700) or `InvalidRequest` (-32600) ([`parse`], [`Refused`]) and the server reads on.
+//!   Bodies bigger than [`message_limit`] are skipped and answered.
+//! - **Parsing** ([`parse`]): each body once into a `jsonrpc::Request` or `Response`. A
+//!   `textDocument/didOpen` is the one exception to "through serde": [`split_did_open`]
+//!   decodes its text in the body's own buffer (issue 12: a 100 MB transcript was buffered and
+//!   copied several times) and moves it, without a copy, into the request's params; the request
+//!   then goes to the service like any other.
+//! - **On arrival** (before the message waits its turn): `$/cancelRequest` answers the request
+//!   `RequestCancelled` and ends its future ([`InFlight`], issue 25 item 7), `exit` ends the
+//!   session even behind slow requests.
+//! - **Answers** (`crate::lsp::dispatch::Reply`): a tower-lsp-server `Response`, serialised
+//!   here with serde (no assumption on bytes tower-lsp-server would write), or, for the few
+//!   requests whose answers are made as JSON bytes (`dispatch::RAW_ANSWERED`, issue 12: the
+//!   ~1.1 MB outline of a 100 MB transcript cost twenty times an append through a
+//!   `serde_json::Value`), those bytes framed as they are. Which requests take that way is
+//!   decided in one place, `TranscriptService` (`crate::lsp`), which serves them from the
+//!   backend with the state checks tower-lsp-server applies to its own methods.
+//! - **Writing**: one thread, whole frames ([`write_pieces`]), every byte checked to be UTF-8
+//!   ([`utf8_on_the_wire`], issue 25 item 3).
 
-use std::collections::{BTreeMap, VecDeque};
 use std::io;
 use std::sync::Mutex;
-use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::task::{Context, Poll};
 
+use futures::{SinkExt, StreamExt};
 use serde_json::value::RawValue;
 use serde_json::{Value, json};
-use tokio::io::{AsyncRead, AsyncReadExt, AsyncWriteExt};
 use tokio::sync::mpsc;
-use tower_lsp_server::jsonrpc::Response;
+use tower::Service;
+use tower_lsp_server::jsonrpc::{Id, Request, Response};
+use tower_lsp_server::{ClientSocket, ExitedError};
 
 use crate::source::json_string;
+
+/// What a client message is answered with.
+#[derive(Debug)]
+pub enum Reply {
+    /// A response made by tower-lsp-server (or by the dispatcher: errors, panics).
+    Response(Response),
+    /// The answer of a request answered as JSON bytes (`crate::lsp::dispatch::RAW_ANSWERED`,
+    /// `dispatch::RawJson`).
+    Json {
+        /// The request's id.
+        id: Id,
+        /// The result.
+        json: Vec<u8>,
+        /// Assembled from kept pieces (`dispatch::RawJson::kept`).
+        kept: bool,
+    },
+}
+
+impl Reply {
+    /// The reply as a `Response` (the in-process service: the JSON parsed into a `Value`;
+    /// bytes that are not JSON are an `InternalError`).
+    pub fn into_response(self) -> Response {
+        match self {
+            Reply::Response(r) => r,
+            Reply::Json { id, json, .. } => match serde_json::from_slice(&json) {
+                Ok(v) => Response::from_ok(id, v),
+                Err(e) => Response::from_error(
+                    id,
+                    tower_lsp_server::jsonrpc::Error {
+                        code: tower_lsp_server::jsonrpc::ErrorCode::InternalError,
+                        message: format!("an answer that is not JSON: {e}").into(),
+                        data: None,
+                    },
+                ),
+            },
+        }
+    }
+}
+
+/// A boxed, sendable future.
+type BoxFuture<T> = std::pin::Pin<Box<dyn std::future::Future<Output = T> + Send + 'static>>;
 
 /// Largest header block accepted (bytes up to the blank line).
 const MAX_HEADER_BYTES: usize = 8 * 1024;
@@ -260,9 +306,7 @@ impl Decoder {
         let probe = &self.buf[..self.buf.len().min(8)];
         let other_header = || starts_header_line(&self.buf);
         if !b"content-"[..probe.len()].eq_ignore_ascii_case(probe) && other_header() != Some(true) {
-            if other_header().is_none() {
-                return None; // a header line, not whole yet
-            }
+            other_header()?; // `None`: a header line, not whole yet
             let drop = match find_header_start(&self.buf) {
                 Some(at) => at,
                 None if self.buf.len() > MAX_HEADER_BYTES || self.buf.contains(&b'\n') => {
@@ -396,7 +440,7 @@ fn header(len: usize) -> Vec<u8> {
 type Pieces = Vec<Vec<u8>>;
 
 /// A frame for the writer and whether it is an answer assembled from kept pieces
-/// ([`RawResults::answer_kept`]).
+/// (`Reply::Json`'s `kept`).
 type Outgoing = (Pieces, bool);
 
 /// Writes `pieces` whole to `out` (vectored: one system call for a header and its body).
@@ -413,22 +457,6 @@ fn write_pieces(out: &mut impl std::io::Write, pieces: &[Vec<u8>]) -> io::Result
         }
     }
     out.flush()
-}
-
-/// What tower-lsp-server's `Request` accepts (`jsonrpc: "2.0"`, a string `method` by
-/// default empty, any `params`, an `Id` or `null` `id`, other keys ignored), read without
-/// building its `params`: the `didOpen` of a 100 MB file was decoded here only to be dropped
-/// (issue 12).
-#[derive(serde::Deserialize)]
-#[allow(dead_code)] // read only to check the shape
-struct RequestShape<'a> {
-    jsonrpc: JsonRpcVersion,
-    #[serde(default, borrow)]
-    method: std::borrow::Cow<'a, str>,
-    #[serde(default, deserialize_with = "some")]
-    params: Option<serde::de::IgnoredAny>,
-    #[serde(default, deserialize_with = "some")]
-    id: Option<tower_lsp_server::jsonrpc::Id>,
 }
 
 /// `"2.0"`, the only version accepted.
@@ -452,63 +480,6 @@ fn some<'de, T: serde::Deserialize<'de>, D: serde::Deserializer<'de>>(
     d: D,
 ) -> Result<Option<T>, D::Error> {
     T::deserialize(d).map(Some)
-}
-
-/// The notification the server is sent in place of a `textDocument/didOpen` whose text the
-/// transport took out ([`split_did_open`]): params `{ "textDocument": { "uri", "languageId",
-/// "version" }, "text": <id in PendingTexts> }`.
-pub const OPEN_PENDING: &str =
-    <crate::lsp::ext::DidOpenText as crate::lsp::ext::Notification>::METHOD;
-
-/// Texts of `didOpen` messages taken out by the transport, waiting for their
-/// [`OPEN_PENDING`] notification to be handled: at most the ones sent and not handled yet.
-#[derive(Debug, Default)]
-pub struct PendingTexts {
-    /// The server handles notifications now (after `initialize`, before `shutdown`); else a
-    /// `didOpen` is passed on whole, to be refused by tower-lsp-server as before.
-    accepting: AtomicBool,
-    next: AtomicU64,
-    texts: Mutex<BTreeMap<u64, String>>,
-}
-
-impl PendingTexts {
-    /// Starts (`initialize` handled) or stops (`shutdown`: drops what waits) taking texts.
-    pub fn set_accepting(&self, on: bool) {
-        self.accepting.store(on, Ordering::SeqCst);
-        if !on {
-            self.lock().clear();
-        }
-    }
-
-    fn lock(&self) -> std::sync::MutexGuard<'_, BTreeMap<u64, String>> {
-        crate::sync::lock(&self.texts)
-    }
-
-    /// Keeps `text`; its id, or `None` when not accepting (the text is dropped).
-    fn put(&self, text: String) -> Option<u64> {
-        if !self.accepting.load(Ordering::SeqCst) {
-            return None;
-        }
-        let id = self.next.fetch_add(1, Ordering::SeqCst);
-        self.lock().insert(id, text);
-        Some(id)
-    }
-
-    /// Takes the text with this id. Texts with smaller ids are dropped: their notifications
-    /// came before this one and were handled, or refused (tower-lsp-server handles
-    /// notifications in the order they arrive, each before its first `.await`).
-    pub fn take(&self, id: u64) -> Option<String> {
-        let mut texts = self.lock();
-        let text = texts.remove(&id);
-        let later = texts.split_off(&id);
-        *texts = later;
-        text
-    }
-
-    /// Number of texts waiting (tests).
-    pub fn waiting(&self) -> usize {
-        self.lock().len()
-    }
 }
 
 /// The client's requests not answered yet, by id (`5`, `"a"`: the id's JSON text): the
@@ -613,9 +584,19 @@ impl InFlight {
     }
 }
 
-/// What the transport needs to know of a client message that passed [`check`].
+/// The key [`InFlight`] files a request's id under ([`id_key`]).
+fn id_key_of(id: &Id) -> Option<String> {
+    match id {
+        Id::Number(n) => Some(n.to_string()),
+        Id::String(s) => serde_json::to_string(s).ok(),
+        Id::Null => None,
+    }
+}
+
+/// What the transport does on a client message's arrival, before the message waits its turn
+/// ([`arrival`]).
 #[derive(Debug, PartialEq, Eq)]
-enum Incoming {
+enum Arrival {
     /// A request (a method and an integer or string id): its [`id_key`].
     Request(String),
     /// `$/cancelRequest` of the request with this [`id_key`].
@@ -623,29 +604,23 @@ enum Incoming {
     /// The `shutdown` request (its [`id_key`]): tracked like any request, and noted
     /// ([`InFlight::shutdown_seen`]).
     Shutdown(String),
-    /// Anything else (a notification, a response, an untracked id).
+    /// Anything else (a notification, an untracked id).
     Other,
 }
 
-/// The id of the server's message `body` when it is a response (tower-lsp-server writes
-/// `{"jsonrpc":"2.0","result":…,"id":<id>}` or `…"error":{…},"id":<id>}`), as its
-/// [`id_key`]. A big body is not read through: its id is read from its last bytes.
-fn response_id(body: &[u8]) -> Option<String> {
-    let rest = body.strip_prefix(br#"{"jsonrpc":"2.0","#)?;
-    if !(rest.starts_with(br#""result":"#) || rest.starts_with(br#""error":"#)) {
-        return None;
+/// What `req` is on arrival ([`Arrival`]).
+fn arrival(req: &Request) -> Arrival {
+    match (req.method(), req.id()) {
+        ("", _) => Arrival::Other,
+        ("$/cancelRequest", None) => req
+            .params()
+            .and_then(|p| p.get("id"))
+            .and_then(id_key)
+            .map_or(Arrival::Other, Arrival::Cancel),
+        ("shutdown", Some(id)) => id_key_of(id).map_or(Arrival::Other, Arrival::Shutdown),
+        (_, Some(id)) => id_key_of(id).map_or(Arrival::Other, Arrival::Request),
+        _ => Arrival::Other,
     }
-    if body.len() <= 64 << 10 {
-        #[derive(serde::Deserialize)]
-        struct Shape {
-            id: Value,
-        }
-        return id_key(&serde_json::from_slice::<Shape>(body).ok()?.id);
-    }
-    let from = body.len() - 512;
-    let at = from + memchr::memmem::rfind(&body[from..], br#""id":"#)? + 5;
-    let id: Value = serde_json::from_slice(body[at..].strip_suffix(b"}")?).ok()?;
-    id_key(&id)
 }
 
 /// The `-32800 RequestCancelled` answer to the request filed under `key` ([`id_key`]).
@@ -654,162 +629,6 @@ fn cancelled_answer(key: &str) -> Vec<u8> {
     let resp = json!({"jsonrpc": "2.0", "id": id,
         "error": {"code": -32800, "message": "request cancelled"}});
     frame(resp.to_string().as_bytes())
-}
-
-/// Most answers [`RawResults`] keeps waiting for the writer; putting one more drops the
-/// oldest (its response, if it is ever written, becomes an `InternalError`). Answers are
-/// written in the order they are put, a few at most wait at once; one whose response is
-/// never written (the request was cancelled after the answer was put, or the server stops)
-/// is dropped this way.
-pub const MAX_WAITING_RAW: usize = 16;
-
-/// Where a placeholder starts in tower-lsp-server's response at the latest (bytes from the
-/// front; it writes `{"jsonrpc":"2.0","result":` first).
-const PLACEHOLDER_WITHIN: usize = 64;
-
-/// The answer of a request whose result is JSON bytes made by the handler (see the module's
-/// doc), as the handler returns it to tower-lsp-server: serialised, either form gives the
-/// same JSON on the wire.
-#[derive(Debug, serde::Serialize)]
-#[serde(untagged)]
-pub enum RawAnswer {
-    /// A placeholder string ([`RawResults::answer`] under the transport): the transport
-    /// writes the bytes in its place.
-    Spliced(String),
-    /// The bytes themselves (no transport: the in-process service); tower-lsp-server parses
-    /// them into its `Value`.
-    Inline(Box<RawValue>),
-}
-
-/// Results of requests as JSON bytes, waiting for the transport to write them in place of
-/// their placeholders: at most [`MAX_WAITING_RAW`].
-#[derive(Debug)]
-pub struct RawResults {
-    /// The transport writes the bytes ([`RawResults::set_spliced`]); else answers are inline.
-    spliced: AtomicBool,
-    /// Start of every placeholder: `"transcript-ls raw result <random>/"`, random per process
-    /// so that no text of a document can pass for one.
-    prefix: String,
-    next: AtomicU64,
-    /// Per answer: its key, its bytes, and whether it was made without building much to
-    /// free (`answer_kept`).
-    waiting: Mutex<VecDeque<(u64, Vec<u8>, bool)>>,
-}
-
-impl Default for RawResults {
-    fn default() -> Self {
-        use std::hash::{BuildHasher, Hasher};
-        let mut h = std::collections::hash_map::RandomState::new().build_hasher();
-        h.write_u32(std::process::id());
-        RawResults {
-            spliced: AtomicBool::new(false),
-            prefix: format!("transcript-ls raw result {:016x}/", h.finish()),
-            next: AtomicU64::new(0),
-            waiting: Mutex::new(VecDeque::new()),
-        }
-    }
-}
-
-impl RawResults {
-    /// Called by [`serve`]: from now on answers wait for the transport.
-    pub fn set_spliced(&self) {
-        self.spliced.store(true, Ordering::SeqCst);
-    }
-
-    fn lock(&self) -> std::sync::MutexGuard<'_, VecDeque<(u64, Vec<u8>, bool)>> {
-        crate::sync::lock(&self.waiting)
-    }
-
-    /// The answer for `json` (one JSON value, UTF-8, as `serde_json` writes it): kept for the
-    /// transport, which writes it in place of the returned placeholder; inline when no
-    /// transport writes them (checked then: `Err` says why it is not JSON). To be called when
-    /// the handler's future completes (not from work that a cancelled request leaves
-    /// running), so that a kept answer is one about to be written.
-    pub fn answer(&self, json: Vec<u8>) -> Result<RawAnswer, String> {
-        self.put(json, false)
-    }
-
-    /// [`RawResults::answer`] for an answer assembled from kept pieces (per-turn JSON, a kept
-    /// answer): making it freed little, so the writer hands the heap's free pages back before
-    /// writing it only when a snapshot was built since it last did (issue 12: the trim cost
-    /// 10-15 ms per answer on a 1 GB document, for nothing when the answer was kept).
-    pub fn answer_kept(&self, json: Vec<u8>) -> Result<RawAnswer, String> {
-        self.put(json, true)
-    }
-
-    fn put(&self, json: Vec<u8>, kept: bool) -> Result<RawAnswer, String> {
-        if !self.spliced.load(Ordering::SeqCst) {
-            let text = String::from_utf8(json).map_err(|e| e.to_string())?;
-            return RawValue::from_string(text)
-                .map(RawAnswer::Inline)
-                .map_err(|e| e.to_string());
-        }
-        let key = self.next.fetch_add(1, Ordering::SeqCst);
-        let mut waiting = self.lock();
-        while waiting.len() >= MAX_WAITING_RAW {
-            waiting.pop_front();
-        }
-        waiting.push_back((key, json, kept));
-        Ok(RawAnswer::Spliced(format!("{}{key}", self.prefix)))
-    }
-
-    /// Takes the bytes of the placeholder `ph` (`None`: not a placeholder of this process,
-    /// `Some(None)`: one whose bytes were dropped).
-    fn take(&self, ph: &str) -> Option<Option<(Vec<u8>, bool)>> {
-        let key: u64 = ph.strip_prefix(&self.prefix)?.parse().ok()?;
-        let mut waiting = self.lock();
-        let at = waiting.iter().position(|(k, _, _)| *k == key);
-        Some(
-            at.and_then(|i| waiting.remove(i))
-                .map(|(_, b, kept)| (b, kept)),
-        )
-    }
-
-    /// Number of answers waiting (tests).
-    pub fn waiting(&self) -> usize {
-        self.lock().len()
-    }
-
-    /// The frame to write for the server's message `body`, in pieces written one after the
-    /// other: `None` when it is not the response of a placeholder (written as it is), else the
-    /// response with the bytes in place of the placeholder (not copied), or an
-    /// `InternalError` response when they were dropped.
-    pub fn splice(&self, body: &[u8]) -> Option<Vec<Vec<u8>>> {
-        self.splice_frame(body).map(|(pieces, _)| pieces)
-    }
-
-    /// [`RawResults::splice`], and whether the answer was put with
-    /// [`RawResults::answer_kept`].
-    fn splice_frame(&self, body: &[u8]) -> Option<(Vec<Vec<u8>>, bool)> {
-        // tower-lsp-server writes a response as `{"jsonrpc":"2.0","result":"<placeholder>",
-        // "id":<id>}`: the placeholder starts near the front (the id, of any length, comes
-        // after it), so a big message is not searched through.
-        let front = &body[..body.len().min(PLACEHOLDER_WITHIN + self.prefix.len())];
-        memchr::memmem::find(front, self.prefix.as_bytes())?;
-        #[derive(serde::Deserialize)]
-        struct Placeholder<'a> {
-            #[serde(borrow)]
-            result: std::borrow::Cow<'a, str>,
-            #[serde(borrow)]
-            id: &'a RawValue,
-        }
-        let resp: Placeholder = serde_json::from_slice(body).ok()?;
-        let id = resp.id.get();
-        match self.take(&resp.result)? {
-            Some((json, kept)) => {
-                let head = format!(r#"{{"jsonrpc":"2.0","id":{id},"result":"#);
-                let len = head.len() + json.len() + 1;
-                let head = format!("Content-Length: {len}\r\n\r\n{head}").into_bytes();
-                Some((vec![head, json, b"}".to_vec()], kept))
-            }
-            None => {
-                eprintln!("transcript-ls: a response's answer was dropped before it was written");
-                let resp = json!({"jsonrpc": "2.0", "id": serde_json::from_str::<Value>(id).ok(),
-                    "error": {"code": -32603, "message": "internal error: the answer was dropped before it was written (too many answers waiting); ask again"}});
-                Some((vec![frame(resp.to_string().as_bytes())], false))
-            }
-        }
-    }
 }
 
 /// A `textDocument/didOpen` notification, its text left raw (borrowed from the body).
@@ -833,19 +652,16 @@ struct OpenParams<'a> {
 
 #[derive(serde::Deserialize)]
 struct OpenItem<'a> {
-    #[serde(borrow)]
-    uri: &'a RawValue,
-    #[serde(rename = "languageId", borrow)]
-    language_id: &'a RawValue,
-    #[serde(borrow)]
-    version: &'a RawValue,
+    uri: Value,
+    #[serde(rename = "languageId")]
+    language_id: Value,
+    version: Value,
     #[serde(borrow)]
     text: &'a RawValue,
 }
 
-/// Takes the text out of a `textDocument/didOpen` notification body: `Ok((params, text))`,
-/// the params of [`OPEN_PENDING`] without their `"text"` member (added by the caller) and the
-/// decoded text, made in the body's own buffer. `Err` gives the body back when it is not such
+/// A `textDocument/didOpen` notification body as tower-lsp-server's `Request`, its text decoded
+/// in the body's own buffer and moved (not copied) into the params: `Ok(request)`. `Err` gives the body back when it is not such
 /// a notification (another method, a request, not UTF-8, not JSON, a member missing, a text
 /// that is not a string serde_json reads): it then takes the usual way.
 ///
@@ -860,7 +676,7 @@ struct OpenItem<'a> {
 ///
 /// The text is what tower-lsp-server would have decoded, except that a lone surrogate escape
 /// (`\ud800`), which made the whole message fail there, becomes U+FFFD.
-pub fn split_did_open(mut body: Vec<u8>) -> Result<(String, String), Vec<u8>> {
+pub fn split_did_open(mut body: Vec<u8>) -> Result<Request, Vec<u8>> {
     if memchr::memmem::find(&body, b"textDocument/didOpen").is_none() {
         return Err(body);
     }
@@ -874,7 +690,7 @@ pub fn split_did_open(mut body: Vec<u8>) -> Result<(String, String), Vec<u8>> {
     };
     envelope.extend_from_slice(b"\"\"");
     envelope.extend_from_slice(&body[close + 1..]);
-    let Some(params) = open_params(&envelope) else {
+    let Some(item) = open_params(&envelope) else {
         return Err(put_back(body, &envelope[..quote], n, close));
     };
     body.truncate(n);
@@ -884,24 +700,37 @@ pub fn split_did_open(mut body: Vec<u8>) -> Result<(String, String), Vec<u8>> {
     // UTF-8 runs) and wrote whole encoded characters in place of escapes: the text is UTF-8.
     // Checking again would cost a pass over the whole text (issue 12).
     let text = unsafe { String::from_utf8_unchecked(body) };
-    Ok((params, text))
+    let OpenItem {
+        uri,
+        language_id,
+        version,
+        ..
+    } = item;
+    // The text is moved into the params, and from there into the handler's
+    // `DidOpenTextDocumentParams` (`serde_json::from_value` takes owned strings). Not with
+    // `json!`, which serialises its values by reference: a copy of the whole text.
+    let mut item = serde_json::Map::new();
+    item.insert("uri".into(), uri);
+    item.insert("languageId".into(), language_id);
+    item.insert("version".into(), version);
+    item.insert("text".into(), Value::String(text));
+    let mut params = serde_json::Map::new();
+    params.insert("textDocument".into(), Value::Object(item));
+    let params = Value::Object(params);
+    Ok(Request::build("textDocument/didOpen")
+        .params(params)
+        .finish())
 }
 
-/// The params of [`OPEN_PENDING`] (without `"text"`) when `envelope` is a `didOpen`
-/// notification whose text is `""` (the text taken out), checked the way tower-lsp-server
-/// reads it.
-fn open_params(envelope: &[u8]) -> Option<String> {
+/// The text document of `envelope` when it is a `didOpen` notification whose text is `""`
+/// (the text taken out), checked the way tower-lsp-server reads it.
+fn open_params(envelope: &[u8]) -> Option<OpenItem<'_>> {
     let text = std::str::from_utf8(envelope).ok()?;
     let o = serde_json::from_str::<OpenShape>(text).ok()?;
-    let item = &o.params.text_document;
-    (o.method == "textDocument/didOpen" && o.id.is_none() && item.text.get() == "\"\"").then(|| {
-        format!(
-            r#"{{"textDocument":{{"uri":{},"languageId":{},"version":{}}}"#,
-            item.uri.get(),
-            item.language_id.get(),
-            item.version.get()
-        )
-    })
+    (o.method == "textDocument/didOpen"
+        && o.id.is_none()
+        && o.params.text_document.text.get() == "\"\"")
+        .then_some(o.params.text_document)
 }
 
 /// The body as received, from what [`split_did_open`] left of it: `prefix` (the bytes before
@@ -1096,64 +925,67 @@ fn raw_id(text: &str) -> Option<String> {
         .then(|| id.to_string())
 }
 
-/// Checks a message body the way tower-lsp-server parses it (a JSON-RPC 2.0 request,
-/// notification or response). `Err` holds the error response to send instead. A request
-/// whose id is a number that is not an integer tower-lsp-server reads (`1e3`, `1.5`, past
-/// `i64`) is refused as InvalidRequest with its id as written (it was echoed as `1000.0`;
-/// LSP ids are integers or strings).
-pub fn check(body: &[u8]) -> Result<(), Refused> {
-    inspect(body).map(|_| ())
+/// A client message that passed [`parse`].
+#[derive(Debug)]
+pub enum Incoming {
+    /// A request or a notification (tower-lsp-server's `Request`).
+    Request(Request),
+    /// The client's response to a request of the server.
+    Response(Response),
 }
 
-/// [`check`], and what the transport needs to know of the message ([`Incoming`]).
-fn inspect(body: &[u8]) -> Result<Incoming, Refused> {
-    let Ok(text) = std::str::from_utf8(body) else {
-        return Err(Refused::new(
-            -32700,
-            "parse error: the message is not UTF-8".to_string(),
-        ));
+/// Parses a message body once, the way tower-lsp-server reads one (a JSON-RPC 2.0 request,
+/// notification or response; a `textDocument/didOpen` through [`split_did_open`]). `Err`
+/// holds the error response to send instead. A request whose id is a number that is not an
+/// integer tower-lsp-server reads (`1e3`, `1.5`, past `i64`) is refused as InvalidRequest with
+/// its id as written (it was echoed as `1000.0`; LSP ids are integers or strings); one whose
+/// string id holds a lone surrogate escape too ([`lone_surrogate_id`]); a lone surrogate
+/// escape anywhere else becomes U+FFFD (serde_json refuses it, which made a `didChange` end
+/// the session).
+pub fn parse(body: Vec<u8>) -> Result<Incoming, Refused> {
+    let mut body = match split_did_open(body) {
+        Ok(req) => return Ok(Incoming::Request(req)),
+        Err(body) => body,
     };
-    if let Ok(shape) = serde_json::from_str::<RequestShape>(text) {
-        return Ok(match (&*shape.method, shape.id) {
-            ("", _) => Incoming::Other,
-            ("$/cancelRequest", None) => {
-                #[derive(serde::Deserialize)]
-                struct Cancel {
-                    params: CancelParams,
-                }
-                #[derive(serde::Deserialize)]
-                struct CancelParams {
-                    id: Value,
-                }
-                serde_json::from_str::<Cancel>(text)
-                    .ok()
-                    .and_then(|c| id_key(&c.params.id))
-                    .map_or(Incoming::Other, Incoming::Cancel)
-            }
-            ("shutdown", Some(id)) => {
-                let key = serde_json::to_value(&id).ok().as_ref().and_then(id_key);
-                key.map_or(Incoming::Other, Incoming::Shutdown)
-            }
-            (_, Some(id)) => serde_json::to_value(&id)
-                .ok()
-                .as_ref()
-                .and_then(id_key)
-                .map_or(Incoming::Other, Incoming::Request),
-            _ => Incoming::Other,
-        });
+    if memchr::memmem::find(&body, b"\\ud").is_some()
+        || memchr::memmem::find(&body, b"\\uD").is_some()
+    {
+        if let Some(r) = lone_surrogate_id(&body) {
+            return Err(r);
+        }
+        json_string::patch_lone_surrogates(&mut body);
     }
-    if serde_json::from_str::<Response>(text).is_ok() {
-        return Ok(Incoming::Other);
+    match serde_json::from_slice::<Request>(&body) {
+        // Without a method it may be a response (tower-lsp-server tries that first).
+        Ok(req) if req.method().is_empty() => Ok(serde_json::from_slice::<Response>(&body)
+            .map_or(Incoming::Request(req), Incoming::Response)),
+        Ok(req) => Ok(Incoming::Request(req)),
+        Err(_) => match serde_json::from_slice::<Response>(&body) {
+            Ok(res) => Ok(Incoming::Response(res)),
+            Err(_) => Err(refusal(&body)),
+        },
     }
+}
+
+/// [`parse`] without keeping the message (tests).
+pub fn check(body: &[u8]) -> Result<(), Refused> {
+    parse(body.to_vec()).map(|_| ())
+}
+
+/// Why a body that is neither a request nor a response is refused.
+fn refusal(body: &[u8]) -> Refused {
+    let Ok(text) = std::str::from_utf8(body) else {
+        return Refused::new(-32700, "parse error: the message is not UTF-8".to_string());
+    };
     match serde_json::from_str::<Value>(text) {
-        Err(e) => Err(Refused::new(
+        Err(e) => Refused::new(
             -32700,
             format!("parse error: the message is not JSON ({e})"),
-        )),
-        Ok(Value::Array(_)) => Err(Refused::new(
+        ),
+        Ok(Value::Array(_)) => Refused::new(
             -32600,
             "invalid request: batches are not supported by LSP".to_string(),
-        )),
+        ),
         Ok(v) => {
             let id = raw_id(text);
             let why = match (v.get("jsonrpc"), v.get("id")) {
@@ -1171,47 +1003,38 @@ fn inspect(body: &[u8]) -> Result<Incoming, Refused> {
             if let Some(id) = id {
                 r.id = id;
             }
-            Err(r)
+            r
         }
     }
 }
 
-/// Reads whole frames from `from` and sends each to `to`, with the answers of `raw` written
-/// in place of their placeholders ([`RawResults::splice`]).
-async fn pump_frames<R: AsyncRead + Unpin>(
-    mut from: R,
-    to: mpsc::UnboundedSender<Outgoing>,
-    raw: Option<std::sync::Arc<RawResults>>,
-    in_flight: Option<std::sync::Arc<InFlight>>,
-) -> io::Result<()> {
-    let mut dec = Decoder::default();
-    let mut buf = vec![0u8; READ_BYTES];
-    loop {
-        let n = from.read(&mut buf).await?;
-        if n == 0 {
-            return Ok(());
-        }
-        dec.push(&buf[..n]);
-        while let Some(f) = dec.next_frame() {
-            if let Frame::Body(b) = f {
-                // A response to a request answered as cancelled on arrival is not written
-                // (after its placeholder's answer is taken, so that it does not wait).
-                let dropped = in_flight
-                    .as_ref()
-                    .zip(response_id(&b))
-                    .is_some_and(|(f, id)| f.answered(&id));
-                let (pieces, kept) = raw
-                    .as_ref()
-                    .and_then(|r| r.splice_frame(&b))
-                    .unwrap_or_else(|| (vec![header(b.len()), b], false));
-                if dropped {
-                    continue;
-                }
-                if to.send((utf8_on_the_wire(pieces), kept)).is_err() {
-                    return Ok(());
-                }
+/// The frame of an answer, in pieces written one after the other, and whether it was
+/// assembled from kept pieces (`Reply::Json`'s `kept`): a `Response` serialised by serde, or
+/// JSON bytes framed as they are (not copied) behind `{"jsonrpc":"2.0","id":…,"result":`.
+fn answer_frame(reply: Reply) -> Option<Outgoing> {
+    match reply {
+        Reply::Response(r) => match serde_json::to_vec(&r) {
+            Ok(body) => Some((vec![header(body.len()), body], false)),
+            Err(e) => {
+                eprintln!("transcript-ls: a response could not be written as JSON: {e}");
+                None
             }
+        },
+        Reply::Json { id, json, kept } => {
+            let id = serde_json::to_string(&id).ok()?;
+            let head = format!(r#"{{"jsonrpc":"2.0","id":{id},"result":"#);
+            let len = head.len() + json.len() + 1;
+            let head = format!("Content-Length: {len}\r\n\r\n{head}").into_bytes();
+            Some((vec![head, json, b"}".to_vec()], kept))
         }
+    }
+}
+
+/// The id of an answer, as [`InFlight`] files it.
+fn reply_key(reply: &Reply) -> Option<String> {
+    match reply {
+        Reply::Response(r) => id_key_of(r.id()),
+        Reply::Json { id, .. } => id_key_of(id),
     }
 }
 
@@ -1235,40 +1058,36 @@ fn utf8_on_the_wire(pieces: Pieces) -> Pieces {
     vec![frame(&fixed)]
 }
 
-/// The body of the [`OPEN_PENDING`] notification for params from [`split_did_open`] and the
-/// text's id.
-fn pending_body(params: &str, id: u64) -> String {
-    format!(r#"{{"jsonrpc":"2.0","method":"{OPEN_PENDING}","params":{params},"text":{id}}}}}"#)
-}
-
 /// Size of an outgoing message from which the writer hands the heap's free pages back to
 /// the system before writing it ([`crate::store::build::release_free_heap`]; for an answer
 /// assembled from kept pieces, only when a snapshot was built since the last trim).
 const BIG_ANSWER_BYTES: usize = 256 << 10;
 
-/// Serves `server` (tower-lsp-server's `Server::serve` given the inner pipe ends) with
-/// messages read from `input` and written to `output`, dropping and answering malformed
-/// messages. With `pending`, `didOpen` texts go to the server through it; with `raw`, the
-/// server's JSON answers are written in place of their placeholders (see the module's doc);
-/// with `in_flight`, a `$/cancelRequest` is answered on arrival ([`InFlight`]).
-/// Returns when the input ends (or `exit`) and the server finished.
-pub async fn serve<O, F>(
+/// Most request and notification futures polled at once (tower-lsp-server's `Server`
+/// default): a fifth waits until one of them ends.
+pub const MAX_CONCURRENCY: usize = 4;
+
+/// Serves `service` (the seam, `crate::lsp::TranscriptService::replies`) with messages read
+/// from `input` and answers written to `output`, its `socket` carrying the server's own
+/// requests and notifications to the client and the client's responses back, `in_flight` the
+/// requests not answered yet (see the module's doc). Returns when the input ends or `exit`
+/// arrived, and the answers of the messages read before were written (after `exit`, at
+/// most [`EXIT_GRACE`] later).
+pub async fn serve<O, S>(
     input: Input,
     output: O,
-    pending: Option<std::sync::Arc<PendingTexts>>,
-    raw: Option<std::sync::Arc<RawResults>>,
-    in_flight: Option<std::sync::Arc<InFlight>>,
-    server: impl FnOnce(PipeIn, PipeOut) -> F,
+    service: S,
+    socket: ClientSocket,
+    in_flight: std::sync::Arc<InFlight>,
 ) where
     O: std::io::Write + Send + 'static,
-    F: std::future::Future<Output = ()>,
+    S: Service<Request, Response = Option<Reply>, Error = ExitedError> + Send + 'static,
+    S::Future: Send + 'static,
 {
-    let (to_server, server_in) = tokio::io::duplex(1 << 16);
-    let (server_out, from_server) = tokio::io::duplex(1 << 16);
     let (tx, mut rx) = mpsc::unbounded_channel::<Outgoing>();
 
-    // The one writer: whole frames, from the server or from the checks below, written by a
-    // thread of its own straight to `output` (a big answer is written without a copy).
+    // The one writer: whole frames, written by a thread of its own straight to `output` (a
+    // big answer is written without a copy).
     let writer = tokio::task::spawn_blocking(move || {
         let mut output = output;
         while let Some((f, kept)) = rx.blocking_recv() {
@@ -1288,20 +1107,57 @@ pub async fn serve<O, F>(
             }
         }
     });
-    if let Some(r) = &raw {
-        r.set_spliced();
-    }
-    let out_tx = tx.clone();
-    let answered = in_flight.clone();
-    let outbound = tokio::spawn(async move {
-        let _ = pump_frames(from_server, out_tx, raw, answered).await;
+
+    // The server's requests and notifications to the client.
+    let (mut to_client, mut client_answers) = socket.split();
+    let out = tx.clone();
+    let server_requests = tokio::spawn(async move {
+        while let Some(req) = to_client.next().await {
+            let Ok(body) = serde_json::to_vec(&req) else {
+                continue;
+            };
+            if out
+                .send((utf8_on_the_wire(vec![header(body.len()), body]), false))
+                .is_err()
+            {
+                break;
+            }
+        }
     });
+
+    // The answers: futures in arrival order, at most `MAX_CONCURRENCY` polled at once
+    // (`Server::serve`'s `buffer_unordered`); the answer of a request the client cancelled
+    // on arrival is not written (it was answered then).
+    // The queue is not bounded (tower-lsp-server's holds 100): the reader never waits for a
+    // place in it, so a `$/cancelRequest` or an `exit` behind any number of slow requests is
+    // read on arrival (issue 25 item 7). A client waits for the answers of its requests; what
+    // waits here is what it sent and the server has not taken yet.
+    let (tasks, mut queued) = mpsc::unbounded_channel::<BoxFuture<Option<Reply>>>();
+    let out = tx.clone();
+    let answered = in_flight.clone();
+    let mut answers = tokio::spawn(async move {
+        let mut replies = futures::stream::poll_fn(move |cx| queued.poll_recv(cx))
+            .buffer_unordered(MAX_CONCURRENCY);
+        while let Some(reply) = replies.next().await {
+            let Some(reply) = reply else { continue };
+            if reply_key(&reply).is_some_and(|k| answered.answered(&k)) {
+                continue;
+            }
+            let Some((pieces, kept)) = answer_frame(reply) else {
+                continue;
+            };
+            if out.send((utf8_on_the_wire(pieces), kept)).is_err() {
+                break;
+            }
+        }
+    });
+
     // The reader: a thread of its own reading the client's bytes straight into the decoder
-    // (see `Input`); its writes to the server's pipe run on this runtime. It is not joined:
-    // at the end it may be waiting in a read of the client's pipe.
+    // (see `Input`), parsing each message and calling the service in arrival order. It is
+    // not joined: at the end it may be waiting in a read of the client's pipe.
     let rt = tokio::runtime::Handle::current();
-    // A weak sender: the writer ends once the server's output ends, while this thread may
-    // still wait for the client's next bytes.
+    // A weak sender: the writer ends once the answers end, while this thread may still wait
+    // for the client's next bytes.
     let errors = tx.downgrade();
     drop(tx);
     let send = move |f: Pieces| {
@@ -1310,82 +1166,87 @@ pub async fn serve<O, F>(
         }
     };
     // `exit` takes effect on arrival (issue 25 item 7: it waited 14 s behind 120 queued
-    // requests, tower-lsp-server reading its input only as the running requests allow).
+    // requests).
     let exited = std::sync::Arc::new(tokio::sync::Notify::new());
     let exit_seen = exited.clone();
+    // Messages handed to the service and not answered yet.
+    let running = std::sync::Arc::new(std::sync::atomic::AtomicUsize::new(0));
     let inbound = move || {
         let mut input = input;
-        let mut to_server = to_server;
+        let mut service = service;
         let mut dec = Decoder::default();
         loop {
             match dec.read_from(&mut input) {
-                Ok(0) | Err(_) => break,
+                Ok(0) | Err(_) => return,
                 Ok(_) => {}
             }
             while let Some(f) = dec.next_frame() {
                 match f {
-                    Frame::Body(b) => {
-                        let b = match &pending {
-                            Some(p) if p.accepting.load(Ordering::SeqCst) => {
-                                match split_did_open(b) {
-                                    Ok((params, text)) => {
-                                        let Some(id) = p.put(text) else {
-                                            continue; // shut down meanwhile
-                                        };
-                                        let f = frame(pending_body(&params, id).as_bytes());
-                                        if rt.block_on(to_server.write_all(&f)).is_err() {
-                                            return;
-                                        }
-                                        continue;
-                                    }
-                                    Err(b) => b,
+                    Frame::Body(b) => match parse(b) {
+                        Ok(Incoming::Request(req)) => {
+                            match arrival(&req) {
+                                Arrival::Request(id) => in_flight.begin(id),
+                                Arrival::Shutdown(id) => {
+                                    in_flight.shutdown.store(true, Ordering::SeqCst);
+                                    in_flight.begin(id);
+                                }
+                                Arrival::Cancel(id) if in_flight.cancel(&id) => {
+                                    send(vec![cancelled_answer(&id)]);
+                                }
+                                _ => {}
+                            }
+                            if req.method() == "exit" && req.id().is_none() {
+                                // The messages read before `exit` are given a moment to be
+                                // answered (a pipelined `shutdown` gets its `null`; exit
+                                // cancels what still runs), then the server exits.
+                                exit_seen.notify_one();
+                                let t0 = std::time::Instant::now();
+                                while running.load(Ordering::SeqCst) > 0
+                                    && t0.elapsed() < EXIT_GRACE
+                                {
+                                    std::thread::sleep(std::time::Duration::from_millis(2));
                                 }
                             }
-                            _ => b,
-                        };
-                        let mut b = b;
-                        if let Some(r) = lone_surrogate_id(&b) {
-                            send(vec![frame(&r.body())]);
-                            continue;
-                        }
-                        // tower-lsp-server stops at a message it cannot decode: a lone
-                        // surrogate escape in a string made a didChange end the session.
-                        crate::source::json_string::patch_lone_surrogates(&mut b);
-                        match inspect(&b) {
-                            Ok(incoming) => {
-                                match (&in_flight, incoming) {
-                                    (Some(f), Incoming::Request(id)) => f.begin(id),
-                                    (Some(f), Incoming::Shutdown(id)) => {
-                                        f.shutdown.store(true, Ordering::SeqCst);
-                                        f.begin(id);
-                                    }
-                                    (Some(f), Incoming::Cancel(id)) if f.cancel(&id) => {
-                                        send(vec![cancelled_answer(&id)]);
-                                    }
-                                    _ => {}
-                                }
-                                // Header, then the body as it is (no framed copy of a big body).
-                                let head = format!("Content-Length: {}\r\n\r\n", b.len());
-                                let sent = rt.block_on(async {
-                                    to_server.write_all(head.as_bytes()).await?;
-                                    to_server.write_all(&b).await
-                                });
-                                if sent.is_err() {
+                            let exit = req.method() == "exit" && req.id().is_none();
+                            let fut = {
+                                let _rt = rt.enter();
+                                let mut cx = Context::from_waker(std::task::Waker::noop());
+                                if let Poll::Ready(Err(e)) = service.poll_ready(&mut cx) {
+                                    eprintln!("transcript-ls: {e}");
                                     return;
                                 }
-                                if is_exit(&b) {
-                                    exit_seen.notify_one();
-                                }
+                                service.call(req)
+                            };
+                            let done = running.clone();
+                            done.fetch_add(1, Ordering::SeqCst);
+                            let fut: BoxFuture<Option<Reply>> = Box::pin(async move {
+                                let reply = fut.await.unwrap_or_else(|e| {
+                                    eprintln!("transcript-ls: {e}");
+                                    None
+                                });
+                                done.fetch_sub(1, Ordering::SeqCst);
+                                reply
+                            });
+                            if tasks.send(fut).is_err() {
+                                return;
                             }
-                            Err(refused) => {
-                                eprintln!(
-                                    "transcript-ls: dropped a malformed message: {}",
-                                    refused.message
-                                );
-                                send(vec![frame(&refused.body())]);
+                            if exit {
+                                return;
                             }
                         }
-                    }
+                        Ok(Incoming::Response(res)) => {
+                            if rt.block_on(client_answers.send(res)).is_err() {
+                                return;
+                            }
+                        }
+                        Err(refused) => {
+                            eprintln!(
+                                "transcript-ls: dropped a malformed message: {}",
+                                refused.message
+                            );
+                            send(vec![frame(&refused.body())]);
+                        }
+                    },
                     Frame::TooBig(why) => {
                         eprintln!("transcript-ls: dropped {why}");
                         let resp = json!({"jsonrpc": "2.0", "id": null,
@@ -1405,8 +1266,8 @@ pub async fn serve<O, F>(
                 }
             }
         }
-        // End of input: the server sees the end of its pipe and stops.
-        let _ = rt.block_on(to_server.shutdown());
+        // End of input (or `exit`): dropping `tasks` lets the answers end once the queued
+        // messages are answered.
     };
     if let Err(e) = std::thread::Builder::new()
         .name("transcript-ls-input".into())
@@ -1415,33 +1276,30 @@ pub async fn serve<O, F>(
         eprintln!("transcript-ls: cannot start the input thread: {e}");
         return;
     }
-    let server = server(server_in, server_out);
-    tokio::pin!(server);
-    tokio::select! {
-        _ = &mut server => {
-            // Let the last responses out.
-            let _ = outbound.await;
-            let _ = writer.await;
-        }
+    let exit = tokio::select! {
+        _ = &mut answers => false,
         _ = exited.notified() => {
-            // The server ends on its own unless requests hold its input back; it is given
-            // a moment, then left (the process exits; answers still queued are not sent).
-            let _ = tokio::time::timeout(EXIT_GRACE, &mut server).await;
+            // The reader gives the answers a moment before it calls `exit`, then they are
+            // given as much again, then left (the process exits; answers still running are
+            // not sent).
+            if tokio::time::timeout(2 * EXIT_GRACE, &mut answers).await.is_err() {
+                answers.abort();
+            }
+            true
         }
+    };
+    // Let the last frames out.
+    server_requests.abort();
+    let _ = server_requests.await;
+    if exit {
+        let _ = tokio::time::timeout(EXIT_GRACE, writer).await;
+    } else {
+        let _ = writer.await;
     }
 }
 
 /// How long [`serve`] waits for the server to end after `exit` arrived (issue 25 item 7).
 const EXIT_GRACE: std::time::Duration = std::time::Duration::from_millis(200);
-
-/// Whether `body` is the `exit` notification (a small body whose method is `exit`, no id).
-fn is_exit(body: &[u8]) -> bool {
-    body.len() < 1024
-        && std::str::from_utf8(body)
-            .ok()
-            .and_then(|t| serde_json::from_str::<RequestShape>(t).ok())
-            .is_some_and(|r| r.method == "exit" && r.id.is_none())
-}
 
 /// The process's standard output for [`serve`]'s writer: a duplicate of its descriptor,
 /// written without std's line buffering (which searched every frame for its last line break
@@ -1457,11 +1315,6 @@ pub fn raw_stdout() -> Box<dyn std::io::Write + Send> {
     }
     Box::new(std::io::stdout())
 }
-
-/// The server's end of the input pipe.
-pub type PipeIn = tokio::io::DuplexStream;
-/// The server's end of the output pipe.
-pub type PipeOut = tokio::io::DuplexStream;
 
 /// What [`serve`] reads the client's messages from, on a thread of its own (issue 12: tokio's
 /// `stdin()` read each piece of a 100 MB `didOpen` on its blocking pool into a buffer of its
@@ -1557,38 +1410,6 @@ impl Input {
 #[cfg(test)]
 mod tests {
     use super::*;
-
-    /// The shape check accepts exactly what tower-lsp-server's `Request` accepts (issue 12:
-    /// it no longer builds the params to find out).
-    #[test]
-    fn request_shape_agrees_with_tower_lsp_request() {
-        use tower_lsp_server::jsonrpc::Request;
-        let bodies = [
-            r#"{"jsonrpc":"2.0","method":"x"}"#,
-            r#"{"jsonrpc":"2.0","method":"x","id":1,"params":{"a":[1,"\u00e9"]}}"#,
-            r#"{"jsonrpc":"2.0","method":"x","id":"s","params":null}"#,
-            r#"{"jsonrpc":"2.0","id":null}"#,
-            r#"{"jsonrpc":"2.0"}"#,
-            r#"{"jsonrpc":"2.0","method":"x","extra":true}"#,
-            r#"{"jsonrpc":"1.0","method":"x"}"#,
-            r#"{"jsonrpc":2.0,"method":"x"}"#,
-            r#"{"method":"x"}"#,
-            r#"{"jsonrpc":"2.0","method":7}"#,
-            r#"{"jsonrpc":"2.0","method":"x","id":{"a":1}}"#,
-            r#"{"jsonrpc":"2.0","method":"x","id":1.5}"#,
-            r#"{"jsonrpc":"2.0","method":"x","method":"y"}"#,
-            r#"{"jsonrpc":"2.0","method":"x","params":[1,}"#,
-            r#"[{"jsonrpc":"2.0","method":"x"}]"#,
-            r#""2.0""#,
-        ];
-        for b in bodies {
-            assert_eq!(
-                serde_json::from_str::<RequestShape>(b).is_ok(),
-                serde_json::from_str::<Request>(b).is_ok(),
-                "{b}"
-            );
-        }
-    }
 
     /// A big body is handed over without a copy and the decoder does not keep its buffer
     /// (issue 12: a 100 MB didOpen left twice its size allocated in the decoder).
@@ -1736,46 +1557,22 @@ mod tests {
     }
 
     #[test]
-    fn responses_are_told_apart_by_their_id_however_big() {
-        assert_eq!(
-            response_id(br#"{"jsonrpc":"2.0","result":null,"id":5}"#),
-            Some("5".into())
-        );
-        assert_eq!(
-            response_id(br#"{"jsonrpc":"2.0","error":{"code":1,"message":"m"},"id":"a\"id\":1"}"#),
-            Some(r#""a\"id\":1""#.into())
-        );
-        // A request of the server's to the client has an id too: not a response.
-        assert_eq!(
-            response_id(
-                br#"{"jsonrpc":"2.0","method":"workspace/configuration","params":{},"id":5}"#
-            ),
-            None
-        );
-        let big = format!(
-            r#"{{"jsonrpc":"2.0","result":{{"text":"{}","id":7}},"id":12}}"#,
-            "x".repeat(100 << 10)
-        );
-        assert_eq!(response_id(big.as_bytes()), Some("12".into()));
-        let notification = format!(
-            r#"{{"jsonrpc":"2.0","result":{{"text":"{}","id":7}}}}"#,
-            "x".repeat(100 << 10)
-        );
-        assert_eq!(response_id(notification.as_bytes()), None);
-        assert_eq!(
-            response_id(br#"{"jsonrpc":"2.0","result":1,"id":1.5}"#),
-            None
-        );
-    }
-
-    #[test]
     fn cancels_and_requests_are_seen_on_the_way_in() {
+        let on_arrival = |b: &[u8]| match parse(b.to_vec()) {
+            Ok(Incoming::Request(req)) => Some(arrival(&req)),
+            _ => None,
+        };
         let cancel = br#"{"jsonrpc":"2.0","method":"$/cancelRequest","params":{"id":"x"}}"#;
-        assert_eq!(inspect(cancel), Ok(Incoming::Cancel(r#""x""#.into())));
+        assert_eq!(on_arrival(cancel), Some(Arrival::Cancel(r#""x""#.into())));
         let request = br#"{"jsonrpc":"2.0","id":3,"method":"transcript/stats","params":{}}"#;
-        assert_eq!(inspect(request), Ok(Incoming::Request("3".into())));
+        assert_eq!(on_arrival(request), Some(Arrival::Request("3".into())));
+        let shutdown = br#"{"jsonrpc":"2.0","id":"s","method":"shutdown"}"#;
+        assert_eq!(
+            on_arrival(shutdown),
+            Some(Arrival::Shutdown(r#""s""#.into()))
+        );
         let reply = br#"{"jsonrpc":"2.0","id":3,"result":null}"#;
-        assert_eq!(inspect(reply), Ok(Incoming::Other));
+        assert!(matches!(parse(reply.to_vec()), Ok(Incoming::Response(_))));
         let f = InFlight::default();
         f.begin("3".into());
         assert!(!f.cancel("4"), "an unknown id is not answered");
@@ -1887,21 +1684,17 @@ mod tests {
             ),
         ];
         for body in bodies {
-            let (params, got) = split_did_open(body.into_bytes()).unwrap();
-            assert_eq!(got, text);
-            let msg: Value = serde_json::from_str(&pending_body(&params, 7)).unwrap();
+            let req = split_did_open(body.into_bytes()).unwrap();
+            assert_eq!((req.method(), req.id()), ("textDocument/didOpen", None));
             assert_eq!(
-                msg,
-                json!({"jsonrpc": "2.0", "method": OPEN_PENDING, "params": {"textDocument":
-                    {"uri": "file:///t/a%20b.jsonl", "languageId": "jsonl", "version": 3}, "text": 7}})
+                req.params(),
+                Some(&json!({"textDocument": {"uri": "file:///t/a%20b.jsonl",
+                    "languageId": "jsonl", "version": 3, "text": text}}))
             );
-            let p: crate::lsp::ext::OpenTextParams =
-                serde_json::from_value(msg["params"].clone()).unwrap();
-            assert_eq!((p.text_document.version, p.text), (3, 7));
         }
         // A lone surrogate escape (which serde refuses in a decoded string) becomes U+FFFD.
         let body = r#"{"jsonrpc":"2.0","method":"textDocument/didOpen","params":{"textDocument":{"uri":"file:///a","languageId":"","version":1,"text":"x\ud800y"}}}"#;
-        assert_eq!(split_did_open(body.into()).unwrap().1, "x\u{FFFD}y");
+        assert_eq!(text_of(split_did_open(body.into()).unwrap()), "x\u{FFFD}y");
         let untouched = [
             r#"{"jsonrpc":"2.0","method":"textDocument/didChange","params":{"textDocument":{"uri":"file:///a","version":2},"contentChanges":[{"text":"textDocument/didOpen"}]}}"#,
             r#"{"jsonrpc":"2.0","id":1,"method":"textDocument/didOpen","params":{"textDocument":{"uri":"file:///a","languageId":"","version":1,"text":""}}}"#,
@@ -1919,6 +1712,21 @@ mod tests {
             );
         }
         assert_eq!(split_did_open(vec![0xff, 0xfe]), Err(vec![0xff, 0xfe]));
+    }
+
+    /// The text of a `didOpen` request made by [`split_did_open`].
+    fn text_of(req: Request) -> String {
+        let (_, _, params) = req.into_parts();
+        match params {
+            Some(Value::Object(mut p)) => match p.remove("textDocument") {
+                Some(Value::Object(mut td)) => match td.remove("text") {
+                    Some(Value::String(t)) => t,
+                    other => panic!("text {other:?}"),
+                },
+                other => panic!("textDocument {other:?}"),
+            },
+            other => panic!("params {other:?}"),
+        }
     }
 
     /// A didOpen body with `text` (raw literal contents, unchecked) and the given members
@@ -1944,16 +1752,16 @@ mod tests {
         let lit = &lit[1..lit.len() - 1];
         // Members before the text that hold quotes, braces and a "text" of their own.
         let decoy = r#","x":{"text":"decoy","a":["}",{"b":"\"text\":"}]},"y":-1.5e3,"z":null"#;
-        let (_, got) = split_did_open(open_body(decoy, lit.as_bytes(), "")).unwrap();
+        let got = text_of(split_did_open(open_body(decoy, lit.as_bytes(), "")).unwrap());
         assert_eq!(got, text);
         // The key spelled with an escape, and longer escapes than serde_json writes.
         let long = r#"\u006c\u0069ne \"one\" \u00e9\ud83d\ude00 \\ \/\n\t{\"text\":\"no\"}\u000A"#;
         let body = String::from_utf8(open_body("", long.as_bytes(), ""))
             .unwrap()
             .replace(r#","text":"#, r#","te\u0078t":"#);
-        let (params, got) = split_did_open(body.into_bytes()).unwrap();
-        assert_eq!(got, text);
-        assert!(params.contains(r#""uri":"file:///a""#), "{params}");
+        let req = split_did_open(body.into_bytes()).unwrap();
+        assert_eq!(req.params().unwrap()["textDocument"]["uri"], "file:///a");
+        assert_eq!(text_of(req), text);
 
         // Refused inside the text: the body comes back, untouched from the refused byte on,
         // and `check` refuses it as it refuses the original.
@@ -2006,28 +1814,6 @@ mod tests {
         }
     }
 
-    /// Texts wait only until their notification is handled: taking one drops those sent
-    /// before it (their notifications were handled or refused already); none are kept when the
-    /// server does not take notifications.
-    #[test]
-    fn pending_texts_are_taken_once_and_never_pile_up() {
-        let p = PendingTexts::default();
-        assert_eq!(p.put("lost".into()), None);
-        p.set_accepting(true);
-        let a = p.put("a".into()).unwrap();
-        let b = p.put("b".into()).unwrap();
-        let c = p.put("c".into()).unwrap();
-        assert_eq!(p.take(b).as_deref(), Some("b"));
-        assert_eq!(p.waiting(), 1);
-        assert_eq!(p.take(a), None);
-        assert_eq!(p.take(b), None);
-        assert_eq!(p.take(c).as_deref(), Some("c"));
-        assert_eq!(p.waiting(), 0);
-        p.put("d".into()).unwrap();
-        p.set_accepting(false);
-        assert_eq!(p.waiting(), 0);
-    }
-
     /// The limit follows the memory available: between the floor and the machine's memory.
     #[test]
     fn the_message_limit_is_derived_from_memory() {
@@ -2071,112 +1857,6 @@ mod tests {
         }
         assert_eq!(got, Some(Frame::Body(body)));
         assert!(grown <= 4, "the buffer grew {grown} times");
-    }
-
-    /// Splits a frame written by the transport (its pieces) into its body, checking
-    /// `Content-Length`.
-    fn body_of(pieces: &[Vec<u8>]) -> Value {
-        let frame = &pieces.concat()[..];
-        let at = find(frame, b"\r\n\r\n").unwrap();
-        let head = std::str::from_utf8(&frame[..at]).unwrap();
-        let len: usize = head
-            .strip_prefix("Content-Length: ")
-            .unwrap()
-            .parse()
-            .unwrap();
-        assert_eq!(len, frame.len() - at - 4, "Content-Length of {head}");
-        serde_json::from_slice(&frame[at + 4..]).unwrap()
-    }
-
-    /// A placeholder response comes out with the answer's bytes in its place and the right
-    /// `Content-Length`, whatever the id; other messages are left alone (issue 12).
-    #[test]
-    fn raw_answers_are_written_in_place_of_their_placeholders() {
-        let raw = RawResults::default();
-        // Without the transport the answer is the JSON itself.
-        let inline = serde_json::to_value(
-            raw.answer(r#"[{"name":"é a"}]"#.as_bytes().to_vec())
-                .unwrap(),
-        )
-        .unwrap();
-        assert_eq!(inline, json!([{"name": "é a"}]));
-        assert_eq!(raw.waiting(), 0);
-        assert!(raw.answer(b"[1,".to_vec()).is_err());
-        raw.set_spliced();
-        let answer = r#"[{"name":"é a","children":[]},{"name":"b"}]"#.as_bytes();
-        for id in [json!(7), json!("req-7"), json!("long".repeat(500))] {
-            let ph = serde_json::to_value(raw.answer(answer.to_vec()).unwrap()).unwrap();
-            assert!(ph.as_str().unwrap().starts_with(&raw.prefix), "{ph}");
-            assert_eq!(raw.waiting(), 1);
-            // As tower-lsp-server writes a response.
-            let body = serde_json::to_vec(&Response::from_ok(
-                serde_json::from_value(id.clone()).unwrap(),
-                ph,
-            ))
-            .unwrap();
-            let out = body_of(&raw.splice(&body).unwrap());
-            assert_eq!(
-                out,
-                json!({"jsonrpc": "2.0", "id": id,
-                    "result": [{"name": "é a", "children": []}, {"name": "b"}]})
-            );
-            assert_eq!(raw.waiting(), 0);
-            // Written once: the same response again is an error, never the placeholder.
-            let again = body_of(&raw.splice(&body).unwrap());
-            assert_eq!(again["error"]["code"], json!(-32603), "{again}");
-            assert_eq!(again["id"], id);
-        }
-        // Not placeholders: other results, a string result naming another process's
-        // placeholder, a message that contains the prefix further in.
-        let other = format!("transcript-ls raw result {:016x}/0", 1u64);
-        let big = format!(
-            r#"{{"jsonrpc":"2.0","result":["{}","{}0"],"id":1}}"#,
-            "x".repeat(600),
-            raw.prefix
-        );
-        for body in [
-            r#"{"jsonrpc":"2.0","id":1,"result":[]}"#.to_string(),
-            format!(r#"{{"jsonrpc":"2.0","id":1,"result":"{other}"}}"#),
-            big,
-            format!(
-                r#"{{"jsonrpc":"2.0","method":"window/logMessage","params":{{"message":"{}0"}}}}"#,
-                raw.prefix
-            ),
-        ] {
-            assert_eq!(raw.splice(body.as_bytes()), None, "{body}");
-        }
-    }
-
-    /// Answers whose responses are never written (their requests were cancelled after the
-    /// answer was kept) do not pile up: at most [`MAX_WAITING_RAW`] wait, the oldest go first,
-    /// and a dropped one is answered with an error.
-    #[test]
-    fn raw_answers_never_pile_up() {
-        let raw = RawResults::default();
-        raw.set_spliced();
-        let phs: Vec<Value> = (0..MAX_WAITING_RAW + 5)
-            .map(|i| {
-                serde_json::to_value(raw.answer(format!("[{i}]").into_bytes()).unwrap()).unwrap()
-            })
-            .collect();
-        assert_eq!(raw.waiting(), MAX_WAITING_RAW);
-        let response = |i: usize| {
-            serde_json::to_vec(&json!({"jsonrpc": "2.0", "result": phs[i], "id": i})).unwrap()
-        };
-        assert_eq!(
-            body_of(&raw.splice(&response(0)).unwrap())["error"]["code"],
-            json!(-32603)
-        );
-        let last = MAX_WAITING_RAW + 4;
-        assert_eq!(
-            body_of(&raw.splice(&response(last)).unwrap())["result"],
-            json!([last])
-        );
-        assert_eq!(
-            body_of(&raw.splice(&response(5)).unwrap())["result"],
-            json!([5])
-        );
-        assert_eq!(raw.waiting(), MAX_WAITING_RAW - 2);
     }
 
     /// The writer writes every piece whole and in order, however little the output takes

@@ -1,11 +1,11 @@
 //! Answers made as JSON bytes (issue 12): `textDocument/documentSymbol` is assembled from
 //! per-turn cached JSON, folding ranges, full semantic tokens and code lenses are serialised
-//! straight to bytes, and the transport writes them in place of a placeholder. Their JSON must
+//! straight to bytes, and the transport frames them as they are. Their JSON must
 //! equal what tower-lsp-server writes for the typed answer made from scratch (the server's
 //! `reference_answers` mode), on every corpus transcript, in both position encodings, nested
 //! and flat, and after every append of a growing document (the cache keeps the turns an
-//! append did not change); over stdio, the spliced frames are well formed, carry the same
-//! JSON, and no placeholder ever reaches the client, also when a request is cancelled.
+//! append did not change); over stdio, the frames the transport writes are well formed, carry
+//! the same JSON, also when a request is cancelled.
 
 use crate::lsp_common;
 
@@ -372,19 +372,51 @@ async fn appends_keep_the_json_answer_exact() {
     }
 }
 
-/// A client cannot call the internal methods raw answers are routed through.
+/// The requests answered as JSON bytes are served by the seam (`TranscriptService`), not by
+/// tower-lsp-server's handlers (issue 24 item 4): they are refused as tower-lsp-server refuses
+/// its own methods in the same state (`textDocument/hover` is the witness: `-32002` before
+/// `initialize` is answered, `InvalidRequest` after `shutdown`), and there is no internal
+/// method name left for a client to call.
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
-async fn the_internal_methods_are_not_part_of_the_protocol() {
-    let (mut c, _) = TestClient::start(client_caps(false), json!({})).await;
-    for (_, internal) in transcript_ls::lsp::dispatch::RAW_ANSWERED {
-        let err = c
-            .request(
-                internal,
-                json!({"textDocument": {"uri": "file:///nowhere.jsonl"}}),
-            )
-            .await
-            .unwrap_err();
-        assert_eq!(err, (-32601, "Method not found".to_string()), "{internal}");
+async fn raw_answered_requests_follow_the_servers_state() {
+    use tower::{Service, ServiceExt};
+    use tower_lsp_server::jsonrpc::Request;
+    async fn code(
+        s: &mut transcript_ls::lsp::TranscriptService,
+        method: &str,
+        params: Value,
+    ) -> Value {
+        let req = Request::build(method.to_string())
+            .id(1)
+            .params(params)
+            .finish();
+        let resp = s.ready().await.unwrap().call(req).await.unwrap();
+        serde_json::to_value(resp).unwrap()["error"]["code"].clone()
+    }
+    let (mut s, _socket) = transcript_ls::lsp::build_service();
+    let doc = json!({"textDocument": {"uri": "file:///nowhere.jsonl"},
+        "position": {"line": 0, "character": 0},
+        "range": {"start": {"line": 0, "character": 0}, "end": {"line": 1, "character": 0}}});
+    let states = ["before initialize", "initialized", "after shutdown"];
+    for state in states {
+        match state {
+            "initialized" => {
+                let init = json!({"capabilities": client_caps(false)});
+                assert_eq!(code(&mut s, "initialize", init).await, Value::Null);
+            }
+            "after shutdown" => {
+                assert_eq!(code(&mut s, "shutdown", Value::Null).await, Value::Null);
+            }
+            _ => {}
+        }
+        let witness = code(&mut s, "textDocument/hover", doc.clone()).await;
+        for method in transcript_ls::lsp::dispatch::RAW_ANSWERED {
+            let got = code(&mut s, method, doc.clone()).await;
+            assert_eq!(got, witness, "{method} {state}");
+        }
+        let internal = "transcript/internal/raw/textDocument/documentSymbol";
+        let got = code(&mut s, internal, doc.clone()).await;
+        assert_eq!(got, json!(-32601), "{internal} {state}");
     }
 }
 

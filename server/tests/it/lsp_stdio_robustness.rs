@@ -802,7 +802,8 @@ fn records_that_would_not_fit_in_memory_are_refused_and_the_server_goes_on() {
 
 /// Issue 25, Low list: a `shutdown` and `exit` sent together (the client not waiting for
 /// the shutdown's answer) exit with code 0, the shutdown answered (it exited 1: `exit`
-/// took effect before the server had handled `shutdown`).
+/// took effect before the server had handled `shutdown`). The answer is `null` (issue 24
+/// item 4: it was `null`, `RequestCancelled` or missing, as the exit raced the shutdown).
 #[test]
 fn a_pipelined_shutdown_and_exit_exit_0() {
     for _ in 0..3 {
@@ -819,6 +820,13 @@ fn a_pipelined_shutdown_and_exit_exit_0() {
         stdin.write_all(&both).unwrap();
         stdin.flush().unwrap();
         assert_eq!(wait_exit(&mut child, Duration::from_secs(10)), Some(0));
+        let mut rest = Vec::new();
+        out.read_to_end(&mut rest).unwrap();
+        let rest = String::from_utf8_lossy(&rest);
+        assert!(
+            rest.contains(r#"{"jsonrpc":"2.0","result":null,"id":2}"#),
+            "the shutdown's answer: {rest}"
+        );
     }
 }
 

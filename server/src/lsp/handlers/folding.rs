@@ -1,6 +1,6 @@
 //! `textDocument/foldingRange`: turn, activity, thought and gate folds of the raw document or
 //! the view (`ide::folding`), limited to the client's `rangeLimit`, answered as JSON bytes
-//! that the transport writes as they are (`lsp::transport::RawResults`; issue 12).
+//! that the transport writes as they are (`dispatch::Reply::Json`; issue 12).
 
 use std::sync::atomic::Ordering;
 

@@ -1,5 +1,5 @@
 //! `textDocument/inlayHint`: the per-turn figures at line ends (`ide::inlay_hints`), answered
-//! as JSON bytes that the transport writes as they are (`lsp::transport::RawResults`; issue
+//! as JSON bytes that the transport writes as they are (`dispatch::Reply::Json`; issue
 //! 12).
 
 use std::sync::atomic::Ordering;

@@ -1,6 +1,6 @@
 //! `textDocument/documentSymbol`: turns and their parts (`ide::symbols`), nested or flat as the
 //! client supports, answered as JSON bytes that the transport writes as they are
-//! (`lsp::transport::RawResults`; issue 12).
+//! (`dispatch::Reply::Json`; issue 12).
 
 use tower_lsp_server::jsonrpc::Result;
 use tower_lsp_server::ls_types::*;

@@ -4,7 +4,6 @@
 
 use tower_lsp_server::ls_types::*;
 
-use crate::lsp::ext::{self, Notification as _, OpenTextParams};
 use crate::lsp::from_proto;
 use crate::lsp::handlers::diagnostics;
 use crate::lsp::state::{Backend, lock, write};
@@ -53,34 +52,6 @@ pub(crate) fn did_open(b: &Backend, params: DidOpenTextDocumentParams) {
     let source = shared.host.open_raw(&doc, path, td.text, td.version);
     lock(&shared.turn_caches.sent_tokens).remove(&doc);
     diagnostics::schedule(shared, uri, source, 0);
-}
-
-/// A `didOpen` whose text waits in the transport's `PendingTexts` (taken here, before any
-/// `.await`, like every sync mutation).
-pub(crate) fn did_open_text(b: &Backend, params: OpenTextParams) {
-    let Some(text) = b.shared.pending_texts.take(params.text) else {
-        b.shared.log(
-            MessageType::WARNING,
-            format!(
-                "{} for {} names no waiting text (ignored)",
-                ext::DidOpenText::METHOD,
-                params.text_document.uri.as_str()
-            ),
-        );
-        return;
-    };
-    let item = params.text_document;
-    did_open(
-        b,
-        DidOpenTextDocumentParams {
-            text_document: TextDocumentItem {
-                uri: item.uri,
-                language_id: item.language_id,
-                version: item.version,
-                text,
-            },
-        },
-    );
 }
 
 pub(crate) fn did_change(b: &Backend, params: DidChangeTextDocumentParams) {
