@@ -385,7 +385,7 @@ fn a_lone_cr_ends_a_line_for_every_feature() {
 }
 
 /// The stderr of a short stdio session (initialize, didOpen of the demo, a hover as id 7, an
-/// unknown `$/probe` request as id 8, shutdown, exit) with `TRANSCRIPT_LS_LOG` set to `log`
+/// unknown `$/probe` request as id 8, a hover made to panic as id 21, shutdown, exit) with `TRANSCRIPT_LS_LOG` set to `log`
 /// (unset for `None`).
 fn stderr_of_session(log: Option<&str>) -> String {
     let demo = std::fs::canonicalize(concat!(
@@ -433,6 +433,18 @@ fn stderr_of_session(log: Option<&str>) -> String {
     assert!(hover.get("error").is_none(), "{hover}");
     let probe = lsp.request(8, "$/probe", json!({}));
     assert!(probe.get("error").is_some(), "{probe}");
+    // The next hover panics on the blocking pool (debug builds).
+    lsp.request(
+        20,
+        "transcript/debugPanic",
+        json!({"arm": "textDocument/hover"}),
+    );
+    let panicked = lsp.request(
+        21,
+        "textDocument/hover",
+        json!({"textDocument": {"uri": uri}, "position": {"line": 3, "character": 2}}),
+    );
+    assert!(panicked.get("error").is_some(), "{panicked}");
     lsp.request(9, "shutdown", Value::Null);
     let mut child = {
         lsp.notify("exit", Value::Null);
@@ -476,13 +488,28 @@ fn a_span_per_request_on_stderr_at_debug_only() {
         "no failed $/probe line in stderr:\n{debug}"
     );
     assert!(
+        debug.contains(
+            "transcript-ls: ERROR request{method=textDocument/hover id=21}: request \
+             textDocument/hover panicked: deliberate panic"
+        ),
+        "{debug}"
+    );
+    assert!(
+        debug.contains(
+            "transcript-ls: WARN request{method=textDocument/hover id=21}: failed after "
+        ),
+        "{debug}"
+    );
+    assert!(
         debug
             .contains("transcript-ls: notification{method=initialized}: transcript-ls 0.1.0 ready"),
         "{debug}"
     );
 
     let quiet = stderr_of_session(None);
-    assert!(!quiet.contains("textDocument/hover"), "{quiet}");
+    // Nothing of the hover that was answered (id 7), no span, no timing.
+    assert!(!quiet.contains(" 7 "), "{quiet}");
+    assert!(!quiet.contains("request{"), "{quiet}");
     assert!(!quiet.contains("answered in"), "{quiet}");
     assert!(
         quiet
@@ -494,6 +521,15 @@ fn a_span_per_request_on_stderr_at_debug_only() {
         quiet
             .lines()
             .any(|l| l.starts_with("transcript-ls: WARN $/probe 8 failed after ")),
+        "{quiet}"
+    );
+    assert!(
+        quiet
+            .contains("transcript-ls: ERROR request textDocument/hover panicked: deliberate panic"),
+        "{quiet}"
+    );
+    assert!(
+        quiet.contains("transcript-ls: WARN textDocument/hover 21 failed after "),
         "{quiet}"
     );
     // tower-lsp-server's `info` lines (each shutdown and exit) stay out by default.
