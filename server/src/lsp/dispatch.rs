@@ -183,8 +183,9 @@ impl Future for Guarded {
     }
 }
 
-/// Runs `work` on tokio's blocking pool (off the serve loop). A panic in it is logged and
-/// answered as an `InternalError` naming `method`. In debug builds, a method armed with
+/// Runs `work` on tokio's blocking pool (off the serve loop), inside the caller's `tracing`
+/// span (the request's: issue 24 item 7). A panic in it is logged and answered as an
+/// `InternalError` naming `method`. In debug builds, a method armed with
 /// `transcript/debugPanic` (`arm`) panics here once, instead of running `work`.
 pub async fn off_loop<T, F>(shared: &Arc<Shared>, method: &'static str, work: F) -> Result<T>
 where
@@ -196,7 +197,10 @@ where
     #[cfg(not(debug_assertions))]
     let armed = false;
     let host = shared.host.clone();
+    // The request's span (`TranscriptService::reply`) goes with the work to the worker thread.
+    let span = tracing::Span::current();
     let job = move || {
+        let _span = span.enter();
         if armed {
             panic!("deliberate panic in {method} (armed by transcript/debugPanic)");
         }

@@ -23,6 +23,7 @@ pub mod dispatch;
 pub mod ext;
 pub mod from_proto;
 pub mod handlers;
+pub mod log;
 pub mod parent;
 pub mod progress;
 pub mod refresh;
@@ -111,8 +112,56 @@ impl TranscriptService {
         &self.shared
     }
 
-    /// The answer to `req` (see the type's doc): `None` for a notification.
+    /// The answer to `req` (see the type's doc): `None` for a notification. Answered inside a
+    /// `tracing` span, `request{method, id}` or `notification{method}` ([`log`]); at `debug`
+    /// the time it took is logged when it is answered, at `warn` a request answered with an
+    /// error (a panic is logged at `error` by `dispatch::guarded`), at `debug` a cancelled one
+    /// (issue 24 item 7).
     pub fn reply(&mut self, req: Request) -> BoxFuture<dispatch::Answer> {
+        use tracing::Instrument;
+        let span = match req.id() {
+            Some(id) => tracing::debug_span!("request", method = %req.method(), id = %id),
+            None => tracing::debug_span!("notification", method = %req.method()),
+        };
+        // Named in the warning itself when the span is off (below `debug`).
+        let named = span.is_disabled().then(|| {
+            format!(
+                "{} {} ",
+                req.method(),
+                req.id().unwrap_or(&jsonrpc::Id::Null)
+            )
+        });
+        let fut = span.in_scope(|| self.answer(req));
+        let start = std::time::Instant::now();
+        Box::pin(
+            async move {
+                let answer = fut.await;
+                let ms = start.elapsed().as_secs_f64() * 1000.0;
+                match &answer {
+                    Ok(Some(dispatch::Reply::Response(r))) if r.is_error() => {
+                        if let Some(e) = r.error() {
+                            if e.code == jsonrpc::ErrorCode::RequestCancelled {
+                                tracing::debug!("cancelled after {ms:.3} ms");
+                            } else {
+                                tracing::warn!(
+                                    "{}failed after {ms:.3} ms: {} ({})",
+                                    named.as_deref().unwrap_or(""),
+                                    e.message,
+                                    e.code
+                                );
+                            }
+                        }
+                    }
+                    _ => tracing::debug!("answered in {ms:.3} ms"),
+                }
+                answer
+            }
+            .instrument(span),
+        )
+    }
+
+    /// [`Self::reply`] without its span.
+    fn answer(&mut self, req: Request) -> BoxFuture<dispatch::Answer> {
         let method = req.method().to_string();
         let id = req.id().cloned();
         if method.starts_with("$/")
@@ -335,6 +384,7 @@ pub fn build_service() -> (TranscriptService, ClientSocket) {
 /// the runtime cannot start. Malformed messages are answered and skipped
 /// ([`transport`]), never the end of the session.
 pub fn serve_stdio() -> i32 {
+    log::init();
     let rt = match tokio::runtime::Builder::new_multi_thread()
         .enable_all()
         .thread_name("transcript-ls")
@@ -342,7 +392,7 @@ pub fn serve_stdio() -> i32 {
     {
         Ok(rt) => rt,
         Err(e) => {
-            eprintln!("transcript-ls: cannot start the async runtime: {e}");
+            tracing::error!("cannot start the async runtime: {e}");
             return 2;
         }
     };
@@ -364,9 +414,7 @@ pub fn serve_stdio() -> i32 {
                     if !parent::alive(pid) {
                         // Not visible from here (another PID namespace: a sandboxed or
                         // containerised editor): it cannot be watched.
-                        eprintln!(
-                            "transcript-ls: the client process {pid} is not visible; not watching it"
-                        );
+                        tracing::warn!("the client process {pid} is not visible; not watching it");
                         std::future::pending::<()>().await;
                     }
                     parent::gone(pid).await;
@@ -384,7 +432,7 @@ pub fn serve_stdio() -> i32 {
                 if clean { 0 } else { 1 }
             }
             pid = parent_gone => {
-                eprintln!("transcript-ls: the client process {pid} is gone; exiting");
+                tracing::warn!("the client process {pid} is gone; exiting");
                 1
             }
         };

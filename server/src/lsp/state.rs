@@ -148,11 +148,18 @@ impl Shared {
         self.host.configure(hs, announce);
     }
 
-    /// Logs to stderr and `window/logMessage` (sent from a spawned task: never blocks the
+    /// Logs to stderr (a `tracing` event: `ERROR` at `error`, `WARNING` at `warn`, others at
+    /// `info`; `lsp::log`) and `window/logMessage` (sent from a spawned task: never blocks the
     /// caller, so it is safe in sync-mutation handlers).
     pub fn log(&self, typ: MessageType, msg: impl Into<String>) {
         let msg = msg.into();
-        eprintln!("transcript-ls: {msg}");
+        if typ == MessageType::ERROR {
+            tracing::error!("{msg}");
+        } else if typ == MessageType::WARNING {
+            tracing::warn!("{msg}");
+        } else {
+            tracing::info!("{msg}");
+        }
         let client = self.client.clone();
         if tokio::runtime::Handle::try_current().is_ok() {
             tokio::spawn(async move { client.log_message(typ, msg).await });

@@ -1016,7 +1016,7 @@ fn answer_frame(reply: Reply) -> Option<Outgoing> {
         Reply::Response(r) => match serde_json::to_vec(&r) {
             Ok(body) => Some((vec![header(body.len()), body], false)),
             Err(e) => {
-                eprintln!("transcript-ls: a response could not be written as JSON: {e}");
+                tracing::error!("a response could not be written as JSON: {e}");
                 None
             }
         },
@@ -1051,8 +1051,8 @@ fn utf8_on_the_wire(pieces: Pieces) -> Pieces {
     let all = pieces.concat();
     let body = find(&all, b"\r\n\r\n").map_or(&all[..], |at| &all[at + 4..]);
     let fixed = String::from_utf8_lossy(body).into_owned().into_bytes();
-    eprintln!(
-        "transcript-ls: an outgoing message held bytes that are not UTF-8 (a file changed under \
+    tracing::warn!(
+        "an outgoing message held bytes that are not UTF-8 (a file changed under \
          its mapping?); they were sent as U+FFFD"
     );
     vec![frame(&fixed)]
@@ -1212,7 +1212,7 @@ pub async fn serve<O, S>(
                                 let _rt = rt.enter();
                                 let mut cx = Context::from_waker(std::task::Waker::noop());
                                 if let Poll::Ready(Err(e)) = service.poll_ready(&mut cx) {
-                                    eprintln!("transcript-ls: {e}");
+                                    tracing::warn!("{e}");
                                     return;
                                 }
                                 service.call(req)
@@ -1221,7 +1221,7 @@ pub async fn serve<O, S>(
                             done.fetch_add(1, Ordering::SeqCst);
                             let fut: BoxFuture<Option<Reply>> = Box::pin(async move {
                                 let reply = fut.await.unwrap_or_else(|e| {
-                                    eprintln!("transcript-ls: {e}");
+                                    tracing::warn!("{e}");
                                     None
                                 });
                                 done.fetch_sub(1, Ordering::SeqCst);
@@ -1240,15 +1240,12 @@ pub async fn serve<O, S>(
                             }
                         }
                         Err(refused) => {
-                            eprintln!(
-                                "transcript-ls: dropped a malformed message: {}",
-                                refused.message
-                            );
+                            tracing::warn!("dropped a malformed message: {}", refused.message);
                             send(vec![frame(&refused.body())]);
                         }
                     },
                     Frame::TooBig(why) => {
-                        eprintln!("transcript-ls: dropped {why}");
+                        tracing::warn!("dropped {why}");
                         let resp = json!({"jsonrpc": "2.0", "id": null,
                             "error": {"code": -32600, "message": format!("invalid request: {why}")}});
                         send(vec![frame(resp.to_string().as_bytes())]);
@@ -1258,7 +1255,7 @@ pub async fn serve<O, S>(
                         send(vec![frame(note.to_string().as_bytes())]);
                     }
                     Frame::Garbage(why) => {
-                        eprintln!("transcript-ls: dropped {why}");
+                        tracing::warn!("dropped {why}");
                         let resp = json!({"jsonrpc": "2.0", "id": null,
                             "error": {"code": -32700, "message": format!("parse error: {why}")}});
                         send(vec![frame(resp.to_string().as_bytes())]);
@@ -1273,7 +1270,7 @@ pub async fn serve<O, S>(
         .name("transcript-ls-input".into())
         .spawn(inbound)
     {
-        eprintln!("transcript-ls: cannot start the input thread: {e}");
+        tracing::error!("cannot start the input thread: {e}");
         return;
     }
     let exit = tokio::select! {

@@ -383,3 +383,155 @@ fn a_lone_cr_ends_a_line_for_every_feature() {
     );
     assert_eq!(hover["range"]["start"]["line"], json!(7), "{hover}");
 }
+
+/// The stderr of a short stdio session (initialize, didOpen of the demo, a hover as id 7, an
+/// unknown `$/probe` request as id 8, a hover made to panic as id 21, shutdown, exit) with `TRANSCRIPT_LS_LOG` set to `log`
+/// (unset for `None`).
+fn stderr_of_session(log: Option<&str>) -> String {
+    let demo = std::fs::canonicalize(concat!(
+        env!("CARGO_MANIFEST_DIR"),
+        "/../fixtures/demo/3f8a2c61-9d4e-4b7a-8c15-e2d07b9a4f63.jsonl"
+    ))
+    .unwrap();
+    let mut cmd = Command::new(env!("CARGO_BIN_EXE_transcript-ls"));
+    cmd.arg("--stdio")
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped());
+    match log {
+        Some(v) => cmd.env("TRANSCRIPT_LS_LOG", v),
+        None => cmd.env_remove("TRANSCRIPT_LS_LOG"),
+    };
+    let mut child = cmd.spawn().expect("spawn transcript-ls");
+    let stdin = child.stdin.take().unwrap();
+    let out = BufReader::new(child.stdout.take().unwrap());
+    let mut lsp = Lsp {
+        child,
+        stdin,
+        out,
+        seen: Vec::new(),
+        next_id: 10,
+    };
+    lsp.ask(
+        "initialize",
+        json!({"processId": null, "rootUri": null,
+               "initializationOptions": {"roots": [], "indexCache": false, "timeZone": "UTC"},
+               "capabilities": {}}),
+    );
+    lsp.notify("initialized", json!({}));
+    let uri = format!("file://{}", demo.display());
+    let text = std::fs::read_to_string(&demo).unwrap();
+    lsp.notify(
+        "textDocument/didOpen",
+        json!({"textDocument": {"uri": uri, "languageId": "jsonl", "version": 1, "text": text}}),
+    );
+    let hover = lsp.request(
+        7,
+        "textDocument/hover",
+        json!({"textDocument": {"uri": uri}, "position": {"line": 3, "character": 2}}),
+    );
+    assert!(hover.get("error").is_none(), "{hover}");
+    let probe = lsp.request(8, "$/probe", json!({}));
+    assert!(probe.get("error").is_some(), "{probe}");
+    // The next hover panics on the blocking pool (debug builds).
+    lsp.request(
+        20,
+        "transcript/debugPanic",
+        json!({"arm": "textDocument/hover"}),
+    );
+    let panicked = lsp.request(
+        21,
+        "textDocument/hover",
+        json!({"textDocument": {"uri": uri}, "position": {"line": 3, "character": 2}}),
+    );
+    assert!(panicked.get("error").is_some(), "{panicked}");
+    lsp.request(9, "shutdown", Value::Null);
+    let mut child = {
+        lsp.notify("exit", Value::Null);
+        drop(lsp.stdin);
+        lsp.child
+    };
+    let mut err = String::new();
+    child
+        .stderr
+        .take()
+        .unwrap()
+        .read_to_string(&mut err)
+        .unwrap();
+    let _ = child.wait();
+    err
+}
+
+/// Issue 24 item 7: with `TRANSCRIPT_LS_LOG=debug` each request is answered in a span naming
+/// its method and id, with the time it took; by default nothing per request is logged (only
+/// a failed request, at `warn`), and the server's own messages read as before.
+#[test]
+fn a_span_per_request_on_stderr_at_debug_only() {
+    let debug = stderr_of_session(Some("debug"));
+    let answered = debug
+        .lines()
+        .find(|l| {
+            l.starts_with(
+                "transcript-ls: DEBUG request{method=textDocument/hover id=7}: answered in ",
+            )
+        })
+        .unwrap_or_else(|| panic!("no hover span line in stderr:\n{debug}"));
+    let ms = answered
+        .rsplit_once("answered in ")
+        .and_then(|(_, t)| t.strip_suffix(" ms"))
+        .and_then(|t| t.parse::<f64>().ok());
+    assert!(ms.is_some_and(|ms| ms >= 0.0), "{answered}");
+    assert!(
+        debug.lines().any(|l| l
+            .starts_with("transcript-ls: WARN request{method=$/probe id=8}: failed after ")
+            && l.ends_with("(-32601)")),
+        "no failed $/probe line in stderr:\n{debug}"
+    );
+    assert!(
+        debug.contains(
+            "transcript-ls: ERROR request{method=textDocument/hover id=21}: request \
+             textDocument/hover panicked: deliberate panic"
+        ),
+        "{debug}"
+    );
+    assert!(
+        debug.contains(
+            "transcript-ls: WARN request{method=textDocument/hover id=21}: failed after "
+        ),
+        "{debug}"
+    );
+    assert!(
+        debug
+            .contains("transcript-ls: notification{method=initialized}: transcript-ls 0.1.0 ready"),
+        "{debug}"
+    );
+
+    let quiet = stderr_of_session(None);
+    // Nothing of the hover that was answered (id 7), no span, no timing.
+    assert!(!quiet.contains(" 7 "), "{quiet}");
+    assert!(!quiet.contains("request{"), "{quiet}");
+    assert!(!quiet.contains("answered in"), "{quiet}");
+    assert!(
+        quiet
+            .lines()
+            .any(|l| l.starts_with("transcript-ls: transcript-ls 0.1.0 ready")),
+        "{quiet}"
+    );
+    assert!(
+        quiet
+            .lines()
+            .any(|l| l.starts_with("transcript-ls: WARN $/probe 8 failed after ")),
+        "{quiet}"
+    );
+    assert!(
+        quiet
+            .contains("transcript-ls: ERROR request textDocument/hover panicked: deliberate panic"),
+        "{quiet}"
+    );
+    assert!(
+        quiet.contains("transcript-ls: WARN textDocument/hover 21 failed after "),
+        "{quiet}"
+    );
+    // tower-lsp-server's `info` lines (each shutdown and exit) stay out by default.
+    assert!(!quiet.contains("shutdown request received"), "{quiet}");
+}
