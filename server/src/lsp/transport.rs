@@ -523,12 +523,19 @@ impl InFlight {
         crate::sync::lock(&self.open)
     }
 
-    /// A request with this id goes to the server (called before it is written to it).
-    fn begin(&self, key: String) {
+    /// A request with this id goes to the server (called before it is handed over): `false`
+    /// when a request with the same id is still open, so this one must be refused as
+    /// tower-lsp-server's `Pending` refuses a duplicate id (`InvalidRequest`, -32600; the
+    /// requests the seam answers itself never reach `Pending`, issue 24 item 4).
+    fn begin(&self, key: &str) -> bool {
         let mut open = self.lock();
-        if open.len() < IN_FLIGHT_MAX {
-            open.insert(key, tokio::sync::watch::channel(false).0);
+        if open.contains_key(key) {
+            return false;
         }
+        if open.len() < IN_FLIGHT_MAX {
+            open.insert(key.to_string(), tokio::sync::watch::channel(false).0);
+        }
+        true
     }
 
     /// The client cancelled this id: `true` when it is open and was not cancelled before
@@ -624,6 +631,15 @@ fn arrival(req: &Request) -> Arrival {
 }
 
 /// The `-32800 RequestCancelled` answer to the request filed under `key` ([`id_key`]).
+/// The answer to a request whose id is already in flight ([`InFlight::begin`]): the error
+/// tower-lsp-server's `Pending` gives (`InvalidRequest`, "Invalid request").
+fn duplicate_answer(key: &str) -> Vec<u8> {
+    let id: Value = serde_json::from_str(key).unwrap_or(Value::Null);
+    let resp = json!({"jsonrpc": "2.0", "id": id,
+        "error": {"code": -32600, "message": "Invalid request"}});
+    frame(resp.to_string().as_bytes())
+}
+
 fn cancelled_answer(key: &str) -> Vec<u8> {
     let id: Value = serde_json::from_str(key).unwrap_or(Value::Null);
     let resp = json!({"jsonrpc": "2.0", "id": id,
@@ -1185,10 +1201,14 @@ pub async fn serve<O, S>(
                     Frame::Body(b) => match parse(b) {
                         Ok(Incoming::Request(req)) => {
                             match arrival(&req) {
-                                Arrival::Request(id) => in_flight.begin(id),
+                                Arrival::Request(id) if !in_flight.begin(&id) => {
+                                    send(vec![duplicate_answer(&id)]);
+                                    continue;
+                                }
+                                Arrival::Request(_) => {}
                                 Arrival::Shutdown(id) => {
                                     in_flight.shutdown.store(true, Ordering::SeqCst);
-                                    in_flight.begin(id);
+                                    in_flight.begin(&id);
                                 }
                                 Arrival::Cancel(id) if in_flight.cancel(&id) => {
                                     send(vec![cancelled_answer(&id)]);
@@ -1571,14 +1591,15 @@ mod tests {
         let reply = br#"{"jsonrpc":"2.0","id":3,"result":null}"#;
         assert!(matches!(parse(reply.to_vec()), Ok(Incoming::Response(_))));
         let f = InFlight::default();
-        f.begin("3".into());
+        assert!(f.begin("3"));
+        assert!(!f.begin("3"), "a second request with an open id is refused");
         assert!(!f.cancel("4"), "an unknown id is not answered");
         assert!(f.cancel("3"));
         assert!(!f.cancel("3"), "a second cancel is not answered again");
         assert!(f.answered("3"), "the server's late answer is dropped");
         assert!(!f.answered("3"));
         assert_eq!(f.open(), 0);
-        f.begin("8".into());
+        assert!(f.begin("8"));
         assert!(
             !f.answered("8"),
             "an answer to a request not cancelled is written"

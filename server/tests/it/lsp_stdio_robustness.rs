@@ -711,6 +711,65 @@ fn cancels_take_effect_on_arrival_with_slow_requests_running() {
     assert_eq!(wait_exit(&mut child, Duration::from_secs(10)), Some(0));
 }
 
+/// Issue 24 item 4: a request whose id is still in flight is refused `InvalidRequest`
+/// (-32600), as tower-lsp-server's `Pending` refuses it, also for the requests the protocol
+/// seam answers itself (`textDocument/documentSymbol` is one: before, the duplicate was served
+/// and the id answered twice with a result). A 36 MB transcript is opened and its outline asked
+/// twice under one id at once: one refusal, one outline.
+#[test]
+fn a_duplicate_request_id_in_flight_is_refused() {
+    let demo = std::path::Path::new(env!("CARGO_MANIFEST_DIR"))
+        .join("../fixtures/demo/3f8a2c61-9d4e-4b7a-8c15-e2d07b9a4f63.jsonl");
+    let text = std::fs::read_to_string(demo).unwrap().repeat(300);
+    let uri = "file:///tmp/duplicate-id-big.jsonl";
+    let (mut child, mut stdin, mut out) = spawn();
+    initialize(&mut stdin, &mut out, Value::Null);
+    send(
+        &mut stdin,
+        json!({"jsonrpc": "2.0", "method": "textDocument/didOpen", "params": {"textDocument":
+            {"uri": uri, "languageId": "transcript", "version": 1, "text": text}}}),
+    );
+    for _ in 0..2 {
+        send(
+            &mut stdin,
+            json!({"jsonrpc": "2.0", "id": 5, "method": "textDocument/documentSymbol",
+                   "params": {"textDocument": {"uri": uri}}}),
+        );
+    }
+    // Both answers to id 5, then a moment for a third (there must be none), closed by the
+    // shutdown's answer.
+    let mut fives = Vec::new();
+    let mut shutdown_sent = false;
+    loop {
+        let m = response(&mut stdin, &mut out);
+        if m["id"] == json!(6) {
+            break;
+        }
+        if m["id"] == json!(5) {
+            fives.push(m);
+        }
+        if fives.len() == 2 && !shutdown_sent {
+            std::thread::sleep(Duration::from_millis(500));
+            send(
+                &mut stdin,
+                json!({"jsonrpc": "2.0", "id": 6, "method": "shutdown"}),
+            );
+            shutdown_sent = true;
+        }
+    }
+    assert_eq!(fives.len(), 2, "{fives:?}");
+    let refused: Vec<_> = fives
+        .iter()
+        .filter(|m| m["error"]["code"] == json!(-32600))
+        .collect();
+    assert_eq!(refused.len(), 1, "one refusal: {fives:?}");
+    let outlines: Vec<_> = fives.iter().filter(|m| m["result"].is_array()).collect();
+    assert_eq!(outlines.len(), 1, "one outline");
+    assert!(!outlines[0]["result"].as_array().unwrap().is_empty());
+    send(&mut stdin, json!({"jsonrpc": "2.0", "method": "exit"}));
+    assert_eq!(wait_exit(&mut child, Duration::from_secs(10)), Some(0));
+}
+
 /// A server started under `ulimit -v` (KiB), like [`spawn`]; its stderr kept.
 #[cfg(target_os = "linux")]
 fn spawn_limited(kib: u64) -> (Child, ChildStdin, BufReader<ChildStdout>) {
