@@ -1144,11 +1144,11 @@ pub async fn serve<O, S>(
     // The answers: futures in arrival order, at most `MAX_CONCURRENCY` polled at once
     // (`Server::serve`'s `buffer_unordered`); the answer of a request the client cancelled
     // on arrival is not written (it was answered then).
-    // The queue is not bounded (tower-lsp-server's holds 100): the reader never waits for a
-    // place in it, so a `$/cancelRequest` or an `exit` behind any number of slow requests is
-    // read on arrival (issue 25 item 7). A client waits for the answers of its requests; what
-    // waits here is what it sent and the server has not taken yet.
-    let (tasks, mut queued) = mpsc::unbounded_channel::<BoxFuture<Option<Reply>>>();
+    // The queue holds up to `QUEUE_MAX` messages (tower-lsp-server's held 100): the reader
+    // waits for a place in it only past that, so a `$/cancelRequest` or an `exit` behind
+    // thousands of slow requests is still read on arrival (issue 25 item 7), and a client that
+    // sends without end cannot make the server hold all it sent (memory stays bounded).
+    let (tasks, mut queued) = mpsc::channel::<BoxFuture<Option<Reply>>>(QUEUE_MAX);
     let out = tx.clone();
     let answered = in_flight.clone();
     let mut answers = tokio::spawn(async move {
@@ -1247,7 +1247,7 @@ pub async fn serve<O, S>(
                                 done.fetch_sub(1, Ordering::SeqCst);
                                 reply
                             });
-                            if tasks.send(fut).is_err() {
+                            if tasks.blocking_send(fut).is_err() {
                                 return;
                             }
                             if exit {
@@ -1314,6 +1314,11 @@ pub async fn serve<O, S>(
         let _ = writer.await;
     }
 }
+
+/// Most messages [`serve`] has read and the service has not taken yet; past that the reader
+/// waits for a place (the queue was unbounded for a while, issue 24 item 4: a client sending
+/// without end grew it without end).
+const QUEUE_MAX: usize = 4096;
 
 /// How long [`serve`] waits for the server to end after `exit` arrived (issue 25 item 7).
 const EXIT_GRACE: std::time::Duration = std::time::Duration::from_millis(200);
