@@ -943,17 +943,14 @@ fn load_once(
 /// What a file in no known format holds: `3 lines of JSON with no Claude Code, Codex, Pi or
 /// Copilot CLI records`, `12 lines, none of them JSON`.
 fn unknown_reason(t: &Transcript) -> String {
-    let json = t
-        .entries
-        .iter()
-        .filter(|e| e.role != Role::Unparsed)
-        .count() as u64;
     let bad = t
         .entries
         .iter()
         .filter(|e| e.role == Role::Unparsed)
-        .count() as u64
-        + u64::from(t.pending_tail.is_some());
+        .count() as u64;
+    // Runs of bare records count whole (issue 25 item 8).
+    let json = t.records_in(0..t.entries.len()) as u64 - bad;
+    let bad = bad + u64::from(t.pending_tail.is_some());
     let lines = |n| text::plural(n, "line", "lines");
     let agents = crate::formats::agents::names("or");
     match (json, bad) {

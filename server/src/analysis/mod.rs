@@ -251,6 +251,9 @@ pub struct Turn {
     /// Entry index range `[start, end)` covered by the turn, in file order (includes
     /// sidechain and meta records that fall inside).
     pub entries: std::ops::Range<usize>,
+    /// Records those entries stand for: `entries.len()`, plus the records a run of bare
+    /// records holds beyond its entry (`Transcript::records_in`; issue 25 item 8).
+    pub records: usize,
     /// First and last line (0-based, inclusive).
     pub start_line: usize,
     pub end_line: usize,
@@ -562,6 +565,8 @@ pub struct SubagentCall {
 pub struct AbandonedBranch {
     /// Entry index range `[start, end)`.
     pub entries: std::ops::Range<usize>,
+    /// Records those entries stand for (runs of bare records counted whole; issue 25 item 8).
+    pub records: usize,
     /// First and last line (0-based, inclusive).
     pub start_line: usize,
     pub end_line: usize,
@@ -658,14 +663,15 @@ mod tests {
     /// size is a per-line cost. Its rare parts are boxed or one pointer ([`Indices`]). Before:
     /// 576 bytes (an optional final answer 120). Issue 25 item 8: the final answer boxed (64
     /// bytes inline in every turn, most one-line prompts have none) and the runs and steps
-    /// thin vectors (24 → 8 bytes each): 408 → 320 bytes.
+    /// thin vectors (24 → 8 bytes each): 408 → 320 bytes; then 328 with [`Turn::records`] (the
+    /// records a turn's runs of bare records hold: those runs took 88 bytes per record).
     #[test]
     fn per_turn_types_stay_compact() {
         assert_eq!(size_of::<Indices>(), 8);
         assert_eq!(size_of::<Option<FinalAnswer>>(), 64);
         assert_eq!(size_of::<Option<Box<FinalAnswer>>>(), 8);
         assert_eq!(size_of::<Throughput>(), 32);
-        assert_eq!(size_of::<Turn>(), 320);
+        assert_eq!(size_of::<Turn>(), 328);
     }
 
     #[test]

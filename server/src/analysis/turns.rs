@@ -540,6 +540,7 @@ pub(super) fn analyze_from(
             kind,
             opener,
             entries: start..end,
+            records: t.records_in(start..end),
             start_line: t.entries.get(start).map_or(0, |e| e.line),
             end_line: t
                 .entries
@@ -745,6 +746,7 @@ fn abandoned_branches(
         }
         out.push(super::AbandonedBranch {
             entries: start..i,
+            records: t.records_in(start..i),
             start_line: t.entries[start].line,
             end_line: t.last_line(t.entries[i - 1].line),
             prompt,

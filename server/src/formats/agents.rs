@@ -32,6 +32,14 @@ pub trait LineReader: std::fmt::Debug + Send + Sync {
     /// Finishes work that spans the lines of one batch (called after each feed; Pi: the
     /// abandoned flags after a branch switch). The default does nothing.
     fn settle(&mut self, _t: &mut Transcript) {}
+
+    /// Whether consecutive bare records this reader pushed may be read as one entry
+    /// ([`crate::model::RecordRun`]; issue 25 item 8): the reader keeps nothing per entry
+    /// index for a bare record ([`crate::model::Entry::is_bare`]). True for every reader
+    /// here; a reader that keeps per-entry state for such records must say no.
+    fn joins_bare_runs(&self) -> bool {
+        true
+    }
 }
 
 /// A default session folder of an agent: `~/<home>`, or `$<env>/<under_env>` when the

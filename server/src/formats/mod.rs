@@ -379,7 +379,7 @@ impl Reader {
         self.dispatch_line(source, line, span.clone());
         // A kind no reader of this format knows, first seen here: another agent's record?
         if self.transcript.unknown.len() > kinds
-            && let Some(other) = detect_line(&source[span])
+            && let Some(other) = detect_line(&source[span.clone()])
             && Some(other) != self.transcript.format
             && let Some(u) = self.transcript.unknown.last_mut()
         {
@@ -399,6 +399,58 @@ impl Reader {
                 self.shared.share(id);
             }
         }
+        self.join_bare_run(source, line, &span, before);
+    }
+
+    /// Reads the record just pushed on `line` into the entry before it when both are bare
+    /// records of one role and type, each alone on one line ([`crate::model::RecordRun`];
+    /// issue 25 item 8: 10 M `{}` lines took 88 bytes of entry each). The entry before is
+    /// noted as revised, so an analysis made before this record is resumed from it.
+    fn join_bare_run(&mut self, source: &str, line: usize, span: &Span, before: usize) {
+        let t = &mut self.transcript;
+        if before == 0
+            || t.entries.len() != before + 1
+            || self.state.as_ref().is_some_and(|s| !s.joins_bare_runs())
+        {
+            return;
+        }
+        let (prev, new) = (&t.entries[before - 1], &t.entries[before]);
+        if !(new.is_bare()
+            && prev.is_bare()
+            && prev.record_type == new.record_type
+            && new.line == line
+            && !source.as_bytes()[span.clone()].contains(&b'\r'))
+        {
+            return;
+        }
+        let head = prev.line;
+        // The entry before must be alone on its line, and that line a single editor line.
+        if before >= 2 && t.entries[before - 2].line == head {
+            return;
+        }
+        match t.runs.last_mut() {
+            Some(run) if run.line == head => {
+                run.last_line = line;
+                run.records += 1;
+                run.end = span.end;
+            }
+            _ => {
+                if t.split_lines
+                    .last()
+                    .is_some_and(|&(first, _)| first == head)
+                {
+                    return;
+                }
+                t.runs.push(crate::model::RecordRun {
+                    line: head,
+                    last_line: line,
+                    records: 2,
+                    end: span.end,
+                });
+            }
+        }
+        t.entries.pop();
+        t.note_revised(before - 1);
     }
 
     fn dispatch_line(&mut self, source: &str, line: usize, span: Span) {
@@ -499,21 +551,89 @@ mod tests {
             r#"{"type":"user","uuid":"u1","sessionId":"s-1","message":{"role":"user","content":"hi"}}"#,
             "\n",
             r#"{"type":"user","uuid":"u2","parentUuid":"u1","sessionId":"s-1","message":{"role":"user","content":"again"}}"#,
-            "\n{}\n{}\n",
+            "\n{}\n",
+            r#"{"type":"user","uuid":"u3","parentUuid":"u2","sessionId":"s-1","message":{"role":"user","content":"and"}}"#,
+            "\n{}\n",
         );
         let t = read(src);
         let e = &t.entries;
-        assert_eq!(e.len(), 4);
+        assert_eq!(e.len(), 5);
         assert_eq!(
             (&*e[0].record_type, &*e[2].record_type),
             ("user", "unknown")
         );
         assert!(SharedStr::ptr_eq(&e[0].record_type, &e[1].record_type));
-        assert!(SharedStr::ptr_eq(&e[2].record_type, &e[3].record_type));
+        assert!(SharedStr::ptr_eq(&e[2].record_type, &e[4].record_type));
         let sid = |e: &crate::model::Entry| e.ids.as_ref().and_then(|i| i.session_id.clone());
         let (a, b) = (sid(&e[0]), sid(&e[1]));
         assert_eq!(a.as_deref(), Some("s-1"));
         assert!(SharedStr::ptr_eq(&a.unwrap(), &b.unwrap()));
+    }
+
+    /// Issue 25 item 8: consecutive bare records of one type are one entry (a run), however
+    /// the text is fed; blank lines inside a run are skipped; another type, a record with a
+    /// field the reader keeps (a timestamp) or a lone `\r` ends the run. The records are all
+    /// still counted.
+    #[test]
+    fn bare_records_in_a_row_are_one_entry() {
+        let src = concat!(
+            r#"{"type":"user","uuid":"u1","sessionId":"s","message":{"role":"user","content":"hi"}}"#,
+            "\n{}\n{}\n\n{}\n",
+            r#"{"type":"zzz"}"#,
+            "\n",
+            r#"{"type":"zzz"}"#,
+            "\n",
+            r#"{"type":"zzz","timestamp":"2026-01-01T00:00:00Z"}"#,
+            "\n{}\n{}\r\n{\r}\n{}\n",
+        );
+        let want_runs = vec![
+            crate::model::RecordRun {
+                line: 1,
+                last_line: 4,
+                records: 3,
+                end: src.find("\n{\"type\":\"zzz\"}").unwrap(),
+            },
+            crate::model::RecordRun {
+                line: 5,
+                last_line: 6,
+                records: 2,
+                end: src.find("\n{\"type\":\"zzz\",\"time").unwrap(),
+            },
+            crate::model::RecordRun {
+                line: 8,
+                last_line: 9,
+                records: 2,
+                end: src.find("\r\n{\r}").unwrap(),
+            },
+        ];
+        // Whole, and fed a byte at a time (each feed may extend the run the last one left).
+        let whole = read(src);
+        let mut r = Reader::new();
+        for cut in 1..=src.len() {
+            if src.is_char_boundary(cut) {
+                r.feed(&src[..cut]);
+            }
+        }
+        r.finish(src);
+        let fed = r.into_transcript();
+        for t in [&whole, &fed] {
+            let lines: Vec<usize> = t.entries.iter().map(|e| e.line).collect();
+            assert_eq!(lines, [0, 1, 5, 7, 8, 10, 12]);
+            assert_eq!(t.runs, want_runs);
+            assert_eq!(t.records_in(0..t.entries.len()), 11);
+            assert_eq!(
+                (0..t.entries.len())
+                    .map(|e| t.records_of(e))
+                    .collect::<Vec<_>>(),
+                [1, 3, 2, 1, 2, 1, 1]
+            );
+            assert_eq!((t.last_line(1), t.last_line(5), t.last_line(8)), (4, 6, 9));
+            assert_eq!(t.run_at(3).map(|r| r.line), Some(1));
+            assert_eq!(t.run_at(7), None);
+            assert_eq!(t.run_at(9).map(|r| r.line), Some(8));
+            // The first record's span, one line.
+            assert_eq!(&src[t.entries[1].span.clone()], "{}");
+        }
     }
 
     /// Issue 12: the line index a reader extends from the `\n` bytes it finds equals the one

@@ -286,7 +286,11 @@ impl State {
                 l.entry(Role::Other, other)
             }
         };
-        if ty != "session" {
+        // A bare record (`{}`, a type no reader knows with nothing else) is no node of the
+        // tree: it never became the leaf that the next entry then seemed to branch off (a
+        // stray `{}` showed as an abandoned branch), and a run of them is one entry
+        // (issue 25 item 8).
+        if ty != "session" && !entry.is_bare() {
             self.place(&l, &rec, t, &mut entry);
         }
         t.entries.push(entry);

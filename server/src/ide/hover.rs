@@ -116,7 +116,16 @@ pub fn entry_hover(
     if e.abandoned {
         head.push("on an abandoned branch (not counted)".to_string());
     }
-    head.push(format!("line {}", e.line + 1));
+    match transcript.run_at(e.line) {
+        // A run of bare records is one entry (issue 25 item 8).
+        Some(run) => head.push(format!(
+            "{} records alike, lines {}–{}",
+            run.records,
+            run.line + 1,
+            run.last_line + 1
+        )),
+        None => head.push(format!("line {}", e.line + 1)),
+    }
     out.push_str(&head.join(" · "));
     out.push_str("\n\n");
     if let Some(step) = &e.step {

@@ -200,12 +200,15 @@ impl Lookup {
 }
 
 /// Index of the entry on a 0-based source line, by binary search over the entries (which are
-/// in line order).
+/// in line order). A line inside a run of bare records is the run's entry (issue 25 item 8).
 pub fn entry_at_line(transcript: &Transcript, line: usize) -> Option<usize> {
-    transcript
-        .entries
-        .binary_search_by_key(&line, |e| e.line)
-        .ok()
+    let at = |line| {
+        transcript
+            .entries
+            .binary_search_by_key(&line, |e: &crate::model::Entry| e.line)
+            .ok()
+    };
+    at(line).or_else(|| at(transcript.run_at(line)?.line))
 }
 
 /// The block of `entry` whose span contains the byte `offset` (or ends exactly at it).

@@ -198,7 +198,7 @@ pub fn stats(file: String, t: &Transcript, a: &Analysis) -> Stats {
             prompt: text::one_line(&turn.title, 80),
             start_line: turn.start_line + 1,
             end_line: turn.end_line + 1,
-            records: turn.entries.len(),
+            records: turn.records,
             steps: turn.steps.len(),
             tool_calls: turn.tool_calls,
             comments: turn.comments,
@@ -244,11 +244,11 @@ pub fn stats(file: String, t: &Transcript, a: &Analysis) -> Stats {
         file,
         format: t.format().as_str(),
         lines: t.line_count,
-        records: t
-            .entries
-            .iter()
-            .filter(|e| e.role != Role::Unparsed)
-            .count(),
+        records: t.records_in(0..t.entries.len())
+            - t.entries
+                .iter()
+                .filter(|e| e.role == Role::Unparsed)
+                .count(),
         invalid_lines: t
             .entries
             .iter()
@@ -303,7 +303,7 @@ pub fn stats(file: String, t: &Transcript, a: &Analysis) -> Stats {
             .map(|b| BranchStats {
                 start_line: b.start_line + 1,
                 end_line: b.end_line + 1,
-                entries: b.entries.len(),
+                entries: b.records,
                 responses: b.responses,
                 prompt: b.title.clone(),
                 output_tokens: b.usage.output,

@@ -91,8 +91,9 @@ impl Str {
 #[derive(Clone, Default)]
 pub struct Transcript {
     pub format: Option<Format>,
-    /// One entry per physical line that holds a record (valid or not), in file order.
-    /// Blank lines have no entry; a pending tail (see below) has no entry.
+    /// One entry per physical line that holds a record (valid or not), in file order, except
+    /// that a run of bare records is one entry ([`Transcript::runs`]). Blank lines have no
+    /// entry; a pending tail (see below) has no entry.
     pub entries: Vec<Entry>,
     /// Problems found while reading: invalid JSON lines, unknown shapes worth a hint.
     pub problems: Vec<Problem>,
@@ -120,6 +121,27 @@ pub struct Transcript {
     /// editor's line break: LSP 3.17; issue 25): `(first line, last line)`, in line order.
     /// Empty for almost every file. Read with [`Transcript::last_line`]. Left out of `Debug`.
     pub split_lines: Vec<(usize, usize)>,
+    /// Runs of bare records read as one entry (issue 25 item 8: 10 M `{}` lines took an
+    /// [`Entry`] of 88 bytes each, 30× the file): the entry starting on a run's first line
+    /// stands for all of its records; its span is the first record's. In line order; empty
+    /// for almost every real file. Read with [`Transcript::last_line`],
+    /// [`Transcript::records_of`] and [`Transcript::run_at`].
+    pub runs: Vec<RecordRun>,
+}
+
+/// Consecutive bare records ([`Entry::is_bare`]) of one role and record type, kept as the
+/// one entry that starts on `line` (issue 25 item 8: memory per record is bounded by the
+/// record's bytes, whatever the shape of the input). 32 bytes per run, none per record.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct RecordRun {
+    /// 0-based line of the run's first record (the entry's [`Entry::line`]).
+    pub line: usize,
+    /// 0-based line of its last record.
+    pub last_line: usize,
+    /// How many records it holds (at least 2).
+    pub records: usize,
+    /// Byte offset just past the last record (without its line break).
+    pub end: usize,
 }
 
 /// Most distinct unknown record kinds kept per transcript (bounded memory on any input).
@@ -175,6 +197,7 @@ impl std::fmt::Debug for Transcript {
             .field("line_count", &self.line_count)
             .field("pending_tail", &self.pending_tail)
             .field("meta", &self.meta)
+            .field("runs", &self.runs)
             .finish()
     }
 }
@@ -182,7 +205,12 @@ impl std::fmt::Debug for Transcript {
 impl Transcript {
     /// The last line of the record that starts on `line` (0-based): `line` itself unless a
     /// lone `\r` inside it ends an editor line ([`Transcript::split_lines`]).
+    ///
+    /// For the entry of a run of bare records ([`Transcript::runs`]), the run's last line.
     pub fn last_line(&self, line: usize) -> usize {
+        if let Some(run) = self.run_starting(line) {
+            return run.last_line;
+        }
         match self
             .split_lines
             .binary_search_by_key(&line, |&(first, _)| first)
@@ -190,6 +218,48 @@ impl Transcript {
             Ok(i) => self.split_lines[i].1,
             Err(_) => line,
         }
+    }
+
+    /// The run of bare records whose first line is `line`, if any.
+    fn run_starting(&self, line: usize) -> Option<&RecordRun> {
+        if self.runs.is_empty() {
+            return None;
+        }
+        let i = self.runs.binary_search_by_key(&line, |r| r.line).ok()?;
+        self.runs.get(i)
+    }
+
+    /// The run of bare records that holds `line` (0-based), if any: the entry that stands
+    /// for the record on that line starts on the run's `line`.
+    pub fn run_at(&self, line: usize) -> Option<&RecordRun> {
+        let i = self.runs.partition_point(|r| r.line <= line);
+        let run = self.runs.get(i.checked_sub(1)?)?;
+        (line <= run.last_line).then_some(run)
+    }
+
+    /// How many records entry `e` stands for: 1, or a run's count ([`Transcript::runs`]); 0
+    /// when there is no such entry.
+    pub fn records_of(&self, e: usize) -> usize {
+        match self.entries.get(e) {
+            None => 0,
+            Some(entry) => self.run_starting(entry.line).map_or(1, |r| r.records),
+        }
+    }
+
+    /// How many records the entries `range` stand for (runs counted whole).
+    pub fn records_in(&self, range: std::ops::Range<usize>) -> usize {
+        let n = range.len();
+        if self.runs.is_empty() {
+            return n;
+        }
+        let end = range.end.min(self.entries.len());
+        let start = range.start.min(end);
+        let extra: usize = self.entries[start..end]
+            .iter()
+            .filter_map(|e| self.run_starting(e.line))
+            .map(|r| r.records - 1)
+            .sum();
+        n + extra
     }
 
     /// The format, `Unknown` when none was detected.
@@ -538,6 +608,23 @@ pub struct Entry {
 }
 
 impl Entry {
+    /// True for a record that says nothing but its type: a [`Role::Other`] record (of a type
+    /// its reader does not know, so keeps no state for) with no blocks, ids, step, time or
+    /// flag (`{}`, `{"type":"x"}`). Consecutive bare records of one type are read as one
+    /// entry ([`Transcript::runs`]; issue 25 item 8).
+    pub fn is_bare(&self) -> bool {
+        matches!(self.role, Role::Other)
+            && self.blocks.is_empty()
+            && self.ids.is_none()
+            && self.step.is_none()
+            && self.time == NO_TIME
+            && !(self.sidechain
+                || self.abandoned
+                || self.inherited
+                || self.repeated
+                || self.cut_by_agent)
+    }
+
     /// A bare entry with the given role; the other fields empty. For readers and tests.
     pub fn new(line: usize, span: Span, role: Role, record_type: &str) -> Entry {
         Entry::with_record_type(line, span, role, record_type.into())

@@ -330,7 +330,7 @@ pub fn models_used(t: &Transcript) -> Vec<String> {
 pub fn turn_detail(turn: &crate::analysis::Turn) -> String {
     if turn.kind == crate::analysis::TurnKind::Preamble {
         // The preamble has no activity: its record count, as its fold says.
-        return words::count(turn.entries.len() as u64, words::RECORD);
+        return words::count(turn.records as u64, words::RECORD);
     }
     let mut parts = vec![words::activity(turn.comments, turn.tool_calls)];
     if let Some(d) = turn.duration {
@@ -464,7 +464,7 @@ pub fn compaction_label(c: &crate::analysis::Compaction) -> String {
 pub fn branch_label(b: &crate::analysis::AbandonedBranch) -> String {
     format!(
         "abandoned branch · {}",
-        text::plural(b.entries.len() as u64, "entry", "entries")
+        text::plural(b.records as u64, "entry", "entries")
     )
 }
 
@@ -521,7 +521,7 @@ pub fn inherited_label(inh: &crate::analysis::Inherited) -> String {
 pub fn turn_fold_label(turn: &crate::analysis::Turn) -> String {
     let name = turn_name(turn);
     if turn.kind == crate::analysis::TurnKind::Preamble {
-        let n = turn.entries.len() as u64;
+        let n = turn.records as u64;
         return format!("{name} · {}", words::count(n, words::RECORD));
     }
     format!(

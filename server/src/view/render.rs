@@ -2403,15 +2403,19 @@ impl<'a> Renderer<'a> {
             return;
         }
         let mut counts: Vec<(String, usize)> = Vec::new();
+        let mut total = 0;
         for &e in group.iter() {
             let entry = &self.t.entries[e];
             let mut name = one_line(&entry.record_type, 60);
             if entry.sidechain {
                 name.push_str(" (sidechain)");
             }
+            // A run of bare records is one entry (issue 25 item 8): counted whole.
+            let n = self.t.records_of(e);
+            total += n;
             match counts.iter_mut().find(|(n, _)| *n == name) {
-                Some((_, c)) => *c += 1,
-                None => counts.push((name, 1)),
+                Some((_, c)) => *c += n,
+                None => counts.push((name, n)),
             }
         }
         let list: Vec<String> = counts
@@ -2425,7 +2429,7 @@ impl<'a> Renderer<'a> {
                 }
             })
             .collect();
-        let records = super::words::count(group.len() as u64, super::words::RECORD);
+        let records = super::words::count(total as u64, super::words::RECORD);
         let mut text = match GroupKind::of(&self.t.entries[group[0]]) {
             GroupKind::Inherited => format!(
                 "· {} · {records}: {}",
@@ -2437,7 +2441,7 @@ impl<'a> Renderer<'a> {
                 list.join(", ")
             ),
             GroupKind::Repeated => {
-                format!("· repeated records ({}): {}", group.len(), list.join(", "))
+                format!("· repeated records ({total}): {}", list.join(", "))
             }
             GroupKind::Plain => format!("· {records}: {}", list.join(", ")),
         };

@@ -642,3 +642,80 @@ async fn invalid_utf8_on_disk_is_a_warning_on_the_editor_buffer() {
     );
     c.shutdown().await;
 }
+
+/// Issue 25 item 8: a run of bare records (`{}` lines) is one entry inside the server, and
+/// the editor sees every line of it: the turn's fold, symbol and figures reach the run's last
+/// line, a hover on any of its lines names the run, `transcript/stats` counts each record;
+/// the run grown by an append answers as a fresh server opening the grown text does.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_run_of_bare_records_answers_for_every_line() {
+    let (mut c, _) = TestClient::start(client_caps(false), json!({"roots": []})).await;
+    let uri = "file:///tmp/runs.jsonl";
+    let text = format!(
+        "{}{{}}\n{{}}\n\n{{}}\n{}{{}}\n",
+        turn(1, "one"),
+        turn(2, "two")
+    );
+    c.open(uri, &text).await;
+    let got = c.features(uri, &text, false).await;
+    assert_eq!(
+        got["folding"],
+        json!([
+            "L1-L6 region: Turn 1: one · no activity",
+            "L7-L9 region: Turn 2: two · no activity"
+        ])
+    );
+    assert_eq!(
+        got["symbols"],
+        json!([
+            "L1-L6 (sel L1) [24] Turn 1: one — no activity · 5s · 12:00 am",
+            "  L2-L2 (sel L2) [15] Final answer — ok",
+            "L7-L9 (sel L7) [24] Turn 2: two — no activity · 5s · 12:00 am",
+            "  L8-L8 (sel L8) [15] Final answer — ok"
+        ])
+    );
+    let hover = c.hover(uri, 4, 0).await;
+    let hover = hover.as_str().unwrap_or("");
+    assert!(
+        hover.starts_with("**Other record** · `unknown` · turn 1 · 3 records alike, lines 3–6"),
+        "{hover}"
+    );
+    assert_eq!(c.hover(uri, 2, 1).await, c.hover(uri, 5, 1).await);
+    let stats = c
+        .request("transcript/stats", json!({"uri": uri}))
+        .await
+        .unwrap();
+    assert_eq!(stats["records"], 8);
+    assert_eq!(stats["turn_list"][0]["records"], 5);
+    // Appended: the last run grows (and a record of another kind follows it).
+    let more = format!("{text}{{}}\n{{}}\n{{\"type\":\"zzz\"}}\n");
+    c.notify(
+        "textDocument/didChange",
+        json!({"textDocument": {"uri": uri, "version": 2},
+               "contentChanges": [{"range": {"start": {"line": 9, "character": 0},
+                                             "end": {"line": 9, "character": 0}},
+                                   "text": "{}\n{}\n{\"type\":\"zzz\"}\n"}]}),
+    )
+    .await;
+    assert_eq!(server_text(&c, uri), more);
+    let grown = c.features(uri, &more, false).await;
+    let stats = c
+        .request("transcript/stats", json!({"uri": uri}))
+        .await
+        .unwrap();
+    c.shutdown().await;
+    let (mut fresh, _) = TestClient::start(client_caps(false), json!({"roots": []})).await;
+    fresh.open(uri, &more).await;
+    assert_eq!(grown, fresh.features(uri, &more, false).await);
+    let want = fresh
+        .request("transcript/stats", json!({"uri": uri}))
+        .await
+        .unwrap();
+    assert_eq!(stats, want);
+    assert_eq!(stats["records"], 11);
+    assert_eq!(
+        grown["folding"][1],
+        json!("L7-L12 region: Turn 2: two · no activity")
+    );
+    fresh.shutdown().await;
+}

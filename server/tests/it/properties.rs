@@ -108,7 +108,7 @@ proptest! {
     #![proptest_config(ProptestConfig { cases: 256, failure_persistence: None, ..ProptestConfig::default() })]
 
     /// Reading, analysing and rendering (quiet and verbose) never panic; every non-blank
-    /// line of a complete source is an entry or carries a problem.
+    /// line of a complete source is an entry, in a run of bare records, or carries a problem.
     #[test]
     fn every_line_is_a_record_or_a_problem(text in source()) {
         let t = read_complete(&text);
@@ -120,6 +120,8 @@ proptest! {
         let mut covered = std::collections::HashSet::new();
         covered.extend(t.entries.iter().map(|e| e.line));
         covered.extend(t.problems.iter().map(|p| p.line));
+        // A run of bare records is one entry for all its lines (issue 25 item 8).
+        covered.extend(t.runs.iter().flat_map(|r| r.line..=r.last_line));
         // Records are split on `\n`; line numbers are the editor's, where a lone `\r` inside
         // a record's line ends a line too (LSP 3.17; issue 25).
         let mut i = 0;
@@ -147,6 +149,7 @@ proptest! {
         let inc = r.into_transcript();
         prop_assert_eq!(&inc.entries, &whole.entries);
         prop_assert_eq!(&inc.problems, &whole.problems);
+        prop_assert_eq!(&inc.runs, &whole.runs);
         prop_assert_eq!(inc.format, whole.format);
         prop_assert_eq!(inc.line_count, whole.line_count);
         let _ = formats::read(&text);

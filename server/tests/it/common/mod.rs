@@ -158,6 +158,7 @@ pub fn turn(
         opener,
         start_line: entries.start,
         end_line: entries.end.saturating_sub(1),
+        records: entries.len(),
         entries,
         title: title.to_string(),
         runs: Default::default(),
