@@ -16,10 +16,41 @@
 /// `model::tests::per_record_types_stay_compact`).
 pub const LINE_COST: u64 = 112;
 
+/// Bytes of memory a `{}` line costs once read when the line before it is `{}` too: every
+/// reader joins such records into the run the first one started (`model::RecordRun`, issue 25
+/// item 8; the test `properties::repeated_empty_objects_are_one_entry_in_every_format`), so
+/// what is left is the line's place in a line index (8 bytes) and slack.
+pub const RUN_LINE_COST: u64 = 16;
+
 /// The memory `bytes` of text holding `lines` line ends take once read, as counted here:
 /// `bytes + LINE_COST × lines` (saturating).
 pub fn memory_estimate(bytes: u64, lines: u64) -> u64 {
     bytes.saturating_add(LINE_COST.saturating_mul(lines))
+}
+
+/// Lines of `parts` (one text cut in pieces) and how many of them are a `{}` line (`\r`
+/// before its `\n` allowed) right after another: `(lines, repeats)`. A line that crosses
+/// from one part into the next is never a repeat.
+fn count_lines(parts: &[&[u8]]) -> (u64, u64) {
+    let (mut lines, mut repeats) = (0u64, 0u64);
+    let is_empty_object = |l: &[u8]| l == b"{}" || l == b"{}\r";
+    for (k, p) in parts.iter().enumerate() {
+        let mut start = 0;
+        let mut prev_empty = false;
+        for end in memchr::memchr_iter(b'\n', p) {
+            lines += 1;
+            let here = is_empty_object(&p[start..end]);
+            if here && prev_empty {
+                repeats += 1;
+            }
+            // The first line of a later part went on from the part before.
+            prev_empty = here && (start > 0 || k == 0);
+            start = end + 1;
+        }
+    }
+    let last = parts.iter().rev().find(|p| !p.is_empty());
+    lines += u64::from(last.is_some_and(|p| !p.ends_with(b"\n")));
+    (lines, repeats)
 }
 
 /// `MemAvailable` of `/proc/meminfo`, in bytes.
@@ -95,8 +126,9 @@ impl std::fmt::Display for TooManyRecords {
 
 /// Whether the records of `text` fit in two thirds of `room` bytes (the rest is for the
 /// analysis, the view and everything else): `Err` says how many lines it has and what they
-/// would take. A text that could not exceed the room whatever its lines (each line at least
-/// 2 bytes: `1\n`) is not counted through. `room` is [`available`] for callers
+/// would take: [`LINE_COST`] a line, [`RUN_LINE_COST`] a `{}` line after another (issue 25
+/// item 8: those are one entry). A text that could not exceed the room whatever its lines
+/// (each line at least 2 bytes: `1\n`) is not counted through. `room` is [`available`] for callers
 /// ([`check_fits_now`]); unknown room fits.
 pub fn check_fits(text: &[u8], room: Option<u64>) -> Result<(), TooManyRecords> {
     check_parts_fit(&[text], room)
@@ -113,13 +145,9 @@ pub fn check_parts_fit(parts: &[&[u8]], room: Option<u64>) -> Result<(), TooMany
     if memory_estimate(bytes, bytes / 2 + 1) <= room {
         return Ok(());
     }
-    let ends: u64 = parts
-        .iter()
-        .map(|p| memchr::memchr_iter(b'\n', p).count() as u64)
-        .sum();
-    let last = parts.iter().rev().find(|p| !p.is_empty());
-    let lines = ends + u64::from(last.is_some_and(|p| !p.ends_with(b"\n")));
-    let need = memory_estimate(bytes, lines);
+    let (lines, repeats) = count_lines(parts);
+    let need = memory_estimate(bytes, lines - repeats)
+        .saturating_add(RUN_LINE_COST.saturating_mul(repeats));
     if need <= room {
         Ok(())
     } else {
@@ -138,7 +166,7 @@ mod tests {
 
     #[test]
     fn records_that_do_not_fit_are_counted_and_refused() {
-        let text = "{}\n".repeat(1000);
+        let text = "[]\n".repeat(1000);
         // 3,000 bytes + 112 × 1,000 lines = 115,000 bytes.
         assert_eq!(check_fits(text.as_bytes(), None), Ok(()));
         assert_eq!(check_fits(text.as_bytes(), Some(172_500)), Ok(()));
@@ -165,6 +193,22 @@ mod tests {
         // Few long lines fit where many short ones of the same size do not.
         let long = format!("{}\n", "x".repeat(2999));
         assert_eq!(check_fits(long.as_bytes(), Some(6000)), Ok(()));
+    }
+
+    /// Issue 25 item 8: a `{}` line after another is one entry with it, so it costs
+    /// [`RUN_LINE_COST`]; the first of a run, any other line, and the first line of a later
+    /// part (a text's append) cost [`LINE_COST`].
+    #[test]
+    fn empty_objects_in_a_row_cost_a_line_of_a_run() {
+        let text = "{}\n".repeat(1000);
+        // 3,000 bytes + 112 + 16 × 999 = 19,096 bytes.
+        assert_eq!(check_fits(text.as_bytes(), Some(28_644)), Ok(()));
+        let e = check_fits(text.as_bytes(), Some(28_641)).unwrap_err();
+        assert_eq!((e.lines, e.need), (1000, 19_096));
+        // A last line without its `\n` (it may still grow) is never a repeat.
+        assert_eq!(count_lines(&[b"{}\r\n{}\r\n{} \n{}\n{}"]), (5, 1));
+        assert_eq!(count_lines(&[b"{}\n{}\n{", b"}\n{}\n"]), (4, 1));
+        assert_eq!(count_lines(&[b"{}\n{}\n", b"{}\n{}\n{}\n"]), (5, 2));
     }
 
     #[test]

@@ -1091,12 +1091,13 @@ fn a_failing_pager_leaves_the_text_on_the_terminal_and_exits_1() {
 /// Issue 25 item 8: records that would not fit in the memory the process may take are
 /// refused with a message before they are read, instead of the allocator aborting the
 /// process (`memory allocation of 939524096 bytes failed`, exit 134, before). Under
-/// `ulimit -v 400000` (390 MiB of address space), 3 M `{}` lines (9 MB; 345 MB as records at
-/// 112 bytes a line) are refused with exit 1; the demo session still reads.
+/// `ulimit -v 400000` (390 MiB of address space), 3 M `{}` and `[]` lines (9 MB; 345 MB as
+/// records at 112 bytes a line) are refused with exit 1; the demo session still reads.
 #[cfg(target_os = "linux")]
 #[test]
 fn records_that_would_not_fit_in_memory_are_refused_clearly() {
-    let (_dir, p) = temp_file("many.jsonl", "{}\n".repeat(3_000_000).as_bytes());
+    // `{}` and `[]` lines by turns: a `{}` after another would be one entry with it.
+    let (_dir, p) = temp_file("many.jsonl", "{}\n[]\n".repeat(1_500_000).as_bytes());
     let limited = |file: &Path| {
         let out = std::process::Command::new("sh")
             .arg("-c")
@@ -1126,6 +1127,32 @@ fn records_that_would_not_fit_in_memory_are_refused_clearly() {
     let demo = root().join("fixtures/demo/3f8a2c61-9d4e-4b7a-8c15-e2d07b9a4f63.jsonl");
     let (code, err) = limited(&demo);
     assert_eq!((code, err.as_str()), (0, ""));
+}
+
+/// Issue 25 item 8: 3 M `{}` lines in a row are one run of records, not 3 M entries of 88
+/// bytes: under the same `ulimit -v 400000` they are read (they were refused, and before the
+/// refusal the allocator aborted), every record counted.
+#[cfg(target_os = "linux")]
+#[test]
+fn empty_objects_in_a_row_fit_where_records_would_not() {
+    let (_dir, p) = temp_file("many.jsonl", "{}\n".repeat(3_000_000).as_bytes());
+    let out = std::process::Command::new("sh")
+        .arg("-c")
+        .arg(r#"ulimit -v 400000 && exec "$0" stats "$1""#)
+        .arg(env!("CARGO_BIN_EXE_transcript-ls"))
+        .arg(&p)
+        .output()
+        .expect("run transcript-ls under ulimit");
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(out.status.code(), Some(1), "{err}");
+    assert_eq!(
+        err.trim_end(),
+        format!(
+            "transcript-ls: {}: not a transcript: 3000000 lines of JSON with no {} records",
+            p.display(),
+            transcript_ls::formats::agents::names("or")
+        )
+    );
 }
 
 /// Issue 25, Low list: `stats --json | head -c 10`: a reader that goes away is no error

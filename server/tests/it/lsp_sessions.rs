@@ -386,7 +386,8 @@ async fn a_file_of_too_many_records_is_left_out_of_the_index_with_a_warning() {
     let plain = root.join("plain.jsonl");
     std::fs::copy(fixtures_dir().join(DEMO), &plain).unwrap();
     let many = root.join("many.jsonl");
-    std::fs::write(&many, "{}\n".repeat(12_000_000)).unwrap();
+    // `{}` and `[]` lines by turns: a `{}` after another would be one entry with it.
+    std::fs::write(&many, "{}\n[]\n".repeat(6_000_000)).unwrap();
     let mut c = indexed(std::slice::from_ref(&root)).await;
     let r = c.request("transcript/sessions", json!({})).await.unwrap();
     assert_eq!(uris(&r), vec![file_uri(&plain)]);

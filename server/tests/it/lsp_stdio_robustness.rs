@@ -788,7 +788,7 @@ fn spawn_limited(kib: u64) -> (Child, ChildStdin, BufReader<ChildStdout>) {
 }
 
 /// Issue 25 item 8: a file whose records would not fit in the memory the server may take
-/// (9 M `{}` lines: 27 MB, 1,035 MB as records at 112 bytes a line; 8 M before `Entry` shrank,
+/// (9 M `{}` and `[]` lines: 27 MB, 1,035 MB as records at 112 bytes a line; 8 M before `Entry` shrank,
 /// which would now fit in 2/3 of 1.5 GB) is refused with a message, before it is read,
 /// instead of the allocator aborting the server: its view answers an error naming the file
 /// and its lines, a `didOpen` of its text is told with `window/showMessage`, and the server
@@ -798,7 +798,8 @@ fn spawn_limited(kib: u64) -> (Child, ChildStdin, BufReader<ChildStdout>) {
 fn records_that_would_not_fit_in_memory_are_refused_and_the_server_goes_on() {
     let dir = tempfile::tempdir().unwrap();
     let many = dir.path().join("many.jsonl");
-    let text = "{}\n".repeat(9_000_000);
+    // `{}` and `[]` lines by turns: a `{}` after another would be one entry with it.
+    let text = "{}\n[]\n".repeat(4_500_000);
     std::fs::write(&many, &text).unwrap();
     let demo = std::path::Path::new(env!("CARGO_MANIFEST_DIR"))
         .join("../fixtures/demo/3f8a2c61-9d4e-4b7a-8c15-e2d07b9a4f63.jsonl");

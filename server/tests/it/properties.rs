@@ -155,3 +155,36 @@ proptest! {
         let _ = formats::read(&text);
     }
 }
+
+/// Issue 25 item 8: in every format of the corpus, `{}` lines in a row after a file's real
+/// records are one entry (`source::room` counts a `{}` line that repeats the one before as a
+/// line of a run, not as a record: that is only safe while every reader joins them), and
+/// every record is still counted.
+#[test]
+fn repeated_empty_objects_are_one_entry_in_every_format() {
+    let mut formats = std::collections::BTreeSet::new();
+    for f in common::jsonl_files(&common::shared().join("corpus")) {
+        let Ok(text) = std::fs::read_to_string(&f) else {
+            continue;
+        };
+        let head: String = text.lines().take(20).map(|l| format!("{l}\n")).collect();
+        let plain = formats::read(&head);
+        if !plain.format().is_known() {
+            continue; // no record of a known format in its first 20 lines
+        }
+        let with = formats::read(&format!("{head}{}", "{}\n".repeat(50)));
+        assert_eq!(with.format, plain.format, "{}", f.display());
+        assert_eq!(
+            with.entries.len(),
+            plain.entries.len() + 1,
+            "{}: 50 `{{}}` lines after 20 records",
+            f.display()
+        );
+        assert_eq!(
+            with.records_in(0..with.entries.len()),
+            plain.records_in(0..plain.entries.len()) + 50
+        );
+        formats.insert(format!("{:?}", with.format()));
+    }
+    assert!(formats.len() >= 8, "formats seen: {formats:?}");
+}
