@@ -115,6 +115,7 @@ pub(super) fn render(
         phases.to_vec()
     };
     let mut r = Renderer {
+        problems_sorted: t.problems.is_sorted_by_key(|p| p.line),
         t,
         a,
         src,
@@ -296,6 +297,10 @@ struct Renderer<'a> {
     activity_closed: bool,
     /// Verbose: last line of the current turn's answer text so far.
     answer_last: Option<usize>,
+    /// The transcript's problems are in line order (readers push them so; invalid UTF-8
+    /// found on loading comes after): looked up by binary search, not one by one (3 M
+    /// invalid lines made the verbose view quadratic: 100,000 took 4.5 s).
+    problems_sorted: bool,
 }
 
 impl<'a> Renderer<'a> {
@@ -403,6 +408,17 @@ impl<'a> Renderer<'a> {
             end_line: end.max(line),
             detail,
         });
+    }
+
+    /// The first problem on `line`.
+    fn problem_on(&self, line: usize) -> Option<&'a crate::model::Problem> {
+        let problems = &self.t.problems;
+        if self.problems_sorted {
+            let i = problems.partition_point(|p| p.line < line);
+            problems.get(i).filter(|p| p.line == line)
+        } else {
+            problems.iter().find(|p| p.line == line)
+        }
     }
 
     fn entry_origin(&self, e: usize, b: Option<usize>) -> Origin {
@@ -2378,10 +2394,7 @@ impl<'a> Renderer<'a> {
             }
             _ => {
                 let msg = self
-                    .t
-                    .problems
-                    .iter()
-                    .find(|p| p.line == entry.line)
+                    .problem_on(entry.line)
                     .map_or("invalid record".to_string(), |p| one_line(&p.message, 200));
                 Line::new().add(
                     &format!("⚠ line {}: {msg}", entry.line + 1),

@@ -970,3 +970,32 @@ fn inherited_history_and_repeated_records_fold_apart() {
     assert_eq!(text.matches("All 12 tests pass.").count(), 1, "{text}");
     assert_eq!(text.matches("> Now run the tests").count(), 1, "{text}");
 }
+
+/// An invalid line in the verbose view names its own problem, whether the problems are in
+/// line order (looked up by binary search: 100,000 invalid lines took 4.5 s, one by one) or
+/// not (issue 25 item 8).
+#[test]
+fn each_invalid_line_shows_its_own_problem_in_any_order() {
+    let src = concat!(
+        r#"{"type":"user","uuid":"u1","sessionId":"s","message":{"role":"user","content":"hi"}}"#,
+        "\n[1]\n{\"a\":\n[2]\n"
+    );
+    let mut t = transcript_ls::formats::read(src);
+    let a = transcript_ls::analysis::analyze(&t, src, &Default::default());
+    let shown = |t: &transcript_ls::model::Transcript| {
+        let v = render(t, &a, src, &ViewOptions { verbose: true });
+        v.text
+            .lines()
+            .filter(|l| l.contains("⚠ line"))
+            .map(str::to_string)
+            .collect::<Vec<_>>()
+    };
+    let want = vec![
+        "⚠ line 2: not a JSON object: a Claude Code record is one object per line".to_string(),
+        "⚠ line 3: invalid JSON: EOF while parsing a value at column 5".to_string(),
+        "⚠ line 4: not a JSON object: a Claude Code record is one object per line".to_string(),
+    ];
+    assert_eq!(shown(&t), want);
+    t.problems.reverse();
+    assert_eq!(shown(&t), want);
+}
