@@ -1000,6 +1000,20 @@ fn write_outline(out: &mut dyn Write, path: &Path, l: &Loaded) -> std::io::Resul
             text::one_line(&p.message, 300)
         )?;
     }
+    if t.problems_left_out > 0 {
+        // Past `model::MAX_PROBLEMS` (issue 25 item 8: bounded memory on any input).
+        writeln!(
+            out,
+            "⚠ {} more {} not listed (at most {} are kept per file)",
+            t.problems_left_out,
+            if t.problems_left_out == 1 {
+                "problem is"
+            } else {
+                "problems are"
+            },
+            crate::model::MAX_PROBLEMS
+        )?;
+    }
     // Drift stays visible (issue 20 item 11): the kinds no reader knows, as in diagnostics.
     for u in &t.unknown {
         writeln!(

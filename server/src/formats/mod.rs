@@ -33,6 +33,7 @@ pub fn add_invalid_utf8(t: &mut Transcript, invalid: &[crate::source::load::Inva
     }
     t.problems.extend(invalid.iter().map(Problem::invalid_utf8));
     t.problems.sort_by_key(|p| p.line);
+    t.cap_problems();
 }
 
 /// Reads a whole file's text the way every one-shot reader does (the command line, the
@@ -400,6 +401,7 @@ impl Reader {
             }
         }
         self.join_bare_run(source, line, &span, before);
+        self.transcript.cap_problems();
     }
 
     /// Reads the record just pushed on `line` into the entry before it when both are bare

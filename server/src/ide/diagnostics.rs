@@ -110,7 +110,8 @@ pub fn diagnostics(transcript: &Transcript, analysis: &Analysis) -> Vec<Diag> {
     }
     out.sort_by_key(|d| (d.line, d.span.start));
     if out.len() > MAX_DIAGNOSTICS {
-        let more = out.len() - MAX_DIAGNOSTICS;
+        // With those the reader did not keep (`Transcript::problems_left_out`; issue 25).
+        let more = out.len() - MAX_DIAGNOSTICS + transcript.problems_left_out;
         let first = &out[MAX_DIAGNOSTICS];
         let marker = Diag {
             line: first.line,

@@ -127,7 +127,16 @@ pub struct Transcript {
     /// for almost every real file. Read with [`Transcript::last_line`],
     /// [`Transcript::records_of`] and [`Transcript::run_at`].
     pub runs: Vec<RecordRun>,
+    /// Problems found past the first [`MAX_PROBLEMS`], not kept (issue 25 item 8: a problem
+    /// and its message took some 140 bytes a line, more than `source::room` counts per line,
+    /// on a file of millions of invalid lines). Each such line is still an
+    /// [`Role::Unparsed`] entry. Diagnostics and the outline say how many were left out.
+    pub problems_left_out: usize,
 }
+
+/// Most problems kept per transcript ([`Transcript::problems_left_out`] counts the rest):
+/// ten times what the server publishes as diagnostics.
+pub const MAX_PROBLEMS: usize = 10_000;
 
 /// Consecutive bare records ([`Entry::is_bare`]) of one role and record type, kept as the
 /// one entry that starts on `line` (issue 25 item 8: memory per record is bounded by the
@@ -198,6 +207,7 @@ impl std::fmt::Debug for Transcript {
             .field("pending_tail", &self.pending_tail)
             .field("meta", &self.meta)
             .field("runs", &self.runs)
+            .field("problems_left_out", &self.problems_left_out)
             .finish()
     }
 }
@@ -260,6 +270,15 @@ impl Transcript {
             .map(|r| r.records - 1)
             .sum();
         n + extra
+    }
+
+    /// Drops the problems past [`MAX_PROBLEMS`], counting them in
+    /// [`Transcript::problems_left_out`]. Called by the reader after each line.
+    pub fn cap_problems(&mut self) {
+        if self.problems.len() > MAX_PROBLEMS {
+            self.problems_left_out += self.problems.len() - MAX_PROBLEMS;
+            self.problems.truncate(MAX_PROBLEMS);
+        }
     }
 
     /// The format, `Unknown` when none was detected.

@@ -719,3 +719,34 @@ async fn a_run_of_bare_records_answers_for_every_line() {
     );
     fresh.shutdown().await;
 }
+
+/// Issue 25 item 8: past `model::MAX_PROBLEMS` (10,000) problems are counted, not kept (one
+/// took some 140 bytes, more than a line is counted for); every invalid line is still a
+/// record of the file, and the diagnostics' marker counts the ones left out.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn problems_past_the_cap_are_counted_not_kept() {
+    let (mut c, _) = TestClient::start(client_caps(false), json!({"roots": []})).await;
+    let uri = "file:///tmp/invalid.jsonl";
+    let text = format!("{}{}", turn(1, "q"), "[]\n".repeat(12_000));
+    c.open(uri, &text).await;
+    let d = c.diagnostics(uri, 1).await;
+    let shown = show_diagnostics(&d);
+    assert_eq!(shown.len(), 1001);
+    assert_eq!(
+        shown[1000],
+        "L1003:0-L1003:2 information truncated: 11000 more problems from line 1003 on are not \
+         shown (at most 1000 are published per document)"
+    );
+    let stats = c
+        .request("transcript/stats", json!({"uri": uri}))
+        .await
+        .unwrap();
+    assert_eq!(
+        stats["invalid_lines"].as_array().map(Vec::len),
+        Some(12_000)
+    );
+    assert_eq!(stats["invalid_lines"][11_999], 12_002);
+    c.shutdown().await;
+    let t = transcript_ls::formats::read(&text);
+    assert_eq!((t.problems.len(), t.problems_left_out), (10_000, 2_000));
+}
