@@ -4,6 +4,12 @@
 //! Input: `transcript_ls::testing::synth_claude_transcript` (deterministic, ~100 MB; set
 //! `TRANSCRIPT_LS_BENCH_MB` to change the size). Measured, in bytes of input per second:
 //! * `line_index`: `source::LineIndex::new` over the whole text;
+//! * `positions_utf16` (printed only): `source::position::offset_to_position` and back
+//!   (`position_to_offset`) in UTF-16 columns for 200,000 offsets spread over the
+//!   whole text, in millions of round trips per second (the line lookups a client's requests
+//!   cost; issue 25 item 8, the index stored as `u32`);
+//! * the same two (printed only) on 10 M tiny lines (`{}`, 30 MB), where the line index is
+//!   the biggest structure and the line lookups dominate the conversions;
 //! * `read+analysis`: `formats::read` then `analysis::analyze`;
 //! * `bare_serde_json`: the baseline, one typed serde_json pass over every line (a few
 //!   borrowed fields, the rest skipped), i.e. the least a JSONL reader can cost.
@@ -20,6 +26,7 @@ use criterion::{Criterion, SamplingMode, Throughput};
 use transcript_ls::analysis::{self, Options};
 use transcript_ls::formats;
 use transcript_ls::source::LineIndex;
+use transcript_ls::source::position::{self as source, Encoding};
 use transcript_ls::testing::synth_claude_transcript;
 
 mod common;
@@ -40,6 +47,23 @@ fn mb_per_s<T>(bytes: usize, runs: usize, mut f: impl FnMut() -> T) -> f64 {
         best = best.min(t.elapsed());
     }
     bytes as f64 / 1e6 / best.as_secs_f64()
+}
+
+/// Best of `runs` timings of converting `offsets` to UTF-16 positions and back, in millions
+/// of round trips per second.
+fn positions_per_s(text: &str, index: &LineIndex, offsets: &[usize], runs: usize) -> f64 {
+    let mut best = Duration::MAX;
+    for _ in 0..runs {
+        let t = Instant::now();
+        let mut sum = 0usize;
+        for &o in offsets {
+            let p = source::offset_to_position(text, index, o, Encoding::Utf16);
+            sum += source::position_to_offset(text, index, p, Encoding::Utf16).unwrap_or(0);
+        }
+        black_box(sum);
+        best = best.min(t.elapsed());
+    }
+    offsets.len() as f64 / 1e6 / best.as_secs_f64()
 }
 
 fn main() {
@@ -67,9 +91,27 @@ fn main() {
         let index_rate = mb_per_s(text.len(), runs, || LineIndex::new(&text));
         let read_rate = mb_per_s(text.len(), runs, || read_and_analyze(&text));
         let serde_rate = mb_per_s(text.len(), runs, || bare_serde(&text));
+        // A multiplicative step spreads the offsets over the text in no order.
+        let offsets: Vec<usize> = (0..200_000usize)
+            .map(|i| i.wrapping_mul(2_654_435_761) % text.len().max(1))
+            .collect();
+        let position_rate = positions_per_s(&text, &index, &offsets, runs);
         let (entries, turns) = read_and_analyze(&text);
         let (records, _) = bare_serde(&text);
+        let tiny = "{}\n".repeat(if test_mode { 100_000 } else { 10_000_000 });
+        let tiny_index = LineIndex::new(&tiny);
+        let tiny_offsets: Vec<usize> = (0..200_000usize)
+            .map(|i| i.wrapping_mul(2_654_435_761) % tiny.len())
+            .collect();
+        let tiny_index_rate = mb_per_s(tiny.len(), runs, || LineIndex::new(&tiny));
+        let tiny_position_rate = positions_per_s(&tiny, &tiny_index, &tiny_offsets, runs);
         println!("line index: {index_rate:.0} MB/s");
+        println!("positions (UTF-16, offset -> position -> offset): {position_rate:.2} M/s");
+        println!(
+            "tiny lines ({} lines): line index {tiny_index_rate:.0} MB/s; positions \
+             {tiny_position_rate:.2} M/s",
+            tiny_index.line_count()
+        );
         println!("read+analysis: {read_rate:.0} MB/s; bare serde_json: {serde_rate:.0} MB/s");
         println!(
             "(best of {runs}; MB = 10^6 bytes; read: {entries} entries, {turns} turns; \
