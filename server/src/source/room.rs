@@ -28,29 +28,72 @@ pub fn memory_estimate(bytes: u64, lines: u64) -> u64 {
     bytes.saturating_add(LINE_COST.saturating_mul(lines))
 }
 
-/// Lines of `parts` (one text cut in pieces) and how many of them are a `{}` line (`\r`
-/// before its `\n` allowed) right after another: `(lines, repeats)`. A line that crosses
-/// from one part into the next is never a repeat.
-fn count_lines(parts: &[&[u8]]) -> (u64, u64) {
-    let (mut lines, mut repeats) = (0u64, 0u64);
+/// Bytes of memory a line that may open a turn costs once read beyond [`LINE_COST`]: the
+/// turn the analysis makes of it, its outline symbol as JSON (kept per turn and sent), its
+/// title. Measured on 1 M one-line prompts (108 MB; issue 25 item 8): peak RSS 1,352 MB as a
+/// raw document, 772 MB with `transcript-ls stats`, 602 MB as a view, about 1,140 bytes a
+/// prompt beyond its bytes at most; rounded up. Without it such a file passed the check and
+/// the allocator aborted the CLI (`ulimit -v 500000`: exit 134).
+pub const TURN_COST: u64 = 1_280;
+
+/// Lines shorter than this many bytes cannot open a turn: a prompt record names its type
+/// and its content (`{"type":"user","message":{"content":"x"}}` is 43 bytes), so
+/// [`TURN_COST`] is counted only for lines of at least this length.
+pub const OPENER_MIN_BYTES: usize = 16;
+
+/// What [`check_parts_fit`] counts in a text: its lines, the `{}` lines right after another
+/// (`repeats`, [`RUN_LINE_COST`] each), and the lines of at least [`OPENER_MIN_BYTES`]
+/// (`long`, which may open a turn: [`TURN_COST`] each).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct LineCounts {
+    pub lines: u64,
+    pub repeats: u64,
+    pub long: u64,
+}
+
+impl LineCounts {
+    /// The memory `bytes` of text with these lines take once read, in bytes (saturating):
+    /// `bytes + LINE_COST × (lines − repeats) + RUN_LINE_COST × repeats + TURN_COST × long`.
+    pub fn estimate(&self, bytes: u64) -> u64 {
+        memory_estimate(bytes, self.lines - self.repeats)
+            .saturating_add(RUN_LINE_COST.saturating_mul(self.repeats))
+            .saturating_add(TURN_COST.saturating_mul(self.long))
+    }
+}
+
+/// [`LineCounts`] of `parts` (one text cut in pieces). A line that crosses from one part
+/// into the next, and a last line without its `\n`, are counted long and never a repeat.
+fn count_lines(parts: &[&[u8]]) -> LineCounts {
+    let mut c = LineCounts {
+        lines: 0,
+        repeats: 0,
+        long: 0,
+    };
     let is_empty_object = |l: &[u8]| l == b"{}" || l == b"{}\r";
     for (k, p) in parts.iter().enumerate() {
         let mut start = 0;
         let mut prev_empty = false;
         for end in memchr::memchr_iter(b'\n', p) {
-            lines += 1;
+            c.lines += 1;
+            // The first line of a later part went on from the part before.
+            let whole = start > 0 || k == 0;
             let here = is_empty_object(&p[start..end]);
             if here && prev_empty {
-                repeats += 1;
+                c.repeats += 1;
             }
-            // The first line of a later part went on from the part before.
-            prev_empty = here && (start > 0 || k == 0);
+            if !whole || end - start >= OPENER_MIN_BYTES {
+                c.long += 1;
+            }
+            prev_empty = here && whole;
             start = end + 1;
         }
     }
     let last = parts.iter().rev().find(|p| !p.is_empty());
-    lines += u64::from(last.is_some_and(|p| !p.ends_with(b"\n")));
-    (lines, repeats)
+    if last.is_some_and(|p| !p.ends_with(b"\n")) {
+        c.lines += 1;
+        c.long += 1;
+    }
+    c
 }
 
 /// `MemAvailable` of `/proc/meminfo`, in bytes.
@@ -126,8 +169,9 @@ impl std::fmt::Display for TooManyRecords {
 
 /// Whether the records of `text` fit in two thirds of `room` bytes (the rest is for the
 /// analysis, the view and everything else): `Err` says how many lines it has and what they
-/// would take: [`LINE_COST`] a line, [`RUN_LINE_COST`] a `{}` line after another (issue 25
-/// item 8: those are one entry). A text that could not exceed the room whatever its lines
+/// would take ([`LineCounts::estimate`]): [`LINE_COST`] a line, [`RUN_LINE_COST`] a `{}`
+/// line after another (issue 25 item 8: those are one entry), and [`TURN_COST`] more for a
+/// line long enough to open a turn. A text that could not exceed the room whatever its lines
 /// (each line at least 2 bytes: `1\n`) is not counted through. `room` is [`available`] for callers
 /// ([`check_fits_now`]); unknown room fits.
 pub fn check_fits(text: &[u8], room: Option<u64>) -> Result<(), TooManyRecords> {
@@ -142,16 +186,25 @@ pub fn check_parts_fit(parts: &[&[u8]], room: Option<u64>) -> Result<(), TooMany
     };
     let room = room / 3 * 2;
     let bytes: u64 = parts.iter().map(|p| p.len() as u64).sum();
-    if memory_estimate(bytes, bytes / 2 + 1) <= room {
+    // At most a line every 2 bytes, a long one every `OPENER_MIN_BYTES + 1`.
+    let most = LineCounts {
+        lines: bytes / 2 + 1,
+        repeats: 0,
+        long: bytes / (OPENER_MIN_BYTES as u64 + 1) + 1,
+    };
+    if most.estimate(bytes) <= room {
         return Ok(());
     }
-    let (lines, repeats) = count_lines(parts);
-    let need = memory_estimate(bytes, lines - repeats)
-        .saturating_add(RUN_LINE_COST.saturating_mul(repeats));
+    let counts = count_lines(parts);
+    let need = counts.estimate(bytes);
     if need <= room {
         Ok(())
     } else {
-        Err(TooManyRecords { lines, need, room })
+        Err(TooManyRecords {
+            lines: counts.lines,
+            need,
+            room,
+        })
     }
 }
 
@@ -192,7 +245,8 @@ mod tests {
         assert_eq!(e.lines, 3);
         // Few long lines fit where many short ones of the same size do not.
         let long = format!("{}\n", "x".repeat(2999));
-        assert_eq!(check_fits(long.as_bytes(), Some(6000)), Ok(()));
+        // 3,000 bytes + 112 + 1,280 (it may open a turn) = 4,392 bytes.
+        assert_eq!(check_fits(long.as_bytes(), Some(6600)), Ok(()));
     }
 
     /// Issue 25 item 8: a `{}` line after another is one entry with it, so it costs
@@ -205,10 +259,33 @@ mod tests {
         assert_eq!(check_fits(text.as_bytes(), Some(28_644)), Ok(()));
         let e = check_fits(text.as_bytes(), Some(28_641)).unwrap_err();
         assert_eq!((e.lines, e.need), (1000, 19_096));
+        let counts = |parts: &[&[u8]]| {
+            let c = count_lines(parts);
+            (c.lines, c.repeats, c.long)
+        };
         // A last line without its `\n` (it may still grow) is never a repeat.
-        assert_eq!(count_lines(&[b"{}\r\n{}\r\n{} \n{}\n{}"]), (5, 1));
-        assert_eq!(count_lines(&[b"{}\n{}\n{", b"}\n{}\n"]), (4, 1));
-        assert_eq!(count_lines(&[b"{}\n{}\n", b"{}\n{}\n{}\n"]), (5, 2));
+        assert_eq!(counts(&[b"{}\r\n{}\r\n{} \n{}\n{}"]), (5, 1, 1));
+        assert_eq!(counts(&[b"{}\n{}\n{", b"}\n{}\n"]), (4, 1, 1));
+        assert_eq!(counts(&[b"{}\n{}\n", b"{}\n{}\n{}\n"]), (5, 2, 1));
+    }
+
+    /// Issue 25 item 8: a line long enough to open a turn costs [`TURN_COST`] more (1 M
+    /// one-line prompts of 108 bytes passed the check at 220 MB and took 772–1,352 MB).
+    #[test]
+    fn lines_that_may_open_a_turn_cost_a_turn() {
+        let prompt = r#"{"type":"user","message":{"role":"user","content":"x"}}"#;
+        assert!(prompt.len() >= OPENER_MIN_BYTES);
+        let text = format!("{prompt}\n").repeat(1000);
+        let c = count_lines(&[text.as_bytes()]);
+        assert_eq!((c.lines, c.repeats, c.long), (1000, 0, 1000));
+        // 56,000 bytes + (112 + 1,280) × 1,000 = 1,448,000 bytes.
+        assert_eq!(c.estimate(56_000), 1_448_000);
+        let e = check_fits(text.as_bytes(), Some(2_000_000)).unwrap_err();
+        assert_eq!((e.lines, e.need), (1000, 1_448_000));
+        assert_eq!(check_fits(text.as_bytes(), Some(2_172_000)), Ok(()));
+        // Lines too short to be a prompt (`{"type":"a"}`, 12 bytes) cost a line only.
+        let c = count_lines(&["{\"type\":\"a\"}\n".repeat(10).as_bytes()]);
+        assert_eq!((c.lines, c.long), (10, 0));
     }
 
     #[test]

@@ -1155,6 +1155,35 @@ fn empty_objects_in_a_row_fit_where_records_would_not() {
     );
 }
 
+/// Issue 25 item 8: each line that may open a turn is counted with what a turn costs: 400,000
+/// one-line prompts (22 MB) passed the check at 67 MB and took some 290 MB (at 1 M, 772 MB:
+/// under `ulimit -v 500000` the allocator aborted, exit 134); they are refused with exit 1
+/// under `ulimit -v 400000`.
+#[cfg(target_os = "linux")]
+#[test]
+fn one_line_prompts_are_counted_as_turns_before_reading() {
+    let prompt = r#"{"type":"user","message":{"role":"user","content":"x"}}"#;
+    let (_dir, p) = temp_file(
+        "prompts.jsonl",
+        format!("{prompt}\n").repeat(400_000).as_bytes(),
+    );
+    let out = std::process::Command::new("sh")
+        .arg("-c")
+        .arg(r#"ulimit -v 400000 && exec "$0" stats "$1""#)
+        .arg(env!("CARGO_BIN_EXE_transcript-ls"))
+        .arg(&p)
+        .output()
+        .expect("run transcript-ls under ulimit");
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(out.status.code(), Some(1), "{err}");
+    let prefix = format!(
+        "transcript-ls: {}: has 400000 lines, which would take about 553 MiB of memory once \
+         read, more than the ",
+        p.display()
+    );
+    assert!(err.starts_with(&prefix), "{err}");
+}
+
 /// Issue 25, Low list: `stats --json | head -c 10`: a reader that goes away is no error
 /// (it printed `cannot write output: Broken pipe` and exited 1); the same for the text
 /// forms. The reading end is closed before anything is written.
