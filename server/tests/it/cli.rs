@@ -1098,20 +1098,7 @@ fn a_failing_pager_leaves_the_text_on_the_terminal_and_exits_1() {
 fn records_that_would_not_fit_in_memory_are_refused_clearly() {
     // `{}` and `[]` lines by turns: a `{}` after another would be one entry with it.
     let (_dir, p) = temp_file("many.jsonl", "{}\n[]\n".repeat(1_500_000).as_bytes());
-    let limited = |file: &Path| {
-        let out = std::process::Command::new("sh")
-            .arg("-c")
-            .arg(r#"ulimit -v 400000 && exec "$0" stats "$1""#)
-            .arg(env!("CARGO_BIN_EXE_transcript-ls"))
-            .arg(file)
-            .output()
-            .expect("run transcript-ls under ulimit");
-        (
-            out.status.code().unwrap_or(-1),
-            String::from_utf8_lossy(&out.stderr).into_owned(),
-        )
-    };
-    let (code, err) = limited(&p);
+    let (code, err) = stats_limited(&p);
     assert_eq!(code, 1, "{err}");
     let prefix = format!(
         "transcript-ls: {}: has 3000000 lines, which would take about 330 MiB of memory once \
@@ -1125,8 +1112,25 @@ fn records_that_would_not_fit_in_memory_are_refused_clearly() {
         "{err}"
     );
     let demo = root().join("fixtures/demo/3f8a2c61-9d4e-4b7a-8c15-e2d07b9a4f63.jsonl");
-    let (code, err) = limited(&demo);
+    let (code, err) = stats_limited(&demo);
     assert_eq!((code, err.as_str()), (0, ""));
+}
+
+/// `transcript-ls stats FILE` under `ulimit -v 400000` (390 MiB of address space): its exit
+/// code (-1 when killed) and standard error.
+#[cfg(target_os = "linux")]
+fn stats_limited(file: &Path) -> (i32, String) {
+    let out = std::process::Command::new("sh")
+        .arg("-c")
+        .arg(r#"ulimit -v 400000 && exec "$0" stats "$1""#)
+        .arg(env!("CARGO_BIN_EXE_transcript-ls"))
+        .arg(file)
+        .output()
+        .expect("run transcript-ls under ulimit");
+    (
+        out.status.code().unwrap_or(-1),
+        String::from_utf8_lossy(&out.stderr).into_owned(),
+    )
 }
 
 /// Issue 25 item 8: 3 M `{}` lines in a row are one run of records, not 3 M entries of 88
@@ -1136,15 +1140,8 @@ fn records_that_would_not_fit_in_memory_are_refused_clearly() {
 #[test]
 fn empty_objects_in_a_row_fit_where_records_would_not() {
     let (_dir, p) = temp_file("many.jsonl", "{}\n".repeat(3_000_000).as_bytes());
-    let out = std::process::Command::new("sh")
-        .arg("-c")
-        .arg(r#"ulimit -v 400000 && exec "$0" stats "$1""#)
-        .arg(env!("CARGO_BIN_EXE_transcript-ls"))
-        .arg(&p)
-        .output()
-        .expect("run transcript-ls under ulimit");
-    let err = String::from_utf8_lossy(&out.stderr);
-    assert_eq!(out.status.code(), Some(1), "{err}");
+    let (code, err) = stats_limited(&p);
+    assert_eq!(code, 1, "{err}");
     assert_eq!(
         err.trim_end(),
         format!(
@@ -1167,15 +1164,8 @@ fn one_line_prompts_are_counted_as_turns_before_reading() {
         "prompts.jsonl",
         format!("{prompt}\n").repeat(400_000).as_bytes(),
     );
-    let out = std::process::Command::new("sh")
-        .arg("-c")
-        .arg(r#"ulimit -v 400000 && exec "$0" stats "$1""#)
-        .arg(env!("CARGO_BIN_EXE_transcript-ls"))
-        .arg(&p)
-        .output()
-        .expect("run transcript-ls under ulimit");
-    let err = String::from_utf8_lossy(&out.stderr);
-    assert_eq!(out.status.code(), Some(1), "{err}");
+    let (code, err) = stats_limited(&p);
+    assert_eq!(code, 1, "{err}");
     let prefix = format!(
         "transcript-ls: {}: has 400000 lines, which would take about 553 MiB of memory once \
          read, more than the ",
