@@ -983,3 +983,41 @@ async fn a_view_of_a_symlink_follows_it_to_a_new_target() {
     same_as_fresh(&mut c, &uri, 3, "appended").await;
     c.shutdown().await;
 }
+
+/// Issue 25 item 8: a followed verbose view of a file whose appends only grow a run of `{}`
+/// records (one entry inside) follows them: after each append its text says how many
+/// records there are and every answer equals a fresh server's.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_followed_view_counts_a_growing_run_of_records() {
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("runs.jsonl");
+    let prompt = json!({"type":"user","uuid":"u1","parentUuid":null,"sessionId":"s",
+        "timestamp":"2026-01-01T00:00:00Z","message":{"role":"user","content":"hi"}});
+    std::fs::write(&path, format!("{prompt}\n{{}}\n{{}}\n")).unwrap();
+    let (mut c, _) = TestClient::start(client_caps(false), json!({"roots": []})).await;
+    let uri = view_uri(&path, Some(true));
+    let first = c.open_view(&uri).await;
+    assert!(first.contains("· 2 records: unknown ×2"), "{first}");
+    for (version, records) in [(2, 5), (3, 8)] {
+        c.clear_sent();
+        append(&path, b"{}\n{}\n{}\n");
+        assert!(
+            c.wait_for(Duration::from_secs(10), |s| s.method
+                == "transcript/didChangeVirtualDocument")
+                .await
+                .is_some(),
+            "no change told"
+        );
+        let text = c.resync_view(&uri, version).await;
+        assert!(
+            text.contains(&format!("· {records} records: unknown ×{records}")),
+            "{text}"
+        );
+        let live = answers(&mut c, &uri).await;
+        let (mut fresh, _) = TestClient::start(client_caps(false), json!({"roots": []})).await;
+        fresh.open_view(&uri).await;
+        assert_eq!(live, answers(&mut fresh, &uri).await);
+        fresh.shutdown().await;
+    }
+    c.shutdown().await;
+}

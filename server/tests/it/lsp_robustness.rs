@@ -720,6 +720,57 @@ async fn a_run_of_bare_records_answers_for_every_line() {
     fresh.shutdown().await;
 }
 
+/// Issue 25 item 8: an append of `{}` lines only grows the last run (no new entry): every
+/// answer (folds, symbols, tokens, hints, lenses, stats) still follows it, as a fresh server
+/// opening the grown text answers, although the turn's entries did not change.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn an_append_that_only_grows_a_run_is_answered_in_full() {
+    let (mut c, _) = TestClient::start(client_caps(false), json!({"roots": []})).await;
+    let uri = "file:///tmp/runs-grow.jsonl";
+    let text = format!("{}{{}}\n{{}}\n", turn(1, "one"));
+    c.open(uri, &text).await;
+    let before = c.features(uri, &text, false).await;
+    assert_eq!(
+        before["folding"],
+        json!(["L1-L4 region: Turn 1: one · no activity"])
+    );
+    let mut version = 1;
+    let mut grown = text.clone();
+    for _ in 0..3 {
+        let line = grown.lines().count();
+        version += 1;
+        c.notify(
+            "textDocument/didChange",
+            json!({"textDocument": {"uri": uri, "version": version},
+                   "contentChanges": [{"range": {"start": {"line": line, "character": 0},
+                                                 "end": {"line": line, "character": 0}},
+                                       "text": "{}\n{}\n"}]}),
+        )
+        .await;
+        grown.push_str("{}\n{}\n");
+        let got = c.features(uri, &grown, false).await;
+        let stats = c
+            .request("transcript/stats", json!({"uri": uri}))
+            .await
+            .unwrap();
+        let (mut fresh, _) = TestClient::start(client_caps(false), json!({"roots": []})).await;
+        fresh.open(uri, &grown).await;
+        assert_eq!(got, fresh.features(uri, &grown, false).await);
+        let want = fresh
+            .request("transcript/stats", json!({"uri": uri}))
+            .await
+            .unwrap();
+        assert_eq!(stats, want);
+        fresh.shutdown().await;
+    }
+    let last = c.features(uri, &grown, false).await;
+    assert_eq!(
+        last["folding"],
+        json!(["L1-L10 region: Turn 1: one · no activity"])
+    );
+    c.shutdown().await;
+}
+
 /// Issue 25 item 8: past `model::MAX_PROBLEMS` (10,000) problems are counted, not kept (one
 /// took some 140 bytes, more than a line is counted for); every invalid line is still a
 /// record of the file, and the diagnostics' marker counts the ones left out.
