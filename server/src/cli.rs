@@ -483,17 +483,17 @@ fn run_inner(
                     &loaded.analysis,
                     &loaded.source,
                 );
-                if let Some(n) = args.turn {
-                    if loaded.analysis.turns.iter().all(|t| t.n != n) {
-                        let _ = writeln!(
-                            err,
-                            "transcript-ls: {}: no turn {n} (the turns are 1 to {})",
-                            path.display(),
-                            loaded.analysis.turn_count
-                        );
-                        status = 1;
-                        continue;
-                    }
+                if let Some(n) = args.turn
+                    && loaded.analysis.turns.iter().all(|t| t.n != n)
+                {
+                    let _ = writeln!(
+                        err,
+                        "transcript-ls: {}: no turn {n} (the turns are 1 to {})",
+                        path.display(),
+                        loaded.analysis.turn_count
+                    );
+                    status = 1;
+                    continue;
                 }
                 if args.json {
                     write_changes_json(out, path, &loaded, &c, args.turn)
@@ -1298,11 +1298,11 @@ fn write_changes(
             writeln!(out, "  ⎇ {} {} ({})", cm.hash, cm.message, cm.branch)?;
         }
     }
-    if only.is_none() {
-        if let Some(title) = c.session_title() {
-            writeln!(out, "Session · {title}")?;
-            write_files(out, &c.session, cwd)?;
-        }
+    if only.is_none()
+        && let Some(title) = c.session_title()
+    {
+        writeln!(out, "Session · {title}")?;
+        write_files(out, &c.session, cwd)?;
     }
     Ok(())
 }

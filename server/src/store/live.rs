@@ -621,7 +621,7 @@ async fn recover_lost(host: &Host, st: &mut State) {
 
 fn flush(host: &Arc<Host>, sink: &Arc<dyn Sink>, st: &mut State) {
     let ready =
-        !(st.dirty.is_empty() && st.changed_raw.is_empty() && !st.refresh_all) && !sink.busy();
+        (!st.dirty.is_empty() || !st.changed_raw.is_empty() || st.refresh_all) && !sink.busy();
     let mut paths: Vec<PathBuf> = st.reindex.drain().collect();
     if ready {
         // Followed files under the roots whose views are refreshed now (appended to, or

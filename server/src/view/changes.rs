@@ -404,9 +404,7 @@ pub fn structured_patch(t: &Transcript, src: &str, result_entry: usize) -> Optio
 
 /// The `toolUseResult` object of a record's line, when it has one.
 fn sidecar_of_line(line: &str) -> Option<Sidecar> {
-    if memchr::memmem::find(line.as_bytes(), b"\"toolUseResult\"").is_none() {
-        return None;
-    }
+    memchr::memmem::find(line.as_bytes(), b"\"toolUseResult\"")?;
     // A `toolUseResult` that is not an object (a string, `null`) is no sidecar.
     let raw = serde_json::from_str::<ResultRecord>(line)
         .ok()?
@@ -549,12 +547,12 @@ impl<'a> Context<'a> {
             let Some(line) = src.get(e.span.clone()) else {
                 continue;
             };
-            if let Ok(r) = serde_json::from_str::<PatchEndRecord>(line) {
-                if let Some(id) = r.payload.call_id {
-                    let mut paths: Vec<String> = r.payload.changes.into_keys().collect();
-                    paths.sort();
-                    patch_ends.insert(id, (r.payload.success.unwrap_or(true), paths));
-                }
+            if let Ok(r) = serde_json::from_str::<PatchEndRecord>(line)
+                && let Some(id) = r.payload.call_id
+            {
+                let mut paths: Vec<String> = r.payload.changes.into_keys().collect();
+                paths.sort();
+                patch_ends.insert(id, (r.payload.success.unwrap_or(true), paths));
             }
         }
         Context {
@@ -583,9 +581,7 @@ impl<'a> Context<'a> {
     fn result_sidecar(&self, c: &EditCall) -> Option<Sidecar> {
         let (re, _) = (self.result_of)(c.entry, c.block)?;
         let line = self.src.get(self.t.entries.get(re)?.span.clone())?;
-        if memchr::memmem::find(line.as_bytes(), b"\"toolUseResult\"").is_none() {
-            return None;
-        }
+        memchr::memmem::find(line.as_bytes(), b"\"toolUseResult\"")?;
         // A `toolUseResult` that is not an object (a string, `null`) is no sidecar.
         let raw = serde_json::from_str::<ResultRecord>(line)
             .ok()?
@@ -653,8 +649,8 @@ impl<'a> Context<'a> {
                     Some(es) => {
                         for e in es {
                             reps.push((
-                                e.old().to_string(),
-                                e.new().to_string(),
+                                e.old_side().to_string(),
+                                e.new_side().to_string(),
                                 e.replace_all == Some(true),
                             ));
                         }
@@ -698,7 +694,7 @@ impl<'a> Context<'a> {
                 };
                 let own = vec![Hunk {
                     range: Some((0, 0, 1, line_count(content))),
-                    lines: lines_of(content).map(|l| added(l)).collect(),
+                    lines: lines_of(content).map(added).collect(),
                 }];
                 let own = if created == Some(true) {
                     own
@@ -1412,13 +1408,13 @@ struct OneEdit<'a> {
 }
 
 impl OneEdit<'_> {
-    fn old(&self) -> &str {
+    fn old_side(&self) -> &str {
         self.old_string
             .as_deref()
             .or(self.old_text.as_deref())
             .unwrap_or("")
     }
-    fn new(&self) -> &str {
+    fn new_side(&self) -> &str {
         self.new_string
             .as_deref()
             .or(self.new_text.as_deref())

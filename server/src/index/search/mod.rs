@@ -47,6 +47,10 @@ pub use text::Snippet;
 /// written to disk as a segment (tantivy's minimum is 15 MB).
 pub const WRITER_MEMORY: usize = 24 * 1024 * 1024;
 
+/// How a candidate hit ranks before the tie-breaks: its kind's class (answers first), the
+/// query's score, and its time (epoch ms).
+type Ranked = (u8, f32, i64);
+
 /// Hits returned when the query gives no limit.
 pub const DEFAULT_LIMIT: usize = 50;
 /// The most hits one query returns.
@@ -743,7 +747,7 @@ impl SearchIndex {
         let phrase = parsed.phrase_query(f.text).map(with_roots);
         let searcher = self.reader.searcher();
         let want = limit * 2 + 20;
-        let top = |query: &dyn Query| -> Result<Vec<((u8, f32, i64), DocAddress)>, SearchError> {
+        let top = |query: &dyn Query| -> Result<Vec<(Ranked, DocAddress)>, SearchError> {
             let c = TopDocs::with_limit(want).tweak_score(|seg: &tantivy::SegmentReader| {
                 let kinds = seg.fast_fields().u64("kind").ok();
                 let times = seg.fast_fields().i64("time").ok();
