@@ -102,7 +102,7 @@ fn saturate(n: usize) -> u32 {
 /// content.
 pub fn offset_to_position(text: &str, index: &LineIndex, offset: usize, enc: Encoding) -> Position {
     let offset = floor_char_boundary(text, offset);
-    let line = index.line_of(offset);
+    let line = index.line_of(offset, text);
     let span = index.line_span(line, text);
     let offset = offset.clamp(span.start, span.end);
     Position {
@@ -218,7 +218,7 @@ impl<'t> LineCursor<'t> {
         self.start = span.start;
         self.end = span.end;
         self.next = if line + 1 < self.index.line_count() {
-            self.index.line_start(line + 1)
+            self.index.line_start(line + 1, self.text)
         } else {
             // The last line: no later line to move to.
             usize::MAX
@@ -231,7 +231,7 @@ impl<'t> LineCursor<'t> {
     pub fn position(&mut self, offset: usize) -> Position {
         let offset = floor_char_boundary(self.text, offset);
         if offset >= self.next || offset < self.start {
-            self.enter_line(self.index.line_of(offset));
+            self.enter_line(self.index.line_of(offset, self.text));
         }
         let offset = offset.min(self.end);
         if offset < self.at {
