@@ -99,13 +99,6 @@ impl Starts {
         self.get(self.len().checked_sub(1)?)
     }
 
-    fn reserve(&mut self, more: usize) {
-        match self {
-            Starts::Narrow(v) => v.reserve(more),
-            Starts::Wide(v) => v.reserve(more),
-        }
-    }
-
     fn pop(&mut self) {
         match self {
             Starts::Narrow(v) => {
