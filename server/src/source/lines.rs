@@ -23,7 +23,12 @@
 use std::ops::Range;
 
 /// A checkpoint is kept at least every `EVERY_LINES` lines (issue 25 item 8: on tiny lines
-/// such as `{}`, 8 bytes of checkpoint per 16 lines, 0.5 byte a line instead of 4).
+/// such as `{}`, 8 bytes of checkpoint per 16 lines, 0.5 byte a line instead of 4). Measured
+/// on 10 M `{}` lines (30 MB): peak of a view 66 -> 34 MB, of a raw document 95 -> 63 MB;
+/// `benches/read.rs` positions on those lines 0.77 -> 1.42 M round trips/s, the index built
+/// at 170 -> 276 MB/s; realistic text (100 MB) unchanged (0.04 M/s, ~9 GB/s). A scan of 16
+/// tiny lines is a few `memchr2` hits; more lines a checkpoint would halve a memory already
+/// small beside the rest of a view.
 const EVERY_LINES: usize = 16;
 
 /// ... and at the first line start at least `EVERY_BYTES` bytes after the previous
